@@ -1,0 +1,116 @@
+import { z } from 'zod';
+
+/** Declared input types, pflow's spelling variants included so pflow workflows parse unchanged. */
+export const InputTypeSchema = z.enum([
+  'string', 'number', 'boolean', 'object', 'array',
+  'str', 'int', 'integer', 'float', 'bool', 'dict', 'list',
+]);
+export type InputType = z.infer<typeof InputTypeSchema>;
+
+export const InputSpecSchema = z
+  .object({
+    description: z.string().optional(),
+    /** pflow default: required unless a default is given. */
+    required: z.boolean().optional(),
+    type: InputTypeSchema.optional(),
+    default: z.unknown().optional(),
+    stdin: z.boolean().optional(),
+  })
+  .strict();
+export type InputSpec = z.infer<typeof InputSpecSchema>;
+
+export const OutputSpecSchema = z
+  .object({
+    description: z.string().optional(),
+    type: InputTypeSchema.optional(),
+    source: z.string({ error: 'an output needs "source", e.g. "${node.stdout}"' }),
+  })
+  .strict();
+export type OutputSpec = z.infer<typeof OutputSpecSchema>;
+
+export const NODE_ID_PATTERN = /^[a-zA-Z_][\w-]*$/;
+
+export const NodeIdSchema = z
+  .string()
+  .regex(NODE_ID_PATTERN, 'a node id starts with a letter or _ and holds letters, digits, _ or - (so templates can name it)');
+export type NodeId = z.infer<typeof NodeIdSchema>;
+
+export const NodeSchema = z
+  .object({
+    id: NodeIdSchema,
+    type: z.string().min(1, 'a node needs a type, e.g. "shell"'),
+    purpose: z.string().optional(),
+    params: z.record(z.string(), z.unknown()).default({}),
+    /** Overrides the node type's own declaration of side effects. */
+    side_effects: z.boolean().optional(),
+  })
+  .strict();
+export type WorkflowNode = z.infer<typeof NodeSchema>;
+
+export const EdgeSchema = z.preprocess(
+  (raw) => {
+    // pflow's compiler also accepts source/target.
+    if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+      const { source, target, ...rest } = raw as Record<string, unknown>;
+      return { ...(source !== undefined ? { from: source } : {}), ...(target !== undefined ? { to: target } : {}), ...rest };
+    }
+    return raw;
+  },
+  z
+    .object({
+      from: z.string({ error: 'an edge needs "from", a node id' }),
+      to: z.string({ error: 'an edge needs "to", a node id' }),
+      action: z.string().min(1).default('default'),
+    })
+    .strict(),
+);
+export type Edge = z.infer<typeof EdgeSchema>;
+
+/**
+ * Per-workflow overrides of outcome classification (DESIGN section 5). Patterns are matched
+ * case-insensitively as substrings of the business error message of an API response.
+ */
+export const ClassificationRulesSchema = z
+  .object({
+    warning_patterns: z.array(z.string().min(1)).optional(),
+    repairable_patterns: z.array(z.string().min(1)).optional(),
+    warning_status_codes: z.array(z.number().int().min(100).max(599)).optional(),
+    repairable_status_codes: z.array(z.number().int().min(100).max(599)).optional(),
+    transient_status_codes: z.array(z.number().int().min(100).max(599)).optional(),
+  })
+  .strict();
+export type ClassificationRules = z.infer<typeof ClassificationRulesSchema>;
+
+export const WorkflowSchema = z
+  .object({
+    ir_version: z
+      .string()
+      .regex(/^\d+\.\d+\.\d+$/, 'ir_version is a version like "0.1.0"')
+      .default('0.1.0'),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    inputs: z.record(z.string(), InputSpecSchema).default({}),
+    nodes: z.array(NodeSchema).min(1, 'a workflow needs at least one node'),
+    edges: z.array(EdgeSchema).default([]),
+    start_node: z.string().optional(),
+    outputs: z.record(z.string(), OutputSpecSchema).default({}),
+    classification: ClassificationRulesSchema.optional(),
+    // pflow keys accepted for compatibility; flowmend always namespaces and resolves strictly.
+    mappings: z.unknown().optional(),
+    enable_namespacing: z.boolean().optional(),
+    template_resolution_mode: z.enum(['strict', 'permissive']).optional(),
+  })
+  .strict();
+export type Workflow = z.infer<typeof WorkflowSchema>;
+/** The IR as written by a person (before defaults). */
+export type WorkflowInput = z.input<typeof WorkflowSchema>;
+
+/** Whether an input must be given: pflow's rule, required unless it says otherwise or has a default. */
+export const isInputRequired = (spec: InputSpec): boolean => spec.required ?? spec.default === undefined;
+
+/** The node where a run starts. */
+export const startNodeId = (wf: Workflow): string => wf.start_node ?? (wf.nodes[0] as WorkflowNode).id;
+
+/** The node that an action leads to from `from`, if any. */
+export const nextNodeId = (wf: Workflow, from: string, action: string): string | undefined =>
+  wf.edges.find((e) => e.from === from && e.action === action)?.to;

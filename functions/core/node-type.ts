@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+/** A node failure described as data: what went wrong, for the user, the classifier and the repairer. */
+export const NodeErrorSchema = z.object({
+  /** Stable code, e.g. EXIT_NONZERO, TIMEOUT, HTTP_STATUS, EXTRACT_MISSING, TEMPLATE_UNRESOLVED, PARAMS_INVALID. */
+  code: z.string().min(1),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+export type NodeError = z.infer<typeof NodeErrorSchema>;
+
+export const LlmUsageSchema = z.object({
+  model: z.string(),
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cost_usd: z.number().nonnegative(),
+});
+export type LlmUsage = z.infer<typeof LlmUsageSchema>;
+
+/**
+ * What a runner returns. Expected failures (non-zero exit, a 4xx, a missing extract path) are data
+ * (`failed`); transient ones are thrown as `TransientError` so the state machine retries them.
+ */
+export const RunnerResultSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('ok'),
+    outputs: z.record(z.string(), z.unknown()),
+    action: z.string().min(1).default('default'),
+    durationMs: z.number().nonnegative(),
+    usage: LlmUsageSchema.optional(),
+  }),
+  z.object({
+    kind: z.literal('failed'),
+    error: NodeErrorSchema,
+    /** Whatever the node produced before failing (stdout, a response body), for the repairer. */
+    outputs: z.record(z.string(), z.unknown()).optional(),
+    durationMs: z.number().nonnegative(),
+    usage: LlmUsageSchema.optional(),
+  }),
+]);
+export type RunnerResult = z.infer<typeof RunnerResultSchema>;
+
+/** Where a node runs: identity of the visit, for idempotency keys and logs. */
+export interface RunContext {
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly seq: number;
+  readonly cacheKey: string;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * What the engine knows of a node type without running it: params, outputs, side effects.
+ * `paramsSchema` is a zod object so that validation can list the known param names.
+ */
+export interface NodeTypeSpec {
+  readonly type: string;
+  readonly paramsSchema: z.ZodObject;
+  /** Output keys a successful run always writes (templates may name these). */
+  readonly outputKeys: readonly string[];
+  /** Whether running with these (possibly unresolved) params changes the world. */
+  sideEffects(params: Record<string, unknown>): boolean;
+  /** Longest a run of the node may take, in seconds, from its params. */
+  timeoutS(params: Record<string, unknown>): number;
+}
+
+/** A node type that can run: `run` gets params already parsed by `paramsSchema`. */
+export interface NodeRunner extends NodeTypeSpec {
+  run(params: Record<string, unknown>, context: RunContext): Promise<RunnerResult>;
+}
+
+/** The node types a host knows, by type name. */
+export type NodeCatalog = ReadonlyMap<string, NodeTypeSpec>;
+
+export const makeCatalog = (specs: readonly NodeTypeSpec[]): NodeCatalog => new Map(specs.map((s) => [s.type, s]));

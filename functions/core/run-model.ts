@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import { LlmUsageSchema, NodeErrorSchema } from './node-type.ts';
+import { WorkflowSchema } from './ir.ts';
+
+export const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{6,64}$/, 'a run id is 6-64 letters, digits, _ or -');
+export type RunId = z.infer<typeof RunIdSchema>;
+
+/** How a failure is filed for the user and the repair loop (DESIGN section 5). */
+export const ErrorCategorySchema = z.enum(['non_repairable', 'execution_failure', 'transient', 'template', 'validation']);
+export type ErrorCategory = z.infer<typeof ErrorCategorySchema>;
+
+/** An error as the user sees it in `errors` / `warnings`. */
+export const RunErrorSchema = z.object({
+  node_id: z.string().optional(),
+  category: ErrorCategorySchema,
+  code: z.string(),
+  message: z.string(),
+  fixable: z.boolean(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+export type RunError = z.infer<typeof RunErrorSchema>;
+
+export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed']);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+/** Who may advance a run now: an execution, with a lease (local: the process, renewed by a heartbeat). */
+export const OwnerSchema = z.object({
+  id: z.string(),
+  pid: z.number().int().optional(),
+  host: z.string().optional(),
+  leaseUntil: z.number(),
+});
+export type Owner = z.infer<typeof OwnerSchema>;
+
+export const RunMetricsSchema = z.object({
+  nodesExecuted: z.number().int().default(0),
+  nodesCached: z.number().int().default(0),
+  llmInputTokens: z.number().int().default(0),
+  llmOutputTokens: z.number().int().default(0),
+  llmCostUsd: z.number().default(0),
+  repairInputTokens: z.number().int().default(0),
+  repairOutputTokens: z.number().int().default(0),
+  repairCostUsd: z.number().default(0),
+});
+export type RunMetrics = z.infer<typeof RunMetricsSchema>;
+
+/** The run item: one per run, read by every engine step. */
+export const RunItemSchema = z.object({
+  runId: RunIdSchema,
+  workflowName: z.string(),
+  status: RunStatusSchema,
+  irVersion: z.number().int().nonnegative(),
+  params: z.record(z.string(), z.unknown()),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  /** Highest step sequence number allocated so far (0 before the first node). */
+  seq: z.number().int().nonnegative(),
+  /** The step in flight, if any: RunNode was asked to run it. */
+  current: z.object({ seq: z.number().int(), nodeId: z.string() }).optional(),
+  /** Set by resume and by a repair: the next step walks from the start and replays what it can. */
+  needsWalk: z.boolean(),
+  /** Latest completed step of each node on the current path (templates read these). */
+  latest: z.record(z.string(), z.number().int()),
+  /** How many times each node was visited on the current path. */
+  visits: z.record(z.string(), z.number().int()),
+  repairEnabled: z.boolean(),
+  maxRepairs: z.number().int().nonnegative(),
+  repairAttempts: z.number().int().nonnegative(),
+  lastErrorSignature: z.string().optional(),
+  /** The error that sent the run to repair, or that failed it. */
+  lastError: RunErrorSchema.optional(),
+  warnings: z.array(RunErrorSchema).default([]),
+  owner: OwnerSchema.optional(),
+  outputs: z.record(z.string(), z.unknown()).optional(),
+  metrics: RunMetricsSchema,
+  /** Per-run choice of state machine on AWS. */
+  mode: z.enum(['express', 'standard']).default('express'),
+});
+export type RunItem = z.infer<typeof RunItemSchema>;
+
+export const StepStatusSchema = z.enum(['running', 'completed', 'failed', 'warning', 'interrupted']);
+export type StepStatus = z.infer<typeof StepStatusSchema>;
+
+/** One visit of one node. A node in a loop has one record per visit. */
+export const StepRecordSchema = z.object({
+  runId: RunIdSchema,
+  seq: z.number().int().positive(),
+  nodeId: z.string(),
+  nodeType: z.string(),
+  /** 1 for the first visit of this node on the path, 2 for the second, ... */
+  visit: z.number().int().positive(),
+  status: StepStatusSchema,
+  cacheKey: z.string(),
+  sideEffects: z.boolean(),
+  irVersion: z.number().int().nonnegative(),
+  action: z.string().optional(),
+  outputs: z.record(z.string(), z.unknown()).optional(),
+  error: NodeErrorSchema.optional(),
+  usage: LlmUsageSchema.optional(),
+  startedAt: z.number(),
+  finishedAt: z.number().optional(),
+  durationMs: z.number().optional(),
+  /** This visit re-runs a node whose earlier try was cut off by a crash. */
+  interrupted: z.boolean().optional(),
+  /** The node was changed by a repair before this visit. */
+  repaired: z.boolean().optional(),
+});
+export type StepRecord = z.infer<typeof StepRecordSchema>;
+
+export const IrVersionSourceSchema = z.enum(['original', 'rules', 'llm', 'manual']);
+export type IrVersionSource = z.infer<typeof IrVersionSourceSchema>;
+
+/** One version of a run's workflow: the original, then each repair. */
+export const IrVersionItemSchema = z.object({
+  runId: RunIdSchema,
+  version: z.number().int().nonnegative(),
+  ir: WorkflowSchema,
+  source: IrVersionSourceSchema,
+  reason: z.string().optional(),
+  /** Human-readable summary of what changed, one line per change. */
+  diff: z.array(z.string()).optional(),
+  nodesChanged: z.array(z.string()).optional(),
+  createdAt: z.number(),
+  usage: LlmUsageSchema.optional(),
+});
+export type IrVersionItem = z.infer<typeof IrVersionItemSchema>;
+
+export const RunEventTypeSchema = z.enum([
+  'run_started', 'run_resumed', 'node_started', 'node_completed', 'node_cached', 'node_failed',
+  'node_warning', 'node_interrupted', 'repair_started', 'repair_applied', 'repair_failed',
+  'run_succeeded', 'run_failed', 'execution_continued',
+]);
+export type RunEventType = z.infer<typeof RunEventTypeSchema>;
+
+/** Progress, in order. `key` sorts events within a run. */
+export const RunEventSchema = z.object({
+  runId: RunIdSchema,
+  key: z.string(),
+  at: z.number(),
+  type: RunEventTypeSchema,
+  nodeId: z.string().optional(),
+  seq: z.number().int().optional(),
+  message: z.string().optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+export type RunEvent = z.infer<typeof RunEventSchema>;

@@ -1,0 +1,36 @@
+import type { IrVersionItem, RunEvent, RunItem, StepRecord } from './run-model.ts';
+
+/** Conditions a run write is made under; a failed condition rejects with `StaleRunError`. */
+export interface RunWriteCondition {
+  /** The run's owner id must be this. */
+  ownerId?: string;
+  /** The run's `seq` must be this. */
+  seq?: number;
+  /** The run must not exist (create). */
+  notExists?: boolean;
+}
+
+/**
+ * Durable run state: one table, single-item conditional writes, no transactions.
+ * Rejects with `StaleRunError` when a condition fails, `StoreError` when the store misbehaves.
+ */
+export interface RunStore {
+  /** Writes the run item; `condition` guards against a concurrent writer. */
+  putRun(run: RunItem, condition: RunWriteCondition): Promise<void>;
+  getRun(runId: string): Promise<RunItem | undefined>;
+  /** Writes an IR version once; writing the same version again is a no-op when identical. */
+  putIrVersion(item: IrVersionItem): Promise<void>;
+  getIrVersion(runId: string, version: number): Promise<IrVersionItem | undefined>;
+  /** Writes a step record; with `expectStatus`, only over a record in that status (or absent when null). */
+  putStep(step: StepRecord, expectStatus?: StepRecord['status'] | null): Promise<void>;
+  /** Records of the given steps, in any order; missing ones are left out. */
+  getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]>;
+  /** Every step of a run, by seq. */
+  listSteps(runId: string): Promise<StepRecord[]>;
+  /** Appends events; an event with a key already written is overwritten (same content on a retry). */
+  appendEvents(events: readonly RunEvent[]): Promise<void>;
+  /** Events of a run in key order, after `afterKey` when given. */
+  listEvents(runId: string, afterKey?: string): Promise<RunEvent[]>;
+  /** Most recent runs first. */
+  listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]>;
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { RunnerResultSchema } from './node-type.ts';
+import { RunErrorSchema, RunIdSchema } from './run-model.ts';
+
+/** The node a RunNode state runs: everything the runner needs, params already resolved. */
+export const RunNodeSpecSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  params: z.record(z.string(), z.unknown()),
+  cacheKey: z.string(),
+  timeoutS: z.number().positive(),
+});
+export type RunNodeSpec = z.infer<typeof RunNodeSpecSchema>;
+
+/** What a Catch puts at `$.error`: Step Functions' {Error, Cause}. */
+export const TaskErrorSchema = z.object({ Error: z.string(), Cause: z.string().optional() });
+export type TaskError = z.infer<typeof TaskErrorSchema>;
+
+/** What the Repair state returns at `$.repair`. */
+export const RepairReportSchema = z.object({
+  applied: z.boolean(),
+  message: z.string(),
+});
+export type RepairReport = z.infer<typeof RepairReportSchema>;
+
+/**
+ * What Advance returns; the Route Choice state branches on `kind` (and on `node.type` for runs).
+ * Every kind carries `owner` so that each step can prove it still owns the run.
+ */
+export const StepOutcomeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('run'), runId: RunIdSchema, owner: z.string(), seq: z.number().int().positive(), node: RunNodeSpecSchema }),
+  z.object({ kind: z.literal('repair'), runId: RunIdSchema, owner: z.string(), failedNode: z.string(), attempt: z.number().int().positive() }),
+  z.object({ kind: z.literal('continue'), runId: RunIdSchema, owner: z.string() }),
+  z.object({ kind: z.literal('done'), runId: RunIdSchema, owner: z.string() }),
+  z.object({ kind: z.literal('failed'), runId: RunIdSchema, owner: z.string(), error: RunErrorSchema }),
+]);
+export type StepOutcome = z.infer<typeof StepOutcomeSchema>;
+export type StepKind = StepOutcome['kind'];
+
+/**
+ * What Advance receives: the execution input (`start`), or the previous outcome with the
+ * runner's `result`, a caught `error`, or the Repair state's `repair` added by its ResultPath.
+ */
+export const AdvanceInputSchema = z.union([
+  z.object({ kind: z.literal('run'), runId: RunIdSchema, owner: z.string(), seq: z.number().int().positive(), node: RunNodeSpecSchema, result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() }),
+  z.object({ kind: z.literal('repair'), runId: RunIdSchema, owner: z.string(), failedNode: z.string(), attempt: z.number().int().positive(), repair: RepairReportSchema.optional(), error: TaskErrorSchema.optional() }),
+  z.object({ kind: z.literal('start').default('start'), runId: RunIdSchema, owner: z.string() }),
+]);
+export type AdvanceInput = z.infer<typeof AdvanceInputSchema>;
