@@ -23,12 +23,15 @@ export type RunError = z.infer<typeof RunErrorSchema>;
 export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
-/** Who may advance a run now: an execution, with a lease (local: the process, renewed by a heartbeat). */
+/**
+ * Who may advance a run now: one execution. Locally the owner is a process (pid on host), alive while
+ * that pid is; on AWS an execution ARN, alive while the execution runs. Every run write is conditional on it.
+ */
 export const OwnerSchema = z.object({
   id: z.string(),
   pid: z.number().int().optional(),
   host: z.string().optional(),
-  leaseUntil: z.number(),
+  since: z.number(),
 });
 export type Owner = z.infer<typeof OwnerSchema>;
 
@@ -56,7 +59,23 @@ export const RunItemSchema = z.object({
   /** Highest step sequence number allocated so far (0 before the first node). */
   seq: z.number().int().nonnegative(),
   /** The step in flight, if any: RunNode was asked to run it. */
-  current: z.object({ seq: z.number().int(), nodeId: z.string() }).optional(),
+  current: z
+    .object({
+      seq: z.number().int(),
+      nodeId: z.string(),
+      nodeType: z.string(),
+      visit: z.number().int(),
+      cacheKey: z.string(),
+      sideEffects: z.boolean(),
+      startedAt: z.number(),
+      interrupted: z.boolean().optional(),
+      repaired: z.boolean().optional(),
+    })
+    .optional(),
+  /** Events written so far; the next event's key is derived from it. */
+  eventSeq: z.number().int().nonnegative().default(0),
+  /** Nodes changed by any repair of this run (shown as [repaired]). */
+  repairedNodes: z.array(z.string()).default([]),
   /** Set by resume and by a repair: the next step walks from the start and replays what it can. */
   needsWalk: z.boolean(),
   /** Latest completed step of each node on the current path (templates read these). */
