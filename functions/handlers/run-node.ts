@@ -1,0 +1,59 @@
+import type { z } from 'zod';
+import { InvalidInputError } from '../core/errors.ts';
+import type { NodeRunner, RunnerResult } from '../core/node-type.ts';
+import { StepOutcomeSchema } from '../core/step.ts';
+
+const RunEventSchema = StepOutcomeSchema.options[0];
+
+const MAX_LISTED_ISSUES = 10;
+
+const describePath = (path: readonly PropertyKey[]): string =>
+  path.map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`)).join('');
+
+/** One line per problem, naming the param and what is valid. */
+export const describeParamIssues = (runner: NodeRunner, issues: readonly z.core.$ZodIssue[]): string => {
+  const known = Object.keys(runner.paramsSchema.shape);
+  const lines = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      const names = issue.keys.map((key) => `"${key}"`).join(', ');
+      return `unknown param${issue.keys.length > 1 ? 's' : ''} ${names} (valid params: ${known.join(', ')})`;
+    }
+    return issue.path.length === 0 ? issue.message : `param "${describePath(issue.path)}": ${issue.message}`;
+  });
+  if (issues.length > MAX_LISTED_ISSUES) lines.push(`and ${issues.length - MAX_LISTED_ISSUES} more`);
+  return `Invalid params for ${runner.type} node: ${lines.join('; ')}`;
+};
+
+/**
+ * A RunNode Task handler for one node type. Bad params come back as a repairable `failed` result;
+ * a bad event throws InvalidInputError; TransientError and bugs propagate to the state machine.
+ */
+export const makeRunNodeHandler =
+  (runner: NodeRunner) =>
+  async (event: unknown): Promise<RunnerResult> => {
+    const parsed = RunEventSchema.safeParse(event);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      const where = first === undefined || first.path.length === 0 ? 'event' : `event.${describePath(first.path)}`;
+      throw new InvalidInputError(`Bad RunNode event: ${where}: ${first?.message ?? 'invalid'}`, {
+        details: { issues: parsed.error.issues },
+      });
+    }
+    const { runId, seq, node } = parsed.data;
+    if (node.type !== runner.type) {
+      throw new InvalidInputError(`Bad RunNode event: node "${node.id}" has type "${node.type}", this handler runs "${runner.type}"`);
+    }
+    const params = runner.paramsSchema.safeParse(node.params);
+    if (!params.success) {
+      return {
+        kind: 'failed',
+        error: {
+          code: 'PARAMS_INVALID',
+          message: describeParamIssues(runner, params.error.issues),
+          details: { issues: params.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
+        },
+        durationMs: 0,
+      };
+    }
+    return runner.run(params.data, { runId, nodeId: node.id, seq, cacheKey: node.cacheKey });
+  };

@@ -1,0 +1,13 @@
+import { makeCatalog, type NodeCatalog, type NodeRunner } from '../core/node-type.ts';
+import { shellRunner } from './shell.ts';
+import { transformRunner } from './transform.ts';
+
+/** Every node type this build can run. http and llm are added here, next to shell and transform. */
+export const builtinRunners: readonly NodeRunner[] = [
+  shellRunner,
+  transformRunner,
+  // http: httpRunner (functions/nodes/http.ts)
+  // llm: llmRunner (functions/nodes/llm.ts)
+];
+
+export const builtinCatalog: NodeCatalog = makeCatalog(builtinRunners);

@@ -1,0 +1,219 @@
+import { spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { constants as osConstants } from 'node:os';
+import { z } from 'zod';
+import type { NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
+import { CappedBuffer } from './capped-buffer.ts';
+
+const DEFAULT_TIMEOUT_S = 60;
+const MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
+const MESSAGE_STDERR_CHARS = 500;
+const DETAILS_STDOUT_CHARS = 4000;
+/** How long pipes may stay open after the shell exits (held by a background job) before we stop reading. */
+const PIPE_GRACE_MS = 1000;
+
+const EnvValueSchema = z.union([z.string(), z.number(), z.boolean()], {
+  error: 'env values must be strings, numbers or booleans',
+});
+
+export const ShellParamsSchema = z.strictObject({
+  command: z.string({ error: 'command is required: a string run by /bin/sh -c' }).min(1, 'command must not be empty'),
+  stdin: z.unknown().optional(),
+  env: z.record(z.string(), EnvValueSchema, { error: 'env must be an object of NAME: value' }).optional(),
+  cwd: z.string({ error: 'cwd must be a directory path (string)' }).min(1, 'cwd must not be empty').optional(),
+  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive('timeout_s must be greater than 0').optional(),
+  /** pflow's spelling of timeout_s. */
+  timeout: z.number({ error: 'timeout must be a number of seconds' }).positive('timeout must be greater than 0').optional(),
+  ignore_errors: z.boolean({ error: 'ignore_errors must be true or false' }).default(false),
+  /** pflow's option: drop one trailing newline from stdout and stderr so `${a.stdout}` reads well in text. */
+  strip_newline: z.boolean({ error: 'strip_newline must be true or false' }).default(true),
+});
+export type ShellParams = z.infer<typeof ShellParamsSchema>;
+
+export interface ShellRunnerOptions {
+  /** Bytes kept of stdout and of stderr, each (default 10 MiB). */
+  readonly maxOutputBytes?: number;
+}
+
+const timeoutOf = (params: Record<string, unknown>): number => {
+  const value = params.timeout_s ?? params.timeout;
+  return typeof value === 'number' && value > 0 ? value : DEFAULT_TIMEOUT_S;
+};
+
+/** What goes to the child's stdin: strings as-is, objects as JSON, scalars stringified. */
+export const stdinText = (stdin: unknown): string | undefined => {
+  if (stdin === undefined || stdin === null) return undefined;
+  if (typeof stdin === 'string') return stdin;
+  if (typeof stdin === 'object') return JSON.stringify(stdin);
+  return String(stdin);
+};
+
+const stripOneNewline = (text: string): string => (text.endsWith('\n') ? text.slice(0, -1) : text);
+
+const exitCodeOf = (code: number | null, signal: NodeJS.Signals | null): number => {
+  if (code !== null) return code;
+  const number = signal === null ? undefined : osConstants.signals[signal];
+  return 128 + (number ?? 0);
+};
+
+const killGroup = (pid: number | undefined): void => {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The group is already gone.
+  }
+};
+
+const spawnFailure = async (params: ShellParams, error: NodeJS.ErrnoException): Promise<string> => {
+  if (params.cwd !== undefined) {
+    const info = await stat(params.cwd).catch(() => undefined);
+    if (info === undefined) return `Cannot start command: cwd "${params.cwd}" does not exist`;
+    if (!info.isDirectory()) return `Cannot start command: cwd "${params.cwd}" is not a directory`;
+  }
+  return `Cannot start command: ${error.message}`;
+};
+
+interface Finish {
+  readonly how: 'exit' | 'timeout' | 'aborted' | 'spawn-error';
+  readonly code?: number | null;
+  readonly signal?: NodeJS.Signals | null;
+  readonly error?: NodeJS.ErrnoException;
+}
+
+export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner => {
+  const maxBytes = options.maxOutputBytes ?? MAX_OUTPUT_BYTES;
+
+  const run = async (raw: Record<string, unknown>, context: RunContext): Promise<RunnerResult> => {
+    const params = ShellParamsSchema.parse(raw);
+    const timeoutS = timeoutOf(params);
+    const started = performance.now();
+    const elapsed = (): number => performance.now() - started;
+    if (context.signal?.aborted) {
+      return { kind: 'failed', error: { code: 'ABORTED', message: 'Command not started: the run was cancelled' }, durationMs: 0 };
+    }
+
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const [name, value] of Object.entries(params.env ?? {})) env[name] = String(value);
+    const stdout = new CappedBuffer(maxBytes);
+    const stderr = new CappedBuffer(maxBytes);
+
+    const child = spawn('/bin/sh', ['-c', params.command], {
+      cwd: params.cwd,
+      env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+
+    const finish = await new Promise<Finish>((resolve) => {
+      let exited: Finish | undefined;
+      let stopped: Finish['how'] | undefined;
+      let open = 2;
+      let grace: NodeJS.Timeout | undefined;
+      const done = (result: Finish): void => {
+        clearTimeout(timer);
+        clearTimeout(grace);
+        context.signal?.removeEventListener('abort', onAbort);
+        child.stdout.destroy();
+        child.stderr.destroy();
+        resolve(result);
+      };
+      const settle = (): void => {
+        if (exited !== undefined) done(stopped === undefined ? exited : { ...exited, how: stopped });
+      };
+      const settleIfDrained = (): void => {
+        if (open === 0) settle();
+      };
+      const stop = (how: Finish['how']): void => {
+        stopped ??= how;
+        killGroup(child.pid);
+        settle();
+      };
+      const onAbort = (): void => stop('aborted');
+      const timer = setTimeout(() => stop('timeout'), timeoutS * 1000);
+      context.signal?.addEventListener('abort', onAbort, { once: true });
+
+      child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+      child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+      for (const stream of [child.stdout, child.stderr]) {
+        stream.on('close', () => {
+          open -= 1;
+          settleIfDrained();
+        });
+      }
+      child.on('error', (error) => done({ how: 'spawn-error', error }));
+      child.on('exit', (code, signal) => {
+        exited = { how: 'exit', code, signal };
+        settleIfDrained();
+        if (open > 0) grace = setTimeout(settle, PIPE_GRACE_MS);
+      });
+
+      // A command that never reads stdin closes the pipe early; EPIPE is not a failure.
+      child.stdin.on('error', () => {});
+      const input = stdinText(params.stdin);
+      if (input === undefined) child.stdin.end();
+      else child.stdin.end(input);
+    });
+
+    const strip = (text: string): string => (params.strip_newline ? stripOneNewline(text) : text);
+    const out = strip(stdout.text());
+    const err = strip(stderr.text());
+    const durationMs = elapsed();
+
+    switch (finish.how) {
+      case 'spawn-error': {
+        const message = await spawnFailure(params, finish.error as NodeJS.ErrnoException);
+        return {
+          kind: 'failed',
+          error: { code: 'SPAWN_FAILED', message, details: { command: params.command, cwd: params.cwd } },
+          durationMs,
+        };
+      }
+      case 'timeout':
+        return {
+          kind: 'failed',
+          error: {
+            code: 'TIMEOUT',
+            message: `Command timed out after ${timeoutS} s`,
+            details: { command: params.command, timeout_s: timeoutS, stdout: out.slice(0, DETAILS_STDOUT_CHARS), stderr: err.slice(0, DETAILS_STDOUT_CHARS) },
+          },
+          outputs: { stdout: out, stderr: err, exit_code: -1 },
+          durationMs,
+        };
+      case 'aborted':
+        return {
+          kind: 'failed',
+          error: { code: 'ABORTED', message: 'Command killed: the run was cancelled', details: { command: params.command } },
+          outputs: { stdout: out, stderr: err, exit_code: -1 },
+          durationMs,
+        };
+      case 'exit': {
+        const exitCode = exitCodeOf(finish.code ?? null, finish.signal ?? null);
+        const outputs = { stdout: out, stderr: err, exit_code: exitCode };
+        if (exitCode === 0 || params.ignore_errors) return { kind: 'ok', outputs, action: 'default', durationMs };
+        const how = finish.signal ? `was killed by ${finish.signal} (exit code ${exitCode})` : `failed with exit code ${exitCode}`;
+        return {
+          kind: 'failed',
+          error: {
+            code: 'EXIT_NONZERO',
+            message: err === '' ? `Command ${how}` : `Command ${how}: ${err.slice(0, MESSAGE_STDERR_CHARS)}`,
+            details: { exit_code: exitCode, stderr: err.slice(0, DETAILS_STDOUT_CHARS), stdout: out.slice(0, DETAILS_STDOUT_CHARS), command: params.command },
+          },
+          outputs,
+          durationMs,
+        };
+      }
+    }
+  };
+
+  return {
+    type: 'shell',
+    paramsSchema: ShellParamsSchema,
+    outputKeys: ['stdout', 'stderr', 'exit_code'],
+    sideEffects: () => true,
+    timeoutS: timeoutOf,
+    run,
+  };
+};
+
+export const shellRunner: NodeRunner = makeShellRunner();

@@ -1,0 +1,104 @@
+import jsonata from 'jsonata';
+import { z } from 'zod';
+import type { NodeRunner, RunnerResult } from '../core/node-type.ts';
+
+const DEFAULT_TIMEOUT_S = 30;
+const CACHE_LIMIT = 500;
+/** Nesting depth of evaluation (about 4 per recursive call): runaway recursion fails with D1011 instead of eating memory. */
+const MAX_DEPTH = 100_000;
+
+export const TransformParamsSchema = z.strictObject({
+  expression: z
+    .string({ error: 'expression is required: a JSONata expression, e.g. "items[price > 10].name"' })
+    .min(1, 'expression must not be empty'),
+  input: z.unknown().default(null),
+  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive('timeout_s must be greater than 0').optional(),
+});
+export type TransformParams = z.infer<typeof TransformParamsSchema>;
+
+interface JsonataFailure {
+  readonly code?: string;
+  readonly message?: string;
+  readonly position?: number;
+  readonly token?: string;
+}
+
+const compiled = new Map<string, jsonata.Expression>();
+
+/** Compiles once per (expression, timeout); a loop or a long run evaluates the same expressions many times. */
+const compile = (expression: string, timeoutMs: number): jsonata.Expression => {
+  const key = `${timeoutMs}\u0000${expression}`;
+  const hit = compiled.get(key);
+  if (hit !== undefined) {
+    compiled.delete(key);
+    compiled.set(key, hit);
+    return hit;
+  }
+  const expr = jsonata(expression, { timeout: timeoutMs, stack: MAX_DEPTH });
+  compiled.set(key, expr);
+  if (compiled.size > CACHE_LIMIT) {
+    const oldest = compiled.keys().next().value;
+    if (oldest !== undefined) compiled.delete(oldest);
+  }
+  return expr;
+};
+
+const timeoutOf = (params: Record<string, unknown>): number =>
+  typeof params.timeout_s === 'number' && params.timeout_s > 0 ? params.timeout_s : DEFAULT_TIMEOUT_S;
+
+const describeFailure = (expression: string, raw: unknown): { message: string; details: Record<string, unknown> } => {
+  const failure: JsonataFailure = typeof raw === 'object' && raw !== null ? (raw as JsonataFailure) : { message: String(raw) };
+  const text = failure.message ?? String(raw);
+  const where: string[] = [];
+  if (typeof failure.position === 'number') {
+    const start = Math.max(0, failure.position - 20);
+    where.push(`at position ${failure.position} near "${expression.slice(start, failure.position + 20)}"`);
+  }
+  if (failure.token !== undefined) where.push(`token "${failure.token}"`);
+  return {
+    message: `JSONata ${failure.code ?? 'error'}: ${text}${where.length > 0 ? ` (${where.join(', ')})` : ''}`,
+    details: {
+      expression,
+      jsonata_code: failure.code,
+      position: failure.position,
+      token: failure.token,
+    },
+  };
+};
+
+/** JSONata returns sequences (arrays with extra flags) and may return functions; keep plain JSON only. */
+const isLambda = (value: unknown): boolean =>
+  typeof value === 'function' ||
+  (typeof value === 'object' && value !== null && ('_jsonata_lambda' in value || '_jsonata_function' in value));
+
+const toJson = (value: unknown): unknown => {
+  if (value === undefined || isLambda(value)) return null;
+  if (typeof value !== 'object' || value === null) return value;
+  return JSON.parse(JSON.stringify(value, (_key, inner: unknown) => (isLambda(inner) ? undefined : inner))) as unknown;
+};
+
+const run = async (raw: Record<string, unknown>): Promise<RunnerResult> => {
+  const params = TransformParamsSchema.parse(raw);
+  const started = performance.now();
+  try {
+    const expr = compile(params.expression, timeoutOf(params) * 1000);
+    const value: unknown = await expr.evaluate(params.input);
+    return { kind: 'ok', outputs: { result: toJson(value) }, action: 'default', durationMs: performance.now() - started };
+  } catch (error) {
+    const { message, details } = describeFailure(params.expression, error);
+    return {
+      kind: 'failed',
+      error: { code: 'TRANSFORM_FAILED', message, details },
+      durationMs: performance.now() - started,
+    };
+  }
+};
+
+export const transformRunner: NodeRunner = {
+  type: 'transform',
+  paramsSchema: TransformParamsSchema,
+  outputKeys: ['result'],
+  sideEffects: () => false,
+  timeoutS: timeoutOf,
+  run,
+};
