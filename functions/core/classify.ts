@@ -1,5 +1,7 @@
+import { classifyBusinessError, findBusinessError, formatBusinessError } from './business-errors.ts';
+import { classifyHttpStatus } from './http-status.ts';
 import type { ClassificationRules } from './ir.ts';
-import type { RunnerResult } from './node-type.ts';
+import type { NodeError, RunnerResult } from './node-type.ts';
 import type { RunError } from './run-model.ts';
 import type { TaskError } from './step.ts';
 
@@ -23,6 +25,27 @@ export interface ClassifyInput {
   rules?: ClassificationRules;
 }
 
+/** Node types whose 2xx responses are inspected for business errors. Shell output never is. */
+export const API_NODE_TYPES: ReadonlySet<string> = new Set(['http', 'llm']);
+
+export interface RetryPolicy {
+  errors: string[];
+  intervalSeconds: number;
+  maxAttempts: number;
+  backoffRate: number;
+}
+
+/** The one retry policy for transient failures: the ASL `Retry` of every RunNode state uses it. */
+export const TRANSIENT_RETRY: RetryPolicy = { errors: ['TransientError'], intervalSeconds: 1, maxAttempts: 3, backoffRate: 2 };
+
+const SAMPLE_CHARS = 500;
+
+/** A bounded text sample of a body, for messages and error details. */
+export const sampleOf = (value: unknown, chars = SAMPLE_CHARS): string => {
+  const whole = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return whole.length <= chars ? whole : `${whole.slice(0, chars)}… (${whole.length} chars)`;
+};
+
 /** Reads a Step Functions Cause: a JSON string from Lambda ({errorType, errorMessage}), plain text locally. */
 export const parseTaskCause = (cause: string | undefined): { message: string; details?: Record<string, unknown> } => {
   if (!cause) return { message: 'no cause given' };
@@ -38,37 +61,71 @@ export const parseTaskCause = (cause: string | undefined): { message: string; de
   return { message: cause };
 };
 
-export const classifyOutcome = ({ nodeId, result, taskError }: ClassifyInput): Outcome => {
-  if (taskError) {
-    const { message, details } = parseTaskCause(taskError.Cause);
-    const transient = taskError.Error === 'TransientError';
-    return {
-      kind: 'fatal',
-      error: {
-        node_id: nodeId,
-        category: transient ? 'transient' : 'non_repairable',
-        code: transient ? 'RETRIES_EXHAUSTED' : taskError.Error,
-        message: transient ? `${message} (retries exhausted)` : `${taskError.Error}: ${message}`,
-        fixable: false,
-        ...(details ? { details } : {}),
-      },
-    };
+const classifyTaskError = (nodeId: string, taskError: TaskError): Outcome => {
+  const { message, details } = parseTaskCause(taskError.Cause);
+  const transient = taskError.Error === 'TransientError';
+  return {
+    kind: 'fatal',
+    error: {
+      node_id: nodeId,
+      category: transient ? 'transient' : 'non_repairable',
+      code: transient ? 'RETRIES_EXHAUSTED' : taskError.Error,
+      message: transient ? `${message} (retries exhausted)` : `${taskError.Error}: ${message}`,
+      fixable: false,
+      ...(details ? { details } : {}),
+    },
+  };
+};
+
+const withDetails = (details: Record<string, unknown> | undefined) => (details ? { details } : {});
+
+const classifyFailure = (nodeId: string, error: NodeError, rules: ClassificationRules | undefined): Outcome => {
+  const status = error.details?.status_code;
+  if (error.code === 'HTTP_STATUS' && typeof status === 'number') {
+    const statusClass = classifyHttpStatus(status, rules);
+    const base = { node_id: nodeId, code: error.code, message: error.message, ...withDetails(error.details) };
+    if (statusClass === 'warning') return { kind: 'warning', error: { ...base, category: 'non_repairable', fixable: false } };
+    if (statusClass === 'transient') return { kind: 'fatal', error: { ...base, category: 'transient', fixable: false } };
   }
+  return {
+    kind: 'error',
+    error: {
+      node_id: nodeId,
+      category: error.code === 'TEMPLATE_UNRESOLVED' ? 'template' : 'execution_failure',
+      code: error.code,
+      message: error.message,
+      fixable: true,
+      ...withDetails(error.details),
+    },
+  };
+};
+
+const classifyApiBody = (nodeId: string, outputs: Record<string, unknown>, action: string, rules: ClassificationRules | undefined): Outcome => {
+  const body = outputs.response;
+  const found = findBusinessError(body);
+  if (found === undefined) return { kind: 'success', action };
+  const details = {
+    ...(typeof outputs.status_code === 'number' ? { status_code: outputs.status_code } : {}),
+    ...(found.code === undefined ? {} : { api_code: found.code }),
+    api_message: found.message,
+    response: sampleOf(body),
+  };
+  const message = formatBusinessError(found);
+  return classifyBusinessError(found, rules) === 'warning'
+    ? { kind: 'warning', error: { node_id: nodeId, category: 'non_repairable', code: 'API_ERROR', message, fixable: false, details } }
+    : { kind: 'error', error: { node_id: nodeId, category: 'execution_failure', code: 'API_ERROR', message, fixable: true, details } };
+};
+
+/** Classifies one node outcome. Pure: the same input always gives the same outcome. */
+export const classifyOutcome = ({ nodeId, nodeType, result, taskError, rules }: ClassifyInput): Outcome => {
+  if (taskError) return classifyTaskError(nodeId, taskError);
   if (!result) throw new Error(`classifyOutcome: node '${nodeId}' has neither a result nor an error`);
   switch (result.kind) {
     case 'ok':
-      return { kind: 'success', action: result.action };
+      return API_NODE_TYPES.has(nodeType)
+        ? classifyApiBody(nodeId, result.outputs, result.action, rules)
+        : { kind: 'success', action: result.action };
     case 'failed':
-      return {
-        kind: 'error',
-        error: {
-          node_id: nodeId,
-          category: result.error.code === 'TEMPLATE_UNRESOLVED' ? 'template' : 'execution_failure',
-          code: result.error.code,
-          message: result.error.message,
-          fixable: true,
-          ...(result.error.details ? { details: result.error.details } : {}),
-        },
-      };
+      return classifyFailure(nodeId, result.error, rules);
   }
 };

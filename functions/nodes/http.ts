@@ -1,0 +1,206 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { sampleOf } from '../core/classify.ts';
+import { TransientError } from '../core/errors.ts';
+import { classifyHttpStatus } from '../core/http-status.ts';
+import { ClassificationRulesSchema } from '../core/ir.ts';
+import type { NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
+import { EXTRACT_PATH_PATTERN, extractPath } from './extract-path.ts';
+
+const DEFAULT_TIMEOUT_S = 30;
+const MESSAGE_BODY_CHARS = 200;
+const SIDE_EFFECT_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const METHODS = new Set(['GET', 'HEAD', 'OPTIONS', ...SIDE_EFFECT_METHODS]);
+/** Connection failures worth a retry; a host that does not resolve (ENOTFOUND) is a workflow mistake instead. */
+const TRANSIENT_NETWORK_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
+  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
+]);
+
+const ScalarSchema = z.union([z.string(), z.number(), z.boolean()], { error: 'values must be strings, numbers or booleans' });
+const QuerySchema = z.record(z.string(), z.union([ScalarSchema, z.array(ScalarSchema), z.null()]), {
+  error: 'query must be an object of name: value (arrays repeat the name)',
+});
+
+export const HttpParamsSchema = z.strictObject({
+  url: z.string({ error: 'url is required: an http(s) URL' }).min(1, 'url must not be empty'),
+  method: z.string({ error: 'method must be a string such as "GET" or "POST"' }).optional(),
+  headers: z.record(z.string(), ScalarSchema, { error: 'headers must be an object of Name: value' }).optional(),
+  query: QuerySchema.optional(),
+  /** pflow's spelling of query. */
+  params: QuerySchema.optional(),
+  /** An object or array is sent as JSON, a string as text. */
+  body: z.unknown().optional(),
+  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive('timeout_s must be greater than 0').optional(),
+  /** pflow's spelling of timeout_s. */
+  timeout: z.number({ error: 'timeout must be a number of seconds' }).positive('timeout must be greater than 0').optional(),
+  extract: z
+    .record(z.string(), z.string().regex(EXTRACT_PATH_PATTERN, 'an extract path looks like "$.a.b[0].c"'), {
+      error: 'extract must be an object of name: "$.path"',
+    })
+    .optional(),
+  /** pflow's auth shortcuts: `Authorization: Bearer <auth_token>`, or `<api_key_header>: <api_key>`. */
+  auth_token: z.string().optional(),
+  api_key: z.string().optional(),
+  api_key_header: z.string().min(1).optional(),
+  /** Reserved: the workflow's classification rules, passed by the engine only when the workflow has some. */
+  __classification: ClassificationRulesSchema.optional(),
+});
+export type HttpParams = z.infer<typeof HttpParamsSchema>;
+
+export const HTTP_OUTPUT_KEYS = ['status_code', 'headers', 'response', 'extracted'] as const;
+
+const timeoutOf = (params: Record<string, unknown>): number => {
+  const value = params.timeout_s ?? params.timeout;
+  return typeof value === 'number' && value > 0 ? value : DEFAULT_TIMEOUT_S;
+};
+
+const methodOf = (params: { method?: unknown; body?: unknown }): string =>
+  typeof params.method === 'string' ? params.method.toUpperCase() : params.body === undefined || params.body === null ? 'GET' : 'POST';
+
+/** A method named by a template is not known statically, so it counts as side-effecting. */
+export const httpSideEffects = (params: Record<string, unknown>): boolean => {
+  if (params.method !== undefined && typeof params.method !== 'string') return true;
+  const method = methodOf(params);
+  return method.includes('${') || SIDE_EFFECT_METHODS.has(method);
+};
+
+/** Same run, node and cache key -> same key, so a re-run of an interrupted call is recognisable by the server. */
+export const idempotencyKey = (context: Pick<RunContext, 'runId' | 'nodeId' | 'cacheKey'>): string =>
+  createHash('sha256').update(`${context.runId}\u0000${context.nodeId}\u0000${context.cacheKey}`).digest('hex');
+
+const failed = (code: string, message: string, details?: Record<string, unknown>, durationMs = 0): RunnerResult => ({
+  kind: 'failed',
+  error: { code, message, ...(details ? { details } : {}) },
+  durationMs,
+});
+
+const buildUrl = (params: HttpParams): URL | string => {
+  let url: URL;
+  try {
+    url = new URL(params.url);
+  } catch {
+    return `Invalid url "${params.url}": an absolute http(s) URL is needed`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `Invalid url "${params.url}": only http and https are supported`;
+  for (const [name, value] of Object.entries({ ...params.params, ...params.query })) {
+    if (value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(item));
+  }
+  return url;
+};
+
+const buildRequest = (params: HttpParams, method: string, context: RunContext): { headers: Record<string, string>; body?: string } => {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params.headers ?? {})) headers[name.toLowerCase()] = String(value);
+  if (params.auth_token !== undefined) headers.authorization ??= `Bearer ${params.auth_token}`;
+  if (params.api_key !== undefined) headers[(params.api_key_header ?? 'X-API-Key').toLowerCase()] ??= params.api_key;
+  if (SIDE_EFFECT_METHODS.has(method)) headers['idempotency-key'] ??= idempotencyKey(context);
+  if (params.body === undefined || params.body === null) return { headers };
+  if (typeof params.body === 'string') {
+    headers['content-type'] ??= 'text/plain; charset=utf-8';
+    return { headers, body: params.body };
+  }
+  headers['content-type'] ??= 'application/json';
+  return { headers, body: JSON.stringify(params.body) };
+};
+
+const parseBody = (text: string, contentType: string | null): unknown => {
+  if (text === '' || !contentType || !/[/+]json\b/i.test(contentType)) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+};
+
+const networkCode = (error: unknown): string | undefined => {
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  return typeof cause?.code === 'string' ? cause.code : undefined;
+};
+
+export const makeHttpRunner = (): NodeRunner => {
+  const run = async (raw: Record<string, unknown>, context: RunContext): Promise<RunnerResult> => {
+    const parsed = HttpParamsSchema.safeParse(raw);
+    if (!parsed.success) {
+      return failed('PARAMS_INVALID', `Invalid http params: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`);
+    }
+    const params = parsed.data;
+    const rules = params.__classification;
+    const method = methodOf(params);
+    if (!METHODS.has(method)) return failed('PARAMS_INVALID', `Unsupported method "${params.method}": use one of ${[...METHODS].join(', ')}`);
+    const url = buildUrl(params);
+    if (typeof url === 'string') return failed('PARAMS_INVALID', url, { url: params.url });
+    const request = buildRequest(params, method, context);
+    if (request.body !== undefined && (method === 'GET' || method === 'HEAD')) {
+      return failed('PARAMS_INVALID', `A ${method} request cannot have a body: set method to POST, or move the data to query`);
+    }
+    if (context.signal?.aborted) return failed('ABORTED', 'Request not sent: the run was cancelled');
+
+    const timeoutS = timeoutOf(params);
+    const target = `${method} ${url.origin}${url.pathname}`;
+    const timeoutSignal = AbortSignal.timeout(timeoutS * 1000);
+    const signal = context.signal ? AbortSignal.any([timeoutSignal, context.signal]) : timeoutSignal;
+    const started = performance.now();
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(url, { method, headers: request.headers, body: request.body, signal });
+      text = await response.text();
+    } catch (error) {
+      const durationMs = performance.now() - started;
+      if (timeoutSignal.aborted) {
+        throw new TransientError(`Request timed out after ${timeoutS} s: ${target}`, { cause: error, details: { url: url.href, timeout_s: timeoutS } });
+      }
+      if (context.signal?.aborted) return failed('ABORTED', `Request cancelled: ${target}`, undefined, durationMs);
+      const code = networkCode(error);
+      const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      if (code !== undefined && TRANSIENT_NETWORK_CODES.has(code)) {
+        throw new TransientError(`Connection failed (${code}): ${target}`, { cause: error, details: { url: url.href, code } });
+      }
+      return failed(code === 'ENOTFOUND' ? 'HOST_NOT_FOUND' : 'REQUEST_FAILED', `Request failed: ${target}: ${reason}`, { url: url.href, ...(code ? { code } : {}) }, durationMs);
+    }
+    const durationMs = performance.now() - started;
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      headers[name.toLowerCase()] = value;
+    });
+    const body = parseBody(text, response.headers.get('content-type'));
+    const outputs = { status_code: response.status, headers, response: body, extracted: {} as Record<string, unknown> };
+
+    const statusClass = classifyHttpStatus(response.status, rules);
+    if (statusClass !== 'success') {
+      const line = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+      const message = text === '' ? line : `${line}: ${sampleOf(body, MESSAGE_BODY_CHARS)}`;
+      const details = { status_code: response.status, url: url.href, method, response: sampleOf(body), headers };
+      if (statusClass === 'transient') throw new TransientError(message, { details });
+      return { kind: 'failed', error: { code: 'HTTP_STATUS', message, details }, outputs, durationMs };
+    }
+
+    for (const [name, path] of Object.entries(params.extract ?? {})) {
+      const found = extractPath(body, path);
+      if (found.found) {
+        outputs.extracted[name] = found.value;
+        continue;
+      }
+      const missing = typeof found.missing === 'number' ? `[${found.missing}]` : `"${found.missing}"`;
+      const message =
+        `extract "${name}": path ${path} not found: ${found.reached} has no ${missing}; ` +
+        `available there: ${found.available.join(', ')}. Response: ${sampleOf(body)}`;
+      const details = { name, path, reached: found.reached, missing: found.missing, available: found.available, response: sampleOf(body) };
+      return { kind: 'failed', error: { code: 'EXTRACT_MISSING', message, details }, outputs, durationMs };
+    }
+    return { kind: 'ok', outputs, action: 'default', durationMs };
+  };
+
+  return {
+    type: 'http',
+    paramsSchema: HttpParamsSchema,
+    outputKeys: HTTP_OUTPUT_KEYS,
+    sideEffects: httpSideEffects,
+    timeoutS: timeoutOf,
+    run,
+  };
+};
+
+export const httpRunner: NodeRunner = makeHttpRunner();
