@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { z } from 'zod';
@@ -65,7 +65,7 @@ const killGroup = (pid: number | undefined): void => {
   }
 };
 
-const spawnFailure = async (params: ShellParams, error: NodeJS.ErrnoException): Promise<string> => {
+const spawnFailureMessage = async (params: ShellParams, error: NodeJS.ErrnoException): Promise<string> => {
   if (params.cwd !== undefined) {
     const info = await stat(params.cwd).catch(() => undefined);
     if (info === undefined) return `Cannot start command: cwd "${params.cwd}" does not exist`;
@@ -73,6 +73,16 @@ const spawnFailure = async (params: ShellParams, error: NodeJS.ErrnoException): 
   }
   return `Cannot start command: ${error.message}`;
 };
+
+const spawnFailure = async (params: ShellParams, error: NodeJS.ErrnoException, durationMs: number): Promise<RunnerResult> => ({
+  kind: 'failed',
+  error: {
+    code: 'SPAWN_FAILED',
+    message: await spawnFailureMessage(params, error),
+    details: { command: params.command, cwd: params.cwd, errno: error.code },
+  },
+  durationMs,
+});
 
 interface Finish {
   readonly how: 'exit' | 'timeout' | 'aborted' | 'spawn-error';
@@ -98,12 +108,12 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner =>
     const stdout = new CappedBuffer(maxBytes);
     const stderr = new CappedBuffer(maxBytes);
 
-    const child = spawn('/bin/sh', ['-c', params.command], {
-      cwd: params.cwd,
-      env,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn('/bin/sh', ['-c', params.command], { cwd: params.cwd, env, detached: true, stdio: 'pipe' });
+    } catch (error) {
+      return spawnFailure(params, error as NodeJS.ErrnoException, elapsed());
+    }
 
     const finish = await new Promise<Finish>((resolve) => {
       let exited: Finish | undefined;
@@ -161,14 +171,8 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner =>
     const durationMs = elapsed();
 
     switch (finish.how) {
-      case 'spawn-error': {
-        const message = await spawnFailure(params, finish.error as NodeJS.ErrnoException);
-        return {
-          kind: 'failed',
-          error: { code: 'SPAWN_FAILED', message, details: { command: params.command, cwd: params.cwd } },
-          durationMs,
-        };
-      }
+      case 'spawn-error':
+        return spawnFailure(params, finish.error as NodeJS.ErrnoException, durationMs);
       case 'timeout':
         return {
           kind: 'failed',

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError, TransientError } from '../../functions/core/errors.ts';
+import type { NodeRunner, RunContext } from '../../functions/core/node-type.ts';
+import { handler as runShell } from '../../functions/handlers/run-shell.ts';
+import { handler as runTransform } from '../../functions/handlers/run-transform.ts';
+import { makeRunNodeHandler } from '../../functions/handlers/run-node.ts';
+import { builtinCatalog, builtinRunners } from '../../functions/nodes/catalog.ts';
+
+const runEvent = (type: string, params: Record<string, unknown>) => ({
+  kind: 'run',
+  runId: 'run-abc',
+  owner: 'exec-1',
+  seq: 3,
+  node: { id: 'n1', type, params, cacheKey: 'ck-1', timeoutS: 30 },
+});
+
+const probeRunner = (run: NodeRunner['run']): NodeRunner => ({
+  type: 'probe',
+  paramsSchema: z.strictObject({ size: z.number().int().default(1), label: z.string().optional() }),
+  outputKeys: ['seen'],
+  sideEffects: () => false,
+  timeoutS: () => 1,
+  run,
+});
+
+describe('makeRunNodeHandler', () => {
+  it('runs a shell node from a RunNode event', async () => {
+    const result = await runShell(runEvent('shell', { command: 'echo "$X"', env: { X: 'from-env' } }));
+    expect(result).toMatchObject({ kind: 'ok', action: 'default', outputs: { stdout: 'from-env', exit_code: 0 } });
+  });
+
+  it('runs a transform node from a RunNode event', async () => {
+    const result = await runTransform(runEvent('transform', { expression: '$sum(xs)', input: { xs: [1, 2, 3] } }));
+    expect(result).toMatchObject({ kind: 'ok', outputs: { result: 6 } });
+  });
+
+  it('passes parsed params (with defaults) and the visit identity to the runner', async () => {
+    let seen: { params: Record<string, unknown>; context: RunContext } | undefined;
+    const handler = makeRunNodeHandler(
+      probeRunner(async (params, context) => {
+        seen = { params, context };
+        return { kind: 'ok', outputs: { seen: true }, action: 'default', durationMs: 0 };
+      }),
+    );
+    await handler(runEvent('probe', { label: 'x' }));
+    expect(seen).toEqual({ params: { size: 1, label: 'x' }, context: { runId: 'run-abc', nodeId: 'n1', seq: 3, cacheKey: 'ck-1' } });
+  });
+
+  it('returns PARAMS_INVALID naming each bad param and the valid ones, without running', async () => {
+    const result = await runShell(runEvent('shell', { comand: 'ls', timeout_s: 'soon' }));
+    expect(result.kind).toBe('failed');
+    if (result.kind !== 'failed') return;
+    expect(result.error.code).toBe('PARAMS_INVALID');
+    expect(result.error.message).toContain('Invalid params for shell node');
+    expect(result.error.message).toContain('param "command": command is required');
+    expect(result.error.message).toContain('param "timeout_s": timeout_s must be a number of seconds');
+    expect(result.error.message).toContain('unknown param "comand" (valid params: command, stdin, env, cwd, timeout_s');
+  });
+
+  it('names nested param paths', async () => {
+    const result = await runShell(runEvent('shell', { command: 'ls', env: { GOOD: 'x', BAD: [1] } }));
+    expect(result).toMatchObject({ kind: 'failed', error: { code: 'PARAMS_INVALID' } });
+    if (result.kind === 'failed') expect(result.error.message).toContain('param "env.BAD": env values must be');
+  });
+
+  it('throws InvalidInputError naming the bad event field', async () => {
+    const event = runEvent('shell', { command: 'ls' });
+    const { id: _id, ...nodeWithoutId } = event.node;
+    await expect(runShell({ ...event, node: nodeWithoutId })).rejects.toThrow(InvalidInputError);
+    await expect(runShell({ ...event, node: nodeWithoutId })).rejects.toThrow(/event\.node\.id/);
+    await expect(runShell({ ...event, kind: 'done' })).rejects.toThrow(/event\.kind/);
+    await expect(runShell('not an event')).rejects.toThrow(InvalidInputError);
+  });
+
+  it('throws InvalidInputError when the node type does not match the handler', async () => {
+    await expect(runShell(runEvent('transform', { expression: '$' }))).rejects.toThrow(/type "transform", this handler runs "shell"/);
+  });
+
+  it('lets TransientError and bugs propagate', async () => {
+    const transient = makeRunNodeHandler(probeRunner(async () => Promise.reject(new TransientError('503 from upstream'))));
+    await expect(transient(runEvent('probe', {}))).rejects.toThrow(TransientError);
+    const buggy = makeRunNodeHandler(probeRunner(async () => Promise.reject(new TypeError('x is undefined'))));
+    await expect(buggy(runEvent('probe', {}))).rejects.toThrow(TypeError);
+  });
+});
+
+describe('builtinCatalog', () => {
+  it('holds shell and transform by type name', () => {
+    expect(builtinCatalog.get('shell')?.outputKeys).toEqual(['stdout', 'stderr', 'exit_code']);
+    expect(builtinCatalog.get('transform')?.outputKeys).toEqual(['result']);
+    expect(builtinRunners.map((r) => r.type)).toEqual(expect.arrayContaining(['shell', 'transform']));
+  });
+});

@@ -1,0 +1,189 @@
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunContext, RunnerResult } from '../../functions/core/node-type.ts';
+import { makeShellRunner, ShellParamsSchema, shellRunner } from '../../functions/nodes/shell.ts';
+
+const context: RunContext = { runId: 'run-1', nodeId: 'sh', seq: 1, cacheKey: 'k' };
+const run = (params: Record<string, unknown>, ctx: RunContext = context): Promise<RunnerResult> =>
+  shellRunner.run(ShellParamsSchema.parse(params), ctx);
+const outputsOf = (result: RunnerResult): Record<string, unknown> => result.outputs ?? {};
+
+/** Alive and not a zombie (an orphan reparented to a pid 1 that does not reap stays a zombie). */
+const isAlive = (pid: number): boolean => {
+  const path = `/proc/${pid}/stat`;
+  if (!existsSync(path)) return false;
+  const stat = readFileSync(path, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+};
+
+let dir: string;
+beforeAll(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), 'flowmend-shell-')));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('shellRunner', () => {
+  it('returns stdout without one trailing newline, stderr and exit code 0 as default', async () => {
+    const result = await run({ command: "printf 'a\\n\\n'; echo oops >&2" });
+    expect(result).toMatchObject({ kind: 'ok', action: 'default', outputs: { stdout: 'a\n', stderr: 'oops', exit_code: 0 } });
+  });
+
+  it('keeps trailing newlines when strip_newline is false', async () => {
+    const result = await run({ command: 'echo hi', strip_newline: false });
+    expect(outputsOf(result).stdout).toBe('hi\n');
+  });
+
+  it('reports a non-zero exit as a repairable EXIT_NONZERO with the first 500 chars of stderr', async () => {
+    const result = await run({ command: "echo partial; head -c 2000 /dev/zero | tr '\\0' e >&2; exit 3" });
+    expect(result.kind).toBe('failed');
+    if (result.kind !== 'failed') return;
+    expect(result.error.code).toBe('EXIT_NONZERO');
+    expect(result.error.message).toBe(`Command failed with exit code 3: ${'e'.repeat(500)}`);
+    expect(result.error.details).toMatchObject({ exit_code: 3, stdout: 'partial', command: expect.stringContaining('exit 3') });
+    expect(result.outputs).toMatchObject({ stdout: 'partial', exit_code: 3 });
+  });
+
+  it('routes a non-zero exit to default when ignore_errors is set', async () => {
+    const result = await run({ command: 'echo out; exit 4', ignore_errors: true });
+    expect(result).toMatchObject({ kind: 'ok', action: 'default', outputs: { stdout: 'out', exit_code: 4 } });
+  });
+
+  it('reports a command killed by a signal with exit code 128+n', async () => {
+    const result = await run({ command: 'kill -TERM $$' });
+    expect(result).toMatchObject({ kind: 'failed', error: { code: 'EXIT_NONZERO' }, outputs: { exit_code: 143 } });
+    if (result.kind === 'failed') expect(result.error.message).toContain('SIGTERM');
+  });
+
+  it.each([
+    ['a string as-is', 'line1\nline2', 'line1\nline2'],
+    ['an object as JSON', { a: [1, 'x'] }, '{"a":[1,"x"]}'],
+    ['an array as JSON', [1, { b: null }], '[1,{"b":null}]'],
+    ['a number stringified', 42.5, '42.5'],
+    ['a boolean stringified', false, 'false'],
+  ])('passes stdin: %s', async (_name, stdin, expected) => {
+    const result = await run({ command: 'cat', stdin });
+    expect(outputsOf(result).stdout).toBe(expected);
+  });
+
+  it('closes stdin when none is given, so a reader does not wait', async () => {
+    const result = await run({ command: 'cat; echo done' });
+    expect(outputsOf(result).stdout).toBe('done');
+  });
+
+  it('does not fail when the command ignores a large stdin', async () => {
+    const result = await run({ command: 'echo ignored', stdin: 'x'.repeat(1_000_000) });
+    expect(result).toMatchObject({ kind: 'ok', outputs: { stdout: 'ignored' } });
+  });
+
+  it('merges env over the process environment, stringifying values', async () => {
+    const result = await run({ command: 'echo "$A $B $C"; command -v sh >/dev/null && echo has-path', env: { A: 'x y', B: 7, C: true } });
+    expect(outputsOf(result).stdout).toBe('x y 7 true\nhas-path');
+  });
+
+  it('runs in cwd', async () => {
+    await writeFile(join(dir, 'marker.txt'), 'here');
+    const result = await run({ command: 'pwd; cat marker.txt', cwd: dir });
+    expect(outputsOf(result).stdout).toBe(`${dir}\nhere`);
+  });
+
+  it('fails with SPAWN_FAILED naming a missing cwd', async () => {
+    const result = await run({ command: 'pwd', cwd: join(dir, 'nope') });
+    expect(result).toMatchObject({ kind: 'failed', error: { code: 'SPAWN_FAILED' } });
+    if (result.kind === 'failed') expect(result.error.message).toContain('does not exist');
+  });
+
+  it('fails with SPAWN_FAILED when cwd is a file', async () => {
+    await writeFile(join(dir, 'file.txt'), '');
+    const result = await run({ command: 'pwd', cwd: join(dir, 'file.txt') });
+    expect(result).toMatchObject({ kind: 'failed', error: { code: 'SPAWN_FAILED' } });
+    if (result.kind === 'failed') expect(result.error.message).toContain('not a directory');
+  });
+
+  it('kills the command and its children on timeout', async () => {
+    const pidFile = join(dir, 'timeout.pids');
+    const result = await run({ command: `sleep 30 & echo $! > ${pidFile}; echo $$ >> ${pidFile}; echo started; sleep 30`, timeout_s: 0.5 });
+    expect(result).toMatchObject({
+      kind: 'failed',
+      error: { code: 'TIMEOUT', message: 'Command timed out after 0.5 s' },
+      outputs: { stdout: 'started', exit_code: -1 },
+    });
+    const pids = (await readFile(pidFile, 'utf8')).trim().split('\n').map(Number);
+    expect(pids).toHaveLength(2);
+    await expect.poll(() => pids.filter(isAlive)).toEqual([]);
+  });
+
+  it('accepts pflow\'s "timeout" as the timeout in seconds', async () => {
+    const result = await run({ command: 'sleep 30', timeout: 0.3 });
+    expect(result).toMatchObject({ kind: 'failed', error: { code: 'TIMEOUT' } });
+  });
+
+  it('kills the process group when the context signal aborts', async () => {
+    const controller = new AbortController();
+    const pending = run({ command: 'echo go; sleep 30' }, { ...context, signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+    expect(await pending).toMatchObject({ kind: 'failed', error: { code: 'ABORTED' } });
+  });
+
+  it('does not start a command when the signal is already aborted', async () => {
+    const marker = join(dir, 'not-started');
+    const result = await run({ command: `touch ${marker}` }, { ...context, signal: AbortSignal.abort() });
+    expect(result).toMatchObject({ kind: 'failed', error: { code: 'ABORTED' } });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('returns once the shell exits even if a background job holds its stdout', async () => {
+    const pidFile = join(dir, 'bg.pid');
+    const result = await run({ command: `echo x; (sleep 30 & echo $! > ${pidFile})` });
+    expect(result).toMatchObject({ kind: 'ok', outputs: { stdout: 'x', exit_code: 0 } });
+    process.kill(Number((await readFile(pidFile, 'utf8')).trim()), 'SIGKILL');
+  });
+
+  it('truncates output past the cap and says so', async () => {
+    const runner = makeShellRunner({ maxOutputBytes: 1000 });
+    const result = await runner.run(ShellParamsSchema.parse({ command: "head -c 5000 /dev/zero | tr '\\0' a; echo tail >&2" }), context);
+    const stdout = String(outputsOf(result).stdout);
+    expect(stdout.startsWith(`${'a'.repeat(1000)}\n[flowmend: output truncated`)).toBe(true);
+    expect(stdout).toContain('first 1000 of 5000 bytes');
+    expect(outputsOf(result).stderr).toBe('tail');
+  });
+
+  it('caps captured stdout at 10 MiB by default', async () => {
+    const result = await run({ command: "head -c 11000000 /dev/zero | tr '\\0' b" });
+    const stdout = String(outputsOf(result).stdout);
+    expect(stdout.startsWith('b'.repeat(10 * 1024 * 1024))).toBe(true);
+    expect(stdout.slice(10 * 1024 * 1024)).toBe(`\n[flowmend: output truncated to the first ${10 * 1024 * 1024} of 11000000 bytes]`);
+  });
+
+  it('keeps unicode intact across chunk boundaries', async () => {
+    const text = 'héllo wörld ✓ 日本語 🚀'.repeat(20_000);
+    const result = await run({ command: 'cat', stdin: text });
+    expect(outputsOf(result).stdout).toBe(text);
+    const echoed = await run({ command: "printf '%s' 'ünïcødé ✓'" });
+    expect(outputsOf(echoed).stdout).toBe('ünïcødé ✓');
+  });
+});
+
+describe('shell node type spec', () => {
+  it('declares side effects, outputs and the timeout from params', () => {
+    expect(shellRunner.type).toBe('shell');
+    expect(shellRunner.sideEffects({ command: 'ls' })).toBe(true);
+    expect(shellRunner.outputKeys).toEqual(['stdout', 'stderr', 'exit_code']);
+    expect(shellRunner.timeoutS({ command: 'ls' })).toBe(60);
+    expect(shellRunner.timeoutS({ command: 'ls', timeout_s: 5 })).toBe(5);
+    expect(shellRunner.timeoutS({ command: 'ls', timeout: 7 })).toBe(7);
+  });
+
+  it('rejects unknown params, a missing command and bad env values', () => {
+    const issues = ShellParamsSchema.safeParse({ comand: 'ls', env: { A: { nested: 1 } }, timeout_s: -1 }).error?.issues ?? [];
+    const text = issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n');
+    expect(text).toContain('command: command is required');
+    expect(text).toContain('env.A: env values must be strings, numbers or booleans');
+    expect(text).toContain('timeout_s: timeout_s must be greater than 0');
+    expect(issues.some((i) => i.code === 'unrecognized_keys')).toBe(true);
+  });
+});
