@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { closestMatch } from '../core/closest-match.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import type { NodeRunner, RunnerResult } from '../core/node-type.ts';
 import { StepOutcomeSchema } from '../core/step.ts';
@@ -15,8 +16,11 @@ export const describeParamIssues = (runner: NodeRunner, issues: readonly z.core.
   const known = Object.keys(runner.paramsSchema.shape);
   const lines = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      const names = issue.keys.map((key) => `"${key}"`).join(', ');
-      return `unknown param${issue.keys.length > 1 ? 's' : ''} ${names} (valid params: ${known.join(', ')})`;
+      const names = issue.keys.map((key) => {
+        const guess = closestMatch(key, known);
+        return guess === undefined ? `"${key}"` : `"${key}" (did you mean "${guess}"?)`;
+      });
+      return `unknown param${names.length > 1 ? 's' : ''} ${names.join(', ')}; valid params: ${known.join(', ')}`;
     }
     return issue.path.length === 0 ? issue.message : `param "${describePath(issue.path)}": ${issue.message}`;
   });
@@ -33,11 +37,10 @@ export const makeRunNodeHandler =
   async (event: unknown): Promise<RunnerResult> => {
     const parsed = RunEventSchema.safeParse(event);
     if (!parsed.success) {
-      const first = parsed.error.issues[0];
-      const where = first === undefined || first.path.length === 0 ? 'event' : `event.${describePath(first.path)}`;
-      throw new InvalidInputError(`Bad RunNode event: ${where}: ${first?.message ?? 'invalid'}`, {
-        details: { issues: parsed.error.issues },
-      });
+      const problems = parsed.error.issues
+        .slice(0, MAX_LISTED_ISSUES)
+        .map((issue) => `${issue.path.length === 0 ? 'event' : `event.${describePath(issue.path)}`}: ${issue.message}`);
+      throw new InvalidInputError(`Bad RunNode event: ${problems.join('; ')}`, { details: { issues: parsed.error.issues } });
     }
     const { runId, seq, node } = parsed.data;
     if (node.type !== runner.type) {

@@ -55,7 +55,7 @@ describe('makeRunNodeHandler', () => {
     expect(result.error.message).toContain('Invalid params for shell node');
     expect(result.error.message).toContain('param "command": command is required');
     expect(result.error.message).toContain('param "timeout_s": timeout_s must be a number of seconds');
-    expect(result.error.message).toContain('unknown param "comand" (valid params: command, stdin, env, cwd, timeout_s');
+    expect(result.error.message).toContain('unknown param "comand" (did you mean "command"?); valid params: command, stdin, env, cwd, timeout_s');
   });
 
   it('names nested param paths', async () => {
@@ -70,6 +70,7 @@ describe('makeRunNodeHandler', () => {
     await expect(runShell({ ...event, node: nodeWithoutId })).rejects.toThrow(InvalidInputError);
     await expect(runShell({ ...event, node: nodeWithoutId })).rejects.toThrow(/event\.node\.id/);
     await expect(runShell({ ...event, kind: 'done' })).rejects.toThrow(/event\.kind/);
+    await expect(runShell({ ...event, seq: 0, node: nodeWithoutId })).rejects.toThrow(/event\.seq: .*; event\.node\.id: /);
     await expect(runShell('not an event')).rejects.toThrow(InvalidInputError);
   });
 
