@@ -11,6 +11,8 @@ const MESSAGE_STDERR_CHARS = 500;
 const DETAILS_STDOUT_CHARS = 4000;
 /** How long pipes may stay open after the shell exits (held by a background job) before we stop reading. */
 const PIPE_GRACE_MS = 1000;
+/** setTimeout fires at once for delays past 2^31-1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const EnvValueSchema = z.union([z.string(), z.number(), z.boolean()], {
   error: 'env values must be strings, numbers or booleans',
@@ -140,7 +142,7 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner =>
         settle();
       };
       const onAbort = (): void => stop('aborted');
-      const timer = setTimeout(() => stop('timeout'), timeoutS * 1000);
+      const timer = setTimeout(() => stop('timeout'), Math.min(timeoutS * 1000, MAX_TIMER_MS));
       context.signal?.addEventListener('abort', onAbort, { once: true });
 
       child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -151,7 +153,10 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner =>
           settleIfDrained();
         });
       }
-      child.on('error', (error) => done({ how: 'spawn-error', error }));
+      child.on('error', (error) => {
+        killGroup(child.pid);
+        done({ how: 'spawn-error', error });
+      });
       child.on('exit', (code, signal) => {
         exited = { how: 'exit', code, signal };
         settleIfDrained();
