@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, TransientError } from '../../functions/core/errors.ts';
@@ -56,6 +59,13 @@ describe('makeRunNodeHandler', () => {
     expect(result.error.message).toContain('param "command": command is required');
     expect(result.error.message).toContain('param "timeout_s": timeout_s must be a number of seconds');
     expect(result.error.message).toContain('unknown param "comand" (did you mean "command"?); valid params: command, stdin, env, cwd, timeout_s');
+  });
+
+  it('does not run the command when a param is invalid', async () => {
+    const marker = join(tmpdir(), `flowmend-not-run-${process.pid}`);
+    const result = await runShell(runEvent('shell', { command: `touch ${marker}`, ignore_errors: 'yes' }));
+    expect(result).toMatchObject({ kind: 'failed', error: { code: 'PARAMS_INVALID' } });
+    expect(existsSync(marker)).toBe(false);
   });
 
   it('names nested param paths', async () => {
