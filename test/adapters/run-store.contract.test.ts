@@ -1,0 +1,273 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient, DynamoRunStore } from '../../functions/adapters/dynamo-run-store.ts';
+import { createLocalDynamoClient, type DynaliteServer, startDynalite } from '../../functions/adapters/dynalite-server.ts';
+import { ensureTable, RUN_SK, runPk, stepSk } from '../../functions/adapters/table-schema.ts';
+import { StaleRunError, StoreError } from '../../functions/core/errors.ts';
+import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
+import type { IrVersionItem, RunEvent, RunItem, StepRecord } from '../../functions/core/run-model.ts';
+import type { RunStore } from '../../functions/core/run-store.ts';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const NOW = Date.now();
+let idCounter = 0;
+const newRunId = () => `run_${process.pid}_${++idCounter}`;
+
+const makeRun = (overrides: Partial<RunItem> = {}): RunItem => ({
+  runId: newRunId(),
+  workflowName: 'greet',
+  status: 'running',
+  irVersion: 0,
+  params: { name: 'world' },
+  createdAt: NOW,
+  updatedAt: NOW,
+  seq: 0,
+  eventSeq: 0,
+  repairedNodes: [],
+  needsWalk: false,
+  latest: {},
+  visits: {},
+  repairEnabled: true,
+  maxRepairs: 3,
+  repairAttempts: 0,
+  warnings: [],
+  owner: { id: 'owner-a', pid: 123, host: 'laptop', since: NOW },
+  metrics: {
+    nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0,
+    repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0,
+  },
+  mode: 'express',
+  ...overrides,
+});
+
+const makeStep = (runId: string, seq: number, overrides: Partial<StepRecord> = {}): StepRecord => ({
+  runId, seq, nodeId: `n${seq}`, nodeType: 'shell', visit: 1, status: 'running', cacheKey: `key-${seq}`,
+  sideEffects: true, irVersion: 0, startedAt: NOW + seq, ...overrides,
+});
+
+const makeIr = (runId: string, version: number, command = 'echo hi'): IrVersionItem => ({
+  runId, version, source: version === 0 ? 'original' : 'rules', createdAt: NOW,
+  ir: { ir_version: '0.1.0', inputs: {}, nodes: [{ id: 'a', type: 'shell', params: { command } }], edges: [], outputs: {} },
+  ...(version > 0 && { reason: 'fixed a typo', diff: ['a.params.command changed'], nodesChanged: ['a'] }),
+});
+
+const makeEvent = (runId: string, n: number): RunEvent => ({
+  runId, key: String(n).padStart(8, '0'), at: NOW + n, type: 'node_started', nodeId: `n${n}`, seq: n, message: `event ${n}`,
+});
+
+const shuffled = <T>(items: T[]): T[] => items.map((v, i) => ({ v, k: (i * 7919) % 101 })).sort((a, b) => a.k - b.k).map((x) => x.v);
+
+let dynalite: DynaliteServer;
+const TABLE = 'flowmend-contract';
+const dynamoStore = () => new DynamoRunStore({ client: createDocumentClient(createLocalDynamoClient(dynalite.endpoint)), tableName: TABLE });
+
+beforeAll(async () => {
+  dynalite = await startDynalite();
+  await ensureTable(createLocalDynamoClient(dynalite.endpoint), TABLE);
+});
+afterAll(async () => dynalite?.close());
+
+describe.each([
+  { name: 'MemoryRunStore', create: (): RunStore => new MemoryRunStore() },
+  { name: 'DynamoRunStore', create: (): RunStore => dynamoStore() },
+])('RunStore contract: $name', ({ create }) => {
+  let store: RunStore;
+  beforeAll(() => {
+    store = create();
+  });
+
+  it('creates a run and reads it back; an unknown run is undefined', async () => {
+    const run = makeRun();
+    await store.putRun(run, { notExists: true });
+    expect(await store.getRun(run.runId)).toEqual(run);
+    expect(await store.getRun('no_such_run')).toBeUndefined();
+  });
+
+  it('rejects a second create with StaleRunError and keeps the first', async () => {
+    const run = makeRun();
+    await store.putRun(run, { notExists: true });
+    await expect(store.putRun({ ...run, status: 'failed' }, { notExists: true })).rejects.toBeInstanceOf(StaleRunError);
+    expect((await store.getRun(run.runId))?.status).toBe('running');
+  });
+
+  it('writes under the right owner and seq, and rejects a wrong owner or seq', async () => {
+    const run = makeRun();
+    await store.putRun(run, { notExists: true });
+    await expect(store.putRun({ ...run, seq: 1 }, { ownerId: 'owner-b' })).rejects.toBeInstanceOf(StaleRunError);
+    await expect(store.putRun({ ...run, seq: 1 }, { seq: 5 })).rejects.toBeInstanceOf(StaleRunError);
+    await expect(store.putRun({ ...run, seq: 1 }, { ownerId: 'owner-a', seq: 5 })).rejects.toBeInstanceOf(StaleRunError);
+    await store.putRun({ ...run, seq: 1 }, { ownerId: 'owner-a', seq: 0 });
+    await store.putRun({ ...run, seq: 2 }, { seq: 1 });
+    expect((await store.getRun(run.runId))?.seq).toBe(2);
+  });
+
+  it('rejects an owner or seq condition on a run that does not exist', async () => {
+    const run = makeRun();
+    await expect(store.putRun(run, { ownerId: 'owner-a' })).rejects.toBeInstanceOf(StaleRunError);
+    await expect(store.putRun(run, { seq: 0 })).rejects.toBeInstanceOf(StaleRunError);
+    expect(await store.getRun(run.runId)).toBeUndefined();
+  });
+
+  it('keeps stored state apart from the objects passed in and handed out', async () => {
+    const run = makeRun({ params: { nested: { list: [1, 2] } } });
+    await store.putRun(run, { notExists: true });
+    (run.params.nested as { list: number[] }).list.push(3);
+    const read = await store.getRun(run.runId);
+    (read?.params.nested as { list: number[] }).list.push(4);
+    expect((await store.getRun(run.runId))?.params).toEqual({ nested: { list: [1, 2] } });
+  });
+
+  it('round-trips values exactly: nested objects, empty strings, unicode, numbers', async () => {
+    const params = {
+      empty: '', spaces: '  ', unicode: 'héllo wörld ✓ 日本語 🚀 \u0000x', newline: 'a\nb\t"c"',
+      numbers: [0, -1, 1.5, -0.25, 1e-7, 123456789.123, Number.MAX_SAFE_INTEGER, 2 ** 60, -(2 ** 60), 1e21],
+      nested: { a: { b: { c: [{ d: null, e: true, f: false }, [], {}] } }, 'key with spaces': 'v', 'ключ': 'значение' },
+      emptyList: [], emptyObject: {}, nulls: [null, null],
+    };
+    const run = makeRun({ params, outputs: { json: '{"a":1}' }, lastErrorSignature: '' });
+    await store.putRun(run, { notExists: true });
+    expect(await store.getRun(run.runId)).toEqual(run);
+    const step = makeStep(run.runId, 1, { status: 'completed', outputs: params, action: 'default' });
+    await store.putStep(step);
+    expect(await store.listSteps(run.runId)).toEqual([step]);
+  });
+
+  it('creates a step once, and moves it on only from the expected status', async () => {
+    const runId = newRunId();
+    const step = makeStep(runId, 1);
+    await store.putStep(step, null);
+    await expect(store.putStep(step, null)).rejects.toBeInstanceOf(StaleRunError);
+    const done = { ...step, status: 'completed' as const, action: 'default', outputs: { stdout: 'ok' }, finishedAt: NOW + 5 };
+    await store.putStep(done, 'running');
+    await expect(store.putStep({ ...done, status: 'failed' }, 'running')).rejects.toBeInstanceOf(StaleRunError);
+    await expect(store.putStep(makeStep(runId, 2), 'running')).rejects.toBeInstanceOf(StaleRunError);
+    expect(await store.getSteps(runId, [1, 2])).toEqual([done]);
+    await store.putStep({ ...done, action: 'again' });
+    expect((await store.getSteps(runId, [1]))[0]?.action).toBe('again');
+  });
+
+  it('gets and lists more than a page of steps, in seq order', async () => {
+    const runId = newRunId();
+    const padding = 'x'.repeat(5000); // 250 steps of ~5 KB make more than one 1 MB Query page
+    const seqs = Array.from({ length: 250 }, (_, i) => i + 1);
+    for (const seq of shuffled(seqs)) await store.putStep(makeStep(runId, seq, { outputs: { stdout: padding } }));
+    await store.putStep(makeStep(newRunId(), 1));
+
+    const listed = await store.listSteps(runId);
+    expect(listed.map((s) => s.seq)).toEqual(seqs);
+    expect(listed[249]?.outputs).toEqual({ stdout: padding });
+
+    const wanted = [...seqs.filter((s) => s % 2 === 0), 999, 2, 4];
+    const got = await store.getSteps(runId, wanted);
+    expect(got.map((s) => s.seq).sort((a, b) => a - b)).toEqual(seqs.filter((s) => s % 2 === 0));
+    expect(await store.getSteps(runId, [])).toEqual([]);
+  });
+
+  it('appends events and lists them in key order, after a key when asked', async () => {
+    const runId = newRunId();
+    const events = Array.from({ length: 60 }, (_, i) => makeEvent(runId, i + 1));
+    await store.appendEvents(shuffled(events));
+    await store.appendEvents([makeEvent(newRunId(), 1)]);
+    await store.putStep(makeStep(runId, 1));
+    await store.putRun(makeRun({ runId }), { notExists: true });
+
+    expect(await store.listEvents(runId)).toEqual(events);
+    expect(await store.listEvents(runId, events[39]?.key)).toEqual(events.slice(40));
+    expect(await store.listEvents(runId, `${events[9]?.key}5`)).toEqual(events.slice(10));
+    expect(await store.listEvents(runId, events[59]?.key)).toEqual([]);
+    expect(await store.listEvents(newRunId())).toEqual([]);
+  });
+
+  it('overwrites an event written again with the same key', async () => {
+    const runId = newRunId();
+    const event = makeEvent(runId, 1);
+    await store.appendEvents([event, { ...event, message: 'first try' }]);
+    await store.appendEvents([event]);
+    expect(await store.listEvents(runId)).toEqual([event]);
+  });
+
+  it('lists recent runs newest first, across days, by workflow when asked', async () => {
+    const workflow = `wf_${newRunId()}`;
+    const other = `wf_${newRunId()}`;
+    const runs = [0, 1, 2, 26, 50, 80].map((hoursAgo) =>
+      makeRun({ workflowName: workflow, createdAt: NOW - hoursAgo * HOUR + 1000, updatedAt: NOW }),
+    );
+    const old = makeRun({ workflowName: workflow, createdAt: NOW - 40 * DAY });
+    const others = [0.5, 30].map((hoursAgo) => makeRun({ workflowName: other, createdAt: NOW - hoursAgo * HOUR + 1000 }));
+    for (const run of shuffled([...runs, old, ...others])) await store.putRun(run, { notExists: true });
+
+    const mine = await store.listRuns({ limit: 100, workflowName: workflow });
+    expect(mine.map((r) => r.runId)).toEqual([...runs, old].map((r) => r.runId));
+    expect((await store.listRuns({ limit: 2, workflowName: workflow })).map((r) => r.runId)).toEqual(
+      runs.slice(0, 2).map((r) => r.runId),
+    );
+    expect(await store.listRuns({ limit: 5, workflowName: 'never-ran' })).toEqual([]);
+
+    const recent = (await store.listRuns({ limit: 1000 })).filter((r) => [workflow, other].includes(r.workflowName));
+    const expected = [...runs, ...others].sort((a, b) => b.createdAt - a.createdAt).map((r) => r.runId);
+    expect(recent.map((r) => r.runId)).toEqual(expected);
+    expect(recent[0]).toEqual(runs[0]);
+    const firstThree = await store.listRuns({ limit: 3 });
+    expect(firstThree).toHaveLength(3);
+    expect(firstThree.map((r) => r.createdAt)).toEqual([...firstThree.map((r) => r.createdAt)].sort((a, b) => b - a));
+  });
+
+  it('writes an IR version once; the same content again is a no-op, other content is stale', async () => {
+    const runId = newRunId();
+    const original = makeIr(runId, 0);
+    const repaired = makeIr(runId, 1, 'echo fixed');
+    await store.putIrVersion(original);
+    await store.putIrVersion(repaired);
+    await store.putIrVersion(structuredClone(original));
+    await expect(store.putIrVersion(makeIr(runId, 1, 'echo other'))).rejects.toBeInstanceOf(StaleRunError);
+    expect(await store.getIrVersion(runId, 0)).toEqual(original);
+    expect(await store.getIrVersion(runId, 1)).toEqual(repaired);
+    expect(await store.getIrVersion(runId, 2)).toBeUndefined();
+  });
+});
+
+describe('DynamoRunStore', () => {
+  it('refuses an item over 400 KB with an error naming the run, the step and its size', async () => {
+    const step = makeStep(newRunId(), 7, { nodeId: 'fetch', outputs: { response: 'é'.repeat(210_000) } });
+    const error = await dynamoStore().putStep(step).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toMatch(new RegExp(`run ${step.runId}: step 7 \\(node fetch\\) is 410\\.\\d KB, over`));
+  });
+
+  it('reports a corrupt item as a StoreError naming the field', async () => {
+    const runId = newRunId();
+    const doc = createDocumentClient(createLocalDynamoClient(dynalite.endpoint));
+    await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: runPk(runId), sk: RUN_SK, ...makeRun({ runId }), status: 'bogus' } }));
+    await expect(dynamoStore().getRun(runId)).rejects.toThrow(/corrupt run item .*status/);
+    await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: runPk(runId), sk: stepSk(1), runId } }));
+    await expect(dynamoStore().listSteps(runId)).rejects.toBeInstanceOf(StoreError);
+  });
+
+  it('turns SDK failures into StoreError with the cause kept', async () => {
+    const store = new DynamoRunStore({ client: createDocumentClient(createLocalDynamoClient(dynalite.endpoint)), tableName: 'no-such-table' });
+    const error = await store.getRun('abcdef').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).cause).toMatchObject({ name: 'ResourceNotFoundException' });
+  });
+
+  it('treats a conditional write repeated after a lost response as done, not stale', async () => {
+    const raw = createLocalDynamoClient(dynalite.endpoint);
+    // Sends every request twice and answers with the second response, as an SDK retry after a dropped reply would.
+    raw.middlewareStack.add(
+      (next) => async (args) => {
+        await next(args);
+        return next(args);
+      },
+      { step: 'finalizeRequest', name: 'sendTwice' },
+    );
+    const store = new DynamoRunStore({ client: createDocumentClient(raw), tableName: TABLE });
+    const run = makeRun();
+    await store.putRun(run, { notExists: true });
+    await store.putRun({ ...run, seq: 1 }, { seq: 0, ownerId: 'owner-a' });
+    await store.putStep(makeStep(run.runId, 1), null);
+    await store.putStep(makeStep(run.runId, 1, { status: 'completed' }), 'running');
+    expect((await store.getRun(run.runId))?.seq).toBe(1);
+    await expect(store.putRun({ ...run, seq: 2 }, { seq: 0 })).rejects.toBeInstanceOf(StaleRunError);
+  });
+});
