@@ -1,0 +1,87 @@
+import type { z } from 'zod';
+import { closestMatch } from './closest-match.ts';
+import { ClassificationRulesSchema, InputSpecSchema, NodeSchema, OutputSpecSchema, type Workflow, WorkflowSchema } from './ir.ts';
+import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
+
+interface KnownKeys {
+  keys: readonly string[];
+  /** Words people use for a key that is spelled differently here. */
+  aliases: Readonly<Record<string, string>>;
+}
+
+const WORKFLOW_KEYS: KnownKeys = {
+  keys: Object.keys(WorkflowSchema.shape),
+  aliases: { version: 'ir_version', steps: 'nodes', tasks: 'nodes', links: 'edges', connections: 'edges', start: 'start_node', params: 'inputs', parameters: 'inputs' },
+};
+const NODE_KEYS: KnownKeys = {
+  keys: Object.keys(NodeSchema.shape),
+  aliases: { parameters: 'params', args: 'params', arguments: 'params', config: 'params', inputs: 'params', with: 'params', kind: 'type', name: 'id', description: 'purpose' },
+};
+const EDGE_KEYS: KnownKeys = {
+  keys: ['from', 'to', 'action'],
+  aliases: { on: 'action', label: 'action', condition: 'action', when: 'action' },
+};
+const INPUT_KEYS: KnownKeys = { keys: Object.keys(InputSpecSchema.shape), aliases: { optional: 'required', kind: 'type' } };
+const OUTPUT_KEYS: KnownKeys = { keys: Object.keys(OutputSpecSchema.shape), aliases: { value: 'source', from: 'source', template: 'source', expr: 'source' } };
+const CLASSIFICATION_KEYS: KnownKeys = { keys: Object.keys(ClassificationRulesSchema.shape), aliases: {} };
+
+/** Which object an issue path points into, so that an unknown key can be compared with the valid ones. */
+function knownKeysAt(path: readonly PropertyKey[]): KnownKeys | undefined {
+  const [first] = path;
+  if (path.length === 0) return WORKFLOW_KEYS;
+  if (path.length === 1 && first === 'classification') return CLASSIFICATION_KEYS;
+  if (path.length !== 2) return undefined;
+  if (first === 'nodes') return NODE_KEYS;
+  if (first === 'edges') return EDGE_KEYS;
+  if (first === 'inputs') return INPUT_KEYS;
+  if (first === 'outputs') return OUTPUT_KEYS;
+  return undefined;
+}
+
+function unknownKeyIssues(issue: z.core.$ZodIssueUnrecognizedKeys): ValidationIssue[] {
+  const known = knownKeysAt(issue.path);
+  return issue.keys.map((key) => {
+    const path = formatIssuePath([...issue.path, key]);
+    const where = issue.path.length > 0 ? ` in ${formatIssuePath(issue.path)}` : ' at the top level of the workflow';
+    const suggestion = known === undefined ? undefined : (known.aliases[key] ?? closestMatch(key, known.keys));
+    const valid = known === undefined ? '' : `Valid keys: ${known.keys.join(', ')}`;
+    const hint = suggestion === undefined ? valid : `Did you mean '${suggestion}'? ${valid}`;
+    return { path, code: 'UNKNOWN_KEY', message: `Unknown key '${key}'${where}`, severity: 'error', ...(hint ? { hint: hint.trim() } : {}) };
+  });
+}
+
+const describeReceived = (input: unknown): string =>
+  input === null ? 'null' : Array.isArray(input) ? 'an array' : typeof input === 'object' ? 'an object' : `${typeof input} ${JSON.stringify(input)}`;
+
+function toValidationIssues(issue: z.core.$ZodIssue): ValidationIssue[] {
+  if (issue.code === 'unrecognized_keys') return unknownKeyIssues(issue);
+  const path = formatIssuePath(issue.path);
+  const field = issue.path.length === 0 ? 'the workflow' : `'${path}'`;
+  const base = { path, severity: 'error' as const };
+  // Our schemas give their own messages; zod's defaults start with "Invalid".
+  const ownMessage = !issue.message.startsWith('Invalid');
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (issue.input === undefined) {
+        return [{ ...base, code: 'MISSING_FIELD', message: ownMessage ? issue.message : `${field} is missing`, hint: `Add ${field} (${issue.expected})` }];
+      }
+      const message = ownMessage ? issue.message : `${field} must be ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}, not ${describeReceived(issue.input)}`;
+      return [{ ...base, code: 'INVALID_TYPE', message }];
+    }
+    case 'invalid_value': {
+      const values = issue.values.map(String);
+      const close = typeof issue.input === 'string' ? closestMatch(issue.input, values) : undefined;
+      const hint = `${close === undefined ? '' : `Did you mean '${close}'? `}Valid values: ${values.join(', ')}`;
+      return [{ ...base, code: 'INVALID_VALUE', message: `${field} cannot be ${JSON.stringify(issue.input)}`, hint }];
+    }
+    default:
+      return [{ ...base, code: `INVALID_${issue.code.toUpperCase()}`, message: ownMessage ? `${field}: ${issue.message}` : `${field}: ${issue.message.replace(/^Invalid input: /, '')}` }];
+  }
+}
+
+/** Parses raw JSON as a workflow; on failure every problem is an issue naming the field and what would be valid. */
+export function parseWorkflow(raw: unknown): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] } {
+  const result = WorkflowSchema.safeParse(raw, { reportInput: true });
+  if (result.success) return { ok: true, workflow: result.data };
+  return { ok: false, issues: result.error.issues.flatMap(toValidationIssues) };
+}

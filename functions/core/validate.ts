@@ -1,0 +1,143 @@
+import { closestMatch } from './closest-match.ts';
+import { startNodeId, type Workflow, type WorkflowNode } from './ir.ts';
+import type { NodeCatalog, NodeTypeSpec } from './node-type.ts';
+import { findTemplates } from './templates.ts';
+import { checkTemplates } from './validate-templates.ts';
+import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
+
+export { closestMatch } from './closest-match.ts';
+export { parseWorkflow } from './parse-workflow.ts';
+export { formatIssues, type ValidationIssue, ValidationIssueSchema } from './validation-issue.ts';
+
+const error = (path: string, code: string, message: string, hint?: string): ValidationIssue => ({
+  path, code, message, severity: 'error', ...(hint ? { hint } : {}),
+});
+const warning = (path: string, code: string, message: string, hint?: string): ValidationIssue => ({
+  path, code, message, severity: 'warning', ...(hint ? { hint } : {}),
+});
+const didYouMean = (word: string, candidates: readonly string[]): string => {
+  const close = closestMatch(word, candidates);
+  return close === undefined ? '' : `Did you mean '${close}'? `;
+};
+
+/** Whether a params schema rejects keys it does not declare (a catch-all schema accepts any). */
+const acceptsUnknownParams = (spec: NodeTypeSpec): boolean => {
+  const catchall = spec.paramsSchema._zod.def.catchall;
+  return catchall !== undefined && catchall._zod.def.type !== 'never';
+};
+
+function checkParams(node: WorkflowNode, index: number, spec: NodeTypeSpec): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const shape = spec.paramsSchema.shape;
+  const known = Object.keys(shape);
+  const where = `Node '${node.id}' (${spec.type})`;
+  const paramPath = (param: string, rest: readonly PropertyKey[] = []): string => formatIssuePath(['nodes', index, 'params', param, ...rest]);
+  for (const [param, value] of Object.entries(node.params)) {
+    const schema = shape[param];
+    if (schema === undefined) {
+      if (!acceptsUnknownParams(spec)) {
+        issues.push(error(paramPath(param), 'UNKNOWN_PARAM', `${where}: unknown param '${param}'`, `${didYouMean(param, known)}Params of ${spec.type}: ${known.join(', ')}`));
+      }
+      continue;
+    }
+    if (findTemplates(value).length > 0) continue;
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      const detail = (first?.message ?? 'invalid value').replace(/^Invalid input: /, '');
+      issues.push(error(paramPath(param, first?.path ?? []), 'INVALID_PARAM', `Node '${node.id}' param '${param}': ${detail}`));
+    }
+  }
+  for (const param of known) {
+    if (Object.hasOwn(node.params, param)) continue;
+    const absent = shape[param]?.safeParse(undefined);
+    if (absent !== undefined && !absent.success) {
+      const own = absent.error.issues[0]?.message;
+      const hint = own === undefined || own.startsWith('Invalid') ? `Add "${param}" to the node's params` : own;
+      issues.push(error(paramPath(param), 'MISSING_PARAM', `${where}: missing required param '${param}'`, hint));
+    }
+  }
+  return issues;
+}
+
+function checkNodes(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const firstIndex = new Map<string, number>();
+  const knownTypes = [...catalog.keys()];
+  workflow.nodes.forEach((node, index) => {
+    const earlier = firstIndex.get(node.id);
+    if (earlier === undefined) firstIndex.set(node.id, index);
+    else issues.push(error(`nodes[${index}].id`, 'DUPLICATE_NODE_ID', `Node id '${node.id}' is used twice (nodes[${earlier}] and nodes[${index}])`, 'Give every node its own id'));
+    const spec = catalog.get(node.type);
+    if (spec === undefined) {
+      issues.push(error(`nodes[${index}].type`, 'UNKNOWN_NODE_TYPE', `Node '${node.id}' has unknown type '${node.type}'`, `${didYouMean(node.type, knownTypes)}Known types: ${knownTypes.join(', ')}`));
+    } else {
+      issues.push(...checkParams(node, index, spec));
+    }
+  });
+  return issues;
+}
+
+function checkGraph(workflow: Workflow): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const ids = workflow.nodes.map((n) => n.id);
+  const idSet = new Set(ids);
+  const firstEdge = new Map<string, number>();
+  workflow.edges.forEach((edge, index) => {
+    for (const end of ['from', 'to'] as const) {
+      if (!idSet.has(edge[end])) {
+        issues.push(error(`edges[${index}].${end}`, 'EDGE_UNKNOWN_NODE', `Edge ${index} ${end === 'from' ? 'starts at' : 'leads to'} unknown node '${edge[end]}'`, `${didYouMean(edge[end], ids)}Nodes: ${ids.join(', ')}`));
+      }
+    }
+    const key = JSON.stringify([edge.from, edge.action]);
+    const earlier = firstEdge.get(key);
+    if (earlier === undefined) firstEdge.set(key, index);
+    else {
+      issues.push(error(`edges[${index}].action`, 'AMBIGUOUS_EDGE', `Node '${edge.from}' has two '${edge.action}' edges (edges[${earlier}] and edges[${index}]); an action must lead to one node`, 'Remove one edge, or give it another action'));
+    }
+  });
+  if (workflow.start_node !== undefined && !idSet.has(workflow.start_node)) {
+    issues.push(error('start_node', 'UNKNOWN_START_NODE', `start_node '${workflow.start_node}' is not a node`, `${didYouMean(workflow.start_node, ids)}Nodes: ${ids.join(', ')}`));
+    return issues;
+  }
+  const start = startNodeId(workflow);
+  const reached = new Set([start]);
+  const queue = [start];
+  for (let head = 0; head < queue.length; head++) {
+    for (const edge of workflow.edges) {
+      if (edge.from === queue[head] && !reached.has(edge.to)) {
+        reached.add(edge.to);
+        queue.push(edge.to);
+      }
+    }
+  }
+  workflow.nodes.forEach((node, index) => {
+    if (!reached.has(node.id)) {
+      issues.push(warning(`nodes[${index}]`, 'UNREACHABLE_NODE', `Node '${node.id}' cannot be reached from the start node '${start}'`, `Add an edge that leads to '${node.id}', or remove it`));
+    }
+  });
+  return issues;
+}
+
+function checkInputs(workflow: Workflow): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const ids = new Set(workflow.nodes.map((n) => n.id));
+  for (const [name, spec] of Object.entries(workflow.inputs)) {
+    const path = formatIssuePath(['inputs', name]);
+    if (ids.has(name)) {
+      issues.push(error(path, 'INPUT_NODE_NAME_CLASH', `Input '${name}' has the same name as a node, so \${${name}} would be ambiguous`, 'Rename the input or the node'));
+    }
+    if (spec.required === true && spec.default !== undefined) {
+      issues.push(warning(path, 'REQUIRED_INPUT_WITH_DEFAULT', `Input '${name}' is required but has a default, which is never used`, 'Remove "required": true, or the default'));
+    }
+  }
+  return issues;
+}
+
+/** Static checks of a parsed workflow against the node types a host knows; an empty list means it may run. */
+export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[] {
+  return [...checkNodes(workflow, catalog), ...checkGraph(workflow), ...checkInputs(workflow), ...checkTemplates(workflow, catalog)];
+}
+
+/** Whether any issue is an error (warnings alone let a workflow run). */
+export const hasErrors = (issues: readonly ValidationIssue[]): boolean => issues.some((i) => i.severity === 'error');

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+/** One finding of parsing or static validation; `path` names the field, e.g. "nodes[1].params.command". */
+export const ValidationIssueSchema = z.object({
+  path: z.string(),
+  code: z.string(),
+  message: z.string(),
+  hint: z.string().optional(),
+  severity: z.enum(['error', 'warning']),
+});
+export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
+
+const IDENTIFIER = /^[a-zA-Z_][\w-]*$/;
+
+/** `["nodes", 1, "params", "command"]` as "nodes[1].params.command". */
+export function formatIssuePath(segments: readonly PropertyKey[]): string {
+  let text = '';
+  for (const seg of segments) {
+    if (typeof seg === 'number') text += `[${seg}]`;
+    else if (typeof seg === 'string' && IDENTIFIER.test(seg)) text += text ? `.${seg}` : seg;
+    else text += `[${JSON.stringify(String(seg))}]`;
+  }
+  return text;
+}
+
+/** Human text: one block per issue (message, where, hint), then a count. */
+export function formatIssues(issues: readonly ValidationIssue[]): string {
+  if (issues.length === 0) return 'No issues.';
+  const blocks = issues.map((issue) => {
+    const mark = issue.severity === 'error' ? '✗ error' : '⚠ warning';
+    const lines = [`${mark}: ${issue.message}`, `    at ${issue.path || '(workflow)'} [${issue.code}]`];
+    if (issue.hint) lines.push(`    hint: ${issue.hint}`);
+    return lines.join('\n');
+  });
+  const errors = issues.filter((i) => i.severity === 'error').length;
+  const warnings = issues.length - errors;
+  const count = `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`;
+  return `${blocks.join('\n')}\n${count}`;
+}
