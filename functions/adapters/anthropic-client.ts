@@ -1,0 +1,46 @@
+import Anthropic from '@anthropic-ai/sdk';
+
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
+export interface AnthropicClientOptions {
+  apiKey: string;
+  /** Default https://api.anthropic.com; tests point it at a fake on 127.0.0.1. */
+  baseURL?: string;
+  timeoutMs?: number;
+}
+
+/**
+ * An Anthropic client with everything explicit: the key (so the SDK's profile/credential chain and
+ * env lookups never run), the base URL, and no SDK retries (the state machine's Retry owns retries).
+ */
+export const makeAnthropicClient = ({ apiKey, baseURL, timeoutMs = 120_000 }: AnthropicClientOptions): Anthropic =>
+  new Anthropic({ apiKey, baseURL: baseURL ?? DEFAULT_ANTHROPIC_BASE_URL, maxRetries: 0, timeout: timeoutMs });
+
+/** Where LLM calls go and with which key. `apiKey` undefined means "not configured". */
+export interface LlmConfig {
+  apiKey?: string;
+  baseURL?: string;
+  /** Model used when a node names none. */
+  defaultModel?: string;
+}
+
+/**
+ * Supplies the LLM configuration at call time. Locally it reads the environment; on AWS the handler
+ * may plug in a lookup of the Secrets Manager secret named by FLOWMEND_ANTHROPIC_SECRET_ID.
+ */
+export type LlmConfigProvider = () => LlmConfig | Promise<LlmConfig>;
+
+const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value);
+
+/**
+ * Environment contract: ANTHROPIC_API_KEY (the key), ANTHROPIC_BASE_URL (optional endpoint),
+ * FLOWMEND_LLM_MODEL (optional default model). Read on every call so a changed variable takes effect.
+ */
+export const envLlmConfig =
+  (env: NodeJS.ProcessEnv = process.env): LlmConfigProvider =>
+  () => {
+    const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
+    const baseURL = nonEmpty(env.ANTHROPIC_BASE_URL);
+    const defaultModel = nonEmpty(env.FLOWMEND_LLM_MODEL);
+    return { ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}), ...(defaultModel ? { defaultModel } : {}) };
+  };

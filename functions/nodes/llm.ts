@@ -1,0 +1,116 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import { z } from 'zod';
+import { envLlmConfig, type LlmConfigProvider, makeAnthropicClient, type AnthropicClientOptions } from '../adapters/anthropic-client.ts';
+import { ConfigurationError, TransientError } from '../core/errors.ts';
+import { ClassificationRulesSchema } from '../core/ir.ts';
+import type { LlmUsage, NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
+import { costUsd } from './llm-prices.ts';
+
+export const DEFAULT_LLM_MODEL = 'claude-haiku-4-5';
+const DEFAULT_TIMEOUT_S = 120;
+
+export const LlmParamsSchema = z.strictObject({
+  prompt: z.string({ error: 'prompt is required: the text sent to the model' }).min(1, 'prompt must not be empty'),
+  system: z.string({ error: 'system must be a string' }).optional(),
+  model: z.string({ error: 'model must be a model id such as "claude-haiku-4-5"' }).min(1).optional(),
+  max_tokens: z.number({ error: 'max_tokens must be a number' }).int('max_tokens must be a whole number').positive().default(1024),
+  temperature: z.number({ error: 'temperature must be a number' }).min(0, 'temperature is 0 to 1').max(1, 'temperature is 0 to 1').optional(),
+  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive().optional(),
+  /** Reserved: the workflow's classification rules, passed by the engine only when the workflow has some. */
+  __classification: ClassificationRulesSchema.optional(),
+});
+export type LlmParams = z.infer<typeof LlmParamsSchema>;
+
+export interface LlmRunnerDeps {
+  config: LlmConfigProvider;
+  makeClient?: (options: AnthropicClientOptions) => Anthropic;
+}
+
+const timeoutOf = (params: Record<string, unknown>): number =>
+  typeof params.timeout_s === 'number' && params.timeout_s > 0 ? params.timeout_s : DEFAULT_TIMEOUT_S;
+
+const MISSING_KEY =
+  'ANTHROPIC_API_KEY is not set: the llm node needs an Anthropic API key ' +
+  '(set ANTHROPIC_API_KEY; on AWS, FLOWMEND_ANTHROPIC_SECRET_ID names the secret holding it)';
+
+const failed = (code: string, message: string, details?: Record<string, unknown>, durationMs = 0): RunnerResult => ({
+  kind: 'failed',
+  error: { code, message, ...(details ? { details } : {}) },
+  durationMs,
+});
+
+/**
+ * Maps an SDK failure: throttling, overload, 5xx and network are transient (thrown for the Retry);
+ * a rejected key or an empty account is configuration (thrown, never repaired); any other 4xx is a
+ * bad request the workflow can fix (data). Anything else is a bug and propagates.
+ */
+const toFailure = (error: unknown, model: string, durationMs: number): RunnerResult => {
+  if (error instanceof APIUserAbortError) return failed('ABORTED', 'LLM call cancelled: the run was cancelled', undefined, durationMs);
+  if (error instanceof APIConnectionError) throw new TransientError(`LLM call failed: ${error.message}`, { cause: error });
+  if (!(error instanceof APIError) || error.status === undefined) throw error;
+  const status = error.status;
+  const apiMessage = error.apiMessage ?? error.message;
+  const details = { status_code: status, type: error.type, model, message: apiMessage };
+  if (status === 429 || status === 529 || status >= 500 || error.type === 'overloaded_error') {
+    throw new TransientError(`Anthropic API ${status} (${error.type ?? 'error'}): ${apiMessage}`, { cause: error, details });
+  }
+  if (status === 401 || status === 403 || status === 402 || /credit balance/i.test(apiMessage)) {
+    throw new ConfigurationError(`Anthropic API rejected the request (${status}): ${apiMessage}; check ANTHROPIC_API_KEY`, { cause: error, details });
+  }
+  return failed('LLM_REQUEST_REJECTED', `Anthropic API ${status} (${error.type ?? 'error'}) for model ${model}: ${apiMessage}`, details, durationMs);
+};
+
+export const makeLlmRunner = ({ config, makeClient = makeAnthropicClient }: LlmRunnerDeps): NodeRunner => {
+  const run = async (raw: Record<string, unknown>, context: RunContext): Promise<RunnerResult> => {
+    const parsed = LlmParamsSchema.safeParse(raw);
+    if (!parsed.success) {
+      return failed('PARAMS_INVALID', `Invalid llm params: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`);
+    }
+    const params = parsed.data;
+    const { apiKey, baseURL, defaultModel } = await config();
+    if (apiKey === undefined) throw new ConfigurationError(MISSING_KEY);
+    if (context.signal?.aborted) return failed('ABORTED', 'LLM call not started: the run was cancelled');
+
+    const model = params.model ?? defaultModel ?? DEFAULT_LLM_MODEL;
+    const client = makeClient({ apiKey, ...(baseURL ? { baseURL } : {}), timeoutMs: timeoutOf(params) * 1000 });
+    const started = performance.now();
+    let message: Anthropic.Message;
+    try {
+      message = await client.messages.create(
+        {
+          model,
+          max_tokens: params.max_tokens,
+          messages: [{ role: 'user', content: params.prompt }],
+          ...(params.system === undefined ? {} : { system: params.system }),
+          ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
+        },
+        context.signal ? { signal: context.signal } : undefined,
+      );
+    } catch (error) {
+      return toFailure(error, model, performance.now() - started);
+    }
+    const durationMs = performance.now() - started;
+    const response = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+    const billedModel = message.model || model;
+    const usage: LlmUsage = {
+      model: billedModel,
+      input_tokens: message.usage.input_tokens,
+      output_tokens: message.usage.output_tokens,
+      cost_usd: costUsd(billedModel, message.usage),
+    };
+    return { kind: 'ok', outputs: { response, usage, stop_reason: message.stop_reason }, action: 'default', durationMs, usage };
+  };
+
+  return {
+    type: 'llm',
+    paramsSchema: LlmParamsSchema,
+    outputKeys: ['response', 'usage', 'stop_reason'],
+    sideEffects: () => false,
+    timeoutS: timeoutOf,
+    run,
+  };
+};
+
+/** Reads ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL / FLOWMEND_LLM_MODEL from the environment on every call. */
+export const llmRunner: NodeRunner = makeLlmRunner({ config: envLlmConfig() });
