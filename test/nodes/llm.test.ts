@@ -82,7 +82,10 @@ describe('llm runner', () => {
     const before = fake.calls.length;
     const attempt = makeLlmRunner({ config: envLlmConfig({ ANTHROPIC_BASE_URL: fake.baseURL }) }).run({ prompt: 'x' }, context);
     await expect(attempt).rejects.toBeInstanceOf(ConfigurationError);
-    const error = await attempt.catch((e: unknown) => e as ConfigurationError);
+    const error = (await attempt.then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as ConfigurationError;
     expect(error.message).toContain('ANTHROPIC_API_KEY');
     expect(fake.calls.length).toBe(before);
     const outcome = classifyOutcome({ nodeId: 'ask', nodeType: 'llm', taskError: { Error: error.name, Cause: error.message } });
