@@ -27,6 +27,7 @@ interface ParsedText {
 }
 
 const PARSE_CACHE_LIMIT = 5000;
+const CACHED_TEXT_MAX_CHARS = 10_000;
 const parseCache = new Map<string, ParsedText | null>();
 
 function parseRef(expr: string): TemplateRef {
@@ -63,8 +64,10 @@ function parseText(text: string): ParsedText | null {
   literal += text.slice(last);
   if (literal) parts.push(literal);
   const parsed = refs.length === 0 && !escaped ? null : { parts, refs, whole: parts.length === 1 && refs.length === 1 ? refs[0] : undefined };
-  if (parseCache.size >= PARSE_CACHE_LIMIT) parseCache.clear();
-  parseCache.set(text, parsed);
+  if (text.length <= CACHED_TEXT_MAX_CHARS) {
+    if (parseCache.size >= PARSE_CACHE_LIMIT) parseCache.clear();
+    parseCache.set(text, parsed);
+  }
   return parsed;
 }
 
