@@ -1,4 +1,6 @@
 import { makeCatalog, type NodeCatalog, type NodeRunner } from '../core/node-type.ts';
+import { httpRunner } from './http.ts';
+import { llmRunner } from './llm.ts';
 import { shellRunner } from './shell.ts';
 import { transformRunner } from './transform.ts';
 
@@ -6,8 +8,8 @@ import { transformRunner } from './transform.ts';
 export const builtinRunners: readonly NodeRunner[] = [
   shellRunner,
   transformRunner,
-  // http: httpRunner (functions/nodes/http.ts)
-  // llm: llmRunner (functions/nodes/llm.ts)
+  httpRunner,
+  llmRunner,
 ];
 
 export const builtinCatalog: NodeCatalog = makeCatalog(builtinRunners);
