@@ -1,0 +1,68 @@
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** Path of a Lambda entry point under functions/handlers. */
+export const handlerEntry = (name: string): string =>
+  fileURLToPath(new URL(`../../functions/handlers/${name}.ts`, import.meta.url));
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+// An ESM bundle has no `require`; CommonJS dependencies that require Node built-ins need this shim.
+const ESM_REQUIRE_SHIM =
+  "import { createRequire as __flowmendCreateRequire } from 'node:module'; const require = __flowmendCreateRequire(import.meta.url);";
+
+export interface FlowmendFunctionProps {
+  /** File name under functions/handlers, without `.ts`. */
+  handler: string;
+  description: string;
+  timeout: Duration;
+  memoryMb: number;
+  logRetentionDays: number;
+  environment?: Record<string, string>;
+}
+
+/** A Lambda with its own role and log group: Node 22 on arm64, an ESM bundle built by the local esbuild, X-Ray on. */
+export class FlowmendFunction extends Construct {
+  readonly fn: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: FlowmendFunctionProps) {
+    super(scope, id);
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetentionDays as logs.RetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: handlerEntry(props.handler),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memoryMb,
+      timeout: props.timeout,
+      tracing: lambda.Tracing.ACTIVE,
+      logGroup,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        platform: 'node',
+        mainFields: ['module', 'main'],
+        minify: true,
+        sourceMap: true,
+        banner: ESM_REQUIRE_SHIM,
+        // Bundle our pinned SDK versions instead of whatever the runtime ships.
+        externalModules: [],
+      },
+    });
+  }
+}

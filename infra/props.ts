@@ -1,0 +1,59 @@
+import { RemovalPolicy, type StackProps } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Node } from 'constructs';
+import { z } from 'zod';
+
+export const LogLevelSchema = z.enum(['ALL', 'ERROR', 'FATAL', 'OFF']);
+
+/** Everything a deployment may change, from typed props or from CDK context (`-c flowmend:<key>=...`). */
+export const FlowmendSettingsSchema = z.object({
+  /** What happens to the table and the blob bucket when the stack is deleted. */
+  removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
+  /** Secrets Manager secret holding the Anthropic API key (a plain string), read by the llm runner and repair. */
+  anthropicSecretName: z.string().min(1).default('flowmend/anthropic-api-key'),
+  /** Step Functions execution log level; ERROR keeps Express runs cheap (the run's own events live in the table). */
+  logLevel: LogLevelSchema.default('ERROR'),
+  /** Days before large node outputs in the bucket expire. */
+  blobExpiryDays: z.coerce.number().int().positive().default(30),
+  /** Days Lambda and state machine logs are kept. */
+  logRetentionDays: z.coerce
+    .number()
+    .int()
+    .refine((days) => Object.values(RetentionDays).includes(days), 'not a retention CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, 60, 90, ...)')
+    .default(30),
+  /** Memory of every Lambda, MB (also drives the cost model). */
+  lambdaMemoryMb: z.coerce.number().int().min(128).max(10240).default(512),
+  /** SNS topic that the failed-execution alarms notify, if any. */
+  alarmTopicArn: z.string().startsWith('arn:').optional(),
+});
+export type FlowmendSettings = z.infer<typeof FlowmendSettingsSchema>;
+export type FlowmendSettingsInput = z.input<typeof FlowmendSettingsSchema>;
+
+export interface FlowmendStackProps extends StackProps, FlowmendSettingsInput {}
+
+export const CONTEXT_PREFIX = 'flowmend:';
+
+/** Reads `flowmend:<key>` context values (cdk.json or `-c`); explicit props win over context. */
+export const resolveSettings = (node: Node, props: FlowmendSettingsInput): FlowmendSettings => {
+  const fromContext = Object.fromEntries(
+    Object.keys(FlowmendSettingsSchema.shape)
+      .map((key) => [key, node.tryGetContext(`${CONTEXT_PREFIX}${key}`)] as const)
+      .filter(([, value]) => value !== undefined),
+  );
+  const defined = Object.fromEntries(Object.entries(props).filter(([, value]) => value !== undefined));
+  const parsed = FlowmendSettingsSchema.safeParse({ ...fromContext, ...defined });
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid flowmend stack settings: ${issues}`);
+  }
+  return parsed.data;
+};
+
+export const toRemovalPolicy = (policy: FlowmendSettings['removalPolicy']): RemovalPolicy => {
+  switch (policy) {
+    case 'retain':
+      return RemovalPolicy.RETAIN;
+    case 'destroy':
+      return RemovalPolicy.DESTROY;
+  }
+};

@@ -1,0 +1,163 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { GSI, TABLE_KEYS } from '../../functions/adapters/table-schema.ts';
+import { RUNNER_TIMEOUTS } from '../../infra/flowmend-stack.ts';
+import { synthFlowmend } from '../support/synth-flowmend.ts';
+import { actionsOf, asCfn, logicalId, managedPoliciesOf, statementsOf } from './stack-helpers.ts';
+
+const { template } = synthFlowmend();
+const cfn = asCfn(template);
+const fnId = (prefix: string) => logicalId(cfn, 'AWS::Lambda::Function', prefix);
+const runnerPrefix = (type: string) => `Run${type[0]?.toUpperCase()}${type.slice(1)}`;
+const RUNNER_TYPES = Object.keys(RUNNER_TIMEOUTS);
+
+describe('FlowmendStack table', () => {
+  it('is on demand, with point-in-time recovery, the TTL attribute and both GSIs of the adapter', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: TABLE_KEYS.pk, KeyType: 'HASH' },
+        { AttributeName: TABLE_KEYS.sk, KeyType: 'RANGE' },
+      ],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: TABLE_KEYS.ttl, Enabled: true },
+      GlobalSecondaryIndexes: [GSI.byWorkflow, GSI.byDay].map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.pk, KeyType: 'HASH' },
+          { AttributeName: index.sk, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    });
+  });
+
+  it('and the blob bucket are retained by default, destroyed when the prop says so', () => {
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
+    const destroy = synthFlowmend({ removalPolicy: 'destroy' }).template;
+    destroy.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });
+    destroy.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Delete' });
+  });
+});
+
+describe('FlowmendStack blob bucket', () => {
+  it('is encrypted, private and expires its objects', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 30, Status: 'Enabled' })]) },
+    });
+  });
+});
+
+describe('FlowmendStack Lambdas', () => {
+  it('run Node 22 on arm64 with tracing, one per node type plus the engine and repair', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    expect(Object.keys(functions)).toHaveLength(2 + RUNNER_TYPES.length);
+    for (const fn of Object.values(functions)) {
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
+    }
+  });
+
+  it('give every function its own role', () => {
+    const roles = Object.values(template.findResources('AWS::Lambda::Function')).map((fn) => JSON.stringify(fn.Properties.Role));
+    expect(new Set(roles).size).toBe(roles.length);
+  });
+
+  it.each(RUNNER_TYPES)('the %s runner has no table, bucket or (except llm) secret permission', (type) => {
+    const id = fnId(runnerPrefix(type));
+    const actions = actionsOf(statementsOf(cfn, id));
+    expect(actions.filter((a) => /^(dynamodb|s3|kms):/i.test(a) || a === '*')).toEqual([]);
+    const secretActions = actions.filter((a) => a.startsWith('secretsmanager:'));
+    if (type === 'llm') expect(secretActions).toContain('secretsmanager:GetSecretValue');
+    else expect(secretActions).toEqual([]);
+    expect(managedPoliciesOf(cfn, id).join()).toMatch(/AWSLambdaBasicExecutionRole/);
+    expect(managedPoliciesOf(cfn, id)).toHaveLength(1);
+  });
+
+  it('only the llm runner and repair may read the Anthropic key, by its configured name', () => {
+    const { template: named } = synthFlowmend({ anthropicSecretName: 'team/claude-key' });
+    const namedCfn = asCfn(named);
+    const readers = Object.keys(named.findResources('AWS::Lambda::Function')).filter((id) =>
+      actionsOf(statementsOf(namedCfn, id)).includes('secretsmanager:GetSecretValue'),
+    );
+    expect(readers.map((id) => id.replace(/Function[0-9A-F]{8}$/, '')).sort()).toEqual(['Repair', 'RunLlm']);
+    const llm = namedCfn.Resources[logicalId(namedCfn, 'AWS::Lambda::Function', 'RunLlm')];
+    expect(llm?.Properties?.Environment).toMatchObject({ Variables: { FLOWMEND_ANTHROPIC_SECRET_ID: 'team/claude-key' } });
+    expect(JSON.stringify(statementsOf(namedCfn, logicalId(namedCfn, 'AWS::Lambda::Function', 'RunLlm')))).toContain(
+      'secret:team/claude-key-??????',
+    );
+  });
+
+  it('the engine reads and writes the table and the bucket, and cannot read the secret', () => {
+    const actions = actionsOf(statementsOf(cfn, fnId('Advance')));
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 's3:PutObject', 's3:GetObject*']));
+    expect(actions.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+    expect(cfn.Resources[fnId('Advance')]?.Properties?.Environment).toMatchObject({
+      Variables: { TABLE_NAME: expect.anything(), BUCKET_NAME: expect.anything() },
+    });
+  });
+
+  it('repair reads and writes the table and reads the secret', () => {
+    const actions = actionsOf(statementsOf(cfn, fnId('Repair')));
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:Query', 'secretsmanager:GetSecretValue']));
+  });
+});
+
+describe('FlowmendStack state machines', () => {
+  const machines = template.findResources('AWS::StepFunctions::StateMachine');
+
+  it('are deployed twice, Express and Standard, with logging and X-Ray tracing', () => {
+    const byType = Object.values(machines).map((m) => m.Properties.StateMachineType).sort();
+    expect(byType).toEqual(['EXPRESS', 'STANDARD']);
+    for (const machine of Object.values(machines)) {
+      expect(machine.Properties).toMatchObject({
+        TracingConfiguration: { Enabled: true },
+        LoggingConfiguration: { Level: 'ERROR', IncludeExecutionData: true, Destinations: [{ CloudWatchLogsLogGroup: { LogGroupArn: expect.anything() } }] },
+      });
+    }
+  });
+
+  it('log at the level set in CDK context', () => {
+    const { template: verbose } = synthFlowmend({}, { context: { 'flowmend:logLevel': 'ALL' } });
+    for (const machine of Object.values(verbose.findResources('AWS::StepFunctions::StateMachine'))) {
+      expect(machine.Properties.LoggingConfiguration.Level).toBe('ALL');
+    }
+  });
+
+  it('reject a bad setting with a message naming it', () => {
+    expect(() => synthFlowmend({}, { context: { 'flowmend:logLevel': 'LOUD' } })).toThrow(/logLevel/);
+  });
+
+  it.each(['Express', 'Standard'])('%s may invoke every Lambda and start only itself (continue-as-new)', (name) => {
+    const id = logicalId(cfn, 'AWS::StepFunctions::StateMachine', name);
+    const statements = statementsOf(cfn, id);
+    const invoked = statements.filter((s) => actionsOf([s]).includes('lambda:InvokeFunction')).flatMap((s) => s.Resource as unknown[]);
+    for (const fn of Object.keys(template.findResources('AWS::Lambda::Function'))) {
+      expect(JSON.stringify(invoked)).toContain(`"${fn}"`);
+    }
+    const starts = statements.filter((s) => actionsOf([s]).includes('states:StartExecution'));
+    expect(starts).toHaveLength(1);
+    expect(JSON.stringify(starts[0]?.Resource)).toContain(`:stateMachine:Flowmend-${name.toLowerCase()}`);
+    expect(cfn.Resources[id]?.Properties?.StateMachineName).toBe(`Flowmend-${name.toLowerCase()}`);
+  });
+
+  it('raise an alarm on failed executions of each machine', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(2);
+    const watched = alarms.map((alarm) => {
+      expect(alarm.Properties).toMatchObject({ MetricName: 'ExecutionsFailed', Namespace: 'AWS/States', Threshold: 1 });
+      return alarm.Properties.Dimensions[0].Value.Ref as string;
+    });
+    expect(watched.sort()).toEqual(Object.keys(machines).sort());
+  });
+
+  it('notify the alarm topic when one is given', () => {
+    const topic = 'arn:aws:sns:us-east-1:123456789012:oncall';
+    const { template: alerted } = synthFlowmend({ alarmTopicArn: topic });
+    for (const alarm of Object.values(alerted.findResources('AWS::CloudWatch::Alarm'))) {
+      expect(alarm.Properties.AlarmActions).toEqual([topic]);
+    }
+  });
+});

@@ -1,0 +1,85 @@
+import aslValidator from 'asl-validator';
+import { describe, expect, it } from 'vitest';
+import { buildDefinition, runnerStateName, STATE } from '../../functions/core/definition.ts';
+import { StepOutcomeSchema } from '../../functions/core/step.ts';
+import { RUNNER_TIMEOUTS } from '../../infra/flowmend-stack.ts';
+import { extractStateMachines, fakeArn } from '../support/cfn-asl.ts';
+import { synthFlowmend } from '../support/synth-flowmend.ts';
+import { asCfn, logicalId } from './stack-helpers.ts';
+
+type State = Record<string, unknown> & { Type: string; Next?: string };
+type Asl = { StartAt: string; States: Record<string, State> };
+type ChoiceRule = { Variable?: string; StringEquals?: string; And?: ChoiceRule[]; Next?: string };
+
+const cfn = asCfn(synthFlowmend().template);
+const machines = extractStateMachines(cfn);
+const fnArn = (prefix: string) => fakeArn(cfn, logicalId(cfn, 'AWS::Lambda::Function', prefix));
+const RUNNER_TYPES = Object.keys(RUNNER_TIMEOUTS);
+
+const expected = buildDefinition({
+  advance: fnArn('Advance'),
+  repair: fnArn('Repair'),
+  continueRun: 'arn:aws:states:::states:startExecution',
+  runners: Object.fromEntries(RUNNER_TYPES.map((type) => [type, fnArn(`Run${type[0]?.toUpperCase()}${type.slice(1)}`)])),
+});
+
+/** Where the Route state sends an outcome: follows the Choice rules the way Step Functions does. */
+function routeOf(asl: Asl, outcome: { kind: string; node?: { type: string } }): string | undefined {
+  const route = asl.States[STATE.route] as State & { Choices: ChoiceRule[]; Default?: string };
+  const read = (path: string): unknown =>
+    path.replace(/^\$\./, '').split('.').reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], outcome);
+  const matches = (rule: ChoiceRule): boolean =>
+    rule.And !== undefined ? rule.And.every(matches) : read(rule.Variable ?? '') === rule.StringEquals;
+  return route.Choices.find(matches)?.Next ?? route.Default;
+}
+
+describe.each(Object.keys(machines))('state machine %s in the synthesized template', (id) => {
+  const asl = machines[id] as unknown as Asl;
+
+  it('is exactly what buildDefinition returns, Lambda ARNs substituted', () => {
+    expect(asl).toEqual(expected);
+  });
+
+  it('is valid ASL', () => {
+    const result = aslValidator(structuredClone(asl));
+    expect(result.isValid, result.errorsText()).toBe(true);
+  });
+
+  it('has a branch for every outcome kind, and one runner Task per node type', () => {
+    const kinds = StepOutcomeSchema.options.map((option) => option.shape.kind.value);
+    expect(kinds.sort()).toEqual(['continue', 'done', 'failed', 'repair', 'run']);
+    const targets: Record<string, [string, string]> = {
+      repair: [STATE.repair, 'Task'],
+      continue: [STATE.continueRun, 'Task'],
+      done: [STATE.done, 'Succeed'],
+      failed: [STATE.failed, 'Fail'],
+    };
+    for (const [kind, [name, type]] of Object.entries(targets)) {
+      expect(routeOf(asl, { kind }), kind).toBe(name);
+      expect(asl.States[name]?.Type).toBe(type);
+    }
+    for (const type of RUNNER_TYPES) {
+      const target = routeOf(asl, { kind: 'run', node: { type } });
+      expect(target).toBe(runnerStateName(type));
+      expect(asl.States[target ?? '']).toMatchObject({ Type: 'Task', Resource: expected.States[target ?? '']?.Resource, Next: STATE.advance });
+    }
+    expect(routeOf(asl, { kind: 'run', node: { type: 'no-such-type' } })).toBe(STATE.unknown);
+    expect(asl.States[STATE.unknown]?.Type).toBe('Fail');
+  });
+
+  it('retries TransientError in every runner Task and catches everything else back to Advance', () => {
+    for (const type of RUNNER_TYPES) {
+      const task = asl.States[runnerStateName(type)] as State & { Retry: { ErrorEquals: string[]; MaxAttempts: number }[]; Catch: unknown[] };
+      const transient = task.Retry.find((r) => r.ErrorEquals.includes('TransientError'));
+      expect(transient?.MaxAttempts, type).toBeGreaterThan(0);
+      expect(task.Catch).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATE.advance }]);
+    }
+  });
+
+  it('continues a run by starting the same state machine', () => {
+    expect(asl.States[STATE.continueRun]).toMatchObject({
+      Resource: 'arn:aws:states:::states:startExecution',
+      Parameters: { 'StateMachineArn.$': '$$.StateMachine.Id' },
+    });
+  });
+});
