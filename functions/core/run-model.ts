@@ -72,6 +72,8 @@ export const RunItemSchema = z.object({
       repaired: z.boolean().optional(),
     })
     .optional(),
+  /** The last node recorded on the current path and the action it took: the next step routes from here. */
+  cursor: z.object({ nodeId: z.string(), action: z.string() }).optional(),
   /** Events written so far; the next event's key is derived from it. */
   eventSeq: z.number().int().nonnegative().default(0),
   /** Nodes changed by any repair of this run (shown as [repaired]). */

@@ -1,0 +1,182 @@
+import './node20-polyfills.ts';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import { buildDefinition, runnerStateName, STATE, type AslDefinition } from '../core/definition.ts';
+import type { ExecutionLimits } from '../core/engine.ts';
+import { StaleRunError } from '../core/errors.ts';
+import type { Workflow } from '../core/ir.ts';
+import { makeCatalog, type NodeRunner } from '../core/node-type.ts';
+import { claimRun, createRun, type ClaimOptions } from '../core/run-lifecycle.ts';
+import type { Owner } from '../core/run-model.ts';
+import { loadRunReport, type RunReport } from '../core/run-report.ts';
+import type { RunStore } from '../core/run-store.ts';
+import type { RepairReport } from '../core/step.ts';
+import { makeAdvanceHandler } from '../handlers/advance.ts';
+import { makeRunNodeHandler } from '../handlers/run-node.ts';
+import { builtinRunners } from '../nodes/catalog.ts';
+import { ObservedRunStore, type StoreWrite } from './observed-run-store.ts';
+
+export type RepairHandler = (event: unknown) => Promise<RepairReport>;
+
+export interface LocalHostOptions {
+  store: RunStore;
+  runners?: readonly NodeRunner[];
+  /** The ASL to run; by default the one `buildDefinition` makes (tests pass the one CDK synthesized). */
+  definition?: AslDefinition;
+  /** Binds the Repair state; built from the store and catalog when not given. */
+  makeRepairHandler?: (deps: { store: RunStore; runners: readonly NodeRunner[] }) => RepairHandler;
+  onWrite?: (write: StoreWrite) => void;
+  /** Replaces the ASL retry intervals of runner states (tests); the policy (attempts, errors) stays. */
+  retryIntervalMs?: number;
+  executionLimits?: ExecutionLimits;
+  now?: () => number;
+}
+
+export interface StartOptions {
+  workflow: Workflow;
+  workflowName: string;
+  params: Record<string, unknown>;
+  repairEnabled: boolean;
+  maxRepairs: number;
+  runId?: string;
+}
+
+export type ResumeOptions = Omit<ClaimOptions, 'owner' | 'isAlive' | 'now'> & { force?: boolean };
+
+/** What the host saw of the state machine: for benchmarks and the parity test. */
+export interface HostStats {
+  executions: number;
+  transitions: number;
+  tasks: Record<string, number>;
+}
+
+const noRepair: RepairHandler = async () => ({ applied: false, message: 'this host has no repair service' });
+
+export const newRunId = (now: number): string => {
+  const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+};
+
+/** A local owner is this process; it is alive while its pid is, on this host. */
+export const localOwner = (now: number): Owner => ({ id: `local-${process.pid}-${randomBytes(4).toString('hex')}`, pid: process.pid, host: hostname(), since: now });
+
+export const isLocalOwnerAlive = async (owner: Owner): Promise<boolean> => {
+  if (owner.pid === undefined || owner.host !== hostname()) return true;
+  try {
+    process.kill(owner.pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * The embedded host (DESIGN section 7): runs the ASL definition in aws-local-stepfunctions with every
+ * Task bound, by state name, to the same handler functions the Lambdas export.
+ */
+export class LocalHost {
+  readonly store: ObservedRunStore;
+  readonly stats: HostStats = { executions: 0, transitions: 0, tasks: {} };
+  private readonly machine: StateMachine;
+  private readonly handlers: Record<string, (input: never) => Promise<unknown>>;
+  private readonly retryOverrides: Record<string, number>;
+  private readonly now: () => number;
+  private continued = false;
+
+  constructor(private readonly options: LocalHostOptions) {
+    this.now = options.now ?? Date.now;
+    this.store = new ObservedRunStore(options.store, options.onWrite);
+    const runners = options.runners ?? builtinRunners;
+    const catalog = makeCatalog(runners);
+    const definition =
+      options.definition ??
+      buildDefinition({
+        advance: 'arn:aws:lambda:us-east-1:000000000000:function:flowmend-advance',
+        repair: 'arn:aws:lambda:us-east-1:000000000000:function:flowmend-repair',
+        continueRun: 'arn:aws:states:::states:startExecution',
+        runners: Object.fromEntries(runners.map((r) => [r.type, `arn:aws:lambda:us-east-1:000000000000:function:flowmend-run-${r.type}`])),
+      });
+    this.machine = new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { noValidate: true } });
+    const engineDeps = { store: this.store, catalog, now: this.now, ...(options.executionLimits ? { executionLimits: options.executionLimits } : {}) };
+    const repair = options.makeRepairHandler?.({ store: this.store, runners }) ?? noRepair;
+    this.handlers = {
+      [STATE.advance]: makeAdvanceHandler(engineDeps),
+      [STATE.repair]: repair,
+      [STATE.continueRun]: async () => {
+        this.continued = true;
+        return {};
+      },
+      ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), makeRunNodeHandler(r)])),
+    };
+    this.retryOverrides = options.retryIntervalMs === undefined ? {} : Object.fromEntries(runners.map((r) => [runnerStateName(r.type), options.retryIntervalMs as number]));
+  }
+
+  /** Creates a run and drives it to its end. */
+  async start(spec: StartOptions): Promise<RunReport> {
+    const now = this.now();
+    const owner = localOwner(now);
+    const runId = spec.runId ?? newRunId(now);
+    await createRun(this.store, { ...spec, runId, owner, now });
+    return this.drive(runId, owner.id);
+  }
+
+  /** Takes a stopped or failed run over and drives it on, replaying what is recorded. */
+  async resume(runId: string, options: ResumeOptions = {}): Promise<RunReport> {
+    const now = this.now();
+    const owner = localOwner(now);
+    const { force, ...claim } = options;
+    await claimRun(this.store, runId, { ...claim, owner, now, isAlive: force ? async () => false : isLocalOwnerAlive });
+    return this.drive(runId, owner.id);
+  }
+
+  async report(runId: string): Promise<RunReport | undefined> {
+    return loadRunReport(this.store, runId);
+  }
+
+  /** Runs executions of the state machine until the run stops continuing as a new one. */
+  private async drive(runId: string, owner: string): Promise<RunReport> {
+    let input: Record<string, unknown> = { kind: 'start', runId, owner };
+    for (;;) {
+      this.continued = false;
+      this.stats.executions += 1;
+      const execution = this.machine.run(input as never, {
+        overrides: { taskResourceLocalHandlers: this.countedHandlers() as never, retryIntervalOverrides: this.retryOverrides },
+      });
+      try {
+        await execution.result;
+      } catch (error) {
+        if (!(error instanceof ExecutionError)) throw error;
+        const cause = (error as ExecutionError & { cause?: { name?: string; message?: string } }).cause;
+        if (cause?.name === 'StaleRunError') throw new StaleRunError(cause.message ?? `run ${runId} was taken over`);
+        if (cause?.name !== undefined && !['RunFailed', STATE.unknown].includes(cause.name) && !(await this.isFailedRun(runId))) {
+          throw new Error(`the local state machine failed: ${cause.name}: ${cause.message ?? ''}`, { cause: error });
+        }
+      }
+      if (!this.continued) break;
+      input = { kind: 'start', runId, owner };
+    }
+    const report = await this.report(runId);
+    if (!report) throw new Error(`run ${runId} vanished from the store`);
+    return report;
+  }
+
+  private async isFailedRun(runId: string): Promise<boolean> {
+    return (await this.store.getRun(runId))?.status === 'failed';
+  }
+
+  /** Task handlers that also count transitions: each Task entered is one, plus the Choice after Advance. */
+  private countedHandlers(): Record<string, (input: never) => Promise<never>> {
+    return Object.fromEntries(
+      Object.entries(this.handlers).map(([state, handle]) => [
+        state,
+        async (input: never) => {
+          this.stats.tasks[state] = (this.stats.tasks[state] ?? 0) + 1;
+          // Advance is followed by Route (a Choice), and the run ends in a Succeed/Fail state.
+          this.stats.transitions += state === STATE.advance ? 2 : 1;
+          return (await handle(input)) as never;
+        },
+      ]),
+    );
+  }
+}

@@ -1,0 +1,71 @@
+import type { IrVersionItem, RunEvent, RunItem, StepRecord } from '../core/run-model.ts';
+import type { RunStore, RunWriteCondition } from '../core/run-store.ts';
+
+/** What a store observer is told after each successful write. */
+export type StoreWrite =
+  | { kind: 'run'; run: RunItem }
+  | { kind: 'step'; step: StepRecord }
+  | { kind: 'events'; events: readonly RunEvent[] };
+
+/** Reads `count` requests per operation, so benchmarks can price a run. */
+export interface StoreCounters {
+  reads: number;
+  writes: number;
+}
+
+/**
+ * A RunStore that tells a listener about every write once it succeeded (live progress in the CLI)
+ * and counts operations; every call goes to the real store underneath.
+ */
+export class ObservedRunStore implements RunStore {
+  readonly counters: StoreCounters = { reads: 0, writes: 0 };
+
+  constructor(
+    private readonly inner: RunStore,
+    private readonly listener: (write: StoreWrite) => void = () => {},
+  ) {}
+
+  async putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {
+    this.counters.writes += 1;
+    await this.inner.putRun(run, condition);
+    this.listener({ kind: 'run', run });
+  }
+  async getRun(runId: string): Promise<RunItem | undefined> {
+    this.counters.reads += 1;
+    return this.inner.getRun(runId);
+  }
+  async putIrVersion(item: IrVersionItem): Promise<void> {
+    this.counters.writes += 1;
+    return this.inner.putIrVersion(item);
+  }
+  async getIrVersion(runId: string, version: number): Promise<IrVersionItem | undefined> {
+    this.counters.reads += 1;
+    return this.inner.getIrVersion(runId, version);
+  }
+  async putStep(step: StepRecord, expectStatus?: StepRecord['status'] | null): Promise<void> {
+    this.counters.writes += 1;
+    await this.inner.putStep(step, expectStatus);
+    this.listener({ kind: 'step', step });
+  }
+  async getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]> {
+    this.counters.reads += 1;
+    return this.inner.getSteps(runId, seqs);
+  }
+  async listSteps(runId: string): Promise<StepRecord[]> {
+    this.counters.reads += 1;
+    return this.inner.listSteps(runId);
+  }
+  async appendEvents(events: readonly RunEvent[]): Promise<void> {
+    this.counters.writes += 1;
+    await this.inner.appendEvents(events);
+    this.listener({ kind: 'events', events });
+  }
+  async listEvents(runId: string, afterKey?: string): Promise<RunEvent[]> {
+    this.counters.reads += 1;
+    return this.inner.listEvents(runId, afterKey);
+  }
+  async listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {
+    this.counters.reads += 1;
+    return this.inner.listRuns(options);
+  }
+}

@@ -1,0 +1,238 @@
+import { computeCacheKey } from './cache-key.ts';
+import { errorSignature } from './error-signature.ts';
+import { InvalidInputError, StaleRunError } from './errors.ts';
+import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
+import type { NodeCatalog } from './node-type.ts';
+import type { RunError, RunEvent, RunEventType, RunItem, StepRecord } from './run-model.ts';
+import type { RunStore } from './run-store.ts';
+import type { ExecCounters, StepOutcome } from './step.ts';
+import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
+
+/** Node types whose runner takes the workflow's classification rules (under `__classification`). */
+const RULE_AWARE_TYPES = new Set(['http']);
+
+/** Limits of one execution; past them the run continues as a new execution of the same run. */
+export interface ExecutionLimits {
+  maxAdvances: number;
+  maxMs: number;
+}
+
+export interface EngineDeps {
+  store: RunStore;
+  catalog: NodeCatalog;
+  now: () => number;
+  executionLimits?: ExecutionLimits;
+}
+
+type NodeOutputs = Record<string, Record<string, unknown>>;
+
+export interface PrepareOptions {
+  /** Outputs of the nodes on the path, when the caller already has them (the replay walk). */
+  nodes?: NodeOutputs;
+  interrupted?: boolean;
+}
+
+/**
+ * One Advance call: the run item as read, the changes to write, and the events to append.
+ * Everything is written by `commit` in a crash-safe order: step records and events first,
+ * then the run item (conditional on the owner), which is the commit point.
+ */
+export class RunStep {
+  private readonly events: RunEvent[] = [];
+
+  constructor(
+    readonly run: RunItem,
+    public ir: Workflow,
+    readonly deps: EngineDeps,
+    readonly owner: string,
+    readonly exec: ExecCounters,
+  ) {}
+
+  node(nodeId: string): WorkflowNode {
+    const node = this.ir.nodes.find((n) => n.id === nodeId);
+    if (!node) throw new InvalidInputError(`workflow version ${this.run.irVersion} has no node '${nodeId}'`);
+    return node;
+  }
+
+  event(type: RunEventType, fields: Partial<Pick<RunEvent, 'nodeId' | 'seq' | 'message' | 'data'>> = {}): void {
+    const key = String(this.run.eventSeq).padStart(8, '0');
+    this.run.eventSeq += 1;
+    this.events.push({ runId: this.run.runId, key, at: this.deps.now(), type, ...fields });
+  }
+
+  /** Outputs of the nodes a node's templates name, read from their latest records on the path. */
+  async referencedOutputs(value: unknown): Promise<NodeOutputs> {
+    const seqs = new Set<number>();
+    for (const ref of findTemplates(value)) {
+      const seq = this.run.latest[ref.root];
+      if (seq !== undefined) seqs.add(seq);
+    }
+    if (seqs.size === 0) return {};
+    const records = await this.deps.store.getSteps(this.run.runId, [...seqs]);
+    return Object.fromEntries(records.map((r) => [r.nodeId, r.outputs ?? {}]));
+  }
+
+  context(nodes: NodeOutputs): TemplateContext {
+    return { inputs: this.run.params, nodes };
+  }
+
+  /** Goes to the node that `action` leads to from `from`, or ends the run. */
+  async route(from: string, action: string, failure?: RunError): Promise<StepOutcome> {
+    this.run.cursor = { nodeId: from, action };
+    const to = nextNodeId(this.ir, from, action);
+    if (to === undefined) {
+      if (action === 'error') {
+        return this.fail(
+          failure ?? {
+            node_id: from,
+            category: 'execution_failure',
+            code: 'ERROR_ACTION',
+            message: `node '${from}' took action 'error' and has no 'error' edge`,
+            fixable: false,
+          },
+        );
+      }
+      return this.finish();
+    }
+    const limits = this.deps.executionLimits;
+    if (limits && (this.exec.advances >= limits.maxAdvances || this.deps.now() - this.exec.startedAt >= limits.maxMs)) {
+      this.event('execution_continued', { message: `continuing as a new execution after ${this.exec.advances} steps` });
+      await this.commit();
+      return { kind: 'continue', runId: this.run.runId, owner: this.owner };
+    }
+    return this.prepare(to);
+  }
+
+  /** Resolves a node's params and hands it to RunNode; a template that does not resolve fails the node before it runs. */
+  async prepare(nodeId: string, options: PrepareOptions = {}): Promise<StepOutcome> {
+    const node = this.node(nodeId);
+    const spec = this.deps.catalog.get(node.type);
+    if (!spec) {
+      return this.fail({ node_id: nodeId, category: 'validation', code: 'UNKNOWN_NODE_TYPE', message: `node '${nodeId}' has unknown type '${node.type}'`, fixable: true });
+    }
+    const visit = (this.run.visits[nodeId] ?? 0) + 1;
+    const nodes = options.nodes ?? (await this.referencedOutputs(node.params));
+    let params: Record<string, unknown>;
+    try {
+      params = resolveParams(node.params, this.context(nodes));
+    } catch (error) {
+      if (!(error instanceof TemplateResolutionError)) throw error;
+      return this.templateFailure(node, visit, error);
+    }
+    if (this.ir.classification && RULE_AWARE_TYPES.has(node.type)) params.__classification = this.ir.classification;
+    const cacheKey = computeCacheKey(node.type, params);
+    const seq = this.run.seq + 1;
+    this.run.seq = seq;
+    this.run.visits[nodeId] = visit;
+    this.run.current = {
+      seq,
+      nodeId,
+      nodeType: node.type,
+      visit,
+      cacheKey,
+      sideEffects: node.side_effects ?? spec.sideEffects(params),
+      startedAt: this.deps.now(),
+      ...(options.interrupted ? { interrupted: true } : {}),
+      ...(this.run.repairedNodes.includes(nodeId) ? { repaired: true } : {}),
+    };
+    await this.commit();
+    return {
+      kind: 'run',
+      runId: this.run.runId,
+      owner: this.owner,
+      exec: this.exec,
+      seq,
+      node: { id: nodeId, type: node.type, params, cacheKey, timeoutS: spec.timeoutS(params) },
+    };
+  }
+
+  private async templateFailure(node: WorkflowNode, visit: number, error: TemplateResolutionError): Promise<StepOutcome> {
+    const seq = this.run.seq + 1;
+    const now = this.deps.now();
+    this.run.seq = seq;
+    this.run.visits[node.id] = visit;
+    const nodeError = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+    await this.putStep({
+      runId: this.run.runId, seq, nodeId: node.id, nodeType: node.type, visit, status: 'failed', cacheKey: '',
+      sideEffects: false, irVersion: this.run.irVersion, action: 'error', error: nodeError, startedAt: now, finishedAt: now, durationMs: 0,
+    });
+    const runError: RunError = { node_id: node.id, category: 'template', code: error.code, message: error.message, fixable: true, ...(error.details ? { details: error.details } : {}) };
+    return this.afterError(node.id, runError);
+  }
+
+  /** A repairable error: its `error` edge if the node has one, else repair, else fail. */
+  async afterError(nodeId: string, error: RunError): Promise<StepOutcome> {
+    if (nextNodeId(this.ir, nodeId, 'error') !== undefined) return this.route(nodeId, 'error', error);
+    return this.repairOrFail(error);
+  }
+
+  async repairOrFail(error: RunError): Promise<StepOutcome> {
+    const run = this.run;
+    run.lastError = error;
+    if (!error.fixable || !run.repairEnabled) return this.fail(error);
+    const signature = errorSignature(error);
+    if (run.repairAttempts > 0 && signature === run.lastErrorSignature) {
+      return this.fail({ ...error, message: `${error.message}\n(the same error came back after repair attempt ${run.repairAttempts}; giving up)`, details: { ...error.details, repairAttempts: run.repairAttempts } });
+    }
+    if (run.repairAttempts >= run.maxRepairs) {
+      const tried = run.maxRepairs === 0 ? 'repair is limited to 0 attempts' : `gave up after ${run.repairAttempts} repair attempt(s)`;
+      return this.fail({ ...error, message: `${error.message}\n(${tried})`, details: { ...error.details, repairAttempts: run.repairAttempts } });
+    }
+    run.repairAttempts += 1;
+    run.lastErrorSignature = signature;
+    this.event('repair_started', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { attempt: run.repairAttempts, max: run.maxRepairs } });
+    await this.commit();
+    return { kind: 'repair', runId: run.runId, owner: this.owner, exec: this.exec, failedNode: error.node_id ?? '', attempt: run.repairAttempts };
+  }
+
+  async fail(error: RunError): Promise<StepOutcome> {
+    this.run.status = 'failed';
+    this.run.lastError = error;
+    delete this.run.current;
+    this.event('run_failed', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message });
+    await this.commit();
+    return { kind: 'failed', runId: this.run.runId, owner: this.owner, exec: this.exec, error };
+  }
+
+  /** The end of the path: resolves the declared outputs (or takes the last node's) and completes the run. */
+  async finish(): Promise<StepOutcome> {
+    const declared = Object.entries(this.ir.outputs);
+    let outputs: Record<string, unknown>;
+    if (declared.length > 0) {
+      const sources = Object.fromEntries(declared.map(([name, spec]) => [name, spec.source]));
+      try {
+        outputs = resolveValue(sources, this.context(await this.referencedOutputs(sources))) as Record<string, unknown>;
+      } catch (error) {
+        if (!(error instanceof TemplateResolutionError)) throw error;
+        return this.fail({ category: 'template', code: error.code, message: `workflow outputs: ${error.message}`, fixable: false, ...(error.details ? { details: error.details } : {}) });
+      }
+    } else {
+      const last = this.run.cursor ? this.run.latest[this.run.cursor.nodeId] : undefined;
+      const [record] = last === undefined ? [] : await this.deps.store.getSteps(this.run.runId, [last]);
+      outputs = record?.outputs ?? {};
+    }
+    this.run.status = 'succeeded';
+    this.run.outputs = outputs;
+    delete this.run.current;
+    this.event('run_succeeded');
+    await this.commit();
+    return { kind: 'done', runId: this.run.runId, owner: this.owner, exec: this.exec };
+  }
+
+  /** Writes a step record once; a retried call that finds its own record already there goes on. */
+  async putStep(record: StepRecord): Promise<void> {
+    try {
+      await this.deps.store.putStep(record, null);
+    } catch (error) {
+      if (!(error instanceof StaleRunError)) throw error;
+      const [existing] = await this.deps.store.getSteps(record.runId, [record.seq]);
+      if (!existing || existing.nodeId !== record.nodeId || existing.cacheKey !== record.cacheKey) throw error;
+    }
+  }
+
+  async commit(): Promise<void> {
+    if (this.events.length > 0) await this.deps.store.appendEvents(this.events.splice(0));
+    this.run.updatedAt = this.deps.now();
+    await this.deps.store.putRun(this.run, { ownerId: this.owner });
+  }
+}

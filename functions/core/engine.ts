@@ -1,0 +1,165 @@
+import { classifyOutcome, type Outcome } from './classify.ts';
+import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
+import { startNodeId, type Workflow } from './ir.ts';
+import type { RunItem, StepRecord } from './run-model.ts';
+import { RunStep, type EngineDeps } from './engine-step.ts';
+import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type StepOutcome } from './step.ts';
+import { formatIssues, hasErrors, validateWorkflow } from './validate.ts';
+import { walkFromStart } from './walk.ts';
+
+export type { EngineDeps, ExecutionLimits } from './engine-step.ts';
+
+/** IR versions never change once written, so a process keeps them by run and version. */
+const irCache = new Map<string, Workflow>();
+const IR_CACHE_LIMIT = 200;
+
+const loadIr = async (deps: EngineDeps, run: RunItem): Promise<Workflow> => {
+  const key = `${run.runId}#${run.irVersion}`;
+  const cached = irCache.get(key);
+  if (cached) return cached;
+  const item = await deps.store.getIrVersion(run.runId, run.irVersion);
+  if (!item) throw new InvalidInputError(`run ${run.runId} has no workflow version ${run.irVersion}`);
+  if (irCache.size >= IR_CACHE_LIMIT) irCache.delete(irCache.keys().next().value as string);
+  irCache.set(key, item.ir);
+  return item.ir;
+};
+
+const terminalOutcome = (run: RunItem, owner: string): StepOutcome | undefined => {
+  if (run.status === 'succeeded') return { kind: 'done', runId: run.runId, owner };
+  if (run.status === 'failed') {
+    const error = run.lastError ?? { category: 'execution_failure', code: 'FAILED', message: 'the run failed', fixable: false };
+    return { kind: 'failed', runId: run.runId, owner, error };
+  }
+  return undefined;
+};
+
+/**
+ * The engine's one step (DESIGN section 4): records what the previous state produced, decides what
+ * happens next and returns it for the state machine to route on. Reads O(1) items on the normal path
+ * (the run item, the cached IR version, the records its templates reference); walks from the start
+ * only after a resume or a repair.
+ */
+export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<StepOutcome> => {
+  const parsed = AdvanceInputSchema.safeParse(rawInput);
+  if (!parsed.success) throw new InvalidInputError(`Advance got an input it cannot read: ${parsed.error.message}`);
+  const input = parsed.data;
+  const run = await deps.store.getRun(input.runId);
+  if (!run) throw new RunNotFoundError(`run ${input.runId} does not exist`);
+  if (run.owner?.id !== input.owner) {
+    throw new StaleRunError(`run ${input.runId} is now owned by ${run.owner?.id ?? 'nobody'}, not ${input.owner}; this execution stops`);
+  }
+  const terminal = terminalOutcome(run, input.owner);
+  if (terminal) return terminal;
+  const exec: ExecCounters = input.exec ? { startedAt: input.exec.startedAt, advances: input.exec.advances + 1 } : { startedAt: deps.now(), advances: 1 };
+  const step = new RunStep(run, await loadIr(deps, run), deps, input.owner, exec);
+  switch (input.kind) {
+    case 'start':
+      return start(step);
+    case 'run':
+      return recordNode(step, input);
+    case 'repair':
+      return afterRepair(step, input);
+  }
+};
+
+const start = async (step: RunStep): Promise<StepOutcome> => {
+  const { run, ir } = step;
+  if (run.needsWalk || run.current) return walkFromStart(step);
+  if (run.cursor) return step.route(run.cursor.nodeId, run.cursor.action);
+  const issues = validateWorkflow(ir, step.deps.catalog).filter((i) => i.severity === 'error');
+  if (hasErrors(issues)) {
+    return step.repairOrFail({
+      category: 'validation',
+      code: 'INVALID_WORKFLOW',
+      message: `the workflow does not validate:\n${formatIssues(issues)}`,
+      fixable: true,
+      details: { issues },
+    });
+  }
+  step.event('run_started', { message: `${ir.nodes.length} nodes` });
+  return step.prepare(startNodeId(ir));
+};
+
+const recordNode = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'run' }>): Promise<StepOutcome> => {
+  const { run, ir, deps } = step;
+  const current = run.current;
+  if (!current || current.seq !== input.seq) {
+    // A redelivered call whose result is already recorded: the run has moved on.
+    throw new StaleRunError(`run ${run.runId} is not waiting for step ${input.seq} (in flight: ${current?.seq ?? 'none'})`);
+  }
+  const outcome: Outcome = classifyOutcome({
+    nodeId: current.nodeId,
+    nodeType: current.nodeType,
+    ...(input.result ? { result: input.result } : {}),
+    ...(input.error ? { taskError: input.error } : {}),
+    ...(ir.classification ? { rules: ir.classification } : {}),
+  });
+  const now = deps.now();
+  const result = input.result;
+  const record: StepRecord = {
+    runId: run.runId,
+    seq: current.seq,
+    nodeId: current.nodeId,
+    nodeType: current.nodeType,
+    visit: current.visit,
+    status: outcome.kind === 'success' ? 'completed' : outcome.kind === 'warning' ? 'warning' : 'failed',
+    cacheKey: current.cacheKey,
+    sideEffects: current.sideEffects,
+    irVersion: run.irVersion,
+    action: outcome.kind === 'success' ? outcome.action : 'error',
+    startedAt: current.startedAt,
+    finishedAt: now,
+    durationMs: result?.durationMs ?? now - current.startedAt,
+    ...(result?.outputs ? { outputs: result.outputs } : {}),
+    ...(outcome.kind !== 'success' ? { error: { code: outcome.error.code, message: outcome.error.message, ...(outcome.error.details ? { details: outcome.error.details } : {}) } } : {}),
+    ...(result?.usage ? { usage: result.usage } : {}),
+    ...(current.interrupted ? { interrupted: true } : {}),
+    ...(current.repaired ? { repaired: true } : {}),
+  };
+  await step.putStep(record);
+  delete run.current;
+  run.metrics.nodesExecuted += 1;
+  if (result?.usage) {
+    run.metrics.llmInputTokens += result.usage.input_tokens;
+    run.metrics.llmOutputTokens += result.usage.output_tokens;
+    run.metrics.llmCostUsd += result.usage.cost_usd;
+  }
+  switch (outcome.kind) {
+    case 'success':
+      run.latest[record.nodeId] = record.seq;
+      return step.route(record.nodeId, outcome.action);
+    case 'warning':
+      run.latest[record.nodeId] = record.seq;
+      run.warnings.push(outcome.error);
+      return step.route(record.nodeId, 'error', outcome.error);
+    case 'error':
+      run.latest[record.nodeId] = record.seq;
+      return step.afterError(record.nodeId, outcome.error);
+    case 'fatal':
+      run.latest[record.nodeId] = record.seq;
+      return step.route(record.nodeId, 'error', outcome.error);
+  }
+};
+
+const afterRepair = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'repair' }>): Promise<StepOutcome> => {
+  const { run, deps } = step;
+  const failure = run.lastError ?? { category: 'execution_failure' as const, code: 'FAILED', message: 'the run failed', fixable: false };
+  if (input.error || !input.repair?.applied) {
+    const why = input.error ? `${input.error.Error}: ${input.error.Cause ?? ''}` : (input.repair?.message ?? 'no repair was proposed');
+    step.event('repair_failed', { ...(failure.node_id ? { nodeId: failure.node_id } : {}), message: why, data: { attempt: input.attempt } });
+    return step.fail({ ...failure, message: `${failure.message}\n(repair attempt ${input.attempt} failed: ${why})`, details: { ...failure.details, repairAttempts: run.repairAttempts } });
+  }
+  const item = await deps.store.getIrVersion(run.runId, run.irVersion + 1);
+  if (!item) throw new InvalidInputError(`repair reported success but run ${run.runId} has no workflow version ${run.irVersion + 1}`);
+  run.irVersion = item.version;
+  run.repairedNodes = [...new Set([...run.repairedNodes, ...(item.nodesChanged ?? [])])];
+  if (item.usage) {
+    run.metrics.repairInputTokens += item.usage.input_tokens;
+    run.metrics.repairOutputTokens += item.usage.output_tokens;
+    run.metrics.repairCostUsd += item.usage.cost_usd;
+  }
+  step.event('repair_applied', { message: item.reason ?? input.repair.message, data: { attempt: input.attempt, version: item.version, source: item.source, nodesChanged: item.nodesChanged ?? [] } });
+  run.needsWalk = true;
+  step.ir = item.ir;
+  return walkFromStart(step);
+};

@@ -1,0 +1,103 @@
+import { RunBusyError, RunNotFoundError } from './errors.ts';
+import type { Workflow } from './ir.ts';
+import type { IrVersionItem, Owner, RunItem } from './run-model.ts';
+import type { RunStore } from './run-store.ts';
+
+export const DEFAULT_MAX_REPAIRS = 3;
+
+/** Tells whether the owner of a run is still running it (a live pid locally, a running execution on AWS). */
+export type OwnerLiveness = (owner: Owner) => Promise<boolean>;
+
+export interface NewRun {
+  runId: string;
+  workflow: Workflow;
+  workflowName: string;
+  params: Record<string, unknown>;
+  owner: Owner;
+  repairEnabled: boolean;
+  maxRepairs: number;
+  mode?: 'express' | 'standard';
+  now: number;
+}
+
+/** Writes a new run and its original workflow version; the first Advance validates and starts it. */
+export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem> => {
+  const original: IrVersionItem = { runId: spec.runId, version: 0, ir: spec.workflow, source: 'original', createdAt: spec.now };
+  await store.putIrVersion(original);
+  const run: RunItem = {
+    runId: spec.runId,
+    workflowName: spec.workflowName,
+    status: 'running',
+    irVersion: 0,
+    params: spec.params,
+    createdAt: spec.now,
+    updatedAt: spec.now,
+    seq: 0,
+    needsWalk: false,
+    latest: {},
+    visits: {},
+    repairEnabled: spec.repairEnabled,
+    maxRepairs: spec.maxRepairs,
+    repairAttempts: 0,
+    warnings: [],
+    owner: spec.owner,
+    eventSeq: 0,
+    repairedNodes: [],
+    metrics: { nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0, repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0 },
+    mode: spec.mode ?? 'express',
+  };
+  await store.putRun(run, { notExists: true });
+  return run;
+};
+
+export interface ClaimOptions {
+  owner: Owner;
+  isAlive: OwnerLiveness;
+  now: number;
+  /** A person's patch, already checked, to apply as the next workflow version. */
+  patch?: IrVersionItem;
+  /** Change the repair budget for the rest of the run. */
+  maxRepairs?: number;
+  repairEnabled?: boolean;
+}
+
+/**
+ * Takes a run over for `resume`: refuses while its owner is alive; otherwise becomes the owner
+ * with a conditional write on the previous owner, so of two resumers at once exactly one wins.
+ * The next Advance walks from the start and replays what is recorded.
+ */
+export const claimRun = async (store: RunStore, runId: string, options: ClaimOptions): Promise<RunItem> => {
+  const run = await store.getRun(runId);
+  if (!run) throw new RunNotFoundError(`no run '${runId}' in this store (see \`flowmend runs\`)`);
+  if (run.status === 'succeeded' && !options.patch) {
+    throw new RunBusyError(`run ${runId} already succeeded; nothing to resume`);
+  }
+  if (run.owner && run.status === 'running' && (await options.isAlive(run.owner))) {
+    const where = run.owner.pid ? ` (pid ${run.owner.pid}${run.owner.host ? ` on ${run.owner.host}` : ''})` : '';
+    throw new RunBusyError(`run ${runId} is still being run by ${run.owner.id}${where}; wait for it or stop it first`);
+  }
+  const previousOwner = run.owner?.id;
+  if (options.patch) {
+    await store.putIrVersion(options.patch);
+    run.irVersion = options.patch.version;
+    run.repairedNodes = [...new Set([...run.repairedNodes, ...(options.patch.nodesChanged ?? [])])];
+  }
+  const resumedFrom = run.status;
+  run.status = 'running';
+  run.needsWalk = true;
+  run.owner = options.owner;
+  run.updatedAt = options.now;
+  if (options.maxRepairs !== undefined) run.maxRepairs = options.maxRepairs;
+  if (options.repairEnabled !== undefined) run.repairEnabled = options.repairEnabled;
+  // A resumed run gets a fresh repair budget only when a person patched it; otherwise the count goes on.
+  if (options.patch) {
+    run.repairAttempts = 0;
+    delete run.lastErrorSignature;
+  }
+  delete run.outputs;
+  const key = String(run.eventSeq).padStart(8, '0');
+  run.eventSeq += 1;
+  await store.appendEvents([{ runId, key, at: options.now, type: 'run_resumed', message: `resumed from ${resumedFrom}${options.patch ? ` with workflow version ${options.patch.version}` : ''}` }]);
+  await store.putRun(run, previousOwner === undefined ? { seq: run.seq } : { ownerId: previousOwner });
+  return run;
+};

@@ -1,0 +1,96 @@
+import { computeCacheKey } from './cache-key.ts';
+import { nextNodeId, startNodeId } from './ir.ts';
+import type { RunError, StepRecord } from './run-model.ts';
+import type { StepOutcome } from './step.ts';
+import type { RunStep } from './engine-step.ts';
+import { resolveParams, TemplateResolutionError } from './templates.ts';
+
+const position = (nodeId: string, visit: number): string => `${nodeId}#${visit}`;
+
+/** The newest record at each position (node, visit) that can be replayed. */
+const replayableByPosition = (steps: readonly StepRecord[]): Map<string, StepRecord> => {
+  const byPosition = new Map<string, StepRecord>();
+  for (const step of steps) {
+    if (step.status !== 'completed' && step.status !== 'warning') continue;
+    const key = position(step.nodeId, step.visit);
+    const seen = byPosition.get(key);
+    if (!seen || seen.seq < step.seq) byPosition.set(key, step);
+  }
+  return byPosition;
+};
+
+const warningOf = (record: StepRecord): RunError => ({
+  node_id: record.nodeId,
+  category: 'non_repairable',
+  code: record.error?.code ?? 'WARNING',
+  message: record.error?.message ?? `node '${record.nodeId}' ended with a warning`,
+  fixable: false,
+});
+
+/**
+ * Walks the workflow from its start after a resume or a repair (DESIGN section 4), inside one engine
+ * call: a node whose recorded visit has the same cache key is replayed (its recorded action routes on);
+ * the first node without one runs. A completed node with side effects whose key changed is blocked.
+ */
+export const walkFromStart = async (step: RunStep): Promise<StepOutcome> => {
+  const { run, ir } = step;
+  const records = replayableByPosition(await step.deps.store.listSteps(run.runId));
+  const inFlight = run.current;
+  const nodes: Record<string, Record<string, unknown>> = {};
+  run.latest = {};
+  run.visits = {};
+  run.needsWalk = false;
+  delete run.current;
+  delete run.cursor;
+  const replayed: { id: string; seq: number }[] = [];
+  const flushReplayed = () => {
+    if (replayed.length === 0) return;
+    step.event('node_cached', { data: { nodes: replayed.splice(0) } });
+  };
+
+  let nodeId = startNodeId(ir);
+  // Each replay consumes one recorded position, so the walk ends within records.size + 1 turns.
+  for (let turn = 0; turn <= records.size; turn += 1) {
+    const node = step.node(nodeId);
+    const visit = (run.visits[nodeId] ?? 0) + 1;
+    const record = records.get(position(nodeId, visit));
+    let cacheKey: string | undefined;
+    if (record) {
+      try {
+        cacheKey = computeCacheKey(node.type, resolveParams(node.params, step.context(nodes)));
+      } catch (error) {
+        if (!(error instanceof TemplateResolutionError)) throw error;
+      }
+    }
+    if (!record || record.cacheKey !== cacheKey) {
+      flushReplayed();
+      if (record?.sideEffects && record.status === 'completed') {
+        return step.fail({
+          node_id: nodeId,
+          category: 'non_repairable',
+          code: 'SIDE_EFFECT_BLOCKED',
+          message: `node '${nodeId}' has side effects and already ran with other params; flowmend will not run it twice. Keep its params (and the upstream outputs it uses) unchanged, or start a new run.`,
+          fixable: false,
+          details: { recordedCacheKey: record.cacheKey, ...(cacheKey ? { newCacheKey: cacheKey } : {}) },
+        });
+      }
+      const interrupted = inFlight?.nodeId === nodeId && inFlight.visit === visit;
+      if (interrupted) step.event('node_interrupted', { nodeId, seq: inFlight.seq, message: `'${nodeId}' was running when its process stopped; running it again` });
+      return step.prepare(nodeId, { nodes, interrupted });
+    }
+    nodes[nodeId] = record.outputs ?? {};
+    run.latest[nodeId] = record.seq;
+    run.visits[nodeId] = visit;
+    run.metrics.nodesCached += 1;
+    replayed.push({ id: nodeId, seq: record.seq });
+    const action = record.action ?? 'default';
+    const next = nextNodeId(ir, nodeId, action);
+    if (next === undefined) {
+      flushReplayed();
+      return step.route(nodeId, action, record.status === 'warning' ? warningOf(record) : undefined);
+    }
+    nodeId = next;
+  }
+  flushReplayed();
+  return step.prepare(nodeId, { nodes });
+};

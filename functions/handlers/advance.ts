@@ -1,0 +1,16 @@
+import { advanceRun, type EngineDeps } from '../core/engine.ts';
+import type { StepOutcome } from '../core/step.ts';
+
+/** The Advance state: one engine step. */
+export const makeAdvanceHandler = (deps: EngineDeps) => async (event: unknown): Promise<StepOutcome> => advanceRun(event, deps);
+
+let awsHandler: ((event: unknown) => Promise<StepOutcome>) | undefined;
+
+/** Lambda entry: AWS clients are built on the first call of a cold start, not at import. */
+export const handler = async (event: unknown): Promise<StepOutcome> => {
+  if (!awsHandler) {
+    const { engineDepsFromEnv } = await import('../adapters/aws-deps.ts');
+    awsHandler = makeAdvanceHandler(await engineDepsFromEnv());
+  }
+  return awsHandler(event);
+};
