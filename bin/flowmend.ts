@@ -1,1 +1,10 @@
-console.log("cli", process.argv.slice(2))
+import { runCli } from '../functions/cli/commands.ts';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const code = await runCli(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+});
+process.exitCode = code;

@@ -1,0 +1,119 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+export const USAGE = `flowmend: durable, self-healing JSON workflows
+
+Usage:
+  flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N]
+  flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force]
+  flowmend status <run-id>
+  flowmend runs [--limit N]
+  flowmend validate <workflow.json>
+
+Every command takes:
+  --output-format text|json   text progress (default) or one JSON object on stdout
+  --state-dir DIR             where local runs are kept (default $FLOWMEND_STATE_DIR or ./.flowmend)
+
+Exit codes: 0 success, 1 the run failed, 2 bad usage or an invalid workflow.`;
+
+/** A command line that does not make sense: exit code 2 with a message that says what to do. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate'] as const;
+type CommandName = (typeof COMMANDS)[number];
+
+const OutputFormatSchema = z.enum(['text', 'json'], { error: '--output-format is "text" or "json"' });
+const CountSchema = (flag: string) =>
+  z.coerce.number({ error: `${flag} takes a whole number, e.g. ${flag} 3` }).int(`${flag} takes a whole number`).min(0, `${flag} takes 0 or more`);
+
+export interface CommonOptions {
+  outputFormat: 'text' | 'json';
+  stateDir: string;
+}
+
+export type Command =
+  | ({ name: 'run'; workflowPath: string; params: Record<string, string>; repair: boolean; maxRepairs: number | undefined } & CommonOptions)
+  | ({ name: 'resume'; runId: string; workflowPath: string | undefined; repair: boolean | undefined; maxRepairs: number | undefined; force: boolean } & CommonOptions)
+  | ({ name: 'status'; runId: string } & CommonOptions)
+  | ({ name: 'runs'; limit: number } & CommonOptions)
+  | ({ name: 'validate'; workflowPath: string } & CommonOptions)
+  | { name: 'help' };
+
+const FLAGS = {
+  'output-format': { type: 'string' },
+  'state-dir': { type: 'string' },
+  'no-repair': { type: 'boolean' },
+  'max-repairs': { type: 'string' },
+  workflow: { type: 'string' },
+  force: { type: 'boolean' },
+  limit: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Which flags each command accepts beyond the common ones. */
+const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
+  run: ['no-repair', 'max-repairs'],
+  resume: ['no-repair', 'max-repairs', 'workflow', 'force'],
+  status: [],
+  runs: ['limit'],
+  validate: [],
+};
+
+const parseOrThrow = <T>(schema: z.ZodType<T>, value: unknown): T => {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new UsageError(result.error.issues.map((i) => i.message).join('; '));
+  return result.data;
+};
+
+export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Command => {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof FLAGS; allowPositionals: true; strict: true; args: string[] }>>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: FLAGS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.replace(/\. To specify a positional.*$/s, '')}\n\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  const [name, ...rest] = positionals;
+  if (values.help || name === undefined || name === 'help') return { name: 'help' };
+  if (!COMMANDS.includes(name as CommandName)) throw new UsageError(`unknown command '${name}'; commands: ${COMMANDS.join(', ')}\n\n${USAGE}`);
+  const command = name as CommandName;
+  for (const flag of Object.keys(values) as (keyof typeof FLAGS)[]) {
+    if (['output-format', 'state-dir', 'help'].includes(flag)) continue;
+    if (!ALLOWED[command].includes(flag)) throw new UsageError(`'flowmend ${command}' does not take --${flag}`);
+  }
+  const common: CommonOptions = {
+    outputFormat: parseOrThrow(OutputFormatSchema, values['output-format'] ?? 'text'),
+    stateDir: values['state-dir'] ?? env.FLOWMEND_STATE_DIR ?? '.flowmend',
+  };
+  const maxRepairs = values['max-repairs'] === undefined ? undefined : parseOrThrow(CountSchema('--max-repairs'), values['max-repairs']);
+  const one = (what: string): string => {
+    const [first, ...extra] = rest;
+    if (first === undefined) throw new UsageError(`'flowmend ${command}' needs ${what}\n\n${USAGE}`);
+    if (extra.length > 0) throw new UsageError(`'flowmend ${command}' takes one argument (${what}); unexpected: ${extra.join(' ')}`);
+    return first;
+  };
+  switch (command) {
+    case 'run': {
+      const [workflowPath, ...pairs] = rest;
+      if (workflowPath === undefined) throw new UsageError(`'flowmend run' needs a workflow file, e.g. flowmend run examples/hello.json name=Ada`);
+      const params: Record<string, string> = {};
+      for (const pair of pairs) {
+        const eq = pair.indexOf('=');
+        if (eq <= 0) throw new UsageError(`workflow inputs are given as name=value; got '${pair}'`);
+        params[pair.slice(0, eq)] = pair.slice(eq + 1);
+      }
+      return { name: 'run', workflowPath, params, repair: !values['no-repair'], maxRepairs, ...common };
+    }
+    case 'resume':
+      return { name: 'resume', runId: one('a run id (see `flowmend runs`)'), workflowPath: values.workflow, repair: values['no-repair'] ? false : undefined, maxRepairs, force: values.force ?? false, ...common };
+    case 'status':
+      return { name: 'status', runId: one('a run id (see `flowmend runs`)'), ...common };
+    case 'runs':
+      if (rest.length > 0) throw new UsageError(`'flowmend runs' takes no arguments; unexpected: ${rest.join(' ')}`);
+      return { name: 'runs', limit: values.limit === undefined ? 20 : parseOrThrow(CountSchema('--limit'), values.limit), ...common };
+    case 'validate':
+      return { name: 'validate', workflowPath: one('a workflow file'), ...common };
+  }
+};

@@ -1,0 +1,108 @@
+import { resolve } from 'node:path';
+import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../core/errors.ts';
+import { prepareInputs } from '../core/inputs.ts';
+import { makeCatalog } from '../core/node-type.ts';
+import { DEFAULT_MAX_REPAIRS } from '../core/run-lifecycle.ts';
+import type { RunReport } from '../core/run-report.ts';
+import { hasErrors, validateWorkflow } from '../core/validate.ts';
+import { LocalHost, type LocalHostOptions } from '../adapters/local-host.ts';
+import { openLocalStore } from '../adapters/local-dynamo.ts';
+import { builtinRunners } from '../nodes/catalog.ts';
+import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
+import { makeProgressPrinter } from './progress.ts';
+import { renderIssues, renderReport, renderRuns, renderStatus } from './render.ts';
+import { loadWorkflowFile } from './workflow-file.ts';
+
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Extra host wiring (the repair service); the CLI's composition root passes it. */
+  hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
+}
+
+const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+const catalog = makeCatalog(builtinRunners);
+
+const exitFor = (report: RunReport): number => (report.success ? EXIT.ok : report.status === 'failed' ? EXIT.failed : EXIT.ok);
+
+/** Runs one command line; returns the exit code. Never throws for bad input: it says what to do. */
+export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
+  let command: Command;
+  try {
+    command = parseCommandLine(argv, io.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`flowmend: ${error.message}\n`);
+    return EXIT.usage;
+  }
+  if (command.name === 'help') {
+    io.stdout(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  const json = command.outputFormat === 'json';
+  const fail = (code: number, message: string, extra: Record<string, unknown> = {}): number => {
+    if (json) io.stdout(`${JSON.stringify({ success: false, status: code === EXIT.usage ? 'invalid' : 'failed', error: message, ...extra }, null, 2)}\n`);
+    else io.stderr(`flowmend: ${message}\n`);
+    return code;
+  };
+
+  if (command.name === 'validate') {
+    const loaded = await loadWorkflowFile(command.workflowPath);
+    const issues = loaded.ok ? validateWorkflow(loaded.workflow, catalog) : loaded.issues;
+    const valid = !hasErrors(issues);
+    if (json) io.stdout(`${JSON.stringify({ success: valid, valid, issues }, null, 2)}\n`);
+    else io.stdout(valid ? `✓ ${command.workflowPath} is valid${issues.length ? `\n${renderIssues(issues)}` : ''}\n` : `✗ ${command.workflowPath} is invalid:\n${renderIssues(issues)}\n`);
+    return valid ? EXIT.ok : EXIT.usage;
+  }
+
+  let nodeCount = 0;
+  const progress = json ? undefined : makeProgressPrinter((text) => io.stdout(text), () => nodeCount);
+  const local = await openLocalStore(resolve(command.stateDir));
+  const host = new LocalHost({ ...io.hostOptions, store: local.store, ...(progress ? { onWrite: progress } : {}) });
+  const emit = (report: RunReport): number => {
+    io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report)}\n`);
+    return exitFor(report);
+  };
+  try {
+    switch (command.name) {
+      case 'run': {
+        const loaded = await loadWorkflowFile(command.workflowPath);
+        if (!loaded.ok) return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
+        const inputs = prepareInputs(loaded.workflow, command.params);
+        if (!inputs.ok) return fail(EXIT.usage, inputs.problems.map((p) => p.message).join('\n'), { problems: inputs.problems });
+        const issues = validateWorkflow(loaded.workflow, catalog);
+        // With repair on, an invalid workflow is repaired before any node runs; without, it is a usage error.
+        if (hasErrors(issues) && !command.repair) {
+          return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(issues)}`, { issues });
+        }
+        nodeCount = loaded.workflow.nodes.length;
+        return emit(await host.start({ workflow: loaded.workflow, workflowName: loaded.name, params: inputs.params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }));
+      }
+      case 'resume': {
+        if (command.workflowPath !== undefined) {
+          return fail(EXIT.usage, '--workflow needs the repair service, which this build does not have yet');
+        }
+        return emit(await host.resume(command.runId, { ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}), ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}), force: command.force }));
+      }
+      case 'status': {
+        const report = await host.report(command.runId);
+        if (!report) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
+        io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderStatus(report)}\n`);
+        return EXIT.ok;
+      }
+      case 'runs': {
+        const runs = await local.store.listRuns({ limit: command.limit });
+        io.stdout(json ? `${JSON.stringify({ success: true, runs: runs.map((r) => ({ run_id: r.runId, status: r.status, workflow: r.workflowName, created_at: new Date(r.createdAt).toISOString(), nodes_executed: r.metrics.nodesExecuted })) }, null, 2)}\n` : `${renderRuns(runs)}\n`);
+        return EXIT.ok;
+      }
+    }
+  } catch (error) {
+    if (error instanceof RunNotFoundError || error instanceof InvalidInputError) return fail(EXIT.usage, error.message);
+    if (error instanceof RunBusyError || error instanceof StaleRunError) return fail(EXIT.failed, error.message);
+    if (error instanceof FlowmendError) return fail(EXIT.failed, `${error.name}: ${error.message}`);
+    throw error;
+  } finally {
+    await local.close();
+  }
+};

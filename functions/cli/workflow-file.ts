@@ -1,0 +1,30 @@
+import { readFile } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import type { Workflow } from '../core/ir.ts';
+import { parseWorkflow } from '../core/validate.ts';
+import type { ValidationIssue } from '../core/validation-issue.ts';
+
+export type LoadedWorkflow =
+  | { ok: true; workflow: Workflow; name: string }
+  | { ok: false; issues: ValidationIssue[] };
+
+/** Reads and parses a workflow file; every problem is an issue naming the file or field. */
+export const loadWorkflowFile = async (path: string): Promise<LoadedWorkflow> => {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    return { ok: false, issues: [{ path: path, code: 'FILE_UNREADABLE', message: `cannot read workflow file '${path}': ${why}`, severity: 'error' }] };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, issues: [{ path, code: 'INVALID_JSON', message: `'${path}' is not valid JSON: ${(error as Error).message}`, hint: 'flowmend reads pflow-compatible JSON workflows', severity: 'error' }] };
+  }
+  const parsed = parseWorkflow(raw);
+  if (!parsed.ok) return parsed;
+  return { ok: true, workflow: parsed.workflow, name: parsed.workflow.name ?? basename(path, extname(path)) };
+};
