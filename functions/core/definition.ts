@@ -1,3 +1,5 @@
+import { TRANSIENT_RETRY } from './classify.ts';
+
 /**
  * The one state machine definition (DESIGN section 6), JSONPath only because the local interpreter
  * ignores JSONata. Both hosts run what this returns: locally in aws-local-stepfunctions with each Task
@@ -17,9 +19,6 @@ export interface DefinitionResources {
   /** Starts the next execution of the same run; the Step Functions integration ARN on AWS. */
   continueRun: string;
 }
-
-/** One retry policy for transient node failures, used by the definition (AWS and local alike). */
-export const TRANSIENT_RETRY = { errors: ['TransientError'], intervalSeconds: 1, maxAttempts: 3, backoffRate: 2 } as const;
 
 /** Lambda platform hiccups worth retrying on any Task (never seen locally). */
 const LAMBDA_SERVICE_ERRORS = [
