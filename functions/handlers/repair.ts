@@ -1,0 +1,77 @@
+import { InvalidInputError, RunNotFoundError, StaleRunError, StoreError } from '../core/errors.ts';
+import type { NodeCatalog } from '../core/node-type.ts';
+import { completedNodes, planRepair, type RepairFailure, type RepairLlm } from '../core/repair/index.ts';
+import type { RunStore } from '../core/run-store.ts';
+import { type RepairReport, StepOutcomeSchema } from '../core/step.ts';
+import { validateWorkflow } from '../core/validate.ts';
+import { costUsd } from '../nodes/llm-prices.ts';
+
+export interface RepairDeps {
+  store: RunStore;
+  catalog: NodeCatalog;
+  /** Undefined when no ANTHROPIC_API_KEY is configured: the rules still run. */
+  llm?: RepairLlm;
+  model: string;
+  now: () => number;
+  maxLlmCallsPerRepair?: number;
+}
+
+const RepairEventSchema = StepOutcomeSchema.options[1];
+
+/**
+ * The Repair state: plans a repair of the run's current workflow and, when one is found, writes it as
+ * the next IR version (never the run item: Advance, the run's owner, adopts it). Expected failures
+ * come back as `{applied: false, message}`.
+ */
+export const makeRepairHandler = (deps: RepairDeps) => async (event: unknown): Promise<RepairReport> => {
+  const parsed = RepairEventSchema.safeParse(event);
+  if (!parsed.success) throw new InvalidInputError(`Repair got an event it cannot read: ${parsed.error.message}`);
+  const { runId, owner, failedNode } = parsed.data;
+  const run = await deps.store.getRun(runId);
+  if (!run) throw new RunNotFoundError(`run ${runId} does not exist`);
+  if (run.owner?.id !== owner) throw new StaleRunError(`run ${runId} is now owned by ${run.owner?.id ?? 'nobody'}, not ${owner}`);
+  // A retried call after the version was written: report it again instead of planning a second one.
+  const written = await deps.store.getIrVersion(runId, run.irVersion + 1);
+  if (written) return { applied: true, message: written.reason ?? `workflow version ${written.version} (${written.source})` };
+  const current = await deps.store.getIrVersion(runId, run.irVersion);
+  if (!current) throw new StoreError(`run ${runId} has no workflow version ${run.irVersion}`);
+
+  const issues = validateWorkflow(current.ir, deps.catalog).filter((i) => i.severity === 'error');
+  let failure: RepairFailure;
+  if (issues.length > 0 && (failedNode === '' || run.lastError?.category === 'validation')) failure = { kind: 'static', issues };
+  else if (run.lastError) failure = { kind: 'runtime', error: run.lastError };
+  else return { applied: false, message: 'nothing to repair: the run records no error and its workflow validates' };
+
+  const steps = await deps.store.listSteps(runId);
+  const plan = await planRepair(
+    { workflow: current.ir, failure, failedNode, completed: completedNodes(run, steps), inputs: run.params, catalog: deps.catalog },
+    { ...(deps.llm ? { llm: deps.llm } : {}), model: deps.model, costOf: costUsd, ...(deps.maxLlmCallsPerRepair ? { maxLlmCalls: deps.maxLlmCallsPerRepair } : {}) },
+  );
+  if (!plan.ok) return { applied: false, message: plan.message };
+  await deps.store.putIrVersion({
+    runId, version: run.irVersion + 1, ir: plan.ir, source: plan.source, reason: plan.reason,
+    diff: plan.diff, nodesChanged: plan.nodesChanged, createdAt: deps.now(), ...(plan.usage ? { usage: plan.usage } : {}),
+  });
+  return { applied: true, message: plan.reason };
+};
+
+let awsHandler: ((event: unknown) => Promise<RepairReport>) | undefined;
+
+/**
+ * Lambda entry; clients are built on the first call of a cold start. Env: the store's (via aws-deps),
+ * ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, FLOWMEND_REPAIR_MODEL.
+ */
+export const handler = async (event: unknown): Promise<RepairReport> => {
+  if (!awsHandler) {
+    const [{ engineDepsFromEnv }, { makeAnthropicRepairLlm, repairModelFromEnv }] = await Promise.all([
+      import('../adapters/aws-deps.ts'),
+      import('../adapters/anthropic-repair-llm.ts'),
+    ]);
+    const { store, catalog } = await engineDepsFromEnv();
+    const apiKey = process.env.ANTHROPIC_API_KEY?.trim();
+    const baseURL = process.env.ANTHROPIC_BASE_URL?.trim();
+    const llm = apiKey ? makeAnthropicRepairLlm({ apiKey, ...(baseURL ? { baseURL } : {}) }) : undefined;
+    awsHandler = makeRepairHandler({ store, catalog, ...(llm ? { llm } : {}), model: repairModelFromEnv(), now: Date.now });
+  }
+  return awsHandler(event);
+};
