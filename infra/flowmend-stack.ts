@@ -31,7 +31,7 @@ export class FlowmendStack extends Stack {
     const removalPolicy = toRemovalPolicy(settings.removalPolicy);
 
     const { table } = new RunTable(this, 'Runs', { removalPolicy });
-    const { bucket } = new BlobBucket(this, 'Blobs', { removalPolicy, expiryDays: settings.blobExpiryDays });
+    const { bucket } = new BlobBucket(this, 'Blobs', { removalPolicy, expiryDays: settings.retentionDays });
     const anthropicKey = secretsmanager.Secret.fromSecretNameV2(this, 'AnthropicKey', settings.anthropicSecretName);
 
     const lambda = (id: string, handler: string, description: string, timeout: Duration, environment: Record<string, string> = {}) =>
@@ -43,7 +43,11 @@ export class FlowmendStack extends Stack {
         memoryMb: settings.lambdaMemoryMb,
         logRetentionDays: settings.logRetentionDays,
       }).fn;
-    const storeEnv = { TABLE_NAME: table.tableName, BUCKET_NAME: bucket.bucketName };
+    const storeEnv = {
+      TABLE_NAME: table.tableName,
+      BUCKET_NAME: bucket.bucketName,
+      FLOWMEND_RETENTION_DAYS: String(settings.retentionDays),
+    };
     const secretEnv = { FLOWMEND_ANTHROPIC_SECRET_ID: settings.anthropicSecretName };
 
     const advance = lambda('Advance', 'advance', 'flowmend engine: one step of a run', Duration.minutes(1), storeEnv);

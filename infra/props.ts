@@ -13,8 +13,8 @@ export const FlowmendSettingsSchema = z.object({
   anthropicSecretName: z.string().min(1).default('flowmend/anthropic-api-key'),
   /** Step Functions execution log level; ERROR keeps Express runs cheap (the run's own events live in the table). */
   logLevel: LogLevelSchema.default('ERROR'),
-  /** Days before large node outputs in the bucket expire. */
-  blobExpiryDays: z.coerce.number().int().positive().default(30),
+  /** Days a run's items (table TTL) and its large outputs (bucket lifecycle) are kept. */
+  retentionDays: z.coerce.number().int().positive().default(90),
   /** Days Lambda and state machine logs are kept. */
   logRetentionDays: z.coerce
     .number()

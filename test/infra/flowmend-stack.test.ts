@@ -46,7 +46,7 @@ describe('FlowmendStack blob bucket', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 30, Status: 'Enabled' })]) },
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 90, Status: 'Enabled' })]) },
     });
   });
 });
@@ -95,7 +95,7 @@ describe('FlowmendStack Lambdas', () => {
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 's3:PutObject', 's3:GetObject*']));
     expect(actions.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
     expect(cfn.Resources[fnId('Advance')]?.Properties?.Environment).toMatchObject({
-      Variables: { TABLE_NAME: expect.anything(), BUCKET_NAME: expect.anything() },
+      Variables: { TABLE_NAME: expect.anything(), BUCKET_NAME: expect.anything(), FLOWMEND_RETENTION_DAYS: '90' },
     });
   });
 

@@ -1,0 +1,72 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { z } from 'zod';
+import type { BlobStore } from '../core/blob-store.ts';
+import type { EngineDeps } from '../core/engine.ts';
+import { ConfigurationError } from '../core/errors.ts';
+import type { RunStore } from '../core/run-store.ts';
+import { builtinCatalog } from '../nodes/catalog.ts';
+import type { LlmConfigProvider } from './anthropic-client.ts';
+import { secretAwareLlmConfig } from './anthropic-key.ts';
+import { BlobOffloadRunStore } from './blob-offload-run-store.ts';
+import { createDocumentClient, DynamoRunStore } from './dynamo-run-store.ts';
+import { S3BlobStore } from './s3-blob-store.ts';
+
+/** What the stack puts in the environment of the engine and repair Lambdas. */
+export const AwsEnvSchema = z.object({
+  TABLE_NAME: z.string().min(1),
+  /** The blob bucket; without it large outputs fail at the store's item limit instead of moving to S3. */
+  BUCKET_NAME: z.string().min(1).optional(),
+  /** Days until the table's TTL deletes a run's items. */
+  FLOWMEND_RETENTION_DAYS: z.coerce.number().int().positive().optional(),
+  FLOWMEND_ANTHROPIC_SECRET_ID: z.string().min(1).optional(),
+  EXPRESS_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
+  STANDARD_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
+});
+export type AwsEnv = z.infer<typeof AwsEnvSchema>;
+
+export function parseAwsEnv(env: NodeJS.ProcessEnv = process.env): AwsEnv {
+  const parsed = AwsEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigurationError(`Lambda environment is not the one the flowmend stack sets: ${issues}`);
+  }
+  return parsed.data;
+}
+
+/** The adapters one Lambda needs, built once per cold start (SDK clients reuse their connections across calls). */
+export interface AwsDeps {
+  env: AwsEnv;
+  store: RunStore;
+  blobs: BlobStore | undefined;
+  llmConfig: LlmConfigProvider;
+}
+
+let cached: { key: string; deps: AwsDeps } | undefined;
+
+export function awsDeps(env: NodeJS.ProcessEnv = process.env): AwsDeps {
+  const parsed = parseAwsEnv(env);
+  const key = JSON.stringify(parsed);
+  if (cached?.key === key) return cached.deps;
+  const dynamo = createDocumentClient(new DynamoDBClient({}));
+  const table = new DynamoRunStore({
+    client: dynamo,
+    tableName: parsed.TABLE_NAME,
+    ...(parsed.FLOWMEND_RETENTION_DAYS === undefined ? {} : { retentionDays: parsed.FLOWMEND_RETENTION_DAYS }),
+  });
+  const blobs = parsed.BUCKET_NAME === undefined ? undefined : new S3BlobStore(new S3Client({}), parsed.BUCKET_NAME);
+  const deps: AwsDeps = {
+    env: parsed,
+    store: blobs === undefined ? table : new BlobOffloadRunStore(table, blobs),
+    blobs,
+    llmConfig: secretAwareLlmConfig(env),
+  };
+  cached = { key, deps };
+  return deps;
+}
+
+/** What the Advance Lambda runs the engine with. */
+export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<EngineDeps & { blobs: BlobStore | undefined }> {
+  const { store, blobs } = awsDeps(env);
+  return { store, blobs, catalog: builtinCatalog, now: Date.now };
+}

@@ -1,0 +1,87 @@
+import {
+  type BlobStore,
+  blobMarker,
+  blobRefIn,
+  MAX_INLINE_OUTPUT_BYTES,
+  stepBlobKey,
+  utf8Length,
+} from '../core/blob-store.ts';
+import { InvalidInputError } from '../core/errors.ts';
+import type { IrVersionItem, RunEvent, RunItem, StepRecord } from '../core/run-model.ts';
+import type { RunStore, RunWriteCondition } from '../core/run-store.ts';
+
+/**
+ * A RunStore whose step records keep large outputs as blobs: `putStep` stores outputs over
+ * `MAX_INLINE_OUTPUT_BYTES` (or already uploaded by a runner) as a reference, and every read puts
+ * the outputs back, so the engine never sees a reference.
+ */
+export class BlobOffloadRunStore implements RunStore {
+  constructor(
+    private readonly inner: RunStore,
+    private readonly blobs: BlobStore,
+    private readonly maxInlineBytes = MAX_INLINE_OUTPUT_BYTES,
+  ) {}
+
+  async putStep(step: StepRecord, expectStatus?: StepRecord['status'] | null): Promise<void> {
+    return this.inner.putStep(await this.offload(step), expectStatus);
+  }
+  async getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]> {
+    return Promise.all((await this.inner.getSteps(runId, seqs)).map((step) => this.restore(step)));
+  }
+  async listSteps(runId: string): Promise<StepRecord[]> {
+    return Promise.all((await this.inner.listSteps(runId)).map((step) => this.restore(step)));
+  }
+
+  putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {
+    return this.inner.putRun(run, condition);
+  }
+  getRun(runId: string): Promise<RunItem | undefined> {
+    return this.inner.getRun(runId);
+  }
+  putIrVersion(item: IrVersionItem): Promise<void> {
+    return this.inner.putIrVersion(item);
+  }
+  getIrVersion(runId: string, version: number): Promise<IrVersionItem | undefined> {
+    return this.inner.getIrVersion(runId, version);
+  }
+  appendEvents(events: readonly RunEvent[]): Promise<void> {
+    return this.inner.appendEvents(events);
+  }
+  listEvents(runId: string, afterKey?: string): Promise<RunEvent[]> {
+    return this.inner.listEvents(runId, afterKey);
+  }
+  listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {
+    return this.inner.listRuns(options);
+  }
+
+  private async offload(step: StepRecord): Promise<StepRecord> {
+    if (step.outputs === undefined) return step;
+    const uploaded = blobRefIn(step.outputs);
+    if (uploaded !== undefined) {
+      this.checkOwnKey(step, uploaded.key);
+      return step;
+    }
+    const body = JSON.stringify(step.outputs);
+    if (utf8Length(body) <= this.maxInlineBytes) return step;
+    const ref = await this.blobs.put(stepBlobKey(step.runId, step.seq), body);
+    return { ...step, outputs: blobMarker(ref) };
+  }
+
+  private async restore(step: StepRecord): Promise<StepRecord> {
+    const ref = blobRefIn(step.outputs);
+    if (ref === undefined) return step;
+    this.checkOwnKey(step, ref.key);
+    const outputs = JSON.parse(await this.blobs.get(ref)) as Record<string, unknown>;
+    return { ...step, outputs };
+  }
+
+  // A runner's result is untrusted: a reference may only name the blob of its own step, never another run's.
+  private checkOwnKey(step: StepRecord, key: string): void {
+    const own = stepBlobKey(step.runId, step.seq);
+    if (key !== own) {
+      throw new InvalidInputError(`step ${step.seq} of run ${step.runId} refers to blob ${key}, not its own ${own}`, {
+        details: { runId: step.runId, seq: step.seq, key },
+      });
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type BlobRef, type BlobStore, blobRefOf } from '../core/blob-store.ts';
+import { StoreError } from '../core/errors.ts';
+
+/** Blobs as files under `<stateDir>/blobs` (the local host); upload URLs are `file:` URLs. */
+export class FileBlobStore implements BlobStore {
+  readonly root: string;
+
+  constructor(stateDir: string) {
+    this.root = join(resolve(stateDir), 'blobs');
+  }
+
+  async put(key: string, body: string): Promise<BlobRef> {
+    await writeFileAtomically(this.pathOf(key), body);
+    return blobRefOf(key, body);
+  }
+
+  async get(ref: BlobRef): Promise<string> {
+    let body: string;
+    try {
+      body = await readFile(this.pathOf(ref.key), 'utf8');
+    } catch (error) {
+      throw new StoreError(`blob ${ref.key} cannot be read from ${this.root}`, { cause: error, details: { key: ref.key } });
+    }
+    checkBlob(ref, body);
+    return body;
+  }
+
+  async uploadUrl(key: string): Promise<string> {
+    return pathToFileURL(this.pathOf(key)).href;
+  }
+
+  /** The file a key names; keys never leave the blob directory. */
+  pathOf(key: string): string {
+    const path = resolve(this.root, key);
+    if (!path.startsWith(this.root + sep)) throw new StoreError(`blob key ${JSON.stringify(key)} escapes the blob directory`);
+    return path;
+  }
+}
+
+export async function writeFileAtomically(path: string, body: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(temp, body, 'utf8');
+  await rename(temp, path);
+}
+
+/** Rejects a body that is not the one the reference was made for (truncated, overwritten, tampered with). */
+export function checkBlob(ref: BlobRef, body: string): void {
+  const actual = blobRefOf(ref.key, body);
+  if (actual.bytes !== ref.bytes || actual.sha256 !== ref.sha256) {
+    throw new StoreError(`blob ${ref.key} does not match its reference (${actual.bytes} bytes, expected ${ref.bytes})`, {
+      details: { key: ref.key, expected: ref, actual },
+    });
+  }
+}
+
+export const filePathOfUrl = (url: string): string => fileURLToPath(url);

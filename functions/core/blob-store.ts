@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * Node outputs too large for a state payload (256 KiB) or a table item (400 KB) are stored as blobs;
+ * the step record and the runner result keep a reference in their place. The limit leaves room for
+ * the rest of the record and of the state.
+ */
+export const MAX_INLINE_OUTPUT_BYTES = 200 * 1024;
+
+export const BlobRefSchema = z.object({
+  key: z.string().min(1),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type BlobRef = z.infer<typeof BlobRefSchema>;
+
+/** Where a runner may put a large result without any credentials of its own. */
+export const BlobUploadSchema = z.object({ url: z.string().url(), key: z.string().min(1) });
+export type BlobUpload = z.infer<typeof BlobUploadSchema>;
+
+/** Key under which a value in `outputs` stands for outputs stored as a blob: `{ "$blob": BlobRef }`. */
+export const BLOB_MARKER = '$blob';
+
+/** Large node outputs, by key. Rejects with `StoreError` when the backing store fails or a blob is missing. */
+export interface BlobStore {
+  put(key: string, body: string): Promise<BlobRef>;
+  /** The body of a blob, checked against the reference's size and hash. */
+  get(ref: BlobRef): Promise<string>;
+  /** A URL that accepts one HTTP PUT (or file write, locally) of the body for `key`, for `expiresInS` seconds. */
+  uploadUrl(key: string, expiresInS: number): Promise<string>;
+}
+
+/** The one blob key of a step's outputs, so a reference can be checked against the record holding it. */
+export const stepBlobKey = (runId: string, seq: number): string => `runs/${runId}/steps/${seq}.json`;
+
+export const utf8Length = (text: string): number => new TextEncoder().encode(text).byteLength;
+
+export const blobRefOf = (key: string, body: string): BlobRef => ({
+  key,
+  bytes: utf8Length(body),
+  sha256: createHash('sha256').update(body, 'utf8').digest('hex'),
+});
+
+export const blobMarker = (ref: BlobRef): Record<string, unknown> => ({ [BLOB_MARKER]: ref });
+
+/** The reference if `outputs` is exactly a blob marker. */
+export const blobRefIn = (outputs: Record<string, unknown> | undefined): BlobRef | undefined => {
+  if (outputs === undefined || Object.keys(outputs).length !== 1) return undefined;
+  const parsed = BlobRefSchema.safeParse(outputs[BLOB_MARKER]);
+  return parsed.success ? parsed.data : undefined;
+};

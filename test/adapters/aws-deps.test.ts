@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { awsDeps, engineDepsFromEnv, parseAwsEnv } from '../../functions/adapters/aws-deps.ts';
+import { BlobOffloadRunStore } from '../../functions/adapters/blob-offload-run-store.ts';
+import { DynamoRunStore } from '../../functions/adapters/dynamo-run-store.ts';
+import { S3BlobStore } from '../../functions/adapters/s3-blob-store.ts';
+import { ConfigurationError } from '../../functions/core/errors.ts';
+
+const env = { AWS_REGION: 'us-east-1', TABLE_NAME: 'Flowmend-Runs', FLOWMEND_RETENTION_DAYS: '90' };
+
+describe('awsDeps', () => {
+  it('rejects an environment without the table, naming the variable', () => {
+    expect(() => parseAwsEnv({ BUCKET_NAME: 'b' })).toThrow(ConfigurationError);
+    expect(() => parseAwsEnv({ BUCKET_NAME: 'b' })).toThrow(/TABLE_NAME/);
+  });
+
+  it('stores large outputs in the bucket when the stack names one', async () => {
+    const deps = await engineDepsFromEnv({ ...env, BUCKET_NAME: 'flowmend-blobs' });
+    expect(deps.store).toBeInstanceOf(BlobOffloadRunStore);
+    expect(deps.blobs).toBeInstanceOf(S3BlobStore);
+    expect(deps.catalog.has('shell') && deps.catalog.has('transform')).toBe(true);
+    expect(awsDeps(env).store).toBeInstanceOf(DynamoRunStore);
+  });
+
+  it('builds the clients once per environment (once per cold start)', () => {
+    expect(awsDeps(env)).toBe(awsDeps({ ...env }));
+  });
+});

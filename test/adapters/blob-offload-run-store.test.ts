@@ -1,0 +1,70 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BlobOffloadRunStore } from '../../functions/adapters/blob-offload-run-store.ts';
+import { shrinkRunnerResult } from '../../functions/adapters/blob-upload.ts';
+import { FileBlobStore } from '../../functions/adapters/file-blob-store.ts';
+import { BLOB_MARKER, MAX_INLINE_OUTPUT_BYTES, stepBlobKey } from '../../functions/core/blob-store.ts';
+import { InvalidInputError } from '../../functions/core/errors.ts';
+import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
+import type { RunnerResult } from '../../functions/core/node-type.ts';
+import type { StepRecord } from '../../functions/core/run-model.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'flowmend-offload-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const RUN = 'run-offload';
+const step = (seq: number, outputs: Record<string, unknown>): StepRecord => ({
+  runId: RUN, seq, nodeId: `n${seq}`, nodeType: 'shell', visit: 1, status: 'completed', cacheKey: `k${seq}`,
+  sideEffects: false, irVersion: 0, action: 'default', outputs, startedAt: 1, finishedAt: 2,
+});
+const big = { stdout: 'x'.repeat(MAX_INLINE_OUTPUT_BYTES + 1), exit_code: 0 };
+
+const setup = () => {
+  const inner = new MemoryRunStore();
+  const blobs = new FileBlobStore(dir);
+  return { inner, blobs, store: new BlobOffloadRunStore(inner, blobs) };
+};
+
+describe('BlobOffloadRunStore', () => {
+  it('keeps small outputs in the record and moves large ones to a blob the reads restore', async () => {
+    const { inner, store } = setup();
+    await store.putStep(step(1, { stdout: 'small', exit_code: 0 }));
+    await store.putStep(step(2, big));
+    const [raw1, raw2] = await inner.getSteps(RUN, [1, 2]).then((s) => s.sort((a, b) => a.seq - b.seq));
+    expect(raw1?.outputs).toEqual({ stdout: 'small', exit_code: 0 });
+    expect(raw2?.outputs).toEqual({ [BLOB_MARKER]: expect.objectContaining({ key: stepBlobKey(RUN, 2) }) });
+    expect(JSON.stringify(raw2).length).toBeLessThan(1_000);
+
+    const restored = await store.getSteps(RUN, [2, 1]);
+    expect(restored.find((s) => s.seq === 2)?.outputs).toEqual(big);
+    expect((await store.listSteps(RUN)).map((s) => s.outputs)).toEqual([{ stdout: 'small', exit_code: 0 }, big]);
+  });
+
+  it('records the reference of outputs a runner already uploaded, and restores them', async () => {
+    const { inner, blobs, store } = setup();
+    const upload = { key: stepBlobKey(RUN, 7), url: await blobs.uploadUrl(stepBlobKey(RUN, 7)) };
+    const result: RunnerResult = { kind: 'ok', outputs: big, action: 'default', durationMs: 5 };
+    const shrunk = await shrinkRunnerResult(result, upload);
+    expect(JSON.stringify(shrunk).length).toBeLessThan(1_000);
+    await store.putStep(step(7, shrunk.outputs ?? {}));
+    expect((await inner.getSteps(RUN, [7]))[0]?.outputs).toEqual(shrunk.outputs);
+    expect((await store.getSteps(RUN, [7]))[0]?.outputs).toEqual(big);
+  });
+
+  it('leaves a small runner result alone', async () => {
+    const { blobs } = setup();
+    const result: RunnerResult = { kind: 'failed', error: { code: 'EXIT_NONZERO', message: 'x' }, outputs: { stderr: 'boom' }, durationMs: 1 };
+    expect(await shrinkRunnerResult(result, { key: 'k', url: await blobs.uploadUrl('k') })).toBe(result);
+  });
+
+  it("refuses a reference to another step's blob (a runner must not read other runs through the engine)", async () => {
+    const { blobs, store } = setup();
+    const victim = await blobs.put(stepBlobKey('other-run', 1), JSON.stringify({ secret: 'theirs' }));
+    await expect(store.putStep(step(8, { [BLOB_MARKER]: victim }))).rejects.toThrow(InvalidInputError);
+  });
+});
