@@ -1,15 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  type TranslateConfig,
-} from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, type QueryCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
 import { FlowmendError, StaleRunError, StoreError } from '../core/errors.ts';
 import {
@@ -25,6 +16,7 @@ import {
 import type { RunStore, RunWriteCondition } from '../core/run-store.ts';
 import { copyStoredValue, sameStoredValue } from '../core/stored-value.ts';
 import { itemSize, MAX_ITEM_BYTES } from './dynamo-item-size.ts';
+import { batchGetAll, batchPutAll, type Item, queryAll } from './dynamo-paging.ts';
 import {
   dayGsiPk,
   dayOf,
@@ -55,14 +47,8 @@ export const RUN_STORE_TRANSLATE_CONFIG: TranslateConfig = {
 export const createDocumentClient = (client: DynamoDBClient): DynamoDBDocumentClient =>
   DynamoDBDocumentClient.from(client, RUN_STORE_TRANSLATE_CONFIG);
 
-/** Attribute holding a random token per conditional write, so a write can recognise itself after a retry. */
-const WRITE_TOKEN = 'wt';
+const WRITE_TOKEN = TABLE_KEYS.writeToken;
 const DAY_MS = 86_400_000;
-const BATCH_GET_MAX = 100;
-const BATCH_WRITE_MAX = 25;
-const BATCH_RETRIES = 10;
-
-type Item = Record<string, unknown>;
 type Key = { pk: string; sk: string };
 interface Condition {
   expression: string;
@@ -72,11 +58,6 @@ interface Condition {
 
 const isConditionFailure = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const chunks = <T>(items: readonly T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 export interface DynamoRunStoreOptions {
   /** Best made with `createDocumentClient` (numbers beyond 2^53 need its unmarshall options). */
@@ -181,18 +162,7 @@ export class DynamoRunStore implements RunStore {
 
   async getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]> {
     const keys = [...new Set(seqs)].map((seq) => ({ [TABLE_KEYS.pk]: runPk(runId), [TABLE_KEYS.sk]: stepSk(seq) }));
-    const found: Item[] = [];
-    for (const chunk of chunks(keys, BATCH_GET_MAX)) {
-      let pending: Item[] = chunk;
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > BATCH_RETRIES) throw new StoreError(`run ${runId}: BatchGetItem left ${pending.length} steps unread`);
-        if (attempt > 0) await pause(Math.min(1000, 20 * 2 ** attempt));
-        const request = { [this.tableName]: { Keys: pending, ConsistentRead: true } };
-        const out = await this.send('BatchGetItem', () => this.client.send(new BatchGetCommand({ RequestItems: request })));
-        found.push(...(out.Responses?.[this.tableName] ?? []));
-        pending = out.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-      }
-    }
+    const found = await this.send('BatchGetItem', () => batchGetAll(this.client, this.tableName, keys));
     return found.map((item) => this.parse(StepRecordSchema, item, `step ${String(item[TABLE_KEYS.sk])} of ${runId}`));
   }
 
@@ -213,16 +183,7 @@ export class DynamoRunStore implements RunStore {
       const key = { pk: runPk(event.runId), sk: eventSk(event.key) };
       byKey.set(`${key.pk}\n${key.sk}`, this.serialise(event.runId, `event ${event.key}`, key, event));
     }
-    for (const chunk of chunks([...byKey.values()], BATCH_WRITE_MAX)) {
-      let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > BATCH_RETRIES) throw new StoreError(`BatchWriteItem left ${pending.length} events unwritten`);
-        if (attempt > 0) await pause(Math.min(1000, 20 * 2 ** attempt));
-        const request = { [this.tableName]: pending };
-        const out = await this.send('BatchWriteItem', () => this.client.send(new BatchWriteCommand({ RequestItems: request })));
-        pending = (out.UnprocessedItems?.[this.tableName] ?? []).flatMap((r) => (r.PutRequest?.Item ? [{ PutRequest: { Item: r.PutRequest.Item } }] : []));
-      }
-    }
+    await this.send('BatchWriteItem', () => batchPutAll(this.client, this.tableName, [...byKey.values()]));
   }
 
   async listEvents(runId: string, afterKey?: string): Promise<RunEvent[]> {
@@ -327,25 +288,8 @@ export class DynamoRunStore implements RunStore {
     return out.Item;
   }
 
-  private async queryAll(input: Omit<QueryCommandInput, 'TableName'>, into: Item[] = [], limit = Infinity): Promise<Item[]> {
-    let startKey: Item | undefined;
-    do {
-      const remaining = limit - into.length;
-      if (remaining <= 0) break;
-      const out = await this.send('Query', () =>
-        this.client.send(
-          new QueryCommand({
-            ...input,
-            TableName: this.tableName,
-            ...(Number.isFinite(remaining) && { Limit: remaining }),
-            ...(startKey && { ExclusiveStartKey: startKey }),
-          }),
-        ),
-      );
-      into.push(...(out.Items ?? []));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return into;
+  private queryAll(input: Omit<QueryCommandInput, 'TableName'>, into?: Item[], limit?: number): Promise<Item[]> {
+    return this.send('Query', () => queryAll(this.client, { ...input, TableName: this.tableName }, into, limit));
   }
 
   private async send<T>(operation: string, call: () => Promise<T>): Promise<T> {

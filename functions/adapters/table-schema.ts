@@ -14,6 +14,8 @@ export const TABLE_KEYS = {
   sk: 'sk',
   /** TTL attribute, epoch seconds (optional on every item). */
   ttl: 'expiresAt',
+  /** Random token of the last conditional write (see DynamoRunStore). */
+  writeToken: 'wt',
 } as const;
 
 /** Global secondary indexes: runs by workflow and time (gsi1), recent runs across workflows by day (gsi2). */

@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient, DynamoRunStore } from '../../functions/adapters/dynamo-run-store.ts';
 import { createLocalDynamoClient, type DynaliteServer, startDynalite } from '../../functions/adapters/dynalite-server.ts';
@@ -242,6 +242,17 @@ describe('DynamoRunStore', () => {
     await expect(dynamoStore().getRun(runId)).rejects.toThrow(/corrupt run item .*status/);
     await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: runPk(runId), sk: stepSk(1), runId } }));
     await expect(dynamoStore().listSteps(runId)).rejects.toBeInstanceOf(StoreError);
+  });
+
+  it('stamps items with expiresAt when a retention is set, and leaves it out of what it returns', async () => {
+    const doc = createDocumentClient(createLocalDynamoClient(dynalite.endpoint));
+    const now = Date.UTC(2030, 0, 1);
+    const store = new DynamoRunStore({ client: doc, tableName: TABLE, retentionDays: 7, now: () => now });
+    const run = makeRun();
+    await store.putRun(run, { notExists: true });
+    const raw = await doc.send(new GetCommand({ TableName: TABLE, Key: { pk: runPk(run.runId), sk: RUN_SK } }));
+    expect(raw.Item?.expiresAt).toBe(now / 1000 + 7 * 86_400);
+    expect(await store.getRun(run.runId)).toEqual(run);
   });
 
   it('turns SDK failures into StoreError with the cause kept', async () => {

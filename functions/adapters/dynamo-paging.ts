@@ -1,0 +1,75 @@
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { StoreError } from '../core/errors.ts';
+
+export type Item = Record<string, unknown>;
+
+const BATCH_GET_MAX = 100;
+const BATCH_WRITE_MAX = 25;
+const BATCH_RETRIES = 10;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const backoff = (attempt: number) => pause(Math.min(1000, 20 * 2 ** attempt));
+
+const chunks = <T>(items: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
+/** Every item of the keys (missing ones left out), 100 keys per BatchGetItem, unprocessed keys retried with backoff. */
+export async function batchGetAll(client: DynamoDBDocumentClient, tableName: string, keys: readonly Item[]): Promise<Item[]> {
+  const found: Item[] = [];
+  for (const chunk of chunks(keys, BATCH_GET_MAX)) {
+    let pending: Item[] = chunk;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > BATCH_RETRIES) throw new StoreError(`BatchGetItem on ${tableName} left ${pending.length} keys unread`);
+      if (attempt > 0) await backoff(attempt);
+      const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
+      found.push(...(out.Responses?.[tableName] ?? []));
+      pending = out.UnprocessedKeys?.[tableName]?.Keys ?? [];
+    }
+  }
+  return found;
+}
+
+/** Puts every item, 25 per BatchWriteItem, unprocessed items retried with backoff. Keys must be distinct. */
+export async function batchPutAll(client: DynamoDBDocumentClient, tableName: string, items: readonly Item[]): Promise<void> {
+  for (const chunk of chunks(items, BATCH_WRITE_MAX)) {
+    let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > BATCH_RETRIES) throw new StoreError(`BatchWriteItem on ${tableName} left ${pending.length} items unwritten`);
+      if (attempt > 0) await backoff(attempt);
+      const out = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+      pending = (out.UnprocessedItems?.[tableName] ?? []).flatMap((request) =>
+        request.PutRequest?.Item ? [{ PutRequest: { Item: request.PutRequest.Item } }] : [],
+      );
+    }
+  }
+}
+
+/** Follows LastEvaluatedKey until the query is exhausted or `into` holds `limit` items. */
+export async function queryAll(
+  client: DynamoDBDocumentClient,
+  input: QueryCommandInput,
+  into: Item[] = [],
+  limit = Number.POSITIVE_INFINITY,
+): Promise<Item[]> {
+  let startKey: Item | undefined;
+  do {
+    const remaining = limit - into.length;
+    if (remaining <= 0) break;
+    const out = await client.send(
+      new QueryCommand({
+        ...input,
+        ...(Number.isFinite(remaining) && { Limit: remaining }),
+        ...(startKey && { ExclusiveStartKey: startKey }),
+      }),
+    );
+    into.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return into;
+}
