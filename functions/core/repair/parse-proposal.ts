@@ -34,6 +34,9 @@ export function parseProposal(text: string): ParsedProposal {
   } catch (error) {
     return { ok: false, message: `the reply is not valid JSON (${(error as Error).message}): ${sample(json)}` };
   }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, message: `the reply must be a JSON object {"workflow": ..., "reason": ...}, not ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}` };
+  }
   const parsed = RepairProposalSchema.safeParse(value);
   if (!parsed.success) {
     return { ok: false, message: parsed.error.issues.map((i) => i.message).join('; ') };

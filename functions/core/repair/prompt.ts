@@ -54,7 +54,7 @@ function completedSection(ctx: RepairContext): string[] {
 function nodeTypesSection(ctx: RepairContext): string[] {
   const lines = ['## Node types'];
   for (const [type, spec] of ctx.catalog) {
-    lines.push(`- ${type}: params ${Object.keys(spec.paramsSchema.shape).join(', ')}; outputs ${spec.outputKeys.join(', ')}`);
+    lines.push(`- ${type}: params ${Object.keys(spec.paramsSchema.shape).filter((k) => !k.startsWith('__')).join(', ')}; outputs ${spec.outputKeys.join(', ')}`);
   }
   return lines;
 }
