@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { computeCacheKey } from './cache-key.ts';
 import { errorSignature } from './error-signature.ts';
 import { InvalidInputError, StaleRunError } from './errors.ts';
@@ -25,6 +26,35 @@ export interface EngineDeps {
 }
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
+
+/**
+ * Step records never change once written, so a process keeps the outputs of recent ones: the next
+ * node usually reads the previous node's outputs, and then needs no store read.
+ */
+const recentOutputs = new Map<string, { nodeId: string; outputs: Record<string, unknown> }>();
+const RECENT_OUTPUTS_LIMIT = 256;
+const rememberOutputs = (record: StepRecord): void => {
+  if (record.status === 'failed') return;
+  if (recentOutputs.size >= RECENT_OUTPUTS_LIMIT) recentOutputs.delete(recentOutputs.keys().next().value as string);
+  recentOutputs.set(`${record.runId}#${record.seq}`, { nodeId: record.nodeId, outputs: record.outputs ?? {} });
+};
+
+/**
+ * The run item as this process last wrote it. A payload whose `rev` matches proves it is current
+ * (any later write changes `rev`), so the next step can skip reading it; a takeover by another owner
+ * still fails the conditional write.
+ */
+const recentRuns = new Map<string, RunItem>();
+const RECENT_RUNS_LIMIT = 64;
+const rememberRun = (run: RunItem): void => {
+  recentRuns.delete(run.runId);
+  if (recentRuns.size >= RECENT_RUNS_LIMIT) recentRuns.delete(recentRuns.keys().next().value as string);
+  recentRuns.set(run.runId, structuredClone(run));
+};
+export const recallRun = (runId: string, rev: string | undefined): RunItem | undefined => {
+  const run = rev === undefined ? undefined : recentRuns.get(runId);
+  return run?.rev === rev ? structuredClone(run) : undefined;
+};
 
 export interface PrepareOptions {
   /** Outputs of the nodes on the path, when the caller already has them (the replay walk). */
@@ -68,8 +98,20 @@ export class RunStep {
       if (seq !== undefined) seqs.add(seq);
     }
     if (seqs.size === 0) return {};
-    const records = await this.deps.store.getSteps(this.run.runId, [...seqs]);
-    return Object.fromEntries(records.map((r) => [r.nodeId, r.outputs ?? {}]));
+    const outputs: NodeOutputs = {};
+    const missing: number[] = [];
+    for (const seq of seqs) {
+      const known = recentOutputs.get(`${this.run.runId}#${seq}`);
+      if (known) outputs[known.nodeId] = known.outputs;
+      else missing.push(seq);
+    }
+    if (missing.length > 0) {
+      for (const r of await this.deps.store.getSteps(this.run.runId, missing)) {
+        rememberOutputs(r);
+        outputs[r.nodeId] = r.outputs ?? {};
+      }
+    }
+    return outputs;
   }
 
   context(nodes: NodeOutputs): TemplateContext {
@@ -223,6 +265,7 @@ export class RunStep {
   async putStep(record: StepRecord): Promise<void> {
     try {
       await this.deps.store.putStep(record, null);
+      rememberOutputs(record);
     } catch (error) {
       if (!(error instanceof StaleRunError)) throw error;
       const [existing] = await this.deps.store.getSteps(record.runId, [record.seq]);
@@ -233,6 +276,8 @@ export class RunStep {
   async commit(): Promise<void> {
     if (this.events.length > 0) await this.deps.store.appendEvents(this.events.splice(0));
     this.run.updatedAt = this.deps.now();
+    this.run.rev = randomBytes(6).toString('hex');
     await this.deps.store.putRun(this.run, { ownerId: this.owner });
+    rememberRun(this.run);
   }
 }

@@ -2,7 +2,7 @@ import { classifyOutcome, type Outcome } from './classify.ts';
 import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { startNodeId, type Workflow } from './ir.ts';
 import type { RunItem, StepRecord } from './run-model.ts';
-import { RunStep, type EngineDeps } from './engine-step.ts';
+import { recallRun, RunStep, type EngineDeps } from './engine-step.ts';
 import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type StepOutcome } from './step.ts';
 import { formatIssues, hasErrors, validateWorkflow } from './validate.ts';
 import { walkFromStart } from './walk.ts';
@@ -43,7 +43,7 @@ export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<S
   const parsed = AdvanceInputSchema.safeParse(rawInput);
   if (!parsed.success) throw new InvalidInputError(`Advance got an input it cannot read: ${parsed.error.message}`);
   const input = parsed.data;
-  const run = await deps.store.getRun(input.runId);
+  const run = recallRun(input.runId, input.rev) ?? (await deps.store.getRun(input.runId));
   if (!run) throw new RunNotFoundError(`run ${input.runId} does not exist`);
   if (run.owner?.id !== input.owner) {
     throw new StaleRunError(`run ${input.runId} is now owned by ${run.owner?.id ?? 'nobody'}, not ${input.owner}; this execution stops`);
@@ -52,6 +52,11 @@ export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<S
   if (terminal) return terminal;
   const exec: ExecCounters = input.exec ? { startedAt: input.exec.startedAt, advances: input.exec.advances + 1 } : { startedAt: deps.now(), advances: 1 };
   const step = new RunStep(run, await loadIr(deps, run), deps, input.owner, exec);
+  const outcome = await dispatch(step, input);
+  return run.rev === undefined ? outcome : { ...outcome, rev: run.rev };
+};
+
+const dispatch = (step: RunStep, input: AdvanceInput): Promise<StepOutcome> => {
   switch (input.kind) {
     case 'start':
       return start(step);

@@ -74,6 +74,8 @@ export const RunItemSchema = z.object({
     .optional(),
   /** The last node recorded on the current path and the action it took: the next step routes from here. */
   cursor: z.object({ nodeId: z.string(), action: z.string() }).optional(),
+  /** Changes on every write: a payload carrying it proves that a cached copy of the run is current. */
+  rev: z.string().optional(),
   /** Events written so far; the next event's key is derived from it. */
   eventSeq: z.number().int().nonnegative().default(0),
   /** Nodes changed by any repair of this run (shown as [repaired]). */

@@ -27,17 +27,19 @@ export type RepairReport = z.infer<typeof RepairReportSchema>;
 export const ExecCountersSchema = z.object({ startedAt: z.number(), advances: z.number().int().nonnegative() });
 export type ExecCounters = z.infer<typeof ExecCountersSchema>;
 const exec = ExecCountersSchema.optional();
+/** The run item's `rev` when the outcome was committed. */
+const rev = z.string().optional();
 
 /**
  * What Advance returns; the Route Choice state branches on `kind` (and on `node.type` for runs).
  * Every kind carries `owner` so that each step can prove it still owns the run.
  */
 export const StepOutcomeSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('run'), runId: RunIdSchema, owner: z.string(), exec, seq: z.number().int().positive(), node: RunNodeSpecSchema }),
-  z.object({ kind: z.literal('repair'), runId: RunIdSchema, owner: z.string(), exec, failedNode: z.string(), attempt: z.number().int().positive() }),
-  z.object({ kind: z.literal('continue'), runId: RunIdSchema, owner: z.string(), exec }),
-  z.object({ kind: z.literal('done'), runId: RunIdSchema, owner: z.string(), exec }),
-  z.object({ kind: z.literal('failed'), runId: RunIdSchema, owner: z.string(), exec, error: RunErrorSchema }),
+  z.object({ kind: z.literal('run'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), node: RunNodeSpecSchema }),
+  z.object({ kind: z.literal('repair'), runId: RunIdSchema, owner: z.string(), exec, rev, failedNode: z.string(), attempt: z.number().int().positive() }),
+  z.object({ kind: z.literal('continue'), runId: RunIdSchema, owner: z.string(), exec, rev }),
+  z.object({ kind: z.literal('done'), runId: RunIdSchema, owner: z.string(), exec, rev }),
+  z.object({ kind: z.literal('failed'), runId: RunIdSchema, owner: z.string(), exec, rev, error: RunErrorSchema }),
 ]);
 export type StepOutcome = z.infer<typeof StepOutcomeSchema>;
 export type StepKind = StepOutcome['kind'];
@@ -47,8 +49,8 @@ export type StepKind = StepOutcome['kind'];
  * runner's `result`, a caught `error`, or the Repair state's `repair` added by its ResultPath.
  */
 export const AdvanceInputSchema = z.union([
-  z.object({ kind: z.literal('run'), runId: RunIdSchema, owner: z.string(), exec, seq: z.number().int().positive(), node: RunNodeSpecSchema, result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() }),
-  z.object({ kind: z.literal('repair'), runId: RunIdSchema, owner: z.string(), exec, failedNode: z.string(), attempt: z.number().int().positive(), repair: RepairReportSchema.optional(), error: TaskErrorSchema.optional() }),
-  z.object({ kind: z.literal('start').default('start'), runId: RunIdSchema, owner: z.string(), exec }),
+  z.object({ kind: z.literal('run'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), node: RunNodeSpecSchema, result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() }),
+  z.object({ kind: z.literal('repair'), runId: RunIdSchema, owner: z.string(), exec, rev, failedNode: z.string(), attempt: z.number().int().positive(), repair: RepairReportSchema.optional(), error: TaskErrorSchema.optional() }),
+  z.object({ kind: z.literal('start').default('start'), runId: RunIdSchema, owner: z.string(), exec, rev }),
 ]);
 export type AdvanceInput = z.infer<typeof AdvanceInputSchema>;
