@@ -1,0 +1,36 @@
+// Child process for crash.test.ts: starts a run on a state dir through the local host and SIGKILLs itself right
+// after one chosen store write, so the test can crash a run at an exact point and resume it from another process.
+// Usage: node --import tsx crash-driver.ts <stateDir> <workflow.json> <runId> <crashAt>
+// crashAt: `step:<node>:<visit>` (after that visit's record is written, before the run item moves on)
+//        | `run:<node>:<visit>` (after the run item says that visit is in flight, before RunNode)
+//        | `run:succeeded` (after the run item says the run succeeded)
+import { readFileSync } from 'node:fs';
+import { LocalHost } from '../../functions/adapters/local-host.ts';
+import { openLocalStore } from '../../functions/adapters/local-dynamo.ts';
+import type { StoreWrite } from '../../functions/adapters/observed-run-store.ts';
+import { WorkflowSchema } from '../../functions/core/ir.ts';
+
+const [stateDir, workflowPath, runId, crashAt] = process.argv.slice(2) as [string, string, string, string];
+const [kind, nodeId, visit] = crashAt.split(':');
+
+const matches = (write: StoreWrite): boolean => {
+  if (kind === 'step' && write.kind === 'step') return write.step.nodeId === nodeId && String(write.step.visit) === visit;
+  if (kind === 'run' && write.kind === 'run') {
+    if (nodeId === 'succeeded') return write.run.status === 'succeeded';
+    return write.run.current?.nodeId === nodeId && String(write.run.current.visit) === visit;
+  }
+  return false;
+};
+
+const local = await openLocalStore(stateDir);
+const host = new LocalHost({
+  store: local.store,
+  onWrite: (write) => {
+    if (matches(write)) process.kill(process.pid, 'SIGKILL');
+  },
+});
+const workflow = WorkflowSchema.parse(JSON.parse(readFileSync(workflowPath, 'utf8')));
+const report = await host.start({ workflow, workflowName: 'crash', params: {}, repairEnabled: false, maxRepairs: 0, runId });
+process.stdout.write(`${JSON.stringify({ crashed: false, status: report.status })}\n`);
+await local.close();
+process.exitCode = 3;
