@@ -1,9 +1,11 @@
 import { InvalidInputError, RunNotFoundError, StaleRunError, StoreError } from '../core/errors.ts';
-import type { NodeCatalog } from '../core/node-type.ts';
+import { makeAnthropicRepairLlm, repairModelFromEnv } from '../adapters/anthropic-repair-llm.ts';
+import { makeCatalog, type NodeCatalog, type NodeRunner } from '../core/node-type.ts';
 import { completedNodes, planRepair, type RepairFailure, type RepairLlm } from '../core/repair/index.ts';
 import type { RunStore } from '../core/run-store.ts';
 import { type RepairReport, StepOutcomeSchema } from '../core/step.ts';
 import { validateWorkflow } from '../core/validate.ts';
+import { builtinCatalog } from '../nodes/catalog.ts';
 import { costUsd } from '../nodes/llm-prices.ts';
 
 export interface RepairDeps {
@@ -55,23 +57,33 @@ export const makeRepairHandler = (deps: RepairDeps) => async (event: unknown): P
   return { applied: true, message: plan.reason };
 };
 
+/** A RepairLlm from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL; undefined without a key (the rules still run). */
+const llmFrom = (config: { apiKey?: string | undefined; baseURL?: string | undefined }): RepairLlm | undefined =>
+  config.apiKey ? makeAnthropicRepairLlm({ apiKey: config.apiKey, ...(config.baseURL ? { baseURL: config.baseURL } : {}) }) : undefined;
+
+/**
+ * The local host's Repair binding (`LocalHostOptions.makeRepairHandler`), configured from the environment:
+ * ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, FLOWMEND_REPAIR_MODEL.
+ */
+export const envRepairHandler =
+  (env: NodeJS.ProcessEnv = process.env, options: { maxLlmCallsPerRepair?: number } = {}) =>
+  ({ store, runners }: { store: RunStore; runners: readonly NodeRunner[] }): ((event: unknown) => Promise<RepairReport>) => {
+    const llm = llmFrom({ apiKey: env.ANTHROPIC_API_KEY?.trim(), baseURL: env.ANTHROPIC_BASE_URL?.trim() });
+    return makeRepairHandler({ store, catalog: makeCatalog(runners), ...(llm ? { llm } : {}), model: repairModelFromEnv(env), now: Date.now, ...options });
+  };
+
 let awsHandler: ((event: unknown) => Promise<RepairReport>) | undefined;
 
 /**
- * Lambda entry; clients are built on the first call of a cold start. Env: the store's (via aws-deps),
- * ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, FLOWMEND_REPAIR_MODEL.
+ * Lambda entry; clients are built on the first call of a cold start. Env: the store's (aws-deps), the
+ * Anthropic key (ANTHROPIC_API_KEY or the secret named by FLOWMEND_ANTHROPIC_SECRET_ID), FLOWMEND_REPAIR_MODEL.
  */
 export const handler = async (event: unknown): Promise<RepairReport> => {
   if (!awsHandler) {
-    const [{ engineDepsFromEnv }, { makeAnthropicRepairLlm, repairModelFromEnv }] = await Promise.all([
-      import('../adapters/aws-deps.ts'),
-      import('../adapters/anthropic-repair-llm.ts'),
-    ]);
-    const { store, catalog } = await engineDepsFromEnv();
-    const apiKey = process.env.ANTHROPIC_API_KEY?.trim();
-    const baseURL = process.env.ANTHROPIC_BASE_URL?.trim();
-    const llm = apiKey ? makeAnthropicRepairLlm({ apiKey, ...(baseURL ? { baseURL } : {}) }) : undefined;
-    awsHandler = makeRepairHandler({ store, catalog, ...(llm ? { llm } : {}), model: repairModelFromEnv(), now: Date.now });
+    const { awsDeps } = await import('../adapters/aws-deps.ts');
+    const { store, llmConfig } = awsDeps();
+    const llm = llmFrom(await llmConfig());
+    awsHandler = makeRepairHandler({ store, catalog: builtinCatalog, ...(llm ? { llm } : {}), model: repairModelFromEnv(), now: Date.now });
   }
   return awsHandler(event);
 };
