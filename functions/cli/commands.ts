@@ -1,6 +1,9 @@
 import { resolve } from 'node:path';
 import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../core/errors.ts';
 import { prepareInputs } from '../core/inputs.ts';
+import { applyManualPatch } from '../core/repair/index.ts';
+import type { IrVersionItem } from '../core/run-model.ts';
+import type { RunStore } from '../core/run-store.ts';
 import { makeCatalog } from '../core/node-type.ts';
 import { DEFAULT_MAX_REPAIRS } from '../core/run-lifecycle.ts';
 import type { RunReport } from '../core/run-report.ts';
@@ -22,6 +25,19 @@ export interface CliIo {
 }
 
 const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** A person's patch for `resume --workflow`: the same schema, validation and frozen-node checks as a repair. */
+const checkPatch = async (store: RunStore, runId: string, path: string): Promise<{ ok: true; item: IrVersionItem } | { ok: false; message: string; problems: string[] }> => {
+  const run = await store.getRun(runId);
+  if (!run) return { ok: false, message: `no run '${runId}' in this state dir (see \`flowmend runs\`)`, problems: [] };
+  const loaded = await loadWorkflowFile(path);
+  if (!loaded.ok) return { ok: false, message: `invalid workflow ${path}:\n${renderIssues(loaded.issues)}`, problems: loaded.issues.map((i) => i.message) };
+  const current = await store.getIrVersion(runId, run.irVersion);
+  if (!current) return { ok: false, message: `run ${runId} has no workflow version ${run.irVersion}`, problems: [] };
+  const result = applyManualPatch({ run, current, steps: await store.listSteps(runId), patch: loaded.workflow, catalog, now: Date.now(), reason: `Workflow patched by hand from ${path}` });
+  if (!result.ok) return { ok: false, message: `the patch in ${path} cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`, problems: result.problems };
+  return result;
+};
 const catalog = makeCatalog(builtinRunners);
 
 const exitFor = (report: RunReport): number => (report.success ? EXIT.ok : report.status === 'failed' ? EXIT.failed : EXIT.ok);
@@ -80,10 +96,13 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         return emit(await host.start({ workflow: loaded.workflow, workflowName: loaded.name, params: inputs.params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }));
       }
       case 'resume': {
+        let patch: IrVersionItem | undefined;
         if (command.workflowPath !== undefined) {
-          return fail(EXIT.usage, '--workflow needs the repair service, which this build does not have yet');
+          const checked = await checkPatch(local.store, command.runId, command.workflowPath);
+          if (!checked.ok) return fail(EXIT.usage, checked.message, { problems: checked.problems });
+          patch = checked.item;
         }
-        return emit(await host.resume(command.runId, { ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}), ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}), force: command.force }));
+        return emit(await host.resume(command.runId, { ...(patch ? { patch } : {}), ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}), ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}), force: command.force }));
       }
       case 'status': {
         const report = await host.report(command.runId);

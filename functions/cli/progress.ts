@@ -1,7 +1,11 @@
 import type { StoreWrite } from '../adapters/observed-run-store.ts';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
-const firstLine = (text: string): string => text.split('\n')[0] ?? '';
+/** One line for a progress message: its first line, joined with the next when it only introduces it. */
+const firstLine = (text: string): string => {
+  const [first = '', second] = text.split('\n').filter((line) => line.trim() !== '');
+  return first.trimEnd().endsWith(':') && second ? `${first.trim()} ${second.trim()}` : first;
+};
 
 /**
  * Progress lines like pflow's (DESIGN section 8), from the store writes the engine makes:

@@ -48,6 +48,8 @@ export const walkFromStart = async (step: RunStep): Promise<StepOutcome> => {
     step.event('node_cached', { data: { nodes: replayed.splice(0) } });
   };
 
+  // A run repaired before its first node (it did not validate) starts here.
+  if (run.seq === 0) step.event('run_started', { message: `${ir.nodes.length} nodes` });
   let nodeId = startNodeId(ir);
   // Each replay consumes one recorded position, so the walk ends within records.size + 1 turns.
   for (let turn = 0; turn <= records.size; turn += 1) {
