@@ -10,8 +10,9 @@ const cdkContext = (): Record<string, unknown> => {
 };
 
 /** The stack as `cdk synth` builds it (cdk.json context and feature flags), with esbuild bundling skipped unless asked. */
-export function synthFlowmend(props: FlowmendStackProps = {}, options: { bundle?: boolean; context?: Record<string, unknown> } = {}) {
+export function synthFlowmend(props: FlowmendStackProps = {}, options: { bundle?: boolean; context?: Record<string, unknown>; outdir?: string } = {}) {
   const app = new App({
+    ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
     context: { ...cdkContext(), ...(options.bundle === true ? {} : { 'aws:cdk:bundling-stacks': [] }), ...options.context },
   });
   const stack = new FlowmendStack(app, 'Flowmend', props);
