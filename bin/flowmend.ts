@@ -2,6 +2,12 @@ import { runCli } from '../functions/cli/commands.ts';
 import { envRepairHandler } from '../functions/handlers/repair.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+// A reader that goes away (`| head`) must not stop a run half-way: the run finishes and stays durable.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
 
 const code = await runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
