@@ -1,5 +1,5 @@
 import { computeCacheKey } from './cache-key.ts';
-import { nextNodeId, startNodeId } from './ir.ts';
+import { nextNodeId, startNodeId, type Workflow } from './ir.ts';
 import type { RunError, StepRecord } from './run-model.ts';
 import type { StepOutcome } from './step.ts';
 import type { RunStep } from './engine-step.ts';
@@ -7,11 +7,18 @@ import { resolveParams, TemplateResolutionError } from './templates.ts';
 
 const position = (nodeId: string, visit: number): string => `${nodeId}#${visit}`;
 
+/**
+ * A record the walk may replay: a completed or warning visit, or a failed one that an `error` edge routed on
+ * (its failure chose the way, like a loop's exit check). A failed node with no `error` edge runs again.
+ */
+const isReplayable = (step: StepRecord, ir: Workflow): boolean =>
+  step.status === 'completed' || step.status === 'warning' || (step.status === 'failed' && nextNodeId(ir, step.nodeId, 'error') !== undefined);
+
 /** The newest record at each position (node, visit) that can be replayed. */
-const replayableByPosition = (steps: readonly StepRecord[]): Map<string, StepRecord> => {
+const replayableByPosition = (steps: readonly StepRecord[], ir: Workflow): Map<string, StepRecord> => {
   const byPosition = new Map<string, StepRecord>();
   for (const step of steps) {
-    if (step.status !== 'completed' && step.status !== 'warning') continue;
+    if (!isReplayable(step, ir)) continue;
     const key = position(step.nodeId, step.visit);
     const seen = byPosition.get(key);
     if (!seen || seen.seq < step.seq) byPosition.set(key, step);
@@ -34,7 +41,7 @@ const warningOf = (record: StepRecord): RunError => ({
  */
 export const walkFromStart = async (step: RunStep): Promise<StepOutcome> => {
   const { run, ir } = step;
-  const records = replayableByPosition(await step.deps.store.listSteps(run.runId));
+  const records = replayableByPosition(await step.deps.store.listSteps(run.runId), ir);
   const inFlight = run.current;
   const nodes: Record<string, Record<string, unknown>> = {};
   run.latest = {};
