@@ -1,0 +1,175 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalHost } from '../../functions/adapters/local-host.ts';
+import { type LocalStore, openLocalStore, stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
+import type { WorkflowInput } from '../../functions/core/ir.ts';
+import type { RunReport } from '../../functions/core/run-report.ts';
+import {
+  blockingCommand,
+  type CliResult,
+  countLines,
+  killShellGroup,
+  makeTempDir,
+  parseJsonOutput,
+  runCli,
+  spawnCli,
+  spawnCrashDriver,
+  waitForFile,
+  writeWorkflow,
+} from '../support/cli-process.ts';
+
+const root = makeTempDir('crash');
+const stateDir = join(root, 'state');
+let local: LocalStore;
+
+beforeAll(async () => {
+  local = await openLocalStore(stateDir);
+});
+afterAll(async () => {
+  await local?.close();
+  await stopLocalDaemon(stateDir);
+});
+
+const caseDir = (name: string): string => {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+};
+
+/** a -> b -> c, each appending to its own counter file; b blocks until the test writes `go` when asked to. */
+const chain = (dir: string, b: string): WorkflowInput => ({
+  nodes: [
+    { id: 'a', type: 'shell', params: { command: `echo x >> ${dir}/a.count; echo A` } },
+    { id: 'b', type: 'shell', params: { command: b } },
+    { id: 'c', type: 'shell', params: { command: `echo x >> ${dir}/c.count; echo \${a.stdout}-\${b.stdout}` } },
+  ],
+  edges: [
+    { from: 'a', to: 'b' },
+    { from: 'b', to: 'c' },
+  ],
+  outputs: { final: { source: '${c.stdout}' } },
+});
+
+const counts = (dir: string, ...names: string[]) => Object.fromEntries(names.map((n) => [n, countLines(join(dir, `${n}.count`))]));
+
+const onlyRunId = async (): Promise<string> => {
+  const runs = await local.store.listRuns({ limit: 50 });
+  const running = runs.filter((r) => r.status === 'running');
+  expect(running).toHaveLength(1);
+  return running[0]?.runId as string;
+};
+
+const stepsOf = (report: RunReport) => report.steps.map((s) => `${s.node_id}:${s.cached ? 'cached' : s.status}${s.interrupted ? ':interrupted' : ''}`);
+
+const expectKilled = (result: CliResult) => expect(result.signal, `stdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe('SIGKILL');
+
+describe('flowmend resume after the CLI was killed with SIGKILL', () => {
+  it('in the middle of a node: refuses while the process lives; after the kill, of two resumers one wins and the interrupted node runs again', async () => {
+    const dir = caseDir('mid-node');
+    const wf = writeWorkflow(dir, 'wf', chain(dir, blockingCommand(dir, 'b', { countFirst: true })));
+    const first = spawnCli(['run', wf, '--output-format', 'json'], { stateDir });
+    await waitForFile(join(dir, 'b.started'), 'node b to start');
+    const runId = await onlyRunId();
+
+    const refused = await runCli(['resume', runId], { stateDir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`run ${runId} is still being run by`);
+    expect(refused.stderr).toContain(`pid ${first.pid}`);
+
+    first.child.kill('SIGKILL');
+    expectKilled(await first.done);
+    killShellGroup(join(dir, 'b.pid'));
+    rmSync(join(dir, 'b.started'));
+    expect(counts(dir, 'a', 'b', 'c')).toEqual({ a: 1, b: 1, c: 0 });
+
+    const resumers = [0, 1].map(() => spawnCli(['resume', runId, '--output-format', 'json'], { stateDir }));
+    const loser = await Promise.race(resumers.map((r, i) => r.done.then((result) => ({ i, result }))));
+    expect(loser.result.code, loser.result.stdout + loser.result.stderr).toBe(1);
+    expect(parseJsonOutput(loser.result)).toMatchObject({ success: false, error: expect.stringContaining(runId) });
+    await waitForFile(join(dir, 'b.started'), 'node b to run again');
+    writeFileSync(join(dir, 'go'), '');
+    const winner = await (resumers[1 - loser.i] as (typeof resumers)[number]).done;
+    expect(winner.code, winner.stderr).toBe(0);
+    const report = parseJsonOutput<RunReport>(winner);
+    expect(report).toMatchObject({ success: true, status: 'succeeded', run_id: runId, result: { final: 'A-b-done' } });
+    expect(stepsOf(report)).toEqual(['a:completed', 'a:cached', 'b:completed:interrupted', 'c:completed']);
+    expect(counts(dir, 'a', 'b', 'c')).toEqual({ a: 1, b: 2, c: 1 });
+  });
+
+  it('between nodes: the next node had not begun its work, resume runs it once and the rest once', async () => {
+    const dir = caseDir('between');
+    const wf = writeWorkflow(dir, 'wf', chain(dir, blockingCommand(dir, 'b', { countFirst: false })));
+    const first = spawnCli(['run', wf], { stateDir });
+    await waitForFile(join(dir, 'b.started'), 'node b to start');
+    const runId = await onlyRunId();
+    first.child.kill('SIGKILL');
+    expectKilled(await first.done);
+    killShellGroup(join(dir, 'b.pid'));
+    expect(counts(dir, 'a', 'b', 'c')).toEqual({ a: 1, b: 0, c: 0 });
+
+    writeFileSync(join(dir, 'go'), '');
+    const resumed = await runCli(['resume', runId, '--output-format', 'json'], { stateDir });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const report = parseJsonOutput<RunReport>(resumed);
+    expect(report).toMatchObject({ success: true, result: { final: 'A-b-done' } });
+    expect(stepsOf(report)).toEqual(['a:completed', 'a:cached', 'b:completed:interrupted', 'c:completed']);
+    expect(report.metrics).toMatchObject({ nodes_executed: 3, nodes_cached: 1 });
+    expect(counts(dir, 'a', 'b', 'c')).toEqual({ a: 1, b: 1, c: 1 });
+  });
+});
+
+describe('resume after SIGKILL at an exact store write', () => {
+  const quickChain = (dir: string) => chain(dir, `echo x >> ${dir}/b.count; echo B`);
+  let sequence = 0;
+
+  const crashThenResume = async (name: string, workflow: (dir: string) => WorkflowInput, crashAt: string) => {
+    const dir = caseDir(name);
+    const runId = `crash-${++sequence}-${name}`;
+    const driver = spawnCrashDriver({ stateDir, workflowPath: writeWorkflow(dir, 'wf', workflow(dir)), runId, crashAt });
+    expectKilled(await driver.done);
+    const host = new LocalHost({ store: local.store });
+    return { dir, runId, host, resume: () => host.resume(runId) };
+  };
+
+  it.each([
+    ['step:a:1', 'after a node’s record is written, before the run moves on', ['a:cached', 'b:completed', 'c:completed']],
+    ['run:b:1', 'after the next node is marked in flight, before it starts', ['a:cached', 'b:completed:interrupted', 'c:completed']],
+    ['step:c:1', 'after the last node’s record, before the run is marked succeeded', ['a:cached', 'b:cached', 'c:cached']],
+  ])('%s (%s): same result, every node ran once', async (crashAt, _when, afterResume) => {
+    const { dir, resume } = await crashThenResume(crashAt.replace(/:/g, '-'), quickChain, crashAt);
+    const report = await resume();
+    expect(report).toMatchObject({ success: true, result: { final: 'A-B' } });
+    expect(stepsOf(report).slice(-afterResume.length)).toEqual(afterResume);
+    expect(counts(dir, 'a', 'b', 'c')).toEqual({ a: 1, b: 1, c: 1 });
+  });
+
+  it('after the run was marked succeeded: resume refuses and the stored result stands', async () => {
+    const { dir, runId, host, resume } = await crashThenResume('succeeded', quickChain, 'run:succeeded');
+    await expect(resume()).rejects.toThrow(`run ${runId} already succeeded`);
+    expect((await host.report(runId))?.result).toEqual({ final: 'A-B' });
+    expect(counts(dir, 'a', 'b', 'c')).toEqual({ a: 1, b: 1, c: 1 });
+  });
+
+  it('in a loop routed by error edges: recorded visits replay, including the failed checks that chose the way', async () => {
+    const loop = (dir: string): WorkflowInput => ({
+      nodes: [
+        { id: 'inc', type: 'shell', params: { command: `echo x >> ${dir}/inc.count; printf '%s' $(wc -l < ${dir}/inc.count)` } },
+        { id: 'enough', type: 'shell', params: { command: `echo x >> ${dir}/enough.count; test \${inc.stdout} -ge 3` } },
+        { id: 'done', type: 'transform', params: { expression: '$number($)', input: '${inc.stdout}' } },
+      ],
+      edges: [
+        { from: 'inc', to: 'enough' },
+        { from: 'enough', to: 'inc', action: 'error' },
+        { from: 'enough', to: 'done' },
+      ],
+      outputs: { rounds: { source: '${done.result}' } },
+    });
+    const { dir, resume } = await crashThenResume('loop', loop, 'run:inc:3');
+    expect(counts(dir, 'inc', 'enough')).toEqual({ inc: 2, enough: 2 });
+    const report = await resume();
+    expect(report).toMatchObject({ success: true, result: { rounds: 3 } });
+    expect(counts(dir, 'inc', 'enough')).toEqual({ inc: 3, enough: 3 });
+    expect(report.steps.filter((s) => s.cached).map((s) => s.node_id)).toEqual(['inc', 'enough', 'inc', 'enough']);
+  });
+});
