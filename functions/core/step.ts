@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunnerResultSchema } from './node-type.ts';
+import { LlmUsageSchema, RunnerResultSchema } from './node-type.ts';
 import { RunErrorSchema, RunIdSchema } from './run-model.ts';
 
 /** The node a RunNode state runs: everything the runner needs, params already resolved. */
@@ -20,6 +20,8 @@ export type TaskError = z.infer<typeof TaskErrorSchema>;
 export const RepairReportSchema = z.object({
   applied: z.boolean(),
   message: z.string(),
+  /** LLM tokens and cost spent on a repair that was not applied (an applied one carries its usage in its IR version). */
+  usage: LlmUsageSchema.optional(),
 });
 export type RepairReport = z.infer<typeof RepairReportSchema>;
 

@@ -49,7 +49,7 @@ export const makeRepairHandler = (deps: RepairDeps) => async (event: unknown): P
     { workflow: current.ir, failure, failedNode, completed: completedNodes(run, steps), inputs: run.params, catalog: deps.catalog },
     { ...(deps.llm ? { llm: deps.llm } : {}), model: deps.model, costOf: costUsd, ...(deps.maxLlmCallsPerRepair ? { maxLlmCalls: deps.maxLlmCallsPerRepair } : {}) },
   );
-  if (!plan.ok) return { applied: false, message: plan.message };
+  if (!plan.ok) return { applied: false, message: plan.message, ...(plan.usage ? { usage: plan.usage } : {}) };
   await deps.store.putIrVersion({
     runId, version: run.irVersion + 1, ir: plan.ir, source: plan.source, reason: plan.reason,
     diff: plan.diff, nodesChanged: plan.nodesChanged, createdAt: deps.now(), ...(plan.usage ? { usage: plan.usage } : {}),

@@ -113,6 +113,7 @@ describe('makeRepairHandler', () => {
     const report = await handlerWith(llm)(event('b'));
     expect(report.applied).toBe(false);
     expect(report.message).toMatch(/^the LLM's 2 repair proposals were refused \(2400 tokens\): the reply is neither a bare JSON object/);
+    expect(report.usage).toEqual({ model: 'claude-haiku-4-5', input_tokens: 2000, output_tokens: 400, cost_usd: 0.004 });
     expect(llm.requests).toHaveLength(2);
     expect(await store.getIrVersion(RUN, 1)).toBeUndefined();
   });
