@@ -1,4 +1,4 @@
-import { RunBusyError, RunNotFoundError } from './errors.ts';
+import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
 import type { Workflow } from './ir.ts';
 import type { IrVersionItem, Owner, RunItem } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
@@ -98,6 +98,11 @@ export const claimRun = async (store: RunStore, runId: string, options: ClaimOpt
   const key = String(run.eventSeq).padStart(8, '0');
   run.eventSeq += 1;
   await store.appendEvents([{ runId, key, at: options.now, type: 'run_resumed', message: `resumed from ${resumedFrom}${options.patch ? ` with workflow version ${options.patch.version}` : ''}` }]);
-  await store.putRun(run, previousOwner === undefined ? { seq: run.seq } : { ownerId: previousOwner });
+  try {
+    await store.putRun(run, previousOwner === undefined ? { seq: run.seq } : { ownerId: previousOwner });
+  } catch (error) {
+    if (!(error instanceof StaleRunError)) throw error;
+    throw new RunBusyError(`run ${runId} was resumed by another process at the same moment; see \`flowmend status ${runId}\``, { cause: error });
+  }
   return run;
 };
