@@ -144,6 +144,19 @@ describe('resume after SIGKILL at an exact store write', () => {
     expect(counts(dir, 'a', 'b', 'c')).toEqual({ a: 1, b: 1, c: 1 });
   });
 
+  it('two resumes racing on one store: exactly one claims the run, the other is refused, nothing runs twice', async () => {
+    const { dir, runId, host } = await crashThenResume('race', quickChain, 'run:b:1');
+    const other = new LocalHost({ store: local.store });
+    const outcomes = await Promise.allSettled([host.resume(runId), other.resume(runId)]);
+    const won = outcomes.filter((o) => o.status === 'fulfilled');
+    const refused = outcomes.filter((o) => o.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(won[0]?.value).toMatchObject({ success: true, result: { final: 'A-B' } });
+    expect(refused).toHaveLength(1);
+    expect(refused[0]?.reason).toMatchObject({ name: 'RunBusyError', message: expect.stringContaining(`run ${runId}`) });
+    expect(counts(dir, 'a', 'b', 'c')).toEqual({ a: 1, b: 1, c: 1 });
+  });
+
   it('after the run was marked succeeded: resume refuses and the stored result stands', async () => {
     const { dir, runId, host, resume } = await crashThenResume('succeeded', quickChain, 'run:succeeded');
     await expect(resume()).rejects.toThrow(`run ${runId} already succeeded`);
