@@ -149,6 +149,13 @@ const recordNode = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'r
 const afterRepair = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'repair' }>): Promise<StepOutcome> => {
   const { run, deps } = step;
   const failure = run.lastError ?? { category: 'execution_failure' as const, code: 'FAILED', message: 'the run failed', fixable: false };
+  const spent = input.repair?.usage;
+  if (spent && !input.repair?.applied) {
+    // A repair that failed after LLM calls still cost money; an applied one reports it in its IR version.
+    run.metrics.repairInputTokens += spent.input_tokens;
+    run.metrics.repairOutputTokens += spent.output_tokens;
+    run.metrics.repairCostUsd += spent.cost_usd;
+  }
   if (input.error || !input.repair?.applied) {
     const why = input.error ? `${input.error.Error}: ${input.error.Cause ?? ''}` : (input.repair?.message ?? 'no repair was proposed');
     step.event('repair_failed', { ...(failure.node_id ? { nodeId: failure.node_id } : {}), message: why, data: { attempt: input.attempt } });
