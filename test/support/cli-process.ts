@@ -25,7 +25,12 @@ export interface CliProcess {
 }
 
 /** A child env whose local DynamoDB daemon exits soon after the tests stop using it. */
-const childEnv = (): NodeJS.ProcessEnv => ({ ...process.env, FLOWMEND_DAEMON_IDLE_S: '5', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+const childEnv = (): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, FLOWMEND_DAEMON_IDLE_S: '5', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  // Tests never reach a real LLM, nor another state dir.
+  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'FLOWMEND_STATE_DIR']) delete env[name];
+  return env;
+};
 
 const track = (child: ChildProcess): CliProcess => {
   let stdout = '';
