@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { z } from 'zod';
 import type { BlobStore } from '../core/blob-store.ts';
-import type { EngineDeps } from '../core/engine.ts';
+import type { EngineDeps, ExecutionLimits } from '../core/engine.ts';
 import { ConfigurationError } from '../core/errors.ts';
 import type { RunStore } from '../core/run-store.ts';
 import { builtinCatalog } from '../nodes/catalog.ts';
@@ -20,6 +20,8 @@ export const AwsEnvSchema = z.object({
   /** Days until the table's TTL deletes a run's items. */
   FLOWMEND_RETENTION_DAYS: z.coerce.number().int().positive().optional(),
   FLOWMEND_ANTHROPIC_SECRET_ID: z.string().min(1).optional(),
+  FLOWMEND_MAX_ADVANCES_PER_EXECUTION: z.coerce.number().int().positive().optional(),
+  FLOWMEND_MAX_EXECUTION_MS: z.coerce.number().int().positive().optional(),
   EXPRESS_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
   STANDARD_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
 });
@@ -33,6 +35,12 @@ export function parseAwsEnv(env: NodeJS.ProcessEnv = process.env): AwsEnv {
   }
   return parsed.data;
 }
+
+/**
+ * When a run continues as a new execution: an Express execution may last 5 minutes, and a Standard one
+ * may hold 25,000 history events, about 13 per executed node (Advance 5, Route 2, RunNode 5, a retry more).
+ */
+export const DEFAULT_EXECUTION_LIMITS: ExecutionLimits = { maxAdvances: 1_000, maxMs: 240_000 };
 
 /** The adapters one Lambda needs, built once per cold start (SDK clients reuse their connections across calls). */
 export interface AwsDeps {
@@ -68,5 +76,10 @@ export function awsDeps(env: NodeJS.ProcessEnv = process.env): AwsDeps {
 /** What the Advance Lambda runs the engine with. */
 export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<EngineDeps & { blobs: BlobStore | undefined }> {
   const { store, blobs } = awsDeps(env);
-  return { store, blobs, catalog: builtinCatalog, now: Date.now };
+  const { env: parsed } = awsDeps(env);
+  const executionLimits: ExecutionLimits = {
+    maxAdvances: parsed.FLOWMEND_MAX_ADVANCES_PER_EXECUTION ?? DEFAULT_EXECUTION_LIMITS.maxAdvances,
+    maxMs: parsed.FLOWMEND_MAX_EXECUTION_MS ?? DEFAULT_EXECUTION_LIMITS.maxMs,
+  };
+  return { store, blobs, catalog: builtinCatalog, now: Date.now, executionLimits };
 }
