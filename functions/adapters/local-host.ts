@@ -142,6 +142,8 @@ export class LocalHost {
       this.stats.executions += 1;
       const execution = this.machine.run(input as never, {
         overrides: { taskResourceLocalHandlers: this.countedHandlers() as never, retryIntervalOverrides: this.retryOverrides },
+        // The Continue state reads $$.StateMachine.Id (the machine starts itself); the local interpreter has no context unless given one.
+        context: { StateMachine: { Id: 'arn:aws:states:us-east-1:000000000000:stateMachine:flowmend-local', Name: 'flowmend-local' } },
       });
       try {
         await execution.result;
