@@ -155,6 +155,8 @@ export class LocalHost {
           throw new Error(`the local state machine failed: ${cause.name}: ${cause.message ?? ''}`, { cause: error });
         }
       }
+      // The execution ended in a Succeed or Fail state: one more transition.
+      this.stats.transitions += 1;
       if (!this.continued) break;
       input = { kind: 'start', runId, owner };
     }
@@ -167,14 +169,14 @@ export class LocalHost {
     return (await this.store.getRun(runId))?.status === 'failed';
   }
 
-  /** Task handlers that also count transitions: each Task entered is one, plus the Choice after Advance. */
+  /** Task handlers that also count transitions: each Task entered is one, plus the Route Choice after Advance. */
   private countedHandlers(): Record<string, (input: never) => Promise<never>> {
     return Object.fromEntries(
       Object.entries(this.handlers).map(([state, handle]) => [
         state,
         async (input: never) => {
           this.stats.tasks[state] = (this.stats.tasks[state] ?? 0) + 1;
-          // Advance is followed by Route (a Choice), and the run ends in a Succeed/Fail state.
+          // Advance is always followed by Route (a Choice).
           this.stats.transitions += state === STATE.advance ? 2 : 1;
           return (await handle(input)) as never;
         },

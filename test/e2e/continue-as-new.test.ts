@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { LocalHost } from '../../functions/adapters/local-host.ts';
+import { WorkflowSchema } from '../../functions/core/ir.ts';
+import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
+
+/** A chain of transform nodes, each adding 1 to the previous result. */
+const chain = (length: number) =>
+  WorkflowSchema.parse({
+    nodes: Array.from({ length }, (_, i) => ({ id: `n${i}`, type: 'transform', params: { expression: '$ + 1', input: i === 0 ? 0 : `\${n${i - 1}.result}` } })),
+    edges: Array.from({ length: length - 1 }, (_, i) => ({ from: `n${i}`, to: `n${i + 1}` })),
+    outputs: { total: { source: `\${n${length - 1}.result}` } },
+  });
+
+describe('continue as a new execution', () => {
+  it('splits a long run into executions below the limit and reaches the same result', async () => {
+    const limited = new LocalHost({ store: new MemoryRunStore(), executionLimits: { maxAdvances: 4, maxMs: 60_000 } });
+    const report = await limited.start({ workflow: chain(10), workflowName: 'chain', params: {}, repairEnabled: false, maxRepairs: 0 });
+    expect(report.status).toBe('succeeded');
+    expect(report.result).toEqual({ total: 10 });
+    expect(report.metrics.nodes_executed).toBe(10);
+    // 11 Advance calls at most 4 per execution: the run needed 3 or more executions, none replayed anything.
+    expect(limited.stats.executions).toBeGreaterThanOrEqual(3);
+    expect(report.metrics.nodes_cached).toBe(0);
+    expect(limited.stats.tasks.Continue).toBe(limited.stats.executions - 1);
+  });
+
+  it('without limits runs in one execution with 3 transitions per node', async () => {
+    const host = new LocalHost({ store: new MemoryRunStore() });
+    const report = await host.start({ workflow: chain(10), workflowName: 'chain', params: {}, repairEnabled: false, maxRepairs: 0 });
+    expect(report.result).toEqual({ total: 10 });
+    expect(host.stats.executions).toBe(1);
+    // Advance+Route and Run<Type> per node, then a last Advance+Route and the Done (Succeed) state.
+    expect(host.stats.transitions).toBe(10 * 3 + 3);
+  });
+});
