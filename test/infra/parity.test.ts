@@ -31,13 +31,14 @@ const synthesized = {
   standard: machines[logicalId(cfn, 'AWS::StepFunctions::StateMachine', 'Standard')] as unknown as AslDefinition,
 };
 
-const runOn = async (definition: AslDefinition | undefined, workflow: WorkflowInput, repairEnabled: boolean) => {
+const runOn = async (definition: AslDefinition | undefined, workflow: WorkflowInput, repairEnabled: boolean, maxAdvances?: number) => {
   const runners = [shellRunner, transformRunner, httpRunner, makeLlmRunner({ config: () => ({ apiKey: 'test-key', baseURL: fake.baseURL }) })];
   const host = new LocalHost({
     store: new MemoryRunStore(),
     runners,
     retryIntervalMs: 0,
     ...(definition === undefined ? {} : { definition }),
+    ...(maxAdvances === undefined ? {} : { executionLimits: { maxAdvances, maxMs: 600_000 } }),
     makeRepairHandler: ({ store }) =>
       makeRepairHandler({
         store,
@@ -66,7 +67,8 @@ const broken: WorkflowInput = {
 };
 const repaired = { ...broken, nodes: [shell('greet', 'echo hello ${name}'), { ...shell('count', 'wc -c'), params: { command: 'wc -c', stdin: '${greet.stdout}' } }] };
 
-const scenarios: { name: string; workflow: () => WorkflowInput; repairEnabled?: boolean; before?: () => void; check: (r: RunReport) => void }[] = [
+type Scenario = { name: string; workflow: () => WorkflowInput; repairEnabled?: boolean; maxAdvances?: number; before?: () => void; check: (r: RunReport) => void };
+const scenarios: Scenario[] = [
   {
     name: 'succeeds',
     workflow: () => ({
@@ -125,6 +127,19 @@ const scenarios: { name: string; workflow: () => WorkflowInput; repairEnabled?: 
       expect(String(r.result.count).trim()).toBe('11');
     },
   },
+  {
+    name: 'continues as new executions of the same run',
+    maxAdvances: 2,
+    workflow: () => ({
+      nodes: ['a', 'b', 'c', 'd', 'e'].map((id) => shell(id, `echo ${id}`)),
+      edges: ['a', 'b', 'c', 'd'].map((from, i) => ({ from, to: ['b', 'c', 'd', 'e'][i] ?? '', action: 'default' })),
+      outputs: { last: { source: '${e.stdout}' } },
+    }),
+    check: (r) => {
+      expect(r.status).toBe('succeeded');
+      expect(r.steps.map((s) => s.node_id)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    },
+  },
 ];
 
 describe('the synthesized state machine runs like the local one', () => {
@@ -132,12 +147,13 @@ describe('the synthesized state machine runs like the local one', () => {
     expect(synthesized.standard).toEqual(synthesized.express);
   });
 
-  it.each(scenarios)('a workflow that $name', async ({ workflow, repairEnabled = true, before, check }) => {
+  it.each(scenarios)('a workflow that $name', async ({ workflow, repairEnabled = true, maxAdvances, before, check }) => {
     before?.();
-    const local = await runOn(undefined, workflow(), repairEnabled);
+    const local = await runOn(undefined, workflow(), repairEnabled, maxAdvances);
     before?.();
-    const aws = await runOn(synthesized.express, workflow(), repairEnabled);
+    const aws = await runOn(synthesized.express, workflow(), repairEnabled, maxAdvances);
     check(aws.report);
+    if (maxAdvances !== undefined) expect(aws.stats.executions).toBeGreaterThan(1);
     expect(comparable(aws.report)).toEqual(comparable(local.report));
     expect(aws.stats).toEqual(local.stats);
     expect(fake.pending()).toBe(0);
