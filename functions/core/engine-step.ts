@@ -136,12 +136,6 @@ export class RunStep {
       }
       return this.finish();
     }
-    const limits = this.deps.executionLimits;
-    if (limits && (this.exec.advances >= limits.maxAdvances || this.deps.now() - this.exec.startedAt >= limits.maxMs)) {
-      this.event('execution_continued', { message: `continuing as a new execution after ${this.exec.advances} steps` });
-      await this.commit();
-      return { kind: 'continue', runId: this.run.runId, owner: this.owner };
-    }
     return this.prepare(to);
   }
 
@@ -162,6 +156,14 @@ export class RunStep {
       return this.templateFailure(node, visit, error);
     }
     if (this.ir.classification && RULE_AWARE_TYPES.has(node.type)) params.__classification = this.ir.classification;
+    const timeoutS = spec.timeoutS(params);
+    if (this.mustContinueBefore(timeoutS)) {
+      this.event('execution_continued', { nodeId, message: `continuing as a new execution after ${this.exec.advances} steps` });
+      // Without a cursor (right after a walk) the next execution must walk again to find its place.
+      if (!this.run.cursor) this.run.needsWalk = true;
+      await this.commit();
+      return { kind: 'continue', runId: this.run.runId, owner: this.owner };
+    }
     const cacheKey = computeCacheKey(node.type, params);
     const seq = this.run.seq + 1;
     this.run.seq = seq;
@@ -184,8 +186,20 @@ export class RunStep {
       owner: this.owner,
       exec: this.exec,
       seq,
-      node: { id: nodeId, type: node.type, params, cacheKey, timeoutS: spec.timeoutS(params) },
+      node: { id: nodeId, type: node.type, params, cacheKey, timeoutS },
     };
+  }
+
+  /**
+   * Whether to hand over to a new execution before dispatching a node: too many steps for the
+   * execution history, or the node may not finish within the execution's time (Express: 5 minutes).
+   * An execution always dispatches at least one node, so a run cannot continue forever.
+   */
+  private mustContinueBefore(timeoutS: number): boolean {
+    const limits = this.deps.executionLimits;
+    if (!limits || this.exec.advances <= 1) return false;
+    const elapsed = this.deps.now() - this.exec.startedAt;
+    return this.exec.advances >= limits.maxAdvances || elapsed + timeoutS * 1000 > limits.maxMs;
   }
 
   private async templateFailure(node: WorkflowNode, visit: number, error: TemplateResolutionError): Promise<StepOutcome> {

@@ -24,6 +24,22 @@ describe('continue as a new execution', () => {
     expect(limited.stats.tasks.Continue).toBe(limited.stats.executions - 1);
   });
 
+  it('hands a node that may outlast the execution to a fresh execution', async () => {
+    const host = new LocalHost({ store: new MemoryRunStore(), executionLimits: { maxAdvances: 1000, maxMs: 60_000 } });
+    const workflow = WorkflowSchema.parse({
+      nodes: [
+        { id: 'quick', type: 'transform', params: { expression: '"ok"' } },
+        { id: 'long', type: 'shell', params: { command: 'echo done', timeout_s: 100 } },
+      ],
+      edges: [{ from: 'quick', to: 'long' }],
+    });
+    const report = await host.start({ workflow, workflowName: 'long', params: {}, repairEnabled: false, maxRepairs: 0 });
+    expect(report.result).toMatchObject({ stdout: 'done' });
+    // 'long' (100 s) cannot fit in what is left of a 60 s execution, so it starts a new one.
+    expect(host.stats.executions).toBe(2);
+    expect(report.metrics.nodes_executed).toBe(2);
+  });
+
   it('without limits runs in one execution with 3 transitions per node', async () => {
     const host = new LocalHost({ store: new MemoryRunStore() });
     const report = await host.start({ workflow: chain(10), workflowName: 'chain', params: {}, repairEnabled: false, maxRepairs: 0 });
