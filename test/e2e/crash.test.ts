@@ -109,9 +109,13 @@ describe('flowmend resume after the CLI was killed with SIGKILL', () => {
     expect(counts(dir, 'a', 'b', 'c')).toEqual({ a: 1, b: 0, c: 0 });
 
     writeFileSync(join(dir, 'go'), '');
-    const resumed = await runCli(['resume', runId, '--output-format', 'json'], { stateDir });
+    const resumed = await runCli(['resume', runId], { stateDir });
     expect(resumed.code, resumed.stderr).toBe(0);
-    const report = parseJsonOutput<RunReport>(resumed);
+    expect(resumed.stdout).toContain(`Resuming run ${runId} (resumed from running)`);
+    expect(resumed.stdout).toContain('  a... ↻ cached');
+    expect(resumed.stdout).toContain('  b... was interrupted; running it again');
+    expect(resumed.stdout).toMatch(/ {2}b\.\.\. ✓ \d+\.\ds \[ran again after interruption\]/);
+    const report = (await new LocalHost({ store: local.store }).report(runId)) as RunReport;
     expect(report).toMatchObject({ success: true, result: { final: 'A-b-done' } });
     expect(stepsOf(report)).toEqual(['a:completed', 'a:cached', 'b:completed:interrupted', 'c:completed']);
     expect(report.metrics).toMatchObject({ nodes_executed: 3, nodes_cached: 1 });

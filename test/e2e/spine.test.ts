@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalHost } from '../../functions/adapters/local-host.ts';
@@ -73,6 +73,33 @@ describe('chains', () => {
     expect(report.errors).toEqual([expect.objectContaining({ node_id: 'boom', fixable: true, message: expect.stringContaining('exit code 3') })]);
     expect(executed(report)).toEqual(['boom#1:failed']);
     expect(existsSync(join(dir, 'after-boom'))).toBe(false);
+  });
+});
+
+describe('resume of a failed run', () => {
+  it('runs the failed node again and replays the nodes before it', async () => {
+    const host = new LocalHost({ store: new MemoryRunStore() });
+    const fixed = join(dir, 'fixed');
+    const first = await host.start({
+      workflow: WorkflowSchema.parse({
+        nodes: [
+          { id: 'prep', type: 'shell', params: { command: `echo x >> ${dir}/prep.count; echo prepared` } },
+          { id: 'needs', type: 'shell', params: { command: `test -f ${fixed} || exit 5; echo x >> ${dir}/needs.count; echo \${prep.stdout} and fixed` } },
+        ],
+        edges: [{ from: 'prep', to: 'needs' }],
+      }),
+      workflowName: 'resume-failed',
+      params: {},
+      repairEnabled: false,
+      maxRepairs: 0,
+    });
+    expect(first.status).toBe('failed');
+    writeFileSync(fixed, '');
+    const resumed = await host.resume(first.run_id);
+    expect(resumed).toMatchObject({ success: true, result: { stdout: 'prepared and fixed' } });
+    expect(resumed.steps.map((s) => `${s.node_id}:${s.cached ? 'cached' : s.status}`)).toEqual(['prep:completed', 'needs:failed', 'prep:cached', 'needs:completed']);
+    expect(resumed.steps.some((s) => s.interrupted)).toBe(false);
+    expect([countLines(join(dir, 'prep.count')), countLines(join(dir, 'needs.count'))]).toEqual([1, 1]);
   });
 });
 
