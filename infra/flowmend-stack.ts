@@ -85,11 +85,20 @@ export class FlowmendStack extends Stack {
     this.express = machine('Express', sfn.StateMachineType.EXPRESS, 'express');
     this.standard = machine('Standard', sfn.StateMachineType.STANDARD, 'standard');
 
+    const startRun = lambda('StartRun', 'start-run', 'flowmend: validates a workflow, creates a run and starts its execution', Duration.seconds(30), {
+      ...storeEnv,
+      EXPRESS_STATE_MACHINE_ARN: this.express.stateMachine.stateMachineArn,
+      STANDARD_STATE_MACHINE_ARN: this.standard.stateMachine.stateMachineArn,
+    });
+    table.grantReadWriteData(startRun);
+    for (const sm of [this.express, this.standard]) sm.stateMachine.grantStartExecution(startRun);
+
     if (settings.alarmTopicArn !== undefined) {
       const topic = sns.Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn);
       for (const sm of [this.express, this.standard]) sm.failedAlarm.addAlarmAction(new cloudwatchActions.SnsAction(topic));
     }
 
+    new CfnOutput(this, 'StartRunFunctionName', { value: startRun.functionName });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'ExpressStateMachineArn', { value: this.express.stateMachine.stateMachineArn });

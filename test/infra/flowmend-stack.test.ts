@@ -52,9 +52,9 @@ describe('FlowmendStack blob bucket', () => {
 });
 
 describe('FlowmendStack Lambdas', () => {
-  it('run Node 22 on arm64 with tracing, one per node type plus the engine and repair', () => {
+  it('run Node 22 on arm64 with tracing, one per node type plus the engine, repair and start-run', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(2 + RUNNER_TYPES.length);
+    expect(Object.keys(functions)).toHaveLength(3 + RUNNER_TYPES.length);
     for (const fn of Object.values(functions)) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
     }
@@ -99,6 +99,14 @@ describe('FlowmendStack Lambdas', () => {
     });
   });
 
+  it('StartRun writes the table and may start both machines, and nothing else', () => {
+    const statements = statementsOf(cfn, fnId('StartRun'));
+    const starts = statements.filter((s) => actionsOf([s]).includes('states:StartExecution'));
+    const machines = Object.keys(template.findResources('AWS::StepFunctions::StateMachine'));
+    expect(starts.flatMap((s) => [s.Resource].flat()).map((r) => JSON.stringify(r)).sort()).toEqual(machines.map((id) => JSON.stringify({ Ref: id })).sort());
+    expect(actionsOf(statements).filter((a) => /^(secretsmanager|s3|lambda):/.test(a))).toEqual([]);
+  });
+
   it('repair reads and writes the table and reads the secret', () => {
     const actions = actionsOf(statementsOf(cfn, fnId('Repair')));
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:Query', 'secretsmanager:GetSecretValue']));
@@ -135,7 +143,8 @@ describe('FlowmendStack state machines', () => {
     const statements = statementsOf(cfn, id);
     const invoked = statements.filter((s) => actionsOf([s]).includes('lambda:InvokeFunction')).flatMap((s) => s.Resource as unknown[]);
     for (const fn of Object.keys(template.findResources('AWS::Lambda::Function'))) {
-      expect(JSON.stringify(invoked)).toContain(`"${fn}"`);
+      if (fn.startsWith('StartRun')) expect(JSON.stringify(invoked)).not.toContain(`"${fn}"`);
+      else expect(JSON.stringify(invoked)).toContain(`"${fn}"`);
     }
     const starts = statements.filter((s) => actionsOf([s]).includes('states:StartExecution'));
     expect(starts).toHaveLength(1);

@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { ConfigurationError, InvalidInputError } from '../core/errors.ts';
+import type { Workflow } from '../core/ir.ts';
+import type { NodeCatalog } from '../core/node-type.ts';
+import { createRun, DEFAULT_MAX_REPAIRS } from '../core/run-lifecycle.ts';
+import { RunIdSchema } from '../core/run-model.ts';
+import type { RunStore } from '../core/run-store.ts';
+import { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from '../core/validate.ts';
+
+export const StartRunRequestSchema = z.strictObject({
+  workflow: z.unknown(),
+  workflowName: z.string().min(1).max(200).default('workflow'),
+  params: z.record(z.string(), z.unknown()).default({}),
+  repairEnabled: z.boolean().default(true),
+  maxRepairs: z.number().int().nonnegative().default(DEFAULT_MAX_REPAIRS),
+  /** Overrides the choice made from the nodes' timeouts. */
+  mode: z.enum(['express', 'standard']).optional(),
+  runId: RunIdSchema.optional(),
+});
+export type StartRunRequest = z.input<typeof StartRunRequestSchema>;
+
+export interface StartRunResult {
+  runId: string;
+  mode: 'express' | 'standard';
+  executionArn: string;
+}
+
+/**
+ * Longest node timeout an Express run allows: an execution continues as a new one after
+ * `DEFAULT_EXECUTION_LIMITS.maxMs` (150 s), and a node started just before must end within Express's 5 minutes.
+ */
+export const EXPRESS_MAX_NODE_TIMEOUT_S = 120;
+
+/** Express unless a node may run longer than an Express execution can wait for it. */
+export const chooseMode = (workflow: Workflow, catalog: NodeCatalog): 'express' | 'standard' =>
+  workflow.nodes.every((node) => (catalog.get(node.type)?.timeoutS(node.params) ?? Number.POSITIVE_INFINITY) <= EXPRESS_MAX_NODE_TIMEOUT_S)
+    ? 'express'
+    : 'standard';
+
+export interface StartRunDeps {
+  store: RunStore;
+  catalog: NodeCatalog;
+  now: () => number;
+  stateMachines: { express: string; standard: string };
+  /** Starts an execution named `name`; returns its ARN. */
+  startExecution(stateMachineArn: string, name: string, input: string): Promise<string>;
+}
+
+/** Validates a workflow, writes the run, and starts its first execution on the machine its nodes need. */
+export const makeStartRunHandler = (deps: StartRunDeps) => async (event: unknown): Promise<StartRunResult> => {
+  const request = StartRunRequestSchema.safeParse(event);
+  if (!request.success) {
+    throw new InvalidInputError(`Bad start request: ${request.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; ')}`);
+  }
+  const parsed = parseWorkflow(request.data.workflow);
+  const issues = parsed.ok ? validateWorkflow(parsed.workflow, deps.catalog) : parsed.issues;
+  if (!parsed.ok || hasErrors(issues)) {
+    throw new InvalidInputError(`The workflow does not validate:\n${formatIssues(issues)}`, { details: { issues } });
+  }
+  const { workflowName, params, repairEnabled, maxRepairs } = request.data;
+  const now = deps.now();
+  const runId = request.data.runId ?? `${new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(4).toString('hex')}`;
+  const mode = request.data.mode ?? chooseMode(parsed.workflow, deps.catalog);
+  const owner = { id: `sfn-${runId}-${randomBytes(4).toString('hex')}`, since: now };
+  await createRun(deps.store, { runId, workflow: parsed.workflow, workflowName, params, owner, repairEnabled, maxRepairs, mode, now });
+  const executionArn = await deps.startExecution(
+    deps.stateMachines[mode],
+    runId,
+    JSON.stringify({ kind: 'start', runId, owner: owner.id }),
+  );
+  return { runId, mode, executionArn };
+};
+
+let awsHandler: ((event: unknown) => Promise<StartRunResult>) | undefined;
+
+/** Lambda entry (`aws lambda invoke --function-name <StartRunFunctionName> --payload '{"workflow": ...}'`). */
+export const handler = async (event: unknown): Promise<StartRunResult> => {
+  if (!awsHandler) {
+    const [{ awsDeps }, { SFNClient, StartExecutionCommand }, { builtinCatalog }] = await Promise.all([
+      import('../adapters/aws-deps.ts'),
+      import('@aws-sdk/client-sfn'),
+      import('../nodes/catalog.ts'),
+    ]);
+    const { store, env } = awsDeps();
+    if (!env.EXPRESS_STATE_MACHINE_ARN || !env.STANDARD_STATE_MACHINE_ARN) {
+      throw new ConfigurationError('EXPRESS_STATE_MACHINE_ARN and STANDARD_STATE_MACHINE_ARN must be set');
+    }
+    const sfn = new SFNClient({});
+    awsHandler = makeStartRunHandler({
+      store,
+      catalog: builtinCatalog,
+      now: Date.now,
+      stateMachines: { express: env.EXPRESS_STATE_MACHINE_ARN, standard: env.STANDARD_STATE_MACHINE_ARN },
+      startExecution: async (stateMachineArn, name, input) => {
+        const { executionArn } = await sfn.send(new StartExecutionCommand({ stateMachineArn, name, input }));
+        return executionArn ?? '';
+      },
+    });
+  }
+  return awsHandler(event);
+};

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../functions/core/errors.ts';
+import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
+import { makeStartRunHandler } from '../../functions/handlers/start-run.ts';
+import { builtinCatalog } from '../../functions/nodes/catalog.ts';
+
+const machines = { express: 'arn:aws:states:us-east-1:123456789012:stateMachine:Flowmend-express', standard: 'arn:aws:states:us-east-1:123456789012:stateMachine:Flowmend-standard' };
+
+const setup = () => {
+  const store = new MemoryRunStore();
+  const started: { arn: string; name: string; input: unknown }[] = [];
+  const handler = makeStartRunHandler({
+    store,
+    catalog: builtinCatalog,
+    now: () => Date.UTC(2026, 0, 2, 3, 4, 5),
+    stateMachines: machines,
+    startExecution: async (arn, name, input) => {
+      started.push({ arn, name, input: JSON.parse(input) });
+      return `${arn.replace(':stateMachine:', ':execution:')}:${name}`;
+    },
+  });
+  return { store, started, handler };
+};
+const echo = (timeout_s?: number) => ({ nodes: [{ id: 'a', type: 'shell', params: { command: 'echo hi', ...(timeout_s ? { timeout_s } : {}) } }] });
+
+describe('start-run handler', () => {
+  it('writes the run and starts it on Express when every node fits', async () => {
+    const { store, started, handler } = setup();
+    const result = await handler({ workflow: echo(), workflowName: 'hello' });
+    expect(result.mode).toBe('express');
+    const run = await store.getRun(result.runId);
+    expect(run).toMatchObject({ status: 'running', workflowName: 'hello', mode: 'express' });
+    expect(started).toEqual([{ arn: machines.express, name: result.runId, input: { kind: 'start', runId: result.runId, owner: run?.owner?.id } }]);
+  });
+
+  it('starts a run with a node that may outlast an Express execution on Standard, or where asked', async () => {
+    const { started, handler } = setup();
+    expect((await handler({ workflow: echo(600) })).mode).toBe('standard');
+    expect((await handler({ workflow: echo(), mode: 'standard' })).mode).toBe('standard');
+    expect(started.map((s) => s.arn)).toEqual([machines.standard, machines.standard]);
+  });
+
+  it('rejects a workflow that does not validate, naming the problem, and starts nothing', async () => {
+    const { started, handler } = setup();
+    const bad = { nodes: [{ id: 'a', type: 'shel', params: { command: 'echo' } }] };
+    await expect(handler({ workflow: bad })).rejects.toThrow(InvalidInputError);
+    await expect(handler({ workflow: bad })).rejects.toThrow(/shel/);
+    await expect(handler({ workflow: echo(), extra: 1 })).rejects.toThrow(/extra/);
+    expect(started).toEqual([]);
+  });
+});
