@@ -53,8 +53,9 @@ const chain = (dir: string, b: string): WorkflowInput => ({
 
 const counts = (dir: string, ...names: string[]) => Object.fromEntries(names.map((n) => [n, countLines(join(dir, `${n}.count`))]));
 
-const onlyRunId = async (): Promise<string> => {
-  const runs = await local.store.listRuns({ limit: 50 });
+/** The id of the one running run of a workflow (the CLI names a run after its workflow file). */
+const runningRunId = async (workflowName: string): Promise<string> => {
+  const runs = await local.store.listRuns({ limit: 50, workflowName });
   const running = runs.filter((r) => r.status === 'running');
   expect(running).toHaveLength(1);
   return running[0]?.runId as string;
@@ -67,10 +68,10 @@ const expectKilled = (result: CliResult) => expect(result.signal, `stdout: ${res
 describe('flowmend resume after the CLI was killed with SIGKILL', () => {
   it('in the middle of a node: refuses while the process lives; after the kill, of two resumers one wins and the interrupted node runs again', async () => {
     const dir = caseDir('mid-node');
-    const wf = writeWorkflow(dir, 'wf', chain(dir, blockingCommand(dir, 'b', { countFirst: true })));
+    const wf = writeWorkflow(dir, 'mid-node', chain(dir, blockingCommand(dir, 'b', { countFirst: true })));
     const first = spawnCli(['run', wf, '--output-format', 'json'], { stateDir });
     await waitForFile(join(dir, 'b.started'), 'node b to start');
-    const runId = await onlyRunId();
+    const runId = await runningRunId('mid-node');
 
     const refused = await runCli(['resume', runId], { stateDir });
     expect(refused.code).toBe(1);
@@ -99,10 +100,10 @@ describe('flowmend resume after the CLI was killed with SIGKILL', () => {
 
   it('between nodes: the next node had not begun its work, resume runs it once and the rest once', async () => {
     const dir = caseDir('between');
-    const wf = writeWorkflow(dir, 'wf', chain(dir, blockingCommand(dir, 'b', { countFirst: false })));
+    const wf = writeWorkflow(dir, 'between', chain(dir, blockingCommand(dir, 'b', { countFirst: false })));
     const first = spawnCli(['run', wf], { stateDir });
     await waitForFile(join(dir, 'b.started'), 'node b to start');
-    const runId = await onlyRunId();
+    const runId = await runningRunId('between');
     first.child.kill('SIGKILL');
     expectKilled(await first.done);
     killShellGroup(join(dir, 'b.pid'));
