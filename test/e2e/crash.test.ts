@@ -138,6 +138,7 @@ describe('resume after SIGKILL at an exact store write', () => {
   };
 
   it.each([
+    ['run:created', 'after the run is created, before its first step', ['a:completed', 'b:completed', 'c:completed']],
     ['step:a:1', 'after a node’s record is written, before the run moves on', ['a:cached', 'b:completed', 'c:completed']],
     ['run:b:1', 'after the next node is marked in flight, before it starts', ['a:cached', 'b:completed:interrupted', 'c:completed']],
     ['step:c:1', 'after the last node’s record, before the run is marked succeeded', ['a:cached', 'b:cached', 'c:cached']],

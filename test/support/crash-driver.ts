@@ -3,6 +3,7 @@
 // Usage: node --import tsx crash-driver.ts <stateDir> <workflow.json> <runId> <crashAt>
 // crashAt: `step:<node>:<visit>` (after that visit's record is written, before the run item moves on)
 //        | `run:<node>:<visit>` (after the run item says that visit is in flight, before RunNode)
+//        | `run:created` (after the run item is first written, before the first Advance)
 //        | `run:succeeded` (after the run item says the run succeeded)
 import { readFileSync } from 'node:fs';
 import { LocalHost } from '../../functions/adapters/local-host.ts';
@@ -16,8 +17,9 @@ const [kind, nodeId, visit] = crashAt.split(':');
 const matches = (write: StoreWrite): boolean => {
   if (kind === 'step' && write.kind === 'step') return write.step.nodeId === nodeId && String(write.step.visit) === visit;
   if (kind === 'run' && write.kind === 'run') {
+    if (nodeId === 'created') return write.run.seq === 0 && write.run.current === undefined;
     if (nodeId === 'succeeded') return write.run.status === 'succeeded';
-    return write.run.current?.nodeId === nodeId && String(write.run.current.visit) === visit;
+    return write.run.current?.nodeId === nodeId && String(write.run.current?.visit) === visit;
   }
   return false;
 };
