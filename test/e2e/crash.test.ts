@@ -137,16 +137,20 @@ describe('resume after SIGKILL at an exact store write', () => {
     return { dir, runId, host, resume: () => host.resume(runId) };
   };
 
+  // Where a write of the run item and of a step record may land together, the crash can leave either one: the checks
+  // hold for both (each node executed once, the same result); `interrupted` is checked where only one outcome exists.
   it.each([
-    ['run:created', 'after the run is created, before its first step', ['a:completed', 'b:completed', 'c:completed']],
-    ['step:a:1', 'after a node’s record is written, before the run moves on', ['a:cached', 'b:completed', 'c:completed']],
-    ['run:b:1', 'after the next node is marked in flight, before it starts', ['a:cached', 'b:completed:interrupted', 'c:completed']],
-    ['step:c:1', 'after the last node’s record, before the run is marked succeeded', ['a:cached', 'b:cached', 'c:cached']],
-  ])('%s (%s): same result, every node ran once', async (crashAt, _when, afterResume) => {
-    const { dir, resume } = await crashThenResume(crashAt.replace(/:/g, '-'), quickChain, crashAt);
-    const report = await resume();
+    ['run:created', 'after the run is created, before its first step', []],
+    ['step:a:1', 'after a node’s record is written', undefined],
+    ['run:b:1', 'after the next node is marked in flight, before it starts', ['b']],
+    ['step:c:1', 'after the last node’s record is written', undefined],
+  ])('%s (%s): same result, every node ran once', async (crashAt, _when, interrupted) => {
+    const { dir, runId, host, resume } = await crashThenResume(crashAt.replace(/:/g, '-'), quickChain, crashAt);
+    const stored = await host.report(runId);
+    const report = stored?.status === 'succeeded' ? stored : await resume();
     expect(report).toMatchObject({ success: true, result: { final: 'A-B' } });
-    expect(stepsOf(report).slice(-afterResume.length)).toEqual(afterResume);
+    expect(report.steps.filter((s) => !s.cached).map((s) => `${s.node_id}:${s.status}`)).toEqual(['a:completed', 'b:completed', 'c:completed']);
+    if (interrupted) expect(report.steps.filter((s) => s.interrupted).map((s) => s.node_id)).toEqual(interrupted);
     expect(counts(dir, 'a', 'b', 'c')).toEqual({ a: 1, b: 1, c: 1 });
   });
 
