@@ -24,12 +24,12 @@ import { MODEL, PRICES, priceRun, type RunCounts } from './cost-prices.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-interface DynamoCounters { requests: number; byOperation: Record<string, number>; writeUnits: number; readUnits: number }
+interface DynamoCounters { requests: number; byOperation: Record<string, number>; writeUnits: number; indexWriteUnits: number; readUnits: number; writeUnitsByItem: Record<string, number> }
 type Capacity = { CapacityUnits?: number };
 
 /** Counts every DynamoDB request the SDK sends, with the capacity units DynamoDB bills for it (GSI writes included). */
 function countDynamo(client: DynamoDBClient): DynamoCounters {
-  const counters: DynamoCounters = { requests: 0, byOperation: {}, writeUnits: 0, readUnits: 0 };
+  const counters: DynamoCounters = { requests: 0, byOperation: {}, writeUnits: 0, indexWriteUnits: 0, readUnits: 0, writeUnitsByItem: {} };
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const input = args.input as { ReturnConsumedCapacity?: string; Item?: Record<string, unknown> };
@@ -41,8 +41,13 @@ function countDynamo(client: DynamoDBClient): DynamoCounters {
       counters.byOperation[op] = (counters.byOperation[op] ?? 0) + 1;
       const consumed = (result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
       const units = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
-      if (/^(Put|Update|Delete|BatchWrite)/.test(op)) counters.writeUnits += units * (1 + indexes);
-      else counters.readUnits += units;
+      if (/^(Put|Update|Delete|BatchWrite)/.test(op)) {
+        const sk = input.Item?.sk as string | { S?: string } | undefined;
+        const kind = `${(typeof sk === 'string' ? sk : sk?.S ?? 'batch').replace(/#.*/, '')}${indexes > 0 ? ` (+${indexes} GSI)` : ''}`;
+        counters.writeUnits += units * (1 + indexes);
+        counters.indexWriteUnits += units * indexes;
+        counters.writeUnitsByItem[kind] = (counters.writeUnitsByItem[kind] ?? 0) + units * (1 + indexes);
+      } else counters.readUnits += units;
       return result;
     },
     { step: 'initialize', name: 'flowmendCostCounter' },
@@ -104,7 +109,7 @@ async function main(): Promise<void> {
       makeRepairHandler({ store: s, catalog: makeCatalog(runners), llm: scriptedRepairLlm, model: 'claude-haiku-4-5', now: Date.now }),
   });
 
-  const measure = async (run: () => Promise<RunReport>): Promise<{ report: RunReport; counts: RunCounts }> => {
+  const measure = async (run: () => Promise<RunReport>): Promise<{ report: RunReport; counts: RunCounts; indexUnits: number }> => {
     const before = { stats: structuredClone(host.stats), dynamo: structuredClone(dynamo), runnerMs: runnerMs(), at: performance.now() };
     const report = await run();
     const wallMs = performance.now() - before.at;
@@ -114,10 +119,10 @@ async function main(): Promise<void> {
     const nodeMs = runnerMs() - before.runnerMs;
     return {
       report,
+      indexUnits: dynamo.indexWriteUnits - before.dynamo.indexWriteUnits,
       counts: {
         executions,
-        // The host counts Tasks and the Route Choice; each execution also ends in one Succeed/Fail state.
-        transitions: host.stats.transitions - before.stats.transitions + executions,
+        transitions: host.stats.transitions - before.stats.transitions,
         engineCalls: calls((s) => s === STATE.advance || s === STATE.repair),
         runnerCalls: calls((s) => s.startsWith('Run')),
         engineMs: wallMs - nodeMs,
@@ -131,23 +136,23 @@ async function main(): Promise<void> {
   const start = (workflow: WorkflowInput, repairEnabled: boolean) => () =>
     host.start({ workflow: WorkflowSchema.parse(workflow), workflowName: 'cost', params: {}, repairEnabled, maxRepairs: 3 });
 
-  const rows: [string, { executed: number; replayed: number }, RunCounts][] = [];
+  const rows: [string, { executed: number; replayed: number }, RunCounts, number][] = [];
   const nodes = (r: RunReport, before?: RunReport) => ({
     executed: r.metrics.nodes_executed - (before?.metrics.nodes_executed ?? 0),
     replayed: r.metrics.nodes_cached - (before?.metrics.nodes_cached ?? 0),
   });
   await measure(start(chain(10), false)); // warm-up: module caches, JIT, the table
   for (const n of [10, 100, 1000]) {
-    const { report, counts } = await measure(start(chain(n), false));
+    const { report, counts, indexUnits } = await measure(start(chain(n), false));
     if (report.status !== 'succeeded') throw new Error(`${n}-node run ${report.status}: ${JSON.stringify(report.errors)}`);
-    rows.push([`${n} nodes`, nodes(report), counts]);
+    rows.push([`${n} nodes`, nodes(report), counts, indexUnits]);
   }
   const first = await measure(start(failing, false));
   if (first.report.status !== 'failed') throw new Error('the failing run did not fail');
-  rows.push(['100 nodes, fails at the last', nodes(first.report), first.counts]);
+  rows.push(['100 nodes, fails at the last', nodes(first.report), first.counts, first.indexUnits]);
   const resumed = await measure(() => host.resume(first.report.run_id, { repairEnabled: true }));
   if (resumed.report.status !== 'succeeded') throw new Error(`repair-and-resume ${resumed.report.status}: ${JSON.stringify(resumed.report.errors)}`);
-  rows.push(['  then repair + resume', nodes(resumed.report, first.report), resumed.counts]);
+  rows.push(['  then repair + resume', nodes(resumed.report, first.report), resumed.counts, resumed.indexUnits]);
   await dynalite.close();
 
   const cpu = cpus();
@@ -155,16 +160,19 @@ async function main(): Promise<void> {
   console.log(`prices (us-east-1): Standard $${PRICES.standardPerTransition * 1000}/1k transitions; Express $1/M requests + $${PRICES.expressPerGbSecond}/GB-s (${MODEL.expressGb * 1024} MB, ${MODEL.expressBillingStepMs} ms steps); Lambda arm64 $0.20/M + $${PRICES.lambdaPerGbSecond}/GB-s at ${MODEL.lambdaGb * 1024} MB (engine calls billed >= ${MODEL.engineMsFloor} ms); DynamoDB on demand $0.625/M WRU, $0.125/M RRU`);
   console.log('');
   const head = ['run', 'executed', 'replayed', 'executions', 'transitions', 'per executed', 'Lambda calls', 'DynamoDB req', 'WRU', 'RRU',
-    '$/1k Lambda', '$/1k DynamoDB', '$/1k Standard', '$/1k Express'];
+    '$/1k Lambda', '$/1k DynamoDB', '$/1k Standard', '$/1k Express', 'Express, no GSI copies'];
   const usd = (x: number) => (x * 1000).toFixed(4);
-  const table = rows.map(([name, n, c]) => {
+  const table = rows.map(([name, n, c, indexUnits]) => {
     const cost = priceRun(c);
+    const keysOnly = priceRun({ ...c, writeUnits: c.writeUnits - indexUnits });
     return [name, n.executed, n.replayed, c.executions, c.transitions, (c.transitions / Math.max(1, n.executed)).toFixed(2),
-      c.engineCalls + c.runnerCalls, c.dynamoRequests, c.writeUnits, c.readUnits, usd(cost.lambda), usd(cost.dynamo), usd(cost.standard), usd(cost.express)].map(String);
+      c.engineCalls + c.runnerCalls, c.dynamoRequests, c.writeUnits, c.readUnits, usd(cost.lambda), usd(cost.dynamo), usd(cost.standard), usd(cost.express), usd(keysOnly.express)].map(String);
   });
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]?.length ?? 0)));
   for (const row of [head, ...table]) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  '));
 
+  console.log(`\nDynamoDB write units of all runs above, by item: ${Object.entries(dynamo.writeUnitsByItem).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  console.log("('no GSI copies': the run item's writes to gsi1/gsi2, which project ALL attributes, left out; with KEYS_ONLY and keys that never change DynamoDB would skip them)");
   const ten = priceRun(rows[0]?.[2] as RunCounts);
   const firstCost = priceRun(first.counts);
   const resumeCost = priceRun(resumed.counts);

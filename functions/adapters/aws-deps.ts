@@ -37,11 +37,11 @@ export function parseAwsEnv(env: NodeJS.ProcessEnv = process.env): AwsEnv {
 }
 
 /**
- * When a run continues as a new execution: an Express execution may last 5 minutes (150 s, plus a node of
- * up to 120 s started just before), and a Standard one may hold 25,000 history events, about 13 per executed
- * node (Advance 5, Route 2, RunNode 5, a retry more).
+ * When a run continues as a new execution: before a node that might not end within an Express
+ * execution's 5 minutes (280 s leaves room for the last Advance), and before a Standard execution's
+ * history nears 25,000 events (about 13 per executed node: Advance 5, Route 2, RunNode 5, a retry more).
  */
-export const DEFAULT_EXECUTION_LIMITS: ExecutionLimits = { maxAdvances: 1_000, maxMs: 150_000 };
+export const DEFAULT_EXECUTION_LIMITS: ExecutionLimits = { maxAdvances: 1_000, maxMs: 280_000 };
 
 /** The adapters one Lambda needs, built once per cold start (SDK clients reuse their connections across calls). */
 export interface AwsDeps {

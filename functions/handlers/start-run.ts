@@ -27,8 +27,8 @@ export interface StartRunResult {
 }
 
 /**
- * Longest node timeout an Express run allows: an execution continues as a new one after
- * `DEFAULT_EXECUTION_LIMITS.maxMs` (150 s), and a node started just before must end within Express's 5 minutes.
+ * Longest node timeout an Express run allows. The engine starts a new execution before a node that would
+ * not end within the current one, so a node must fit in a fresh 5-minute execution, with room for a retry.
  */
 export const EXPRESS_MAX_NODE_TIMEOUT_S = 120;
 

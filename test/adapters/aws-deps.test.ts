@@ -18,7 +18,7 @@ describe('awsDeps', () => {
     expect(deps.store).toBeInstanceOf(BlobOffloadRunStore);
     expect(deps.blobs).toBeInstanceOf(S3BlobStore);
     expect(deps.catalog.has('shell') && deps.catalog.has('transform')).toBe(true);
-    expect(deps.executionLimits).toEqual({ maxAdvances: 1_000, maxMs: 150_000 });
+    expect(deps.executionLimits).toEqual({ maxAdvances: 1_000, maxMs: 280_000 });
     expect(awsDeps(env).store).toBeInstanceOf(DynamoRunStore);
   });
 
