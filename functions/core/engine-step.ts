@@ -27,6 +27,9 @@ export interface EngineDeps {
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
 
+/** Largest step record (serialised) kept in the run item: beyond it, a second write costs less than a bigger run item. */
+const EMBEDDED_STEP_LIMIT = 8_192;
+
 /**
  * Step records never change once written, so a process keeps the outputs of recent ones: the next
  * node usually reads the previous node's outputs, and then needs no store read.
@@ -69,6 +72,7 @@ export interface PrepareOptions {
  */
 export class RunStep {
   private readonly events: RunEvent[] = [];
+  private staged: StepRecord | undefined;
 
   constructor(
     readonly run: RunItem,
@@ -100,6 +104,8 @@ export class RunStep {
     if (seqs.size === 0) return {};
     const outputs: NodeOutputs = {};
     const missing: number[] = [];
+    const last = this.run.lastStep;
+    if (last) rememberOutputs(last);
     for (const seq of seqs) {
       const known = recentOutputs.get(`${this.run.runId}#${seq}`);
       if (known) outputs[known.nodeId] = known.outputs;
@@ -263,9 +269,8 @@ export class RunStep {
         return this.fail({ category: 'template', code: error.code, message: `workflow outputs: ${error.message}`, fixable: false, ...(error.details ? { details: error.details } : {}) });
       }
     } else {
-      const last = this.run.cursor ? this.run.latest[this.run.cursor.nodeId] : undefined;
-      const [record] = last === undefined ? [] : await this.deps.store.getSteps(this.run.runId, [last]);
-      outputs = record?.outputs ?? {};
+      const lastNode = this.run.cursor?.nodeId;
+      outputs = lastNode === undefined ? {} : ((await this.referencedOutputs(`\${${lastNode}}`))[lastNode] ?? {});
     }
     this.run.status = 'succeeded';
     this.run.outputs = outputs;
@@ -273,6 +278,21 @@ export class RunStep {
     this.event('run_succeeded');
     await this.commit();
     return { kind: 'done', runId: this.run.runId, owner: this.owner, exec: this.exec };
+  }
+
+  /**
+   * Records a node's result. A small record goes into the run item and its own item is written in
+   * parallel with it by `commit` (one round trip); a large one is written first, on its own.
+   */
+  async stageStep(record: StepRecord): Promise<void> {
+    if (JSON.stringify(record).length <= EMBEDDED_STEP_LIMIT) {
+      this.run.lastStep = record;
+      this.staged = record;
+      rememberOutputs(record);
+      return;
+    }
+    delete this.run.lastStep;
+    await this.putStep(record);
   }
 
   /** Writes a step record once; a retried call that finds its own record already there goes on. */
@@ -291,7 +311,11 @@ export class RunStep {
     if (this.events.length > 0) await this.deps.store.appendEvents(this.events.splice(0));
     this.run.updatedAt = this.deps.now();
     this.run.rev = randomBytes(6).toString('hex');
-    await this.deps.store.putRun(this.run, { ownerId: this.owner });
+    const staged = this.staged;
+    this.staged = undefined;
+    // Both must land before the run moves on; if the step write fails the call fails, and the record
+    // is still in the run item for the walk of a later resume.
+    await Promise.all([staged ? this.putStep(staged) : undefined, this.deps.store.putRun(this.run, { ownerId: this.owner })]);
     rememberRun(this.run);
   }
 }

@@ -121,7 +121,7 @@ const recordNode = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'r
     ...(current.interrupted ? { interrupted: true } : {}),
     ...(current.repaired ? { repaired: true } : {}),
   };
-  await step.putStep(record);
+  await step.stageStep(record);
   delete run.current;
   run.metrics.nodesExecuted += 1;
   if (result?.usage) {

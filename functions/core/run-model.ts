@@ -74,6 +74,11 @@ export const RunItemSchema = z.object({
     .optional(),
   /** The last node recorded on the current path and the action it took: the next step routes from here. */
   cursor: z.object({ nodeId: z.string(), action: z.string() }).optional(),
+  /**
+   * The record of the last node, written with the run item so that both land in one round trip
+   * (its own item is written in parallel; after a crash the walk writes it again). Small records only.
+   */
+  lastStep: z.lazy(() => StepRecordSchema).optional(),
   /** Changes on every write: a payload carrying it proves that a cached copy of the run is current. */
   rev: z.string().optional(),
   /** Events written so far; the next event's key is derived from it. */

@@ -117,6 +117,8 @@ export const loadRunReport = async (store: RunStore, runId: string): Promise<Run
   const run = await store.getRun(runId);
   if (!run) return undefined;
   const [steps, events] = await Promise.all([store.listSteps(runId), store.listEvents(runId)]);
+  const last = run.lastStep;
+  if (last && !steps.some((s) => s.seq === last.seq)) steps.push(last);
   const versions: IrVersionItem[] = [];
   for (let v = 0; v <= run.irVersion; v += 1) {
     const item = await store.getIrVersion(runId, v);

@@ -41,7 +41,14 @@ const warningOf = (record: StepRecord): RunError => ({
  */
 export const walkFromStart = async (step: RunStep): Promise<StepOutcome> => {
   const { run, ir } = step;
-  const records = replayableByPosition(await step.deps.store.listSteps(run.runId), ir);
+  const steps = await step.deps.store.listSteps(run.runId);
+  const last = run.lastStep;
+  if (last && !steps.some((s) => s.seq === last.seq)) {
+    // The process stopped between writing the run item and the record's own item: write it now.
+    await step.putStep(last);
+    steps.push(last);
+  }
+  const records = replayableByPosition(steps, ir);
   const inFlight = run.current;
   const nodes: Record<string, Record<string, unknown>> = {};
   run.latest = {};
