@@ -3,12 +3,16 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
-import { blockingCommand, makeTempDir, parseJsonOutput, REPO, runCli, spawnCli, waitForFile, writeWorkflow } from '../support/cli-process.ts';
+import { blockingCommand, killStrayChildren, makeTempDir, parseJsonOutput, REPO, runCli, spawnCli, waitForFile, writeWorkflow } from '../support/cli-process.ts';
 
 const dir = makeTempDir('cli');
 const stateDir = join(dir, 'state');
 const hello = join(REPO, 'examples', 'hello.json');
-afterAll(() => stopLocalDaemon(stateDir));
+afterAll(async () => {
+  killStrayChildren();
+  writeFileSync(join(dir, 'go'), '');
+  await stopLocalDaemon(stateDir);
+});
 
 const cli = (...args: string[]) => runCli(args, { stateDir });
 

@@ -10,6 +10,7 @@ import {
   type CliResult,
   countLines,
   killShellGroup,
+  killStrayChildren,
   makeTempDir,
   parseJsonOutput,
   runCli,
@@ -26,7 +27,11 @@ let local: LocalStore;
 beforeAll(async () => {
   local = await openLocalStore(stateDir);
 });
+const caseDirs: string[] = [];
 afterAll(async () => {
+  killStrayChildren();
+  // A blocking node of a test that failed half-way is waiting for its go file.
+  for (const dir of caseDirs) writeFileSync(join(dir, 'go'), '');
   await local?.close();
   await stopLocalDaemon(stateDir);
 });
@@ -34,6 +39,7 @@ afterAll(async () => {
 const caseDir = (name: string): string => {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
+  caseDirs.push(dir);
   return dir;
 };
 

@@ -32,7 +32,16 @@ const childEnv = (): NodeJS.ProcessEnv => {
   return env;
 };
 
+const live = new Set<ChildProcess>();
+
+/** SIGKILLs every child this module started that still runs (a test that failed half-way), so none lingers. */
+export const killStrayChildren = (): void => {
+  for (const child of live) child.kill('SIGKILL');
+};
+
 const track = (child: ChildProcess): CliProcess => {
+  live.add(child);
+  child.on('exit', () => live.delete(child));
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
