@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { InvalidInputError } from './errors.ts';
 
 /**
  * Node outputs too large for a state payload (256 KiB) or a table item (400 KB) are stored as blobs;
@@ -49,4 +50,29 @@ export const blobRefIn = (outputs: Record<string, unknown> | undefined): BlobRef
   if (outputs === undefined || Object.keys(outputs).length !== 1) return undefined;
   const parsed = BlobRefSchema.safeParse(outputs[BLOB_MARKER]);
   return parsed.success ? parsed.data : undefined;
+};
+
+/** How long a runner may take to upload its large result: the longest a node may run, plus margin. */
+export const UPLOAD_URL_TTL_S = 16 * 60;
+
+/** Where the runner of step `seq` may put outputs too large for the state payload. */
+export const uploadTargetFor = async (blobs: BlobStore, runId: string, seq: number): Promise<BlobUpload> => {
+  const key = stepBlobKey(runId, seq);
+  return { key, url: await blobs.uploadUrl(key, UPLOAD_URL_TTL_S) };
+};
+
+/**
+ * The outputs a runner result stands for: read back from the blob when the runner uploaded them.
+ * Only the blob of this very step is accepted (a runner's result is untrusted).
+ */
+export const expandOutputs = async (
+  blobs: BlobStore,
+  runId: string,
+  seq: number,
+  outputs: Record<string, unknown> | undefined,
+): Promise<Record<string, unknown> | undefined> => {
+  const ref = blobRefIn(outputs);
+  if (ref === undefined) return outputs;
+  if (ref.key !== stepBlobKey(runId, seq)) throw new InvalidInputError(`step ${seq} of run ${runId} refers to blob ${ref.key}, not its own`);
+  return JSON.parse(await blobs.get(ref)) as Record<string, unknown>;
 };

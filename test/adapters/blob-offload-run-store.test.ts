@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlobOffloadRunStore } from '../../functions/adapters/blob-offload-run-store.ts';
 import { shrinkRunnerResult } from '../../functions/adapters/blob-upload.ts';
 import { FileBlobStore } from '../../functions/adapters/file-blob-store.ts';
-import { BLOB_MARKER, MAX_INLINE_OUTPUT_BYTES, stepBlobKey } from '../../functions/core/blob-store.ts';
+import { BLOB_MARKER, expandOutputs, MAX_INLINE_OUTPUT_BYTES, stepBlobKey, uploadTargetFor } from '../../functions/core/blob-store.ts';
 import { InvalidInputError } from '../../functions/core/errors.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { RunnerResult } from '../../functions/core/node-type.ts';
@@ -66,5 +66,17 @@ describe('BlobOffloadRunStore', () => {
     const { blobs, store } = setup();
     const victim = await blobs.put(stepBlobKey('other-run', 1), JSON.stringify({ secret: 'theirs' }));
     await expect(store.putStep(step(8, { [BLOB_MARKER]: victim }))).rejects.toThrow(InvalidInputError);
+  });
+});
+
+describe('expandOutputs (what Advance does with a runner result)', () => {
+  it('reads uploaded outputs back, passes inline ones through, and refuses another step\'s blob', async () => {
+    const { blobs } = setup();
+    const target = await uploadTargetFor(blobs, RUN, 11);
+    expect(target.key).toBe(stepBlobKey(RUN, 11));
+    const shrunk = await shrinkRunnerResult({ kind: 'ok', outputs: big, action: 'default', durationMs: 1 }, target);
+    expect(await expandOutputs(blobs, RUN, 11, shrunk.outputs)).toEqual(big);
+    expect(await expandOutputs(blobs, RUN, 12, { stdout: 'x' })).toEqual({ stdout: 'x' });
+    await expect(expandOutputs(blobs, RUN, 12, shrunk.outputs)).rejects.toThrow(InvalidInputError);
   });
 });
