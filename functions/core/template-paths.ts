@@ -1,4 +1,5 @@
 import { closestMatch } from './closest-match.ts';
+import { jsonContainerIn } from './json-text.ts';
 
 /** What templates resolve against: inputs by name, node outputs by node id (a node wins a name clash). */
 export interface TemplateContext {
@@ -24,16 +25,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 function parseJsonContainer(text: string, cache: Map<string, unknown>): unknown {
   const cached = cache.get(text);
   if (cached !== undefined) return cached;
-  const trimmed = text.trim();
-  let parsed: unknown = NOT_JSON;
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try {
-      const value: unknown = JSON.parse(trimmed);
-      if (value !== null && typeof value === 'object') parsed = value;
-    } catch {
-      parsed = NOT_JSON;
-    }
-  }
+  const parsed: unknown = jsonContainerIn(text) ?? NOT_JSON;
   cache.set(text, parsed);
   return parsed;
 }

@@ -1,3 +1,5 @@
+import { openJsonText } from '../core/json-text.ts';
+
 /** Paths like `$.a.b[0].c`, `$['key with spaces']`, `$[2]`, or just `$`. */
 export const EXTRACT_PATH_PATTERN = /^\$((\.[A-Za-z_$][\w$-]*)|(\[\d+\])|(\['[^']*'\])|(\["[^"]*"\]))*$/;
 
@@ -42,16 +44,7 @@ const describeAvailable = (value: unknown): string[] => {
 };
 
 /** A string holding JSON is parsed when the path goes through it (as templates do). */
-const openString = (value: unknown): unknown => {
-  if (typeof value !== 'string') return value;
-  const trimmed = value.trim();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return value;
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    return value;
-  }
-};
+const openString = openJsonText;
 
 /** Follows `path` through `root`. A value of `null` counts as found; `undefined` does not. */
 export const extractPath = (root: unknown, path: string): ExtractResult => {

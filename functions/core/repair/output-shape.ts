@@ -1,3 +1,5 @@
+import { jsonContainerIn } from '../json-text.ts';
+
 /** Limits that keep a node's shape small whatever its outputs hold. */
 const MAX_DEPTH = 4;
 const MAX_KEYS = 15;
@@ -6,16 +8,7 @@ const SAMPLE_CHARS = 60;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-const jsonIn = (text: string): unknown => {
-  const trimmed = text.trim();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
-  try {
-    const value: unknown = JSON.parse(trimmed);
-    return value !== null && typeof value === 'object' ? value : undefined;
-  } catch {
-    return undefined;
-  }
-};
+const jsonIn = jsonContainerIn;
 
 const sampleOf = (text: string): string => JSON.stringify(text.length > SAMPLE_CHARS ? `${text.slice(0, SAMPLE_CHARS)}…` : text);
 

@@ -1,5 +1,6 @@
 import { editDistance } from '../closest-match.ts';
 import { findTemplates, formatPath, type TemplateContext } from '../templates.ts';
+import { openJsonText } from '../json-text.ts';
 
 type Segment = string | number;
 
@@ -10,17 +11,7 @@ const MAX_EDITS = 2;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** A value as a container: JSON text holding an object or array is read as that object or array. */
-function containerOf(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const trimmed = value.trim();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return value;
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    return value;
-  }
-}
+const containerOf = openJsonText;
 
 /** Largest edit distance that still reads as a typo (closest-match's rule). */
 const typoLimit = (a: string, b: string): number => {
