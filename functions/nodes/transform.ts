@@ -1,6 +1,7 @@
 import jsonata from 'jsonata';
 import { z } from 'zod';
 import type { NodeRunner, RunnerResult } from '../core/node-type.ts';
+import { openJsonText } from '../core/json-text.ts';
 
 const DEFAULT_TIMEOUT_S = 30;
 const CACHE_LIMIT = 500;
@@ -82,7 +83,8 @@ const run = async (raw: Record<string, unknown>): Promise<RunnerResult> => {
   const started = performance.now();
   try {
     const expr = compile(params.expression, timeoutOf(params) * 1000);
-    const value: unknown = await expr.evaluate(params.input);
+    // JSON printed by an upstream node (a shell's stdout) is data here, as pflow reads it for list/dict params.
+    const value: unknown = await expr.evaluate(openJsonText(params.input));
     return { kind: 'ok', outputs: { result: toJson(value) }, action: 'default', durationMs: performance.now() - started };
   } catch (error) {
     const { message, details } = describeFailure(params.expression, error);

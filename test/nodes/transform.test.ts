@@ -104,3 +104,15 @@ describe('transform node type spec', () => {
     expect(issues.some((i) => i.code === 'unrecognized_keys')).toBe(true);
   });
 });
+
+describe('transform input holding JSON text', () => {
+  it('reads a string holding a JSON array or object as data, and leaves other strings alone', async () => {
+    const ctx = { runId: 'r', nodeId: 'n', seq: 1, cacheKey: 'k' };
+    const sum = await transformRunner.run({ expression: '$sum($)', input: '[1, 2, 3]\n' }, ctx);
+    expect(sum).toMatchObject({ kind: 'ok', outputs: { result: 6 } });
+    const field = await transformRunner.run({ expression: 'user.name', input: '{"user":{"name":"ada"}}' }, ctx);
+    expect(field).toMatchObject({ kind: 'ok', outputs: { result: 'ada' } });
+    const text = await transformRunner.run({ expression: '$uppercase($)', input: '42 apples' }, ctx);
+    expect(text).toMatchObject({ kind: 'ok', outputs: { result: '42 APPLES' } });
+  });
+});
