@@ -226,7 +226,16 @@ export class DynamoRunStore implements RunStore {
         await fill(GSI.byDay, dayGsiPk(dayOf(today - d * DAY_MS)));
       }
     }
-    return found.map((item) => this.parse(RunItemSchema, item, `run item ${String(item[TABLE_KEYS.pk])}`));
+    // The indexes hold keys only (a run item is rewritten on every step; copying it into two indexes
+    // tripled the write cost), so the runs are read by key, in index order.
+    const keys = found.slice(0, options.limit).map((item) => ({ [TABLE_KEYS.pk]: item[TABLE_KEYS.pk], [TABLE_KEYS.sk]: item[TABLE_KEYS.sk] }));
+    if (keys.length === 0) return [];
+    const items = await this.send('BatchGetItem', () => batchGetAll(this.client, this.tableName, keys));
+    const byPk = new Map(items.map((item) => [String(item[TABLE_KEYS.pk]), item]));
+    return keys.flatMap((key) => {
+      const item = byPk.get(String(key[TABLE_KEYS.pk]));
+      return item ? [this.parse(RunItemSchema, item, `run item ${String(item[TABLE_KEYS.pk])}`)] : [];
+    });
   }
 
   /** The one place an item is built from a value: the place to spill large outputs to S3 later. */

@@ -70,7 +70,7 @@ export const createTableInput = (tableName: string): CreateTableCommandInput => 
       { AttributeName: index.pk, KeyType: 'HASH' as const },
       { AttributeName: index.sk, KeyType: 'RANGE' as const },
     ],
-    Projection: { ProjectionType: 'ALL' as const },
+    Projection: { ProjectionType: 'KEYS_ONLY' as const },
   })),
 });
 

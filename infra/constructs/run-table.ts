@@ -24,7 +24,7 @@ export class RunTable extends Construct {
         indexName: index.indexName,
         partitionKey: { name: index.pk, type: string },
         sortKey: { name: index.sk, type: string },
-        projectionType: dynamodb.ProjectionType.ALL,
+        projectionType: dynamodb.ProjectionType.KEYS_ONLY,
       });
     }
   }

@@ -27,7 +27,7 @@ describe('FlowmendStack table', () => {
           { AttributeName: index.pk, KeyType: 'HASH' },
           { AttributeName: index.sk, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: 'KEYS_ONLY' },
       })),
     });
   });
