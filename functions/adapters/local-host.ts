@@ -40,6 +40,8 @@ export interface StartOptions {
   repairEnabled: boolean;
   maxRepairs: number;
   runId?: string;
+  /** Which AWS state machine the run belongs on; locally it only changes the execution limits. */
+  mode?: 'express' | 'standard';
 }
 
 export type ResumeOptions = Omit<ClaimOptions, 'owner' | 'isAlive' | 'now'> & { force?: boolean };

@@ -198,14 +198,16 @@ export class RunStep {
 
   /**
    * Whether to hand over to a new execution before dispatching a node: too many steps for the
-   * execution history, or the node may not finish within the execution's time (Express: 5 minutes).
+   * execution history (both kinds), or the node may not finish within the execution's time (Express).
    * An execution always dispatches at least one node, so a run cannot continue forever.
    */
   private mustContinueBefore(timeoutS: number): boolean {
     const limits = this.deps.executionLimits;
     if (!limits || this.exec.advances <= 1) return false;
-    const elapsed = this.deps.now() - this.exec.startedAt;
-    return this.exec.advances >= limits.maxAdvances || elapsed + timeoutS * 1000 > limits.maxMs;
+    if (this.exec.advances >= limits.maxAdvances) return true;
+    // Only Express executions have a time limit; a Standard one may run for a year.
+    if (this.run.mode === 'standard') return false;
+    return this.deps.now() - this.exec.startedAt + timeoutS * 1000 > limits.maxMs;
   }
 
   private async templateFailure(node: WorkflowNode, visit: number, error: TemplateResolutionError): Promise<StepOutcome> {

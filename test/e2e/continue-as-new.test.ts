@@ -40,6 +40,20 @@ describe('continue as a new execution', () => {
     expect(report.metrics.nodes_executed).toBe(2);
   });
 
+  it('does not split a Standard run for time: only Express executions are time-limited', async () => {
+    const host = new LocalHost({ store: new MemoryRunStore(), executionLimits: { maxAdvances: 1000, maxMs: 60_000 } });
+    const workflow = WorkflowSchema.parse({
+      nodes: [
+        { id: 'quick', type: 'transform', params: { expression: '"ok"' } },
+        { id: 'long', type: 'shell', params: { command: 'echo done', timeout_s: 100 } },
+      ],
+      edges: [{ from: 'quick', to: 'long' }],
+    });
+    const report = await host.start({ workflow, workflowName: 'long', params: {}, repairEnabled: false, maxRepairs: 0, mode: 'standard' });
+    expect(report.result).toMatchObject({ stdout: 'done' });
+    expect(host.stats.executions).toBe(1);
+  });
+
   it('without limits runs in one execution with 3 transitions per node', async () => {
     const host = new LocalHost({ store: new MemoryRunStore() });
     const report = await host.start({ workflow: chain(10), workflowName: 'chain', params: {}, repairEnabled: false, maxRepairs: 0 });
