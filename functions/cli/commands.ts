@@ -9,6 +9,8 @@ import { DEFAULT_MAX_REPAIRS } from '../core/run-lifecycle.ts';
 import type { RunReport } from '../core/run-report.ts';
 import { hasErrors, validateWorkflow } from '../core/validate.ts';
 import { LocalHost, type LocalHostOptions } from '../adapters/local-host.ts';
+import { BlobOffloadRunStore } from '../adapters/blob-offload-run-store.ts';
+import { FileBlobStore } from '../adapters/file-blob-store.ts';
 import { openLocalStore } from '../adapters/local-dynamo.ts';
 import { builtinRunners } from '../nodes/catalog.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
@@ -74,8 +76,11 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
 
   let nodeCount = 0;
   const progress = json ? undefined : makeProgressPrinter((text) => io.stdout(text), () => nodeCount);
-  const local = await openLocalStore(resolve(command.stateDir));
-  const host = new LocalHost({ ...io.hostOptions, store: local.store, ...(progress ? { onWrite: progress } : {}) });
+  const stateDir = resolve(command.stateDir);
+  const local = await openLocalStore(stateDir);
+  // Outputs too large for one DynamoDB item live under <state-dir>/blobs, as they live in S3 on AWS.
+  const store = new BlobOffloadRunStore(local.store, new FileBlobStore(stateDir));
+  const host = new LocalHost({ ...io.hostOptions, store, ...(progress ? { onWrite: progress } : {}) });
   const emit = (report: RunReport): number => {
     io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report)}\n`);
     return exitFor(report);
@@ -98,7 +103,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       case 'resume': {
         let patch: IrVersionItem | undefined;
         if (command.workflowPath !== undefined) {
-          const checked = await checkPatch(local.store, command.runId, command.workflowPath);
+          const checked = await checkPatch(store, command.runId, command.workflowPath);
           if (!checked.ok) return fail(EXIT.usage, checked.message, { problems: checked.problems });
           patch = checked.item;
         }
@@ -111,7 +116,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         return EXIT.ok;
       }
       case 'runs': {
-        const runs = await local.store.listRuns({ limit: command.limit });
+        const runs = await store.listRuns({ limit: command.limit });
         io.stdout(json ? `${JSON.stringify({ success: true, runs: runs.map((r) => ({ run_id: r.runId, status: r.status, workflow: r.workflowName, created_at: new Date(r.createdAt).toISOString(), nodes_executed: r.metrics.nodesExecuted })) }, null, 2)}\n` : `${renderRuns(runs)}\n`);
         return EXIT.ok;
       }
