@@ -2,6 +2,7 @@ import './node20-polyfills.ts';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import type { BlobStore } from '../core/blob-store.ts';
 import { buildDefinition, runnerStateName, STATE, type AslDefinition } from '../core/definition.ts';
 import type { ExecutionLimits } from '../core/engine.ts';
 import { StaleRunError } from '../core/errors.ts';
@@ -21,6 +22,8 @@ export type RepairHandler = (event: unknown) => Promise<RepairReport>;
 
 export interface LocalHostOptions {
   store: RunStore;
+  /** Where runners put outputs too large for a state payload (the same path as S3 presigned uploads on AWS). */
+  blobs?: BlobStore;
   runners?: readonly NodeRunner[];
   /** The ASL to run; by default the one `buildDefinition` makes (tests pass the one CDK synthesized). */
   definition?: AslDefinition;
@@ -100,7 +103,11 @@ export class LocalHost {
         runners: Object.fromEntries(runners.map((r) => [r.type, `arn:aws:lambda:us-east-1:000000000000:function:flowmend-run-${r.type}`])),
       });
     this.machine = new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { noValidate: true } });
-    const engineDeps = { store: this.store, catalog, now: this.now, ...(options.executionLimits ? { executionLimits: options.executionLimits } : {}) };
+    const engineDeps = {
+      store: this.store, catalog, now: this.now,
+      ...(options.blobs ? { blobs: options.blobs } : {}),
+      ...(options.executionLimits ? { executionLimits: options.executionLimits } : {}),
+    };
     const repair = options.makeRepairHandler?.({ store: this.store, runners }) ?? noRepair;
     this.handlers = {
       [STATE.advance]: makeAdvanceHandler(engineDeps),

@@ -79,8 +79,9 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const stateDir = resolve(command.stateDir);
   const local = await openLocalStore(stateDir);
   // Outputs too large for one DynamoDB item live under <state-dir>/blobs, as they live in S3 on AWS.
-  const store = new BlobOffloadRunStore(local.store, new FileBlobStore(stateDir));
-  const host = new LocalHost({ ...io.hostOptions, store, ...(progress ? { onWrite: progress } : {}) });
+  const blobs = new FileBlobStore(stateDir);
+  const store = new BlobOffloadRunStore(local.store, blobs);
+  const host = new LocalHost({ ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
   const emit = (report: RunReport): number => {
     io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report)}\n`);
     return exitFor(report);

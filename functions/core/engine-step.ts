@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type BlobStore, uploadTargetFor } from './blob-store.ts';
 import { computeCacheKey } from './cache-key.ts';
 import { errorSignature } from './error-signature.ts';
 import { InvalidInputError, StaleRunError } from './errors.ts';
@@ -20,6 +21,8 @@ export interface ExecutionLimits {
 
 export interface EngineDeps {
   store: RunStore;
+  /** Where large node outputs go; without it runners return every output inline. */
+  blobs?: BlobStore;
   catalog: NodeCatalog;
   now: () => number;
   executionLimits?: ExecutionLimits;
@@ -192,7 +195,10 @@ export class RunStep {
       owner: this.owner,
       exec: this.exec,
       seq,
-      node: { id: nodeId, type: node.type, params, cacheKey, timeoutS },
+      node: {
+        id: nodeId, type: node.type, params, cacheKey, timeoutS,
+        ...(this.deps.blobs ? { upload: await uploadTargetFor(this.deps.blobs, this.run.runId, seq) } : {}),
+      },
     };
   }
 

@@ -1,3 +1,5 @@
+import { expandOutputs } from './blob-store.ts';
+import type { RunnerResult } from './node-type.ts';
 import { classifyOutcome, type Outcome } from './classify.ts';
 import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { startNodeId, type Workflow } from './ir.ts';
@@ -92,15 +94,19 @@ const recordNode = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'r
     // A redelivered call whose result is already recorded: the run has moved on.
     throw new StaleRunError(`run ${run.runId} is not waiting for step ${input.seq} (in flight: ${current?.seq ?? 'none'})`);
   }
+  // A runner that uploaded its outputs returned a reference; the engine works with the outputs themselves.
+  const result: RunnerResult | undefined =
+    input.result?.outputs && deps.blobs
+      ? { ...input.result, outputs: (await expandOutputs(deps.blobs, run.runId, input.seq, input.result.outputs)) ?? {} }
+      : input.result;
   const outcome: Outcome = classifyOutcome({
     nodeId: current.nodeId,
     nodeType: current.nodeType,
-    ...(input.result ? { result: input.result } : {}),
+    ...(result ? { result } : {}),
     ...(input.error ? { taskError: input.error } : {}),
     ...(ir.classification ? { rules: ir.classification } : {}),
   });
   const now = deps.now();
-  const result = input.result;
   const record: StepRecord = {
     runId: run.runId,
     seq: current.seq,

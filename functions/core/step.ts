@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BlobUploadSchema } from './blob-store.ts';
 import { LlmUsageSchema, RunnerResultSchema } from './node-type.ts';
 import { RunErrorSchema, RunIdSchema } from './run-model.ts';
 
@@ -9,6 +10,8 @@ export const RunNodeSpecSchema = z.object({
   params: z.record(z.string(), z.unknown()),
   cacheKey: z.string(),
   timeoutS: z.number().positive(),
+  /** Where the runner puts outputs too large for the state payload (a presigned URL; `file:` locally). */
+  upload: BlobUploadSchema.optional(),
 });
 export type RunNodeSpec = z.infer<typeof RunNodeSpecSchema>;
 

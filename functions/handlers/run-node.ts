@@ -3,6 +3,7 @@ import { closestMatch } from '../core/closest-match.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import type { NodeRunner, RunnerResult } from '../core/node-type.ts';
 import { StepOutcomeSchema } from '../core/step.ts';
+import { shrinkRunnerResult } from '../adapters/blob-upload.ts';
 
 const RunEventSchema = StepOutcomeSchema.options[0];
 
@@ -58,5 +59,5 @@ export const makeRunNodeHandler =
         durationMs: 0,
       };
     }
-    return runner.run(params.data, { runId, nodeId: node.id, seq, cacheKey: node.cacheKey });
+    return shrinkRunnerResult(await runner.run(params.data, { runId, nodeId: node.id, seq, cacheKey: node.cacheKey }), node.upload);
   };
