@@ -8,6 +8,7 @@ import type { NodeCatalog } from './node-type.ts';
 import type { RunError, RunEvent, RunEventType, RunItem, StepRecord } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
 import type { ExecCounters, StepOutcome } from './step.ts';
+import { recallOutputs, rememberOutputs, rememberRun } from './engine-cache.ts';
 import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
 
 /** Node types whose runner takes the workflow's classification rules (under `__classification`). */
@@ -33,35 +34,6 @@ type NodeOutputs = Record<string, Record<string, unknown>>;
 /** Largest step record (serialised) kept in the run item: beyond it, a second write costs less than a bigger run item. */
 const EMBEDDED_STEP_LIMIT = 8_192;
 
-/**
- * Step records never change once written, so a process keeps the outputs of recent ones: the next
- * node usually reads the previous node's outputs, and then needs no store read.
- */
-const recentOutputs = new Map<string, { nodeId: string; outputs: Record<string, unknown> }>();
-const RECENT_OUTPUTS_LIMIT = 256;
-const rememberOutputs = (record: StepRecord): void => {
-  if (record.status === 'failed') return;
-  if (recentOutputs.size >= RECENT_OUTPUTS_LIMIT) recentOutputs.delete(recentOutputs.keys().next().value as string);
-  recentOutputs.set(`${record.runId}#${record.seq}`, { nodeId: record.nodeId, outputs: record.outputs ?? {} });
-};
-
-/**
- * The run item as this process last wrote it. A payload whose `rev` matches proves it is current
- * (any later write changes `rev`), so the next step can skip reading it; a takeover by another owner
- * still fails the conditional write.
- */
-const recentRuns = new Map<string, RunItem>();
-const RECENT_RUNS_LIMIT = 64;
-const rememberRun = (run: RunItem): void => {
-  recentRuns.delete(run.runId);
-  if (recentRuns.size >= RECENT_RUNS_LIMIT) recentRuns.delete(recentRuns.keys().next().value as string);
-  recentRuns.set(run.runId, structuredClone(run));
-};
-export const recallRun = (runId: string, rev: string | undefined): RunItem | undefined => {
-  const run = rev === undefined ? undefined : recentRuns.get(runId);
-  return run?.rev === rev ? structuredClone(run) : undefined;
-};
-
 export interface PrepareOptions {
   /** Outputs of the nodes on the path, when the caller already has them (the replay walk). */
   nodes?: NodeOutputs;
@@ -70,8 +42,8 @@ export interface PrepareOptions {
 
 /**
  * One Advance call: the run item as read, the changes to write, and the events to append.
- * Everything is written by `commit` in a crash-safe order: step records and events first,
- * then the run item (conditional on the owner), which is the commit point.
+ * `commit` writes events first, then the run item (conditional on the owner: the commit point)
+ * together with the last node's record, which the run item also carries until the next step.
  */
 export class RunStep {
   private readonly events: RunEvent[] = [];
@@ -110,7 +82,7 @@ export class RunStep {
     const last = this.run.lastStep;
     if (last) rememberOutputs(last);
     for (const seq of seqs) {
-      const known = recentOutputs.get(`${this.run.runId}#${seq}`);
+      const known = recallOutputs(this.run.runId, seq);
       if (known) outputs[known.nodeId] = known.outputs;
       else missing.push(seq);
     }

@@ -4,25 +4,20 @@ import { classifyOutcome, type Outcome } from './classify.ts';
 import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { startNodeId, type Workflow } from './ir.ts';
 import type { RunItem, StepRecord } from './run-model.ts';
-import { recallRun, RunStep, type EngineDeps } from './engine-step.ts';
+import { recallIr, recallRun, rememberIr } from './engine-cache.ts';
+import { RunStep, type EngineDeps } from './engine-step.ts';
 import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type StepOutcome } from './step.ts';
 import { formatIssues, hasErrors, validateWorkflow } from './validate.ts';
 import { walkFromStart } from './walk.ts';
 
 export type { EngineDeps, ExecutionLimits } from './engine-step.ts';
 
-/** IR versions never change once written, so a process keeps them by run and version. */
-const irCache = new Map<string, Workflow>();
-const IR_CACHE_LIMIT = 200;
-
 const loadIr = async (deps: EngineDeps, run: RunItem): Promise<Workflow> => {
-  const key = `${run.runId}#${run.irVersion}`;
-  const cached = irCache.get(key);
+  const cached = recallIr(run.runId, run.irVersion);
   if (cached) return cached;
   const item = await deps.store.getIrVersion(run.runId, run.irVersion);
   if (!item) throw new InvalidInputError(`run ${run.runId} has no workflow version ${run.irVersion}`);
-  if (irCache.size >= IR_CACHE_LIMIT) irCache.delete(irCache.keys().next().value as string);
-  irCache.set(key, item.ir);
+  rememberIr(run.runId, run.irVersion, item.ir);
   return item.ir;
 };
 
