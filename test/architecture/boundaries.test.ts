@@ -1,0 +1,43 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+const sourcesUnder = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(ROOT, dir, file));
+
+/** Every module specifier a file imports (static and dynamic). */
+const importsOf = (file: string): string[] => {
+  const text = readFileSync(file, 'utf8');
+  const statements = /^(?:import|export)\s+(?:type\s+)?(?:\{[^}]*\}|\*(?:\s+as\s+\w+)?|\w+(?:\s*,\s*\{[^}]*\})?)\s+from\s+'([^']+)'/gm;
+  const bare = /^import\s+'([^']+)'/gm;
+  const dynamic = /\bimport\(\s*'([^']+)'\s*\)/g;
+  return [statements, bare, dynamic].flatMap((pattern) => [...text.matchAll(pattern)].map((m) => m[1] as string));
+};
+
+describe('functions/core (DESIGN: pure engine)', () => {
+  const files = sourcesUnder('functions/core');
+
+  it('imports only zod, jsonata, node:crypto and its own modules', () => {
+    const allowed = (spec: string) => spec.startsWith('.') || ['zod', 'jsonata', 'node:crypto'].includes(spec);
+    const offenders = files.flatMap((file) => importsOf(file).filter((spec) => !allowed(spec)).map((spec) => `${relative(ROOT, file)} imports ${spec}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it('never reads the environment', () => {
+    const offenders = files.filter((file) => /process\.env/.test(readFileSync(file, 'utf8'))).map((file) => relative(ROOT, file));
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe('runners (DESIGN invariant 5: least privilege)', () => {
+  it('never import a store, the AWS SDK for DynamoDB/S3, or the engine', () => {
+    const forbidden = /dynamo|run-store|local-dynamo|@aws-sdk\/client-(dynamodb|s3)|@aws-sdk\/lib-dynamodb|core\/engine/;
+    const files = [...sourcesUnder('functions/nodes'), ...['run-node', 'run-shell', 'run-http', 'run-llm', 'run-transform'].map((h) => join(ROOT, 'functions/handlers', `${h}.ts`))];
+    const offenders = files.flatMap((file) => importsOf(file).filter((spec) => forbidden.test(spec)).map((spec) => `${relative(ROOT, file)} imports ${spec}`));
+    expect(offenders).toEqual([]);
+  });
+});
