@@ -1,4 +1,16 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+
+type AnthropicSdk = typeof import('@anthropic-ai/sdk');
+let sdk: AnthropicSdk | undefined;
+
+/**
+ * The Anthropic SDK, loaded on first use: importing it costs ~600 ms, which every CLI command paid
+ * even for workflows with no llm node and no repair.
+ */
+export const loadAnthropicSdk = async (): Promise<AnthropicSdk> => {
+  sdk ??= await import('@anthropic-ai/sdk');
+  return sdk;
+};
 
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 
@@ -13,8 +25,10 @@ export interface AnthropicClientOptions {
  * An Anthropic client with everything explicit: the key (so the SDK's profile/credential chain and
  * env lookups never run), the base URL, and no SDK retries (the state machine's Retry owns retries).
  */
-export const makeAnthropicClient = ({ apiKey, baseURL, timeoutMs = 120_000 }: AnthropicClientOptions): Anthropic =>
-  new Anthropic({ apiKey, baseURL: baseURL ?? DEFAULT_ANTHROPIC_BASE_URL, maxRetries: 0, timeout: timeoutMs });
+export const makeAnthropicClient = async ({ apiKey, baseURL, timeoutMs = 120_000 }: AnthropicClientOptions): Promise<Anthropic> => {
+  const { default: Client } = await loadAnthropicSdk();
+  return new Client({ apiKey, baseURL: baseURL ?? DEFAULT_ANTHROPIC_BASE_URL, maxRetries: 0, timeout: timeoutMs });
+};
 
 /** Where LLM calls go and with which key. `apiKey` undefined means "not configured". */
 export interface LlmConfig {

@@ -1,8 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { APIConnectionError, APIError } from '@anthropic-ai/sdk';
 import { ConfigurationError, TransientError } from '../core/errors.ts';
 import type { RepairLlm, RepairLlmReply, RepairLlmRequest } from '../core/repair/types.ts';
-import { type AnthropicClientOptions, makeAnthropicClient } from './anthropic-client.ts';
+import { type AnthropicClientOptions, loadAnthropicSdk, makeAnthropicClient } from './anthropic-client.ts';
 
 export const DEFAULT_REPAIR_MODEL = 'claude-haiku-4-5';
 
@@ -10,7 +9,8 @@ export const DEFAULT_REPAIR_MODEL = 'claude-haiku-4-5';
 export const repairModelFromEnv = (env: NodeJS.ProcessEnv = process.env): string => env.FLOWMEND_REPAIR_MODEL?.trim() || DEFAULT_REPAIR_MODEL;
 
 /** Maps an SDK failure to a core error: throttling, overload, 5xx and network are transient; the rest is configuration. */
-const toCoreError = (error: unknown, model: string): Error => {
+const toCoreError = async (error: unknown, model: string): Promise<Error> => {
+  const { APIConnectionError, APIError } = await loadAnthropicSdk();
   if (error instanceof APIConnectionError) return new TransientError(`repair LLM call failed: ${error.message}`, { cause: error });
   if (!(error instanceof APIError) || error.status === undefined) return error as Error;
   const status = error.status;
@@ -26,21 +26,22 @@ const toCoreError = (error: unknown, model: string): Error => {
 /** RepairLlm on the Anthropic Messages API (one user message, text blocks joined; a reply cut off at max_tokens says so first). */
 export const makeAnthropicRepairLlm = (
   options: AnthropicClientOptions,
-  makeClient: (o: AnthropicClientOptions) => Anthropic = makeAnthropicClient,
+  makeClient: (o: AnthropicClientOptions) => Anthropic | Promise<Anthropic> = makeAnthropicClient,
 ): RepairLlm => {
-  const client = makeClient(options);
+  let client: Promise<Anthropic> | undefined;
   return {
     async complete(request: RepairLlmRequest): Promise<RepairLlmReply> {
       let message: Anthropic.Message;
       try {
-        message = await client.messages.create({
+        client ??= Promise.resolve(makeClient(options));
+        message = await (await client).messages.create({
           model: request.model,
           max_tokens: request.maxTokens,
           system: request.system,
           messages: [{ role: 'user', content: request.prompt }],
         });
       } catch (error) {
-        throw toCoreError(error, request.model);
+        throw await toCoreError(error, request.model);
       }
       const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
       const truncated = message.stop_reason === 'max_tokens' ? `(the reply was cut off at max_tokens=${request.maxTokens}) ` : '';

@@ -1,7 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { z } from 'zod';
-import { envLlmConfig, type LlmConfigProvider, makeAnthropicClient, type AnthropicClientOptions } from '../adapters/anthropic-client.ts';
+import { envLlmConfig, type LlmConfigProvider, loadAnthropicSdk, makeAnthropicClient, type AnthropicClientOptions } from '../adapters/anthropic-client.ts';
 import { ConfigurationError, TransientError } from '../core/errors.ts';
 import { ClassificationRulesSchema } from '../core/ir.ts';
 import type { LlmUsage, NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
@@ -24,7 +23,7 @@ export type LlmParams = z.infer<typeof LlmParamsSchema>;
 
 export interface LlmRunnerDeps {
   config: LlmConfigProvider;
-  makeClient?: (options: AnthropicClientOptions) => Anthropic;
+  makeClient?: (options: AnthropicClientOptions) => Anthropic | Promise<Anthropic>;
 }
 
 const timeoutOf = (params: Record<string, unknown>): number =>
@@ -45,7 +44,8 @@ const failed = (code: string, message: string, details?: Record<string, unknown>
  * a rejected key or an empty account is configuration (thrown, never repaired); any other 4xx is a
  * bad request the workflow can fix (data). Anything else is a bug and propagates.
  */
-const toFailure = (error: unknown, model: string, durationMs: number): RunnerResult => {
+const toFailure = async (error: unknown, model: string, durationMs: number): Promise<RunnerResult> => {
+  const { APIConnectionError, APIError, APIUserAbortError } = await loadAnthropicSdk();
   if (error instanceof APIUserAbortError) return failed('ABORTED', 'LLM call cancelled: the run was cancelled', undefined, durationMs);
   if (error instanceof APIConnectionError) throw new TransientError(`LLM call failed: ${error.message}`, { cause: error });
   if (!(error instanceof APIError) || error.status === undefined) throw error;
@@ -73,7 +73,7 @@ export const makeLlmRunner = ({ config, makeClient = makeAnthropicClient }: LlmR
     if (context.signal?.aborted) return failed('ABORTED', 'LLM call not started: the run was cancelled');
 
     const model = params.model ?? defaultModel ?? DEFAULT_LLM_MODEL;
-    const client = makeClient({ apiKey, ...(baseURL ? { baseURL } : {}), timeoutMs: timeoutOf(params) * 1000 });
+    const client = await makeClient({ apiKey, ...(baseURL ? { baseURL } : {}), timeoutMs: timeoutOf(params) * 1000 });
     const started = performance.now();
     let message: Anthropic.Message;
     try {
