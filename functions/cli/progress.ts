@@ -47,7 +47,7 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
         for (const e of event.events) {
           switch (e.type) {
             case 'run_started':
-              write(`Executing workflow (${nodeCount()} nodes):\n`);
+              write(`Executing workflow (${nodeCount()} node${nodeCount() === 1 ? '' : 's'}):\n`);
               break;
             case 'run_resumed':
               write(`Resuming run ${e.runId} (${e.message ?? ''}):\n`);
