@@ -66,7 +66,9 @@ const dispatch = (step: RunStep, input: AdvanceInput): Promise<StepOutcome> => {
 
 const start = async (step: RunStep): Promise<StepOutcome> => {
   const { run, ir } = step;
-  if (run.needsWalk || run.current) return walkFromStart(step);
+  // A run stopped before its first node has nothing to replay: it starts (and validates) as new.
+  if (run.seq === 0) run.needsWalk = false;
+  else if (run.needsWalk || run.current) return walkFromStart(step);
   if (run.cursor) return step.route(run.cursor.nodeId, run.cursor.action);
   const issues = validateWorkflow(ir, step.deps.catalog).filter((i) => i.severity === 'error');
   if (hasErrors(issues)) {
