@@ -108,6 +108,8 @@ async function main(): Promise<void> {
     store,
     runners,
     executionLimits: DEFAULT_EXECUTION_LIMITS,
+    // As deployed: on AWS each record is written beside the run item (engineDepsFromEnv sets no batch).
+    stepBatch: 1,
     makeRepairHandler: ({ store: s }) =>
       makeRepairHandler({ store: s, catalog: makeCatalog(runners), llm: scriptedRepairLlm, model: 'claude-haiku-4-5', now: Date.now }),
   });

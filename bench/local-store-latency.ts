@@ -39,7 +39,7 @@ try {
   const now = Date.now();
   const run = (i: number): RunItem => ({
     runId: `bench_run_${i}`, workflowName: 'bench', status: 'running', irVersion: 0, params: { i, text: 'hello' },
-    createdAt: now, updatedAt: now, seq: 0, eventSeq: 0, repairedNodes: [], needsWalk: false, latest: { a: 1 }, visits: { a: 1 },
+    createdAt: now, updatedAt: now, seq: 0, eventSeq: 0, repairedNodes: [], pendingSteps: [], flushedThrough: 0, needsWalk: false, latest: { a: 1 }, visits: { a: 1 },
     repairEnabled: true, maxRepairs: 3, repairAttempts: 0, warnings: [], mode: 'express',
     metrics: { nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0, repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0 },
   });

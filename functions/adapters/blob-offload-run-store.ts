@@ -25,6 +25,9 @@ export class BlobOffloadRunStore implements RunStore {
   async putStep(step: StepRecord, expectStatus?: StepRecord['status'] | null): Promise<void> {
     return this.inner.putStep(await this.offload(step), expectStatus);
   }
+  async putSteps(steps: readonly StepRecord[]): Promise<void> {
+    return this.inner.putSteps(await Promise.all(steps.map((step) => this.offload(step))));
+  }
   async getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]> {
     return Promise.all((await this.inner.getSteps(runId, seqs)).map((step) => this.restore(step)));
   }

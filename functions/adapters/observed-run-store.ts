@@ -5,6 +5,7 @@ import type { RunStore, RunWriteCondition } from '../core/run-store.ts';
 export type StoreWrite =
   | { kind: 'run'; run: RunItem }
   | { kind: 'step'; step: StepRecord }
+  | { kind: 'steps'; steps: readonly StepRecord[] }
   | { kind: 'events'; events: readonly RunEvent[] };
 
 /** Reads `count` requests per operation, so benchmarks can price a run. */
@@ -46,6 +47,11 @@ export class ObservedRunStore implements RunStore {
     this.counters.writes += 1;
     await this.inner.putStep(step, expectStatus);
     this.listener({ kind: 'step', step });
+  }
+  async putSteps(steps: readonly StepRecord[]): Promise<void> {
+    this.counters.writes += 1;
+    await this.inner.putSteps(steps);
+    this.listener({ kind: 'steps', steps });
   }
   async getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]> {
     this.counters.reads += 1;

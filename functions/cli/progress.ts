@@ -1,4 +1,5 @@
 import type { StoreWrite } from '../adapters/observed-run-store.ts';
+import type { StepRecord } from '../core/run-model.ts';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 /** One line for a progress message: its first line, joined with the next when it only introduces it. */
@@ -10,10 +11,17 @@ const firstLine = (text: string): string => {
 /**
  * Progress lines like pflow's (DESIGN section 8), from the store writes the engine makes:
  * `  fetch... ✓ 1.8s`, `  fetch... ↻ cached`, `  call... ⚠ API error: ...`, `  boom... ✗ <message>`.
+ * A step's events are written before its run item, which carries the records of the nodes that just
+ * finished; so event lines wait for the next run item and follow those nodes' lines.
  */
 export const makeProgressPrinter = (write: (text: string) => void, nodeCount: () => number) => {
   let open: { nodeId: string; seq: number } | undefined;
-  let lastSeq = 0;
+  let startedSeq = 0;
+  /** Records at or below it existed before this process began; above it, those already printed. */
+  let baseline = 0;
+  const printed = new Set<number>();
+  const queued: string[] = [];
+  let seen = false;
   const close = (text: string) => {
     write(`${text}\n`);
     open = undefined;
@@ -23,54 +31,68 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
     write(`  ${nodeId}...`);
     open = { nodeId, seq };
   };
+  const finish = (records: readonly StepRecord[]) => {
+    for (const s of [...records].sort((a, b) => a.seq - b.seq)) {
+      if (s.seq <= baseline || printed.has(s.seq)) continue;
+      printed.add(s.seq);
+      if (open?.seq !== s.seq) start(s.nodeId, s.seq);
+      const tags = [s.repaired ? '[repaired]' : '', s.interrupted ? '[ran again after interruption]' : ''].filter(Boolean).join(' ');
+      const suffix = tags ? ` ${tags}` : '';
+      if (s.status === 'completed') close(` ✓ ${seconds(s.durationMs ?? 0)}${suffix}`);
+      else if (s.status === 'warning') close(` ⚠ ${firstLine(s.error?.message ?? 'warning')}${suffix}`);
+      else close(` ✗ ${firstLine(s.error?.message ?? s.status)}${suffix}`);
+    }
+  };
+  const line = (text: string) => queued.push(text);
   return (event: StoreWrite): void => {
     switch (event.kind) {
       case 'run': {
+        if (!seen) {
+          // The first run item this process writes (a new run, or a resume's claim): what it holds is old.
+          seen = true;
+          baseline = startedSeq = event.run.seq;
+        }
+        finish(event.run.pendingSteps);
+        if (queued.length > 0 && open) close('');
+        for (const text of queued.splice(0)) write(text);
         const current = event.run.current;
-        if (current && current.seq > lastSeq) {
-          lastSeq = current.seq;
+        if (current && current.seq > startedSeq) {
+          startedSeq = current.seq;
           start(current.nodeId, current.seq);
         }
         return;
       }
-      case 'step': {
-        const s = event.step;
-        if (open?.seq !== s.seq) start(s.nodeId, s.seq);
-        const tags = [s.repaired ? '[repaired]' : '', s.interrupted ? '[ran again after interruption]' : ''].filter(Boolean).join(' ');
-        const suffix = tags ? ` ${tags}` : '';
-        if (s.status === 'completed') close(` ✓ ${seconds(s.durationMs ?? 0)}${suffix}`);
-        else if (s.status === 'warning') close(` ⚠ ${firstLine(s.error?.message ?? 'warning')}${suffix}`);
-        else close(` ✗ ${firstLine(s.error?.message ?? s.status)}${suffix}`);
+      case 'step':
+        finish([event.step]);
         return;
-      }
+      case 'steps':
+        finish(event.steps);
+        return;
       case 'events':
         for (const e of event.events) {
           switch (e.type) {
             case 'run_started':
-              write(`Executing workflow (${nodeCount()} node${nodeCount() === 1 ? '' : 's'}):\n`);
+              line(`Executing workflow (${nodeCount()} node${nodeCount() === 1 ? '' : 's'}):\n`);
               break;
             case 'run_resumed':
-              write(`Resuming run ${e.runId} (${e.message ?? ''}):\n`);
+              line(`Resuming run ${e.runId} (${e.message ?? ''}):\n`);
               break;
             case 'node_cached':
               for (const n of (e.data?.nodes ?? []) as { id: string }[]) {
-                if (open) close('');
-                write(`  ${n.id}... ↻ cached\n`);
+                line(`  ${n.id}... ↻ cached\n`);
               }
               break;
             case 'node_interrupted':
-              if (open) close('');
-              write(`  ${e.nodeId}... was interrupted; running it again\n`);
+              line(`  ${e.nodeId}... was interrupted; running it again\n`);
               break;
             case 'repair_started':
-              if (open) close('');
-              write(`Repairing workflow (attempt ${String(e.data?.attempt)}/${String(e.data?.max)}): ${firstLine(e.message ?? '')}\n`);
+              line(`Repairing workflow (attempt ${String(e.data?.attempt)}/${String(e.data?.max)}): ${firstLine(e.message ?? '')}\n`);
               break;
             case 'repair_applied':
-              write(`  repaired by ${String(e.data?.source)}: ${e.message ?? ''}\n`);
+              line(`  repaired by ${String(e.data?.source)}: ${e.message ?? ''}\n`);
               break;
             case 'repair_failed':
-              write(`  repair failed: ${firstLine(e.message ?? '')}\n`);
+              line(`  repair failed: ${firstLine(e.message ?? '')}\n`);
               break;
             default:
               break;

@@ -23,18 +23,20 @@ export const rememberOutputs = (record: StepRecord): void => {
 /**
  * The run item as this process last wrote it. A payload whose `rev` matches proves it is current
  * (any later write changes `rev`), so the next step can skip reading it; a takeover by another owner
- * still fails the conditional write.
+ * still fails the conditional write. The object is handed over, not copied (a long run's item is
+ * large): recalling it takes it out, and the step that changes it remembers it again once written.
  */
 const recentRuns = new Map<string, RunItem>();
 const RECENT_RUNS_LIMIT = 64;
 export const rememberRun = (run: RunItem): void => {
   recentRuns.delete(run.runId);
   evictOldest(recentRuns, RECENT_RUNS_LIMIT);
-  recentRuns.set(run.runId, structuredClone(run));
+  recentRuns.set(run.runId, run);
 };
 export const recallRun = (runId: string, rev: string | undefined): RunItem | undefined => {
-  const run = rev === undefined ? undefined : recentRuns.get(runId);
-  return run?.rev === rev ? structuredClone(run) : undefined;
+  const run = recentRuns.get(runId);
+  recentRuns.delete(runId);
+  return rev !== undefined && run?.rev === rev ? run : undefined;
 };
 
 export const recallOutputs = (runId: string, seq: number): { nodeId: string; outputs: Record<string, unknown> } | undefined =>

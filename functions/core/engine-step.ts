@@ -27,12 +27,20 @@ export interface EngineDeps {
   catalog: NodeCatalog;
   now: () => number;
   executionLimits?: ExecutionLimits;
+  /**
+   * How many step records the run item carries before they are written as their own items. 1 (the
+   * default, for AWS) writes each record beside the run item; more saves requests where a request is
+   * slow and capacity is free (the embedded store), at the price of a larger run item.
+   */
+  stepBatch?: number;
 }
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
 
 /** Largest step record (serialised) kept in the run item: beyond it, a second write costs less than a bigger run item. */
 const EMBEDDED_STEP_LIMIT = 8_192;
+/** Pending records are written out once they take this much of the run item (DynamoDB items stop at 400 KB). */
+const PENDING_BYTES_LIMIT = 64 * 1024;
 
 export interface PrepareOptions {
   /** Outputs of the nodes on the path, when the caller already has them (the replay walk). */
@@ -47,7 +55,6 @@ export interface PrepareOptions {
  */
 export class RunStep {
   private readonly events: RunEvent[] = [];
-  private staged: StepRecord | undefined;
 
   constructor(
     readonly run: RunItem,
@@ -79,11 +86,10 @@ export class RunStep {
     if (seqs.size === 0) return {};
     const outputs: NodeOutputs = {};
     const missing: number[] = [];
-    const last = this.run.lastStep;
-    if (last) rememberOutputs(last);
+    const pending = new Map(this.run.pendingSteps.map((r) => [r.seq, r]));
     for (const seq of seqs) {
-      const known = recallOutputs(this.run.runId, seq);
-      if (known) outputs[known.nodeId] = known.outputs;
+      const known = pending.get(seq) ?? recallOutputs(this.run.runId, seq);
+      if (known) outputs[known.nodeId] = known.outputs ?? {};
       else missing.push(seq);
     }
     if (missing.length > 0) {
@@ -160,7 +166,7 @@ export class RunStep {
       ...(options.interrupted ? { interrupted: true } : {}),
       ...(this.run.repairedNodes.includes(nodeId) ? { repaired: true } : {}),
     };
-    await this.commit();
+    await this.commit({ flushAll: false });
     return {
       kind: 'run',
       runId: this.run.runId,
@@ -194,7 +200,7 @@ export class RunStep {
     this.run.seq = seq;
     this.run.visits[node.id] = visit;
     const nodeError = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
-    await this.putStep({
+    await this.stageStep({
       runId: this.run.runId, seq, nodeId: node.id, nodeType: node.type, visit, status: 'failed', cacheKey: '',
       sideEffects: false, irVersion: this.run.irVersion, action: 'error', error: nodeError, startedAt: now, finishedAt: now, durationMs: 0,
     });
@@ -261,17 +267,15 @@ export class RunStep {
   }
 
   /**
-   * Records a node's result. A small record goes into the run item and its own item is written in
-   * parallel with it by `commit` (one round trip); a large one is written first, on its own.
+   * Records a node's result. A small record goes into the run item, written by `commit`; a large one
+   * is written first, as its own item.
    */
   async stageStep(record: StepRecord): Promise<void> {
     if (JSON.stringify(record).length <= EMBEDDED_STEP_LIMIT) {
-      this.run.lastStep = record;
-      this.staged = record;
+      this.run.pendingSteps.push(record);
       rememberOutputs(record);
       return;
     }
-    delete this.run.lastStep;
     await this.putStep(record);
   }
 
@@ -287,15 +291,27 @@ export class RunStep {
     }
   }
 
-  async commit(): Promise<void> {
+  /**
+   * Writes the step: events, then the run item (conditional on the owner: the commit point) and,
+   * beside it, pending records due for their own items. Those stay in the run item until the next
+   * commit, so a record lost between the two writes is still there for the walk of a later resume.
+   * `flushAll: false` (a node is dispatched, the run stays on the hot path) lets records accumulate.
+   */
+  async commit(options: { flushAll?: boolean } = {}): Promise<void> {
     if (this.events.length > 0) await this.deps.store.appendEvents(this.events.splice(0));
-    this.run.updatedAt = this.deps.now();
-    this.run.rev = randomBytes(6).toString('hex');
-    const staged = this.staged;
-    this.staged = undefined;
-    // Both must land before the run moves on; if the step write fails the call fails, and the record
-    // is still in the run item for the walk of a later resume.
-    await Promise.all([staged ? this.putStep(staged) : undefined, this.deps.store.putRun(this.run, { ownerId: this.owner })]);
-    rememberRun(this.run);
+    const run = this.run;
+    // What the last commit wrote out is in its own items now: that call returned before this one began.
+    run.pendingSteps = run.pendingSteps.filter((r) => r.seq > run.flushedThrough);
+    const due =
+      run.pendingSteps.length > 0 &&
+      (options.flushAll !== false ||
+        run.pendingSteps.length >= (this.deps.stepBatch ?? 1) ||
+        JSON.stringify(run.pendingSteps).length > PENDING_BYTES_LIMIT);
+    const written = due ? [...run.pendingSteps] : [];
+    if (due) run.flushedThrough = Math.max(...written.map((r) => r.seq));
+    run.updatedAt = this.deps.now();
+    run.rev = randomBytes(6).toString('hex');
+    await Promise.all([written.length > 0 ? this.deps.store.putSteps(written) : undefined, this.deps.store.putRun(run, { ownerId: this.owner })]);
+    rememberRun(run);
   }
 }

@@ -75,6 +75,14 @@ export class MemoryRunStore implements RunStore {
     this.steps.set(step.runId, steps);
   }
 
+  async putSteps(records: readonly StepRecord[]): Promise<void> {
+    for (const step of records) {
+      const steps = this.steps.get(step.runId) ?? new Map<number, StepRecord>();
+      steps.set(step.seq, copyStoredValue(step));
+      this.steps.set(step.runId, steps);
+    }
+  }
+
   async getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]> {
     const steps = this.steps.get(runId);
     const found = [...new Set(seqs)].flatMap((seq) => {

@@ -75,10 +75,12 @@ export const RunItemSchema = z.object({
   /** The last node recorded on the current path and the action it took: the next step routes from here. */
   cursor: z.object({ nodeId: z.string(), action: z.string() }).optional(),
   /**
-   * The record of the last node, written with the run item so that both land in one round trip
-   * (its own item is written in parallel; after a crash the walk writes it again). Small records only.
+   * Records of the last nodes, carried by the run item (the commit point of a step) until they are
+   * written as their own items, in batches beside a later write of the run item. Small records only.
    */
-  lastStep: z.lazy(() => StepRecordSchema).optional(),
+  pendingSteps: z.array(z.lazy(() => StepRecordSchema)).default([]),
+  /** Pending records up to this seq were sent to their own items by the commit that wrote this run item. */
+  flushedThrough: z.number().int().nonnegative().default(0),
   /** Changes on every write: a payload carrying it proves that a cached copy of the run is current. */
   rev: z.string().optional(),
   /** Events written so far; the next event's key is derived from it. */

@@ -112,13 +112,18 @@ export const buildRunReport = (run: RunItem, steps: readonly StepRecord[], event
   };
 };
 
+/** Every step record of a run: its own items and those the run item still carries, by seq. */
+export const stepsOfRun = async (store: RunStore, run: RunItem): Promise<StepRecord[]> => {
+  const listed = await store.listSteps(run.runId);
+  const written = new Set(listed.map((s) => s.seq));
+  return [...listed, ...run.pendingSteps.filter((s) => !written.has(s.seq))].sort((a, b) => a.seq - b.seq);
+};
+
 /** Reads everything a report needs from the store. */
 export const loadRunReport = async (store: RunStore, runId: string): Promise<RunReport | undefined> => {
   const run = await store.getRun(runId);
   if (!run) return undefined;
-  const [steps, events] = await Promise.all([store.listSteps(runId), store.listEvents(runId)]);
-  const last = run.lastStep;
-  if (last && !steps.some((s) => s.seq === last.seq)) steps.push(last);
+  const [steps, events] = await Promise.all([stepsOfRun(store, run), store.listEvents(runId)]);
   const versions: IrVersionItem[] = [];
   for (let v = 0; v <= run.irVersion; v += 1) {
     const item = await store.getIrVersion(runId, v);

@@ -23,6 +23,11 @@ export interface RunStore {
   getIrVersion(runId: string, version: number): Promise<IrVersionItem | undefined>;
   /** Writes a step record; with `expectStatus`, only over a record in that status (or absent when null). */
   putStep(step: StepRecord, expectStatus?: StepRecord['status'] | null): Promise<void>;
+  /**
+   * Writes records the run item already holds (so they are durable) as their own items, in as few
+   * requests as the store allows; unconditional, so writing the same records again is harmless.
+   */
+  putSteps(steps: readonly StepRecord[]): Promise<void>;
   /** Records of the given steps, in any order; missing ones are left out. */
   getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]>;
   /** Every step of a run, by seq. */

@@ -41,14 +41,14 @@ const warningOf = (record: StepRecord): RunError => ({
  */
 export const walkFromStart = async (step: RunStep): Promise<StepOutcome> => {
   const { run, ir } = step;
-  const steps = await step.deps.store.listSteps(run.runId);
-  const last = run.lastStep;
-  if (last && !steps.some((s) => s.seq === last.seq)) {
-    // The process stopped between writing the run item and the record's own item: write it now.
-    await step.putStep(last);
-    steps.push(last);
-  }
-  const records = replayableByPosition(steps, ir);
+  const listed = await step.deps.store.listSteps(run.runId);
+  const written = new Set(listed.map((s) => s.seq));
+  // Records the run item carries that never reached their own items (the process stopped first).
+  const unwritten = run.pendingSteps.filter((s) => !written.has(s.seq));
+  if (unwritten.length > 0) await step.deps.store.putSteps(unwritten);
+  run.pendingSteps = [];
+  run.flushedThrough = run.seq;
+  const records = replayableByPosition([...listed, ...unwritten], ir);
   const inFlight = run.current;
   const nodes: Record<string, Record<string, unknown>> = {};
   run.latest = {};

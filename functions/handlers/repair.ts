@@ -7,6 +7,7 @@ import { type RepairReport, StepOutcomeSchema } from '../core/step.ts';
 import { validateWorkflow } from '../core/validate.ts';
 import { builtinCatalog } from '../nodes/catalog.ts';
 import { costUsd } from '../nodes/llm-prices.ts';
+import { stepsOfRun } from '../core/run-report.ts';
 
 export interface RepairDeps {
   store: RunStore;
@@ -44,7 +45,7 @@ export const makeRepairHandler = (deps: RepairDeps) => async (event: unknown): P
   else if (run.lastError) failure = { kind: 'runtime', error: run.lastError };
   else return { applied: false, message: 'nothing to repair: the run records no error and its workflow validates' };
 
-  const steps = await deps.store.listSteps(runId);
+  const steps = await stepsOfRun(deps.store, run);
   const plan = await planRepair(
     { workflow: current.ir, failure, failedNode, completed: completedNodes(run, steps), inputs: run.params, catalog: deps.catalog },
     { ...(deps.llm ? { llm: deps.llm } : {}), model: deps.model, costOf: costUsd, ...(deps.maxLlmCallsPerRepair ? { maxLlmCalls: deps.maxLlmCallsPerRepair } : {}) },

@@ -34,7 +34,7 @@ const open = async (dir: string) => {
 
 const makeRun = (runId: string): RunItem => ({
   runId, workflowName: 'local', status: 'running', irVersion: 0, params: { nested: { text: 'ünïcode ✓', n: 1.25 } },
-  createdAt: Date.now(), updatedAt: Date.now(), seq: 0, eventSeq: 0, repairedNodes: [], needsWalk: false, latest: {},
+  createdAt: Date.now(), updatedAt: Date.now(), seq: 0, eventSeq: 0, repairedNodes: [], pendingSteps: [], flushedThrough: 0, needsWalk: false, latest: {},
   visits: {}, repairEnabled: true, maxRepairs: 3, repairAttempts: 0, warnings: [], mode: 'express',
   metrics: {
     nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0,

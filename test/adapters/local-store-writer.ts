@@ -7,7 +7,7 @@ const now = Date.now();
 await local.store.putRun(
   {
     runId, workflowName: 'writer', status: 'running', irVersion: 0, params: { writer: process.pid }, createdAt: now,
-    updatedAt: now, seq: 0, eventSeq: 0, repairedNodes: [], needsWalk: false, latest: {}, visits: {}, repairEnabled: false,
+    updatedAt: now, seq: 0, eventSeq: 0, repairedNodes: [], pendingSteps: [], flushedThrough: 0, needsWalk: false, latest: {}, visits: {}, repairEnabled: false,
     maxRepairs: 0, repairAttempts: 0, warnings: [], mode: 'express',
     metrics: {
       nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0,

@@ -25,6 +25,8 @@ const makeRun = (overrides: Partial<RunItem> = {}): RunItem => ({
   seq: 0,
   eventSeq: 0,
   repairedNodes: [],
+  pendingSteps: [],
+  flushedThrough: 0,
   needsWalk: false,
   latest: {},
   visits: {},
@@ -145,6 +147,15 @@ describe.each([
     expect(await store.getSteps(runId, [1, 2])).toEqual([done]);
     await store.putStep({ ...done, action: 'again' });
     expect((await store.getSteps(runId, [1]))[0]?.action).toBe('again');
+  });
+
+  it('writes a batch of steps, more than one request holds, and writing them again changes nothing', async () => {
+    const runId = newRunId();
+    const batch = Array.from({ length: 40 }, (_, i) => makeStep(runId, i + 1, { status: 'completed', action: 'default', outputs: { n: i } }));
+    await store.putSteps(batch);
+    await store.putSteps(batch.slice(0, 5));
+    await store.putSteps([]);
+    expect(await store.listSteps(runId)).toEqual(batch);
   });
 
   it('gets and lists more than a page of steps, in seq order', async () => {

@@ -14,8 +14,13 @@ import { WorkflowSchema } from '../../functions/core/ir.ts';
 const [stateDir, workflowPath, runId, crashAt] = process.argv.slice(2) as [string, string, string, string];
 const [kind, nodeId, visit] = crashAt.split(':');
 
+const isTarget = (step: { nodeId: string; visit: number }) => step.nodeId === nodeId && String(step.visit) === visit;
+
 const matches = (write: StoreWrite): boolean => {
-  if (kind === 'step' && write.kind === 'step') return write.step.nodeId === nodeId && String(write.step.visit) === visit;
+  // A record is durable once a write holds it: its own item, a batch of them, or the run item carrying it.
+  if (kind === 'step' && write.kind === 'step') return isTarget(write.step);
+  if (kind === 'step' && write.kind === 'steps') return write.steps.some(isTarget);
+  if (kind === 'step' && write.kind === 'run') return write.run.pendingSteps.some(isTarget);
   if (kind === 'run' && write.kind === 'run') {
     if (nodeId === 'created') return write.run.seq === 0 && write.run.current === undefined;
     if (nodeId === 'succeeded') return write.run.status === 'succeeded';
