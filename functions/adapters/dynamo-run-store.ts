@@ -35,11 +35,7 @@ import {
   workflowGsiPk,
 } from './table-schema.ts';
 
-/**
- * Attribute holding a run item or step record as JSON, beside the few attributes conditions read.
- * Both are written on every step, and as nested maps (hundreds of attributes in a long run) they took
- * twice as long to write on the embedded store; DynamoDB bills the same bytes either way.
- */
+/** Attribute holding a run item or step record as JSON, in the `json` encoding. */
 const BODY = 'body';
 
 /** A run item or step record as written (items from before the JSON body hold every field as an attribute). */
@@ -91,6 +87,13 @@ export interface DynamoRunStoreOptions {
   /** When set, every item gets `expiresAt` this many days after it is written (the table's TTL). */
   retentionDays?: number;
   now?: () => number;
+  /**
+   * How run items and step records are laid out. `attributes` (the default, for DynamoDB): every field
+   * an attribute; DynamoDB bills by size and encodes numbers compactly, so this is ~35% smaller.
+   * `json`: one JSON attribute beside those conditions read; dynalite writes it in half the time,
+   * because its cost follows the number of attributes. Reads understand both.
+   */
+  encoding?: 'attributes' | 'json';
 }
 
 /**
@@ -103,8 +106,10 @@ export class DynamoRunStore implements RunStore {
   private readonly tableName: string;
   private readonly retentionDays: number | undefined;
   private readonly now: () => number;
+  private readonly json: boolean;
 
   constructor(options: DynamoRunStoreOptions) {
+    this.json = options.encoding === 'json';
     this.client = options.client;
     this.tableName = options.tableName;
     this.retentionDays = options.retentionDays;
@@ -113,9 +118,10 @@ export class DynamoRunStore implements RunStore {
 
   async putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {
     const key = { pk: runPk(run.runId), sk: RUN_SK };
+    // As JSON, only what conditions read stays an attribute.
     const conditioned = { seq: run.seq, ...(run.owner ? { owner: { id: run.owner.id } } : {}) };
-    const item = this.serialise(run.runId, 'run item', key, conditioned, {
-      [BODY]: JSON.stringify(run),
+    const item = this.serialise(run.runId, 'run item', key, this.json ? conditioned : run, {
+      ...(this.json ? { [BODY]: JSON.stringify(run) } : {}),
       [GSI.byWorkflow.pk]: workflowGsiPk(run.workflowName),
       [GSI.byWorkflow.sk]: runGsiSk(run.createdAt, run.runId),
       [GSI.byDay.pk]: dayGsiPk(dayOf(run.createdAt)),
@@ -274,10 +280,11 @@ export class DynamoRunStore implements RunStore {
     });
   }
 
-  /** A step record as an item: its status (conditions read it) and the record as one JSON attribute. */
+  /** A step record as an item (as JSON: its status, which conditions read, beside the record). */
   private stepItem(step: StepRecord): Item {
     const key = { pk: runPk(step.runId), sk: stepSk(step.seq) };
-    return this.serialise(step.runId, `step ${step.seq} (node ${step.nodeId})`, key, { status: step.status }, { [BODY]: JSON.stringify(step) });
+    const what = `step ${step.seq} (node ${step.nodeId})`;
+    return this.json ? this.serialise(step.runId, what, key, { status: step.status }, { [BODY]: JSON.stringify(step) }) : this.serialise(step.runId, what, key, step);
   }
 
   /** The one place an item is built from a value: the place to spill large outputs to S3 later. */

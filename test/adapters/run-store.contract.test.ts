@@ -62,7 +62,8 @@ const shuffled = <T>(items: T[]): T[] => items.map((v, i) => ({ v, k: (i * 7919)
 
 let dynalite: DynaliteServer;
 const TABLE = 'flowmend-contract';
-const dynamoStore = () => new DynamoRunStore({ client: createDocumentClient(createLocalDynamoClient(dynalite.endpoint)), tableName: TABLE });
+const dynamoStore = (encoding: 'attributes' | 'json' = 'attributes') =>
+  new DynamoRunStore({ client: createDocumentClient(createLocalDynamoClient(dynalite.endpoint)), tableName: TABLE, encoding });
 
 beforeAll(async () => {
   dynalite = await startDynalite();
@@ -73,6 +74,7 @@ afterAll(async () => dynalite?.close());
 describe.each([
   { name: 'MemoryRunStore', create: (): RunStore => new MemoryRunStore() },
   { name: 'DynamoRunStore', create: (): RunStore => dynamoStore() },
+  { name: 'DynamoRunStore, json encoding', create: (): RunStore => dynamoStore('json') },
 ])('RunStore contract: $name', ({ create }) => {
   let store: RunStore;
   beforeAll(() => {
