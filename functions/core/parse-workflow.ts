@@ -38,10 +38,19 @@ function knownKeysAt(path: readonly PropertyKey[]): KnownKeys | undefined {
   return undefined;
 }
 
+/** pflow node keys flowmend does not run yet, with what to do instead. */
+const UNSUPPORTED_NODE_KEYS: Readonly<Record<string, string>> = {
+  batch: "flowmend does not run pflow's batch nodes yet: loop over the items with a node and an edge back to it, or process them in one shell or transform node",
+};
+
 function unknownKeyIssues(issue: z.core.$ZodIssueUnrecognizedKeys): ValidationIssue[] {
   const known = knownKeysAt(issue.path);
   return issue.keys.map((key) => {
     const path = formatIssuePath([...issue.path, key]);
+    const unsupported = known === NODE_KEYS ? UNSUPPORTED_NODE_KEYS[key] : undefined;
+    if (unsupported !== undefined) {
+      return { path, code: 'UNSUPPORTED_KEY', message: `'${key}' in ${formatIssuePath(issue.path)} is not supported`, hint: unsupported, severity: 'error' };
+    }
     const where = issue.path.length > 0 ? ` in ${formatIssuePath(issue.path)}` : ' at the top level of the workflow';
     const suggestion = known === undefined ? undefined : (known.aliases[key] ?? closestMatch(key, known.keys));
     const valid = known === undefined ? '' : `Valid keys: ${known.keys.join(', ')}`;

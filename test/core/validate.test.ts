@@ -235,3 +235,12 @@ describe('formatIssues and helpers', () => {
     expect(closestMatch('stdot', ['stdout'])).toBe('stdout');
   });
 });
+
+describe('pflow keys flowmend does not run yet', () => {
+  it('says a batch node is not supported and what to do instead', () => {
+    const parsed = parseWorkflow({ nodes: [{ id: 'a', type: 'shell', batch: { items: [1, 2] }, params: { command: 'echo ${item}' } }] });
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.issues).toEqual([expect.objectContaining({ path: 'nodes[0].batch', code: 'UNSUPPORTED_KEY', hint: expect.stringMatching(/loop over the items/) })]);
+  });
+});
