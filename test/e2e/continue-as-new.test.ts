@@ -11,6 +11,15 @@ const chain = (length: number) =>
     outputs: { total: { source: `\${n${length - 1}.result}` } },
   });
 
+/** A quick node, then one whose 100 s timeout does not fit in what is left of a 60 s execution. */
+const quickThenLong = WorkflowSchema.parse({
+  nodes: [
+    { id: 'quick', type: 'transform', params: { expression: '"ok"' } },
+    { id: 'long', type: 'shell', params: { command: 'echo done', timeout_s: 100 } },
+  ],
+  edges: [{ from: 'quick', to: 'long' }],
+});
+
 describe('continue as a new execution', () => {
   it('splits a long run into executions below the limit and reaches the same result', async () => {
     const limited = new LocalHost({ store: new MemoryRunStore(), executionLimits: { maxAdvances: 4, maxMs: 60_000 } });
@@ -26,14 +35,7 @@ describe('continue as a new execution', () => {
 
   it('hands a node that may outlast the execution to a fresh execution', async () => {
     const host = new LocalHost({ store: new MemoryRunStore(), executionLimits: { maxAdvances: 1000, maxMs: 60_000 } });
-    const workflow = WorkflowSchema.parse({
-      nodes: [
-        { id: 'quick', type: 'transform', params: { expression: '"ok"' } },
-        { id: 'long', type: 'shell', params: { command: 'echo done', timeout_s: 100 } },
-      ],
-      edges: [{ from: 'quick', to: 'long' }],
-    });
-    const report = await host.start({ workflow, workflowName: 'long', params: {}, repairEnabled: false, maxRepairs: 0 });
+    const report = await host.start({ workflow: quickThenLong, workflowName: 'long', params: {}, repairEnabled: false, maxRepairs: 0 });
     expect(report.result).toMatchObject({ stdout: 'done' });
     // 'long' (100 s) cannot fit in what is left of a 60 s execution, so it starts a new one.
     expect(host.stats.executions).toBe(2);
@@ -42,14 +44,7 @@ describe('continue as a new execution', () => {
 
   it('does not split a Standard run for time: only Express executions are time-limited', async () => {
     const host = new LocalHost({ store: new MemoryRunStore(), executionLimits: { maxAdvances: 1000, maxMs: 60_000 } });
-    const workflow = WorkflowSchema.parse({
-      nodes: [
-        { id: 'quick', type: 'transform', params: { expression: '"ok"' } },
-        { id: 'long', type: 'shell', params: { command: 'echo done', timeout_s: 100 } },
-      ],
-      edges: [{ from: 'quick', to: 'long' }],
-    });
-    const report = await host.start({ workflow, workflowName: 'long', params: {}, repairEnabled: false, maxRepairs: 0, mode: 'standard' });
+    const report = await host.start({ workflow: quickThenLong, workflowName: 'long', params: {}, repairEnabled: false, maxRepairs: 0, mode: 'standard' });
     expect(report.result).toMatchObject({ stdout: 'done' });
     expect(host.stats.executions).toBe(1);
   });

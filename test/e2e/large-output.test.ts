@@ -1,21 +1,16 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
-import { runCli } from '../../functions/cli/commands.ts';
+import { makeCliSandbox } from '../support/cli-sandbox.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'flowmend-large-'));
-const stateDir = join(dir, 'state');
-afterAll(async () => {
-  await stopLocalDaemon(stateDir);
-  rmSync(dir, { recursive: true, force: true });
-});
+const sandbox = makeCliSandbox('large');
+const { dir, stateDir } = sandbox;
+afterAll(sandbox.cleanup);
 
+type Report = { status: string; result: Record<string, unknown>; run_id: string };
 const cli = async (argv: string[]) => {
-  let stdout = '';
-  const code = await runCli([...argv, '--state-dir', stateDir, '--output-format', 'json'], { stdout: (t) => (stdout += t), stderr: () => {}, env: {} });
-  return { code, report: JSON.parse(stdout) as { status: string; result: Record<string, unknown>; run_id: string } };
+  const { code, json } = await sandbox.json<Report>(argv);
+  return { code, report: json };
 };
 
 describe('a node output larger than a DynamoDB item (400 KB)', () => {

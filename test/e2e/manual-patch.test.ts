@@ -1,22 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
-import { runCli } from '../../functions/cli/commands.ts';
+import { makeCliSandbox } from '../support/cli-sandbox.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'flowmend-patch-'));
-const stateDir = join(dir, 'state');
-afterAll(async () => {
-  await stopLocalDaemon(stateDir);
-  rmSync(dir, { recursive: true, force: true });
-});
+const sandbox = makeCliSandbox('patch');
+const { dir } = sandbox;
+afterAll(sandbox.cleanup);
 
-const cli = async (argv: string[]) => {
-  let stdout = '';
-  const code = await runCli([...argv, '--state-dir', stateDir, '--output-format', 'json'], { stdout: (t) => (stdout += t), stderr: () => {}, env: {} });
-  return { code, json: JSON.parse(stdout) as Record<string, unknown> & { run_id: string; result: unknown; repairs: { source: string }[]; error?: string } };
-};
+type Report = Record<string, unknown> & { run_id: string; result: unknown; repairs: { source: string }[]; error?: string };
+const cli = (argv: string[]) => sandbox.json<Report>(argv);
 
 const workflow = (sendCommand: string, reportCommand: string) => ({
   nodes: [

@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
+import { runCli } from '../../functions/cli/commands.ts';
+
+export interface CliSandbox {
+  /** A scratch directory for workflow files and side-effect markers. */
+  dir: string;
+  stateDir: string;
+  /** The CLI's own code in this process with `--output-format json` on this sandbox's state dir. */
+  json: <T = Record<string, unknown>>(argv: string[]) => Promise<{ code: number; json: T }>;
+  /** Stops the state dir's dynalite daemon and removes everything. */
+  cleanup: () => Promise<void>;
+}
+
+export const makeCliSandbox = (prefix: string): CliSandbox => {
+  const dir = mkdtempSync(join(tmpdir(), `flowmend-${prefix}-`));
+  const stateDir = join(dir, 'state');
+  return {
+    dir,
+    stateDir,
+    json: async <T>(argv: string[]) => {
+      let stdout = '';
+      const code = await runCli([...argv, '--state-dir', stateDir, '--output-format', 'json'], { stdout: (t) => (stdout += t), stderr: () => {}, env: {} });
+      return { code, json: JSON.parse(stdout) as T };
+    },
+    cleanup: async () => {
+      await stopLocalDaemon(stateDir);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
