@@ -50,8 +50,8 @@ export interface PrepareOptions {
 
 /**
  * One Advance call: the run item as read, the changes to write, and the events to append.
- * `commit` writes events first, then the run item (conditional on the owner: the commit point)
- * together with the last node's record, which the run item also carries until the next step.
+ * `commit` writes events first, then the run item (conditional on the owner: the commit point),
+ * which carries the records of the last nodes until they are written out as their own items.
  */
 export class RunStep {
   private readonly events: RunEvent[] = [];
