@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigurationError, InvalidInputError } from '../core/errors.ts';
 import type { Workflow } from '../core/ir.ts';
 import type { NodeCatalog } from '../core/node-type.ts';
+import { prepareInputs } from '../core/inputs.ts';
 import { createRun, DEFAULT_MAX_REPAIRS } from '../core/run-lifecycle.ts';
 import { RunIdSchema } from '../core/run-model.ts';
 import type { RunStore } from '../core/run-store.ts';
@@ -54,11 +55,16 @@ export const makeStartRunHandler = (deps: StartRunDeps) => async (event: unknown
     throw new InvalidInputError(`Bad start request: ${request.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; ')}`);
   }
   const parsed = parseWorkflow(request.data.workflow);
-  const issues = parsed.ok ? validateWorkflow(parsed.workflow, deps.catalog) : parsed.issues;
-  if (!parsed.ok || hasErrors(issues)) {
+  if (!parsed.ok) throw new InvalidInputError(`The workflow does not parse:\n${formatIssues(parsed.issues)}`, { details: { issues: parsed.issues } });
+  const { workflowName, repairEnabled, maxRepairs } = request.data;
+  // As in the CLI: with repair on, a workflow that fails validation is repaired before any node runs.
+  const issues = validateWorkflow(parsed.workflow, deps.catalog);
+  if (hasErrors(issues) && !repairEnabled) {
     throw new InvalidInputError(`The workflow does not validate:\n${formatIssues(issues)}`, { details: { issues } });
   }
-  const { workflowName, params, repairEnabled, maxRepairs } = request.data;
+  const inputs = prepareInputs(parsed.workflow, request.data.params);
+  if (!inputs.ok) throw new InvalidInputError(inputs.problems.map((p) => p.message).join('\n'), { details: { problems: inputs.problems } });
+  const params = inputs.params;
   const now = deps.now();
   const runId = request.data.runId ?? `${new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(4).toString('hex')}`;
   const mode = request.data.mode ?? chooseMode(parsed.workflow, deps.catalog);

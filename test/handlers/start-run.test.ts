@@ -40,12 +40,31 @@ describe('start-run handler', () => {
     expect(started.map((s) => s.arn)).toEqual([machines.standard, machines.standard]);
   });
 
-  it('rejects a workflow that does not validate, naming the problem, and starts nothing', async () => {
+  it('rejects a workflow that does not validate when repair is off, naming the problem, and starts nothing', async () => {
     const { started, handler } = setup();
     const bad = { nodes: [{ id: 'a', type: 'shel', params: { command: 'echo' } }] };
-    await expect(handler({ workflow: bad })).rejects.toThrow(InvalidInputError);
-    await expect(handler({ workflow: bad })).rejects.toThrow(/shel/);
+    await expect(handler({ workflow: bad, repairEnabled: false })).rejects.toThrow(InvalidInputError);
+    await expect(handler({ workflow: bad, repairEnabled: false })).rejects.toThrow(/shel/);
+    await expect(handler({ workflow: { nodes: 'none' } })).rejects.toThrow(/nodes/);
     await expect(handler({ workflow: echo(), extra: 1 })).rejects.toThrow(/extra/);
     expect(started).toEqual([]);
+  });
+
+  it('with repair on, starts a workflow that does not validate: the engine repairs it before any node runs', async () => {
+    const { started, handler } = setup();
+    const bad = { nodes: [{ id: 'a', type: 'shell', params: { comand: 'echo' } }] };
+    await handler({ workflow: bad });
+    expect(started).toHaveLength(1);
+  });
+
+  it('coerces params to the declared input types and fills defaults, as the CLI does; a missing input is rejected', async () => {
+    const { store, handler } = setup();
+    const workflow = {
+      inputs: { count: { type: 'number' }, name: { type: 'string', required: false, default: 'world' } },
+      nodes: [{ id: 'a', type: 'shell', params: { command: 'echo ${name} ${count}' } }],
+    };
+    const { runId } = await handler({ workflow, params: { count: '3' } });
+    expect((await store.getRun(runId))?.params).toEqual({ count: 3, name: 'world' });
+    await expect(handler({ workflow })).rejects.toThrow(/missing required input 'count'/);
   });
 });
