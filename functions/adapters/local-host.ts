@@ -8,7 +8,7 @@ import type { ExecutionLimits } from '../core/engine.ts';
 import { StaleRunError } from '../core/errors.ts';
 import type { Workflow } from '../core/ir.ts';
 import { makeCatalog, type NodeRunner } from '../core/node-type.ts';
-import { claimRun, createRun, type ClaimOptions } from '../core/run-lifecycle.ts';
+import { claimRun, createRun, newRunId, type ClaimOptions } from '../core/run-lifecycle.ts';
 import type { Owner } from '../core/run-model.ts';
 import { loadRunReport, type RunReport } from '../core/run-report.ts';
 import type { RunStore } from '../core/run-store.ts';
@@ -65,11 +65,6 @@ export interface HostStats {
 }
 
 const noRepair: RepairHandler = async () => ({ applied: false, message: 'this host has no repair service' });
-
-export const newRunId = (now: number): string => {
-  const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `${stamp}-${randomBytes(3).toString('hex')}`;
-};
 
 /** A local owner is this process; it is alive while its pid is, on this host. */
 export const localOwner = (now: number): Owner => ({ id: `local-${process.pid}-${randomBytes(4).toString('hex')}`, pid: process.pid, host: hostname(), since: now });

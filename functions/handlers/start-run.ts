@@ -4,7 +4,7 @@ import { ConfigurationError, InvalidInputError } from '../core/errors.ts';
 import type { Workflow } from '../core/ir.ts';
 import type { NodeCatalog } from '../core/node-type.ts';
 import { prepareInputs } from '../core/inputs.ts';
-import { createRun, DEFAULT_MAX_REPAIRS } from '../core/run-lifecycle.ts';
+import { createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../core/run-lifecycle.ts';
 import { RunIdSchema } from '../core/run-model.ts';
 import type { RunStore } from '../core/run-store.ts';
 import { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from '../core/validate.ts';
@@ -66,7 +66,7 @@ export const makeStartRunHandler = (deps: StartRunDeps) => async (event: unknown
   if (!inputs.ok) throw new InvalidInputError(inputs.problems.map((p) => p.message).join('\n'), { details: { problems: inputs.problems } });
   const params = inputs.params;
   const now = deps.now();
-  const runId = request.data.runId ?? `${new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(4).toString('hex')}`;
+  const runId = request.data.runId ?? newRunId(now);
   const mode = request.data.mode ?? chooseMode(parsed.workflow, deps.catalog);
   const owner = { id: `sfn-${runId}-${randomBytes(4).toString('hex')}`, since: now };
   await createRun(deps.store, { runId, workflow: parsed.workflow, workflowName, params, owner, repairEnabled, maxRepairs, mode, now });
