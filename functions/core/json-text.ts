@@ -1,3 +1,6 @@
+/** A plain object (not null, not an array): a JSON object or a record of outputs. */
+export const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
 /**
  * The object or array a string holds as JSON, or undefined. Templates, extract paths and the repairer
  * go through such strings (a shell node's stdout, say); JSON primitives are never read out of text.

@@ -1,5 +1,5 @@
 import { closestMatch } from './closest-match.ts';
-import { jsonContainerIn } from './json-text.ts';
+import { isRecord, jsonContainerIn } from './json-text.ts';
 
 /** What templates resolve against: inputs by name, node outputs by node id (a node wins a name clash). */
 export interface TemplateContext {
@@ -19,7 +19,6 @@ const NOT_JSON = Symbol('not JSON');
 export const formatPath = (root: string, path: Path): string =>
   path.reduce<string>((text, seg) => (typeof seg === 'number' ? `${text}[${seg}]` : `${text}.${seg}`), root);
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A string holding a JSON object or array, parsed (once per resolution through `cache`); else NOT_JSON. */
 function parseJsonContainer(text: string, cache: Map<string, unknown>): unknown {

@@ -1,5 +1,6 @@
 import { canonicalJson } from '../cache-key.ts';
 import type { Workflow, WorkflowNode } from '../ir.ts';
+import { isRecord } from '../json-text.ts';
 
 const MAX_VALUE_CHARS = 120;
 const MAX_LINES = 50;
@@ -11,7 +12,6 @@ const show = (value: unknown): string => {
 
 const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Leaf-level changes between two values, as `path: before -> after`. */
 function diffValue(before: unknown, after: unknown, path: string, lines: string[]): void {

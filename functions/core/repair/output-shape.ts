@@ -1,4 +1,4 @@
-import { jsonContainerIn } from '../json-text.ts';
+import { isRecord, jsonContainerIn } from '../json-text.ts';
 
 /** Limits that keep a node's shape small whatever its outputs hold. */
 const MAX_DEPTH = 4;
@@ -6,7 +6,6 @@ const MAX_KEYS = 15;
 const MAX_LINES = 40;
 const SAMPLE_CHARS = 60;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 const jsonIn = jsonContainerIn;
 

@@ -1,6 +1,6 @@
 import { editDistance } from '../closest-match.ts';
 import { findTemplates, formatPath, type TemplateContext } from '../templates.ts';
-import { openJsonText } from '../json-text.ts';
+import { isRecord, openJsonText } from '../json-text.ts';
 
 type Segment = string | number;
 
@@ -9,7 +9,6 @@ const COST = { case: 1, typo: 2, depth: 3 } as const;
 /** At most this many edits in one template: more would be a guess, not a typo. */
 const MAX_EDITS = 2;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 const containerOf = openJsonText;
 
