@@ -132,19 +132,17 @@ const recordNode = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'r
     run.metrics.llmOutputTokens += result.usage.output_tokens;
     run.metrics.llmCostUsd += result.usage.cost_usd;
   }
+  // Whatever the outcome, templates now read this visit (an error edge's handler reads a failed node's outputs too).
+  run.latest[record.nodeId] = record.seq;
   switch (outcome.kind) {
     case 'success':
-      run.latest[record.nodeId] = record.seq;
       return step.route(record.nodeId, outcome.action);
     case 'warning':
-      run.latest[record.nodeId] = record.seq;
       run.warnings.push(outcome.error);
       return step.route(record.nodeId, 'error', outcome.error);
     case 'error':
-      run.latest[record.nodeId] = record.seq;
       return step.afterError(record.nodeId, outcome.error);
     case 'fatal':
-      run.latest[record.nodeId] = record.seq;
       return step.route(record.nodeId, 'error', outcome.error);
   }
 };
