@@ -7,7 +7,7 @@ import type { RunItem, StepRecord } from './run-model.ts';
 import { recallIr, recallRun, rememberIr } from './engine-cache.ts';
 import { RunStep, type EngineDeps } from './engine-step.ts';
 import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type StepOutcome } from './step.ts';
-import { formatIssues, hasErrors, validateWorkflow } from './validate.ts';
+import { formatIssues, validateWorkflow } from './validate.ts';
 import { walkFromStart } from './walk.ts';
 
 export type { EngineDeps, ExecutionLimits } from './engine-step.ts';
@@ -71,7 +71,7 @@ const start = async (step: RunStep): Promise<StepOutcome> => {
   else if (run.needsWalk || run.current) return walkFromStart(step);
   if (run.cursor) return step.route(run.cursor.nodeId, run.cursor.action);
   const issues = validateWorkflow(ir, step.deps.catalog).filter((i) => i.severity === 'error');
-  if (hasErrors(issues)) {
+  if (issues.length > 0) {
     return step.repairOrFail({
       category: 'validation',
       code: 'INVALID_WORKFLOW',
