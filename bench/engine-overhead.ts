@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalHost } from '../functions/adapters/local-host.ts';
+import { LocalHost } from '../functions/hosts/local/local-host.ts';
 import { openLocalStore, stopLocalDaemon } from '../functions/adapters/local-dynamo.ts';
 import { WorkflowSchema } from '../functions/core/ir.ts';
 import { MemoryRunStore } from '../functions/core/memory-run-store.ts';

@@ -1,5 +1,5 @@
-import { runCli } from '../functions/cli/commands.ts';
-import { envRepairHandler } from '../functions/handlers/repair.ts';
+import { runCli } from '../functions/hosts/cli/commands.ts';
+import { envRepairHandler } from '../functions/hosts/lambda/repair.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // A reader that goes away (`| head`) must not stop a run half-way: the run finishes and stays durable.

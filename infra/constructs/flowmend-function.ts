@@ -5,9 +5,9 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
-/** Path of a Lambda entry point under functions/handlers. */
+/** Path of a Lambda entry point under functions/hosts/lambda. */
 export const handlerEntry = (name: string): string =>
-  fileURLToPath(new URL(`../../functions/handlers/${name}.ts`, import.meta.url));
+  fileURLToPath(new URL(`../../functions/hosts/lambda/${name}.ts`, import.meta.url));
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -16,7 +16,7 @@ const ESM_REQUIRE_SHIM =
   "import { createRequire as __flowmendCreateRequire } from 'node:module'; const require = __flowmendCreateRequire(import.meta.url);";
 
 export interface FlowmendFunctionProps {
-  /** File name under functions/handlers, without `.ts`. */
+  /** File name under functions/hosts/lambda, without `.ts`. */
   handler: string;
   description: string;
   timeout: Duration;

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalHost } from '../../functions/adapters/local-host.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { type LocalStore, openLocalStore, stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LocalHost } from '../../functions/adapters/local-host.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import { createRun } from '../../functions/core/run-lifecycle.ts';

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LocalHost } from '../../functions/adapters/local-host.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
-import { runCli as runCliInProcess } from '../../functions/cli/commands.ts';
+import { runCli as runCliInProcess } from '../../functions/hosts/cli/commands.ts';
 import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeAnthropicRepairLlm } from '../../functions/adapters/anthropic-repair-llm.ts';
-import { LocalHost } from '../../functions/adapters/local-host.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import type { AslDefinition } from '../../functions/core/definition.ts';
 import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import { makeCatalog } from '../../functions/core/node-type.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
-import { makeRepairHandler } from '../../functions/handlers/repair.ts';
+import { makeRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { httpRunner } from '../../functions/nodes/http.ts';
 import { makeLlmRunner } from '../../functions/nodes/llm.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';

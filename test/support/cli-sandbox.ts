@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
-import { runCli } from '../../functions/cli/commands.ts';
+import { runCli } from '../../functions/hosts/cli/commands.ts';
 
 export interface CliSandbox {
   /** A scratch directory for workflow files and side-effect markers. */

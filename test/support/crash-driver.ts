@@ -6,7 +6,7 @@
 //        | `run:created` (after the run item is first written, before the first Advance)
 //        | `run:succeeded` (after the run item says the run succeeded)
 import { readFileSync } from 'node:fs';
-import { LocalHost } from '../../functions/adapters/local-host.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { openLocalStore } from '../../functions/adapters/local-dynamo.ts';
 import type { StoreWrite } from '../../functions/adapters/observed-run-store.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';

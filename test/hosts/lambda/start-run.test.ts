@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../functions/core/errors.ts';
-import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
-import { makeStartRunHandler } from '../../functions/handlers/start-run.ts';
-import { builtinCatalog } from '../../functions/nodes/catalog.ts';
+import { InvalidInputError } from '../../../functions/core/errors.ts';
+import { MemoryRunStore } from '../../../functions/core/memory-run-store.ts';
+import { makeStartRunHandler } from '../../../functions/hosts/lambda/start-run.ts';
+import { builtinCatalog } from '../../../functions/nodes/catalog.ts';
 
 const machines = { express: 'arn:aws:states:us-east-1:123456789012:stateMachine:Flowmend-express', standard: 'arn:aws:states:us-east-1:123456789012:stateMachine:Flowmend-standard' };
 

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError, TransientError } from '../../functions/core/errors.ts';
-import type { NodeRunner, RunContext } from '../../functions/core/node-type.ts';
-import { handler as runShell } from '../../functions/handlers/run-shell.ts';
-import { handler as runTransform } from '../../functions/handlers/run-transform.ts';
-import { makeRunNodeHandler } from '../../functions/handlers/run-node.ts';
-import { builtinCatalog, builtinRunners } from '../../functions/nodes/catalog.ts';
+import { InvalidInputError, TransientError } from '../../../functions/core/errors.ts';
+import type { NodeRunner, RunContext } from '../../../functions/core/node-type.ts';
+import { handler as runShell } from '../../../functions/hosts/lambda/run-shell.ts';
+import { handler as runTransform } from '../../../functions/hosts/lambda/run-transform.ts';
+import { makeRunNodeHandler } from '../../../functions/hosts/lambda/run-node.ts';
+import { builtinCatalog, builtinRunners } from '../../../functions/nodes/catalog.ts';
 
 const runEvent = (type: string, params: Record<string, unknown>) => ({
   kind: 'run',

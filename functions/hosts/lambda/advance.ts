@@ -1,5 +1,5 @@
-import { advanceRun, type EngineDeps } from '../core/engine.ts';
-import type { StepOutcome } from '../core/step.ts';
+import { advanceRun, type EngineDeps } from '../../core/engine.ts';
+import type { StepOutcome } from '../../core/step.ts';
 
 /** The Advance state: one engine step. */
 export const makeAdvanceHandler = (deps: EngineDeps) => async (event: unknown): Promise<StepOutcome> => advanceRun(event, deps);
@@ -9,7 +9,7 @@ let awsHandler: ((event: unknown) => Promise<StepOutcome>) | undefined;
 /** Lambda entry: AWS clients are built on the first call of a cold start, not at import. */
 export const handler = async (event: unknown): Promise<StepOutcome> => {
   if (!awsHandler) {
-    const { engineDepsFromEnv } = await import('../adapters/aws-deps.ts');
+    const { engineDepsFromEnv } = await import('./aws-deps.ts');
     awsHandler = makeAdvanceHandler(await engineDepsFromEnv());
   }
   return awsHandler(event);

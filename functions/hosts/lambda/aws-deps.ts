@@ -1,16 +1,16 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { z } from 'zod';
-import type { BlobStore } from '../core/blob-store.ts';
-import type { EngineDeps, ExecutionLimits } from '../core/engine.ts';
-import { ConfigurationError } from '../core/errors.ts';
-import type { RunStore } from '../core/run-store.ts';
-import { builtinCatalog } from '../nodes/catalog.ts';
-import type { LlmConfigProvider } from './anthropic-client.ts';
-import { secretAwareLlmConfig } from './anthropic-key.ts';
-import { BlobOffloadRunStore } from './blob-offload-run-store.ts';
-import { createDocumentClient, DynamoRunStore } from './dynamo-run-store.ts';
-import { S3BlobStore } from './s3-blob-store.ts';
+import type { BlobStore } from '../../core/blob-store.ts';
+import type { EngineDeps, ExecutionLimits } from '../../core/engine.ts';
+import { ConfigurationError } from '../../core/errors.ts';
+import type { RunStore } from '../../core/run-store.ts';
+import { builtinCatalog } from '../../nodes/catalog.ts';
+import type { LlmConfigProvider } from '../../adapters/anthropic-client.ts';
+import { secretAwareLlmConfig } from '../../adapters/anthropic-key.ts';
+import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
+import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
+import { S3BlobStore } from '../../adapters/s3-blob-store.ts';
 
 /** What the stack puts in the environment of the engine and repair Lambdas. */
 export const AwsEnvSchema = z.object({

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { awsDeps, engineDepsFromEnv, parseAwsEnv } from '../../functions/adapters/aws-deps.ts';
-import { BlobOffloadRunStore } from '../../functions/adapters/blob-offload-run-store.ts';
-import { DynamoRunStore } from '../../functions/adapters/dynamo-run-store.ts';
-import { S3BlobStore } from '../../functions/adapters/s3-blob-store.ts';
-import { ConfigurationError } from '../../functions/core/errors.ts';
+import { awsDeps, engineDepsFromEnv, parseAwsEnv } from '../../../functions/hosts/lambda/aws-deps.ts';
+import { BlobOffloadRunStore } from '../../../functions/adapters/blob-offload-run-store.ts';
+import { DynamoRunStore } from '../../../functions/adapters/dynamo-run-store.ts';
+import { S3BlobStore } from '../../../functions/adapters/s3-blob-store.ts';
+import { ConfigurationError } from '../../../functions/core/errors.ts';
 
 const env = { AWS_REGION: 'us-east-1', TABLE_NAME: 'Flowmend-Runs', FLOWMEND_RETENTION_DAYS: '90' };
 

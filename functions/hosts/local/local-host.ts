@@ -1,22 +1,22 @@
-import './node20-polyfills.ts';
+import '../../adapters/node20-polyfills.ts';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
-import type { BlobStore } from '../core/blob-store.ts';
-import { buildDefinition, runnerStateName, STATE, type AslDefinition } from '../core/definition.ts';
-import type { ExecutionLimits } from '../core/engine.ts';
-import { StaleRunError } from '../core/errors.ts';
-import type { Workflow } from '../core/ir.ts';
-import { makeCatalog, type NodeRunner } from '../core/node-type.ts';
-import { claimRun, createRun, newRunId, type ClaimOptions } from '../core/run-lifecycle.ts';
-import type { Owner } from '../core/run-model.ts';
-import { loadRunReport, type RunReport } from '../core/run-report.ts';
-import type { RunStore } from '../core/run-store.ts';
-import type { RepairReport } from '../core/step.ts';
-import { makeAdvanceHandler } from '../handlers/advance.ts';
-import { makeRunNodeHandler } from '../handlers/run-node.ts';
-import { builtinRunners } from '../nodes/catalog.ts';
-import { ObservedRunStore, type StoreWrite } from './observed-run-store.ts';
+import type { BlobStore } from '../../core/blob-store.ts';
+import { buildDefinition, runnerStateName, STATE, type AslDefinition } from '../../core/definition.ts';
+import type { ExecutionLimits } from '../../core/engine.ts';
+import { StaleRunError } from '../../core/errors.ts';
+import type { Workflow } from '../../core/ir.ts';
+import { makeCatalog, type NodeRunner } from '../../core/node-type.ts';
+import { claimRun, createRun, newRunId, type ClaimOptions } from '../../core/run-lifecycle.ts';
+import type { Owner } from '../../core/run-model.ts';
+import { loadRunReport, type RunReport } from '../../core/run-report.ts';
+import type { RunStore } from '../../core/run-store.ts';
+import type { RepairReport } from '../../core/step.ts';
+import { makeAdvanceHandler } from '../lambda/advance.ts';
+import { makeRunNodeHandler } from '../lambda/run-node.ts';
+import { builtinRunners } from '../../nodes/catalog.ts';
+import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
 

@@ -1,13 +1,13 @@
-import { InvalidInputError, RunNotFoundError, StaleRunError, StoreError } from '../core/errors.ts';
-import { makeAnthropicRepairLlm, repairModelFromEnv } from '../adapters/anthropic-repair-llm.ts';
-import { makeCatalog, type NodeCatalog, type NodeRunner } from '../core/node-type.ts';
-import { completedNodes, planRepair, type RepairFailure, type RepairLlm } from '../core/repair/index.ts';
-import type { RunStore } from '../core/run-store.ts';
-import { type RepairReport, StepOutcomeSchema } from '../core/step.ts';
-import { validateWorkflow } from '../core/validate.ts';
-import { builtinCatalog } from '../nodes/catalog.ts';
-import { costUsd } from '../nodes/llm-prices.ts';
-import { stepsOfRun } from '../core/run-report.ts';
+import { InvalidInputError, RunNotFoundError, StaleRunError, StoreError } from '../../core/errors.ts';
+import { makeAnthropicRepairLlm, repairModelFromEnv } from '../../adapters/anthropic-repair-llm.ts';
+import { makeCatalog, type NodeCatalog, type NodeRunner } from '../../core/node-type.ts';
+import { completedNodes, planRepair, type RepairFailure, type RepairLlm } from '../../core/repair/index.ts';
+import type { RunStore } from '../../core/run-store.ts';
+import { type RepairReport, StepOutcomeSchema } from '../../core/step.ts';
+import { validateWorkflow } from '../../core/validate.ts';
+import { builtinCatalog } from '../../nodes/catalog.ts';
+import { costUsd } from '../../nodes/llm-prices.ts';
+import { stepsOfRun } from '../../core/run-report.ts';
 
 export interface RepairDeps {
   store: RunStore;
@@ -81,7 +81,7 @@ let awsHandler: ((event: unknown) => Promise<RepairReport>) | undefined;
  */
 export const handler = async (event: unknown): Promise<RepairReport> => {
   if (!awsHandler) {
-    const { awsDeps } = await import('../adapters/aws-deps.ts');
+    const { awsDeps } = await import('./aws-deps.ts');
     const { store, llmConfig } = awsDeps();
     const llm = llmFrom(await llmConfig());
     awsHandler = makeRepairHandler({ store, catalog: builtinCatalog, ...(llm ? { llm } : {}), model: repairModelFromEnv(), now: Date.now });

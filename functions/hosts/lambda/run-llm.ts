@@ -1,5 +1,5 @@
-import { secretAwareLlmConfig } from '../adapters/anthropic-key.ts';
-import { makeLlmRunner } from '../nodes/llm.ts';
+import { secretAwareLlmConfig } from '../../adapters/anthropic-key.ts';
+import { makeLlmRunner } from '../../nodes/llm.ts';
 import { makeRunNodeHandler } from './run-node.ts';
 
 /**

@@ -1,12 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Workflow } from '../../functions/core/ir.ts';
-import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
-import type { RepairLlm, RepairLlmRequest } from '../../functions/core/repair/index.ts';
-import { createRun } from '../../functions/core/run-lifecycle.ts';
-import type { RunError, StepRecord } from '../../functions/core/run-model.ts';
-import { makeRepairHandler } from '../../functions/handlers/repair.ts';
-import { builtinCatalog } from '../../functions/nodes/catalog.ts';
-import { wf } from '../core/repair/support.ts';
+import type { Workflow } from '../../../functions/core/ir.ts';
+import { MemoryRunStore } from '../../../functions/core/memory-run-store.ts';
+import type { RepairLlm, RepairLlmRequest } from '../../../functions/core/repair/index.ts';
+import { createRun } from '../../../functions/core/run-lifecycle.ts';
+import type { RunError, StepRecord } from '../../../functions/core/run-model.ts';
+import { makeRepairHandler } from '../../../functions/hosts/lambda/repair.ts';
+import { builtinCatalog } from '../../../functions/nodes/catalog.ts';
+import { wf } from '../../core/repair/support.ts';
 
 const RUN = 'run-repair-1';
 const OWNER = 'owner-1';

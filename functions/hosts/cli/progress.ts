@@ -1,5 +1,5 @@
-import type { StoreWrite } from '../adapters/observed-run-store.ts';
-import type { StepRecord } from '../core/run-model.ts';
+import type { StoreWrite } from '../../adapters/observed-run-store.ts';
+import type { StepRecord } from '../../core/run-model.ts';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 /** One line for a progress message: its first line, joined with the next when it only introduces it. */

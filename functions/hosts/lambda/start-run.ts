@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { ConfigurationError, InvalidInputError } from '../core/errors.ts';
-import type { Workflow } from '../core/ir.ts';
-import type { NodeCatalog } from '../core/node-type.ts';
-import { prepareInputs } from '../core/inputs.ts';
-import { createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../core/run-lifecycle.ts';
-import { RunIdSchema } from '../core/run-model.ts';
-import type { RunStore } from '../core/run-store.ts';
-import { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from '../core/validate.ts';
+import { ConfigurationError, InvalidInputError } from '../../core/errors.ts';
+import type { Workflow } from '../../core/ir.ts';
+import type { NodeCatalog } from '../../core/node-type.ts';
+import { prepareInputs } from '../../core/inputs.ts';
+import { createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/run-lifecycle.ts';
+import { RunIdSchema } from '../../core/run-model.ts';
+import type { RunStore } from '../../core/run-store.ts';
+import { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from '../../core/validate.ts';
 
 export const StartRunRequestSchema = z.strictObject({
   workflow: z.unknown(),
@@ -84,9 +84,9 @@ let awsHandler: ((event: unknown) => Promise<StartRunResult>) | undefined;
 export const handler = async (event: unknown): Promise<StartRunResult> => {
   if (!awsHandler) {
     const [{ awsDeps }, { SFNClient, StartExecutionCommand }, { builtinCatalog }] = await Promise.all([
-      import('../adapters/aws-deps.ts'),
+      import('./aws-deps.ts'),
       import('@aws-sdk/client-sfn'),
-      import('../nodes/catalog.ts'),
+      import('../../nodes/catalog.ts'),
     ]);
     const { store, env } = awsDeps();
     if (!env.EXPRESS_STATE_MACHINE_ARN || !env.STANDARD_STATE_MACHINE_ARN) {

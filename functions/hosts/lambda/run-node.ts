@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import { closestMatch } from '../core/closest-match.ts';
-import { InvalidInputError } from '../core/errors.ts';
-import type { NodeRunner, RunnerResult } from '../core/node-type.ts';
-import { StepOutcomeSchema } from '../core/step.ts';
-import { shrinkRunnerResult } from '../adapters/blob-upload.ts';
+import { closestMatch } from '../../core/closest-match.ts';
+import { InvalidInputError } from '../../core/errors.ts';
+import type { NodeRunner, RunnerResult } from '../../core/node-type.ts';
+import { StepOutcomeSchema } from '../../core/step.ts';
+import { shrinkRunnerResult } from '../../adapters/blob-upload.ts';
 
 const RunEventSchema = StepOutcomeSchema.options[0];
 

@@ -1,4 +1,4 @@
-import { transformRunner } from '../nodes/transform.ts';
+import { transformRunner } from '../../nodes/transform.ts';
 import { makeRunNodeHandler } from './run-node.ts';
 
 export const handler = makeRunNodeHandler(transformRunner);

@@ -1,4 +1,4 @@
-import { httpRunner } from '../nodes/http.ts';
+import { httpRunner } from '../../nodes/http.ts';
 import { makeRunNodeHandler } from './run-node.ts';
 
 export const handler = makeRunNodeHandler(httpRunner);
