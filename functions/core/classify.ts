@@ -1,5 +1,6 @@
 import { classifyBusinessError, findBusinessError, formatBusinessError } from './business-errors.ts';
 import { classifyHttpStatus } from './http-status.ts';
+import { openJsonText } from './json-text.ts';
 import type { ClassificationRules } from './ir.ts';
 import type { NodeError, RunnerResult } from './node-type.ts';
 import type { RunError } from './run-model.ts';
@@ -26,7 +27,7 @@ export interface ClassifyInput {
 }
 
 /** Node types whose 2xx responses are inspected for business errors. Shell output never is. */
-export const API_NODE_TYPES: ReadonlySet<string> = new Set(['http', 'llm']);
+export const API_NODE_TYPES: ReadonlySet<string> = new Set(['http', 'llm', 'mcp']);
 
 export interface RetryPolicy {
   errors: string[];
@@ -79,7 +80,18 @@ const classifyTaskError = (nodeId: string, taskError: TaskError): Outcome => {
 
 const withDetails = (details: Record<string, unknown> | undefined) => (details ? { details } : {});
 
+/** An MCP tool result with `isError: true`: judged by its text like an API body's business error. */
+const classifyMcpToolError = (nodeId: string, error: NodeError, rules: ClassificationRules | undefined): Outcome => {
+  const text = typeof error.details?.text === 'string' && error.details.text.trim() !== '' ? error.details.text : error.message;
+  const found = findBusinessError(openJsonText(error.details?.structured ?? text)) ?? { message: text };
+  const base = { node_id: nodeId, code: error.code, ...withDetails(error.details) };
+  return classifyBusinessError(found, rules) === 'warning'
+    ? { kind: 'warning', error: { ...base, category: 'non_repairable', message: formatBusinessError(found), fixable: false } }
+    : { kind: 'error', error: { ...base, category: 'execution_failure', message: error.message, fixable: true } };
+};
+
 const classifyFailure = (nodeId: string, error: NodeError, rules: ClassificationRules | undefined): Outcome => {
+  if (error.code === 'MCP_TOOL_ERROR') return classifyMcpToolError(nodeId, error, rules);
   const status = error.details?.status_code;
   if (error.code === 'HTTP_STATUS' && typeof status === 'number') {
     const statusClass = classifyHttpStatus(status, rules);
@@ -100,8 +112,9 @@ const classifyFailure = (nodeId: string, error: NodeError, rules: Classification
   };
 };
 
-const classifyApiBody = (nodeId: string, outputs: Record<string, unknown>, action: string, rules: ClassificationRules | undefined): Outcome => {
-  const body = outputs.response;
+const classifyApiBody = (nodeId: string, nodeType: string, outputs: Record<string, unknown>, action: string, rules: ClassificationRules | undefined): Outcome => {
+  // An MCP tool's result (structured, or text holding JSON) may carry the API's own `ok: false`.
+  const body = nodeType === 'mcp' ? openJsonText(outputs.result) : outputs.response;
   const found = findBusinessError(body);
   if (found === undefined) return { kind: 'success', action };
   const details = {
@@ -123,7 +136,7 @@ export const classifyOutcome = ({ nodeId, nodeType, result, taskError, rules }: 
   switch (result.kind) {
     case 'ok':
       return API_NODE_TYPES.has(nodeType)
-        ? classifyApiBody(nodeId, result.outputs, result.action, rules)
+        ? classifyApiBody(nodeId, nodeType, result.outputs, result.action, rules)
         : { kind: 'success', action: result.action };
     case 'failed':
       return classifyFailure(nodeId, result.error, rules);

@@ -3,6 +3,7 @@ import { type BlobStore, uploadTargetFor } from './blob-store.ts';
 import { computeCacheKey } from './cache-key.ts';
 import { errorSignature } from './error-signature.ts';
 import { InvalidInputError, StaleRunError } from './errors.ts';
+import { MCP_TYPE } from './mcp-servers.ts';
 import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import type { NodeCatalog } from './node-type.ts';
 import type { RunError, RunEvent, RunEventType, RunItem, StepRecord } from './run-model.ts';
@@ -10,6 +11,9 @@ import type { RunStore } from './run-store.ts';
 import type { ExecCounters, StepOutcome } from './step.ts';
 import { recallOutputs, rememberOutputs, rememberRun } from './engine-cache.ts';
 import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
+
+/** Node types that read and write files under the run's workspace (under `__workspace`). */
+export const FILE_NODE_TYPES: ReadonlySet<string> = new Set(['read-file', 'write-file', 'copy-file', 'move-file', 'delete-file']);
 
 /** Node types whose runner takes the workflow's classification rules (under `__classification`). */
 const RULE_AWARE_TYPES = new Set(['http']);
@@ -143,6 +147,13 @@ export class RunStep {
       return this.templateFailure(node, visit, error);
     }
     if (this.ir.classification && RULE_AWARE_TYPES.has(node.type)) params.__classification = this.ir.classification;
+    // Host configuration the runner needs but the node does not carry: the MCP server (secrets stay
+    // `${VAR}` references, expanded by the runner) and the run's workspace for file nodes.
+    if (node.type === MCP_TYPE && typeof params.server === 'string') {
+      const server = this.ir.mcp_servers?.[params.server];
+      if (server !== undefined) params.__server = server;
+    }
+    if (FILE_NODE_TYPES.has(node.type) && this.run.workspace !== undefined) params.__workspace = this.run.workspace;
     const timeoutS = spec.timeoutS(params);
     if (this.mustContinueBefore(timeoutS)) {
       this.event('execution_continued', { nodeId, message: `continuing as a new execution after ${this.exec.advances} steps` });
@@ -247,7 +258,8 @@ export class RunStep {
     const declared = Object.entries(this.ir.outputs);
     let outputs: Record<string, unknown>;
     if (declared.length > 0) {
-      const sources = Object.fromEntries(declared.map(([name, spec]) => [name, spec.source]));
+      const sources: Record<string, string> = {};
+      for (const [name, spec] of declared) sources[name] = spec.source ?? (await this.lastWriterOf(name));
       try {
         outputs = resolveValue(sources, this.context(await this.referencedOutputs(sources))) as Record<string, unknown>;
       } catch (error) {
@@ -264,6 +276,17 @@ export class RunStep {
     this.event('run_succeeded');
     await this.commit();
     return { kind: 'done', runId: this.run.runId, owner: this.owner, exec: this.exec };
+  }
+
+  /**
+   * pflow's outputs without `source`: the key of that name from the node on the path that wrote it
+   * last, as a template (so a missing key fails like any output). Read once, at the end of a run.
+   */
+  private async lastWriterOf(key: string): Promise<string> {
+    const byLatest = Object.entries(this.run.latest).sort(([, a], [, b]) => b - a);
+    const outputs = await this.referencedOutputs(byLatest.map(([nodeId]) => `\${${nodeId}}`));
+    const writer = byLatest.find(([nodeId]) => Object.hasOwn(outputs[nodeId] ?? {}, key))?.[0];
+    return writer === undefined ? `\${${key}}` : `\${${writer}.${key}}`;
   }
 
   /**

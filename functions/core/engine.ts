@@ -7,7 +7,7 @@ import type { RunItem, StepRecord } from './run-model.ts';
 import { recallIr, recallRun, rememberIr } from './engine-cache.ts';
 import { RunStep, type EngineDeps } from './engine-step.ts';
 import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type StepOutcome } from './step.ts';
-import { formatIssues, validateWorkflow } from './validate.ts';
+import { formatIssues, unconfiguredMcpServers, validateWorkflow } from './validate.ts';
 import { walkFromStart } from './walk.ts';
 
 export type { EngineDeps, ExecutionLimits } from './engine-step.ts';
@@ -78,6 +78,19 @@ const start = async (step: RunStep): Promise<StepOutcome> => {
       message: `the workflow does not validate:\n${formatIssues(issues)}`,
       fixable: true,
       details: { issues },
+    });
+  }
+  // A server is configuration, not workflow: no repair can conjure one, so the run stops before any node runs.
+  const unconfigured = unconfiguredMcpServers(ir);
+  if (unconfigured.length > 0) {
+    const names = [...new Set(unconfigured.map((u) => u.server))];
+    return step.fail({
+      node_id: unconfigured[0]?.nodeId,
+      category: 'validation',
+      code: 'MCP_SERVER_NOT_CONFIGURED',
+      message: `MCP server${names.length > 1 ? 's' : ''} ${names.map((n) => `'${n}'`).join(', ')} not configured (called by ${unconfigured.map((u) => `'${u.nodeId}'`).join(', ')}): declare ${names.length > 1 ? 'them' : 'it'} under "mcp_servers" in the workflow or in the file given by --mcp-config`,
+      fixable: false,
+      details: { servers: names },
     });
   }
   step.event('run_started', { message: `${ir.nodes.length} nodes` });

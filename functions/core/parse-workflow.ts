@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { closestMatch } from './closest-match.ts';
 import { ClassificationRulesSchema, InputSpecSchema, NodeSchema, OutputSpecSchema, type Workflow, WorkflowSchema } from './ir.ts';
+import { normalisePflowForms, type PflowFormOptions } from './pflow-forms.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
 interface KnownKeys {
@@ -88,9 +89,9 @@ function toValidationIssues(issue: z.core.$ZodIssue): ValidationIssue[] {
   }
 }
 
-/** Parses raw JSON as a workflow; on failure every problem is an issue naming the field and what would be valid. */
-export function parseWorkflow(raw: unknown): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] } {
-  const result = WorkflowSchema.safeParse(raw, { reportInput: true });
+/** Parses raw JSON as a workflow (pflow's forms accepted, see pflow-forms.ts); on failure every problem is an issue naming the field and what would be valid. */
+export function parseWorkflow(raw: unknown, options: PflowFormOptions = {}): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] } {
+  const result = WorkflowSchema.safeParse(normalisePflowForms(raw, options), { reportInput: true });
   if (result.success) return { ok: true, workflow: result.data };
   return { ok: false, issues: result.error.issues.flatMap(toValidationIssues) };
 }

@@ -24,6 +24,8 @@ export interface NewRun {
   repairEnabled: boolean;
   maxRepairs: number;
   mode?: 'express' | 'standard';
+  /** Where file nodes resolve relative paths; none on AWS, where file nodes are refused. */
+  workspace?: string;
   now: number;
 }
 
@@ -37,6 +39,7 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
     status: 'running',
     irVersion: 0,
     params: spec.params,
+    ...(spec.workspace === undefined ? {} : { workspace: spec.workspace }),
     createdAt: spec.now,
     updatedAt: spec.now,
     seq: 0,

@@ -54,6 +54,8 @@ export const RunItemSchema = z.object({
   status: RunStatusSchema,
   irVersion: z.number().int().nonnegative(),
   params: z.record(z.string(), z.unknown()),
+  /** The directory file nodes resolve relative paths against (the local host); recorded so a resume uses the same one. */
+  workspace: z.string().optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
   /** Highest step sequence number allocated so far (0 before the first node). */

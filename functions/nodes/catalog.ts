@@ -1,6 +1,7 @@
 import { makeCatalog, type NodeCatalog, type NodeRunner } from '../core/node-type.ts';
 import { httpRunner } from './http.ts';
 import { llmRunner } from './llm.ts';
+import { mcpRunner } from './mcp.ts';
 import { shellRunner } from './shell.ts';
 import { transformRunner } from './transform.ts';
 
@@ -10,6 +11,7 @@ export const builtinRunners: readonly NodeRunner[] = [
   transformRunner,
   httpRunner,
   llmRunner,
+  mcpRunner,
 ];
 
 export const builtinCatalog: NodeCatalog = makeCatalog(builtinRunners);
