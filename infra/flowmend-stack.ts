@@ -10,12 +10,17 @@ import { RunStateMachine } from './constructs/run-state-machine.ts';
 import { RunTable } from './constructs/run-table.ts';
 import { type FlowmendSettings, type FlowmendStackProps, resolveSettings, toRemovalPolicy } from './props.ts';
 
-/** Node types with a runner Lambda, and how long one call may take (Standard runs allow the Lambda maximum). */
+/**
+ * Node types with a runner Lambda, and how long one call may take (Standard runs allow the Lambda maximum).
+ * The file family has none: it needs the local host's workspace, and validation on AWS says so.
+ */
 export const RUNNER_TIMEOUTS: Readonly<Record<string, Duration>> = {
   shell: Duration.minutes(15),
   http: Duration.minutes(15),
   llm: Duration.minutes(15),
   transform: Duration.minutes(1),
+  // Streamable HTTP servers only (a Lambda keeps no stdio server process); no table, no bucket, like every runner.
+  mcp: Duration.minutes(15),
 };
 
 /** The whole engine in one account: table, blob bucket, engine / runner / repair Lambdas, Express and Standard machines. */

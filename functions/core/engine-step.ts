@@ -3,6 +3,7 @@ import { type BlobStore, uploadTargetFor } from './blob-store.ts';
 import { computeCacheKey } from './cache-key.ts';
 import { errorSignature } from './error-signature.ts';
 import { InvalidInputError, StaleRunError } from './errors.ts';
+import { FILE_NODE_TYPES } from './file-node-types.ts';
 import { MCP_TYPE } from './mcp-servers.ts';
 import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import type { NodeCatalog } from './node-type.ts';
@@ -11,9 +12,6 @@ import type { RunStore } from './run-store.ts';
 import type { ExecCounters, StepOutcome } from './step.ts';
 import { recallOutputs, rememberOutputs, rememberRun } from './engine-cache.ts';
 import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
-
-/** Node types that read and write files under the run's workspace (under `__workspace`). */
-export const FILE_NODE_TYPES: ReadonlySet<string> = new Set(['read-file', 'write-file', 'copy-file', 'move-file', 'delete-file']);
 
 /** Node types whose runner takes the workflow's classification rules (under `__classification`). */
 const RULE_AWARE_TYPES = new Set(['http']);

@@ -1,5 +1,6 @@
 import { closestMatch } from './closest-match.ts';
 import { startNodeId, type Workflow, type WorkflowNode } from './ir.ts';
+import { FILE_NODE_TYPES, FILE_NODES_LOCAL_ONLY } from './file-node-types.ts';
 import { MCP_TYPE, plainTextSecrets } from './mcp-servers.ts';
 import type { NodeCatalog, NodeTypeSpec } from './node-type.ts';
 import { pflowAlternative } from './pflow-compat.ts';
@@ -71,7 +72,7 @@ function checkNodes(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[]
     if (earlier === undefined) firstIndex.set(node.id, index);
     else issues.push(error(`nodes[${index}].id`, 'DUPLICATE_NODE_ID', `Node id '${node.id}' is used twice (nodes[${earlier}] and nodes[${index}])`, 'Give every node its own id'));
     const spec = catalog.get(node.type);
-    const alternative = spec === undefined ? pflowAlternative(node.type) : undefined;
+    const alternative = spec !== undefined ? undefined : FILE_NODE_TYPES.has(node.type) ? FILE_NODES_LOCAL_ONLY : pflowAlternative(node.type);
     if (alternative !== undefined) {
       issues.push(error(`nodes[${index}].type`, 'UNSUPPORTED_NODE_TYPE', `Node '${node.id}' has type '${node.type}': ${alternative}`, `Known types: ${knownTypes.join(', ')}`));
     } else if (spec === undefined) {

@@ -4,15 +4,19 @@ import { z } from 'zod';
 export const USAGE = `flowmend: durable, self-healing JSON workflows
 
 Usage:
-  flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N]
-  flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force]
+  flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N] [--workspace DIR] [--mcp-config FILE]
+  flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force] [--mcp-config FILE]
   flowmend status <run-id>
   flowmend runs [--limit N]
-  flowmend validate <workflow.json>
+  flowmend validate <workflow.json> [--mcp-config FILE]
 
 Every command takes:
   --output-format text|json   text progress (default) or one JSON object on stdout
   --state-dir DIR             where local runs are kept (default $FLOWMEND_STATE_DIR or ./.flowmend)
+
+--workspace DIR: where file nodes read and write (default: the current directory; kept with the run).
+--mcp-config FILE: MCP servers in pflow's mcp-servers.json shape (default $FLOWMEND_MCP_CONFIG,
+  else ~/.pflow/mcp-servers.json when it exists).
 
 Exit codes: 0 success, 1 the run failed, 2 bad usage or an invalid workflow.`;
 
@@ -34,11 +38,11 @@ export interface CommonOptions {
 }
 
 export type Command =
-  | ({ name: 'run'; workflowPath: string; params: Record<string, string>; repair: boolean; maxRepairs: number | undefined } & CommonOptions)
-  | ({ name: 'resume'; runId: string; workflowPath: string | undefined; repair: boolean | undefined; maxRepairs: number | undefined; force: boolean } & CommonOptions)
+  | ({ name: 'run'; workflowPath: string; params: Record<string, string>; repair: boolean; maxRepairs: number | undefined; workspace: string | undefined; mcpConfig: string | undefined } & CommonOptions)
+  | ({ name: 'resume'; runId: string; workflowPath: string | undefined; repair: boolean | undefined; maxRepairs: number | undefined; force: boolean; mcpConfig: string | undefined } & CommonOptions)
   | ({ name: 'status'; runId: string } & CommonOptions)
   | ({ name: 'runs'; limit: number } & CommonOptions)
-  | ({ name: 'validate'; workflowPath: string } & CommonOptions)
+  | ({ name: 'validate'; workflowPath: string; mcpConfig: string | undefined } & CommonOptions)
   | { name: 'help' };
 
 const FLAGS = {
@@ -49,16 +53,18 @@ const FLAGS = {
   workflow: { type: 'string' },
   force: { type: 'boolean' },
   limit: { type: 'string' },
+  workspace: { type: 'string' },
+  'mcp-config': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Which flags each command accepts beyond the common ones. */
 const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
-  run: ['no-repair', 'max-repairs'],
-  resume: ['no-repair', 'max-repairs', 'workflow', 'force'],
+  run: ['no-repair', 'max-repairs', 'workspace', 'mcp-config'],
+  resume: ['no-repair', 'max-repairs', 'workflow', 'force', 'mcp-config'],
   status: [],
   runs: ['limit'],
-  validate: [],
+  validate: ['mcp-config'],
 };
 
 const parseOrThrow = <T>(schema: z.ZodType<T>, value: unknown): T => {
@@ -87,6 +93,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
     outputFormat: parseOrThrow(OutputFormatSchema, values['output-format'] ?? 'text'),
     stateDir: values['state-dir'] ?? env.FLOWMEND_STATE_DIR ?? '.flowmend',
   };
+  const mcpConfig = values['mcp-config'] ?? env.FLOWMEND_MCP_CONFIG;
   const maxRepairs = values['max-repairs'] === undefined ? undefined : parseOrThrow(CountSchema('--max-repairs'), values['max-repairs']);
   const one = (what: string): string => {
     const [first, ...extra] = rest;
@@ -104,16 +111,16 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         if (eq <= 0) throw new UsageError(`workflow inputs are given as name=value; got '${pair}'`);
         params[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
-      return { name: 'run', workflowPath, params, repair: !values['no-repair'], maxRepairs, ...common };
+      return { name: 'run', workflowPath, params, repair: !values['no-repair'], maxRepairs, workspace: values.workspace, mcpConfig, ...common };
     }
     case 'resume':
-      return { name: 'resume', runId: one('a run id (see `flowmend runs`)'), workflowPath: values.workflow, repair: values['no-repair'] ? false : undefined, maxRepairs, force: values.force ?? false, ...common };
+      return { name: 'resume', runId: one('a run id (see `flowmend runs`)'), workflowPath: values.workflow, repair: values['no-repair'] ? false : undefined, maxRepairs, force: values.force ?? false, mcpConfig, ...common };
     case 'status':
       return { name: 'status', runId: one('a run id (see `flowmend runs`)'), ...common };
     case 'runs':
       if (rest.length > 0) throw new UsageError(`'flowmend runs' takes no arguments; unexpected: ${rest.join(' ')}`);
       return { name: 'runs', limit: values.limit === undefined ? 20 : parseOrThrow(CountSchema('--limit'), values.limit), ...common };
     case 'validate':
-      return { name: 'validate', workflowPath: one('a workflow file'), ...common };
+      return { name: 'validate', workflowPath: one('a workflow file'), mcpConfig, ...common };
   }
 };

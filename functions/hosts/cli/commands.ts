@@ -1,10 +1,11 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/errors.ts';
 import { prepareInputs } from '../../core/inputs.ts';
+import type { PflowFormOptions } from '../../core/pflow-forms.ts';
 import { applyManualPatch } from '../../core/repair/index.ts';
 import type { IrVersionItem } from '../../core/run-model.ts';
 import type { RunStore } from '../../core/run-store.ts';
-import { makeCatalog } from '../../core/node-type.ts';
 import { DEFAULT_MAX_REPAIRS } from '../../core/run-lifecycle.ts';
 import { type RunReport, stepsOfRun } from '../../core/run-report.ts';
 import { hasErrors, validateWorkflow } from '../../core/validate.ts';
@@ -12,10 +13,11 @@ import { LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import { FileBlobStore } from '../../adapters/file-blob-store.ts';
 import { openLocalStore } from '../../adapters/local-dynamo.ts';
-import { builtinRunners } from '../../nodes/catalog.ts';
+import { localCatalog } from '../../nodes/catalog.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
 import { makeProgressPrinter } from './progress.ts';
 import { renderIssues, renderReport, renderRuns, renderStatus } from './render.ts';
+import { loadMcpConfig } from './mcp-config.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
 export interface CliIo {
@@ -29,10 +31,10 @@ export interface CliIo {
 const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** A person's patch for `resume --workflow`: the same schema, validation and frozen-node checks as a repair. */
-const checkPatch = async (store: RunStore, runId: string, path: string): Promise<{ ok: true; item: IrVersionItem } | { ok: false; message: string; problems: string[] }> => {
+const checkPatch = async (store: RunStore, runId: string, path: string, options: PflowFormOptions): Promise<{ ok: true; item: IrVersionItem } | { ok: false; message: string; problems: string[] }> => {
   const run = await store.getRun(runId);
   if (!run) return { ok: false, message: `no run '${runId}' in this state dir (see \`flowmend runs\`)`, problems: [] };
-  const loaded = await loadWorkflowFile(path);
+  const loaded = await loadWorkflowFile(path, options);
   if (!loaded.ok) return { ok: false, message: `invalid workflow ${path}:\n${renderIssues(loaded.issues)}`, problems: loaded.issues.map((i) => i.message) };
   const current = await store.getIrVersion(runId, run.irVersion);
   if (!current) return { ok: false, message: `run ${runId} has no workflow version ${run.irVersion}`, problems: [] };
@@ -40,7 +42,7 @@ const checkPatch = async (store: RunStore, runId: string, path: string): Promise
   if (!result.ok) return { ok: false, message: `the patch in ${path} cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`, problems: result.problems };
   return result;
 };
-const catalog = makeCatalog(builtinRunners);
+const catalog = localCatalog;
 
 const exitFor = (report: RunReport): number => (report.success ? EXIT.ok : report.status === 'failed' ? EXIT.failed : EXIT.ok);
 
@@ -65,8 +67,12 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     return code;
   };
 
+  const mcpConfig = 'mcpConfig' in command ? await loadMcpConfig(command.mcpConfig) : { ok: true as const, servers: {} };
+  if (!mcpConfig.ok) return fail(EXIT.usage, renderIssues(mcpConfig.issues), { issues: mcpConfig.issues });
+  const forms: PflowFormOptions = { mcpServers: mcpConfig.servers };
+
   if (command.name === 'validate') {
-    const loaded = await loadWorkflowFile(command.workflowPath);
+    const loaded = await loadWorkflowFile(command.workflowPath, forms);
     const issues = loaded.ok ? validateWorkflow(loaded.workflow, catalog) : loaded.issues;
     const valid = !hasErrors(issues);
     if (json) io.stdout(`${JSON.stringify({ success: valid, valid, issues }, null, 2)}\n`);
@@ -89,7 +95,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   try {
     switch (command.name) {
       case 'run': {
-        const loaded = await loadWorkflowFile(command.workflowPath);
+        const loaded = await loadWorkflowFile(command.workflowPath, forms);
         if (!loaded.ok) return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
         const inputs = prepareInputs(loaded.workflow, command.params);
         if (!inputs.ok) return fail(EXIT.usage, inputs.problems.map((p) => p.message).join('\n'), { problems: inputs.problems });
@@ -98,13 +104,15 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         if (hasErrors(issues) && !command.repair) {
           return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(issues)}`, { issues });
         }
+        const workspace = resolve(command.workspace ?? '.');
+        if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return fail(EXIT.usage, `--workspace ${command.workspace}: no such directory`);
         nodeCount = loaded.workflow.nodes.length;
-        return emit(await host.start({ workflow: loaded.workflow, workflowName: loaded.name, params: inputs.params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }));
+        return emit(await host.start({ workflow: loaded.workflow, workflowName: loaded.name, params: inputs.params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS, workspace }));
       }
       case 'resume': {
         let patch: IrVersionItem | undefined;
         if (command.workflowPath !== undefined) {
-          const checked = await checkPatch(store, command.runId, command.workflowPath);
+          const checked = await checkPatch(store, command.runId, command.workflowPath, forms);
           if (!checked.ok) return fail(EXIT.usage, checked.message, { problems: checked.problems });
           patch = checked.item;
         }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { Workflow } from '../../core/ir.ts';
+import type { PflowFormOptions } from '../../core/pflow-forms.ts';
 import { parseWorkflow } from '../../core/validate.ts';
 import type { ValidationIssue } from '../../core/validation-issue.ts';
 
@@ -8,8 +9,8 @@ export type LoadedWorkflow =
   | { ok: true; workflow: Workflow; name: string }
   | { ok: false; issues: ValidationIssue[] };
 
-/** Reads and parses a workflow file; every problem is an issue naming the file or field. */
-export const loadWorkflowFile = async (path: string): Promise<LoadedWorkflow> => {
+/** Reads and parses a workflow file (pflow's forms too; servers of an MCP config copied in); every problem is an issue naming the file or field. */
+export const loadWorkflowFile = async (path: string, options: PflowFormOptions = {}): Promise<LoadedWorkflow> => {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -24,7 +25,7 @@ export const loadWorkflowFile = async (path: string): Promise<LoadedWorkflow> =>
   } catch (error) {
     return { ok: false, issues: [{ path, code: 'INVALID_JSON', message: `'${path}' is not valid JSON: ${(error as Error).message}`, hint: 'flowmend reads pflow-compatible JSON workflows', severity: 'error' }] };
   }
-  const parsed = parseWorkflow(raw);
+  const parsed = parseWorkflow(raw, options);
   if (!parsed.ok) return parsed;
   return { ok: true, workflow: parsed.workflow, name: parsed.workflow.name ?? basename(path, extname(path)) };
 };

@@ -15,7 +15,7 @@ import type { RunStore } from '../../core/run-store.ts';
 import type { RepairReport } from '../../core/step.ts';
 import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
-import { builtinRunners } from '../../nodes/catalog.ts';
+import { localRunners } from '../../nodes/catalog.ts';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
@@ -53,6 +53,8 @@ export interface StartOptions {
   runId?: string;
   /** Which AWS state machine the run belongs on; locally it only changes the execution limits. */
   mode?: 'express' | 'standard';
+  /** Where file nodes resolve relative paths; the directory the run was started from by default. */
+  workspace?: string;
 }
 
 export type ResumeOptions = Omit<ClaimOptions, 'owner' | 'isAlive' | 'now'> & { force?: boolean };
@@ -95,7 +97,7 @@ export class LocalHost {
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
     this.store = new ObservedRunStore(options.store, options.onWrite);
-    const runners = options.runners ?? builtinRunners;
+    const runners = options.runners ?? localRunners;
     const catalog = makeCatalog(runners);
     const definition =
       options.definition ??
@@ -130,7 +132,7 @@ export class LocalHost {
     const now = this.now();
     const owner = localOwner(now);
     const runId = spec.runId ?? newRunId(now);
-    await createRun(this.store, { ...spec, runId, owner, now });
+    await createRun(this.store, { ...spec, runId, owner, now, workspace: spec.workspace ?? process.cwd() });
     return this.drive(runId, owner.id);
   }
 
