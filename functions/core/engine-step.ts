@@ -139,19 +139,11 @@ export class RunStep {
     const nodes = options.nodes ?? (await this.referencedOutputs(node.params));
     let params: Record<string, unknown>;
     try {
-      params = resolveParams(node.params, this.context(nodes));
+      params = this.runnerParams(node, nodes);
     } catch (error) {
       if (!(error instanceof TemplateResolutionError)) throw error;
       return this.templateFailure(node, visit, error);
     }
-    if (this.ir.classification && RULE_AWARE_TYPES.has(node.type)) params.__classification = this.ir.classification;
-    // Host configuration the runner needs but the node does not carry: the MCP server (secrets stay
-    // `${VAR}` references, expanded by the runner) and the run's workspace for file nodes.
-    if (node.type === MCP_TYPE && typeof params.server === 'string') {
-      const server = this.ir.mcp_servers?.[params.server];
-      if (server !== undefined) params.__server = server;
-    }
-    if (FILE_NODE_TYPES.has(node.type) && this.run.workspace !== undefined) params.__workspace = this.run.workspace;
     const timeoutS = spec.timeoutS(params);
     if (this.mustContinueBefore(timeoutS)) {
       this.event('execution_continued', { nodeId, message: `continuing as a new execution after ${this.exec.advances} steps` });
@@ -187,6 +179,23 @@ export class RunStep {
         ...(this.deps.blobs ? { upload: await uploadTargetFor(this.deps.blobs, this.run.runId, seq) } : {}),
       },
     };
+  }
+
+  /**
+   * A node's params as its runner gets them (and as its cache key sees them, in prepare and in the
+   * walk alike): templates resolved, then host configuration the node does not carry itself. The
+   * MCP server (secrets stay `${VAR}` references, expanded by the runner) and the run's workspace.
+   * Throws TemplateResolutionError.
+   */
+  runnerParams(node: WorkflowNode, nodes: NodeOutputs): Record<string, unknown> {
+    const params = resolveParams(node.params, this.context(nodes));
+    if (this.ir.classification && RULE_AWARE_TYPES.has(node.type)) params.__classification = this.ir.classification;
+    if (node.type === MCP_TYPE && typeof params.server === 'string') {
+      const server = this.ir.mcp_servers?.[params.server];
+      if (server !== undefined) params.__server = server;
+    }
+    if (FILE_NODE_TYPES.has(node.type) && this.run.workspace !== undefined) params.__workspace = this.run.workspace;
+    return params;
   }
 
   /**

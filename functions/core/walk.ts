@@ -3,7 +3,7 @@ import { nextNodeId, startNodeId, type Workflow } from './ir.ts';
 import type { RunError, StepRecord } from './run-model.ts';
 import type { StepOutcome } from './step.ts';
 import type { RunStep } from './engine-step.ts';
-import { resolveParams, TemplateResolutionError } from './templates.ts';
+import { TemplateResolutionError } from './templates.ts';
 
 const position = (nodeId: string, visit: number): string => `${nodeId}#${visit}`;
 
@@ -73,7 +73,7 @@ export const walkFromStart = async (step: RunStep): Promise<StepOutcome> => {
     let cacheKey: string | undefined;
     if (record) {
       try {
-        cacheKey = computeCacheKey(node.type, resolveParams(node.params, step.context(nodes)));
+        cacheKey = computeCacheKey(node.type, step.runnerParams(node, nodes));
       } catch (error) {
         if (!(error instanceof TemplateResolutionError)) throw error;
       }
