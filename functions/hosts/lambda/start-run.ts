@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigurationError, InvalidInputError } from '../../core/errors.ts';
-import type { Workflow } from '../../core/ir.ts';
+import { chooseMode } from '../../core/execution-limits.ts';
+import { cryptoIds, type Ids } from '../../core/ids.ts';
 import type { NodeCatalog } from '../../core/node-type.ts';
 import { prepareInputs } from '../../core/inputs.ts';
 import { createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/run-lifecycle.ts';
@@ -27,22 +27,12 @@ export interface StartRunResult {
   executionArn: string;
 }
 
-/**
- * Longest node timeout an Express run allows. The engine starts a new execution before a node that would
- * not end within the current one, so a node must fit in a fresh 5-minute execution, with room for a retry.
- */
-export const EXPRESS_MAX_NODE_TIMEOUT_S = 120;
-
-/** Express unless a node may run longer than an Express execution can wait for it. */
-export const chooseMode = (workflow: Workflow, catalog: NodeCatalog): 'express' | 'standard' =>
-  workflow.nodes.every((node) => (catalog.get(node.type)?.timeoutS(node.params) ?? Number.POSITIVE_INFINITY) <= EXPRESS_MAX_NODE_TIMEOUT_S)
-    ? 'express'
-    : 'standard';
-
 export interface StartRunDeps {
   store: RunStore;
   catalog: NodeCatalog;
   now: () => number;
+  /** Randomness for run and owner ids; `cryptoIds` when not given. */
+  ids?: Ids;
   stateMachines: { express: string; standard: string };
   /** Starts an execution named `name`; returns its ARN. */
   startExecution(stateMachineArn: string, name: string, input: string): Promise<string>;
@@ -66,9 +56,10 @@ export const makeStartRunHandler = (deps: StartRunDeps) => async (event: unknown
   if (!inputs.ok) throw new InvalidInputError(inputs.problems.map((p) => p.message).join('\n'), { details: { problems: inputs.problems } });
   const params = inputs.params;
   const now = deps.now();
-  const runId = request.data.runId ?? newRunId(now);
+  const ids = deps.ids ?? cryptoIds;
+  const runId = request.data.runId ?? newRunId(now, ids);
   const mode = request.data.mode ?? chooseMode(parsed.workflow, deps.catalog);
-  const owner = { id: `sfn-${runId}-${randomBytes(4).toString('hex')}`, since: now };
+  const owner = { id: `sfn-${runId}-${ids.hex(4)}`, since: now };
   await createRun(deps.store, { runId, workflow: parsed.workflow, workflowName, params, owner, repairEnabled, maxRepairs, mode, now });
   const executionArn = await deps.startExecution(
     deps.stateMachines[mode],

@@ -1,0 +1,223 @@
+import { uploadTargetFor } from './blob-store.ts';
+import { computeCacheKey } from './cache-key.ts';
+import type { EngineDeps } from './engine-deps.ts';
+import { errorSignature } from './error-signature.ts';
+import { InvalidInputError } from './errors.ts';
+import { mustContinueBefore } from './execution-limits.ts';
+import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
+import type { RunError, RunItem } from './run-model.ts';
+import type { AdvanceOutcome, ExecCounters } from './state-io.ts';
+import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
+import { UnitOfWork } from './unit-of-work.ts';
+
+/** Node types whose runner takes the workflow's classification rules (under `__classification`). */
+const RULE_AWARE_TYPES = new Set(['http']);
+
+type NodeOutputs = Record<string, Record<string, unknown>>;
+
+export interface PrepareOptions {
+  /** Outputs of the nodes on the path, when the caller already has them (the replay walk). */
+  nodes?: NodeOutputs;
+  interrupted?: boolean;
+}
+
+/**
+ * One Advance call's decisions: where the run goes next (route, prepare, repair or fail, finish).
+ * What it writes goes through `writes` (unit-of-work.ts), committed once per call.
+ */
+export class Advance {
+  /** What this call writes; `commit` on it is the commit point. */
+  readonly writes: UnitOfWork;
+
+  constructor(
+    readonly run: RunItem,
+    public ir: Workflow,
+    readonly deps: EngineDeps,
+    readonly owner: string,
+    readonly exec: ExecCounters,
+  ) {
+    this.writes = new UnitOfWork(run, deps, owner);
+  }
+
+  node(nodeId: string): WorkflowNode {
+    const node = this.ir.nodes.find((n) => n.id === nodeId);
+    if (!node) throw new InvalidInputError(`workflow version ${this.run.irVersion} has no node '${nodeId}'`);
+    return node;
+  }
+
+  /** Outputs of the nodes a node's templates name, read from their latest records on the path. */
+  async referencedOutputs(value: unknown): Promise<NodeOutputs> {
+    const seqs = new Set<number>();
+    for (const ref of findTemplates(value)) {
+      const seq = this.run.latest[ref.root];
+      if (seq !== undefined) seqs.add(seq);
+    }
+    if (seqs.size === 0) return {};
+    const outputs: NodeOutputs = {};
+    const missing: number[] = [];
+    const pending = new Map(this.run.pendingRecords.map((r) => [r.seq, r]));
+    for (const seq of seqs) {
+      const known = pending.get(seq) ?? this.deps.cache.recallOutputs(this.run.runId, seq);
+      if (known) outputs[known.nodeId] = known.outputs ?? {};
+      else missing.push(seq);
+    }
+    if (missing.length > 0) {
+      for (const r of await this.deps.store.getRecords(this.run.runId, missing)) {
+        this.deps.cache.rememberOutputs(r);
+        outputs[r.nodeId] = r.outputs ?? {};
+      }
+    }
+    return outputs;
+  }
+
+  context(nodes: NodeOutputs): TemplateContext {
+    return { inputs: this.run.params, nodes };
+  }
+
+  /** Goes to the node that `action` leads to from `from`, or ends the run. */
+  async route(from: string, action: string, failure?: RunError): Promise<AdvanceOutcome> {
+    this.run.cursor = { nodeId: from, action };
+    const to = nextNodeId(this.ir, from, action);
+    if (to === undefined) {
+      if (action === 'error') {
+        return this.fail(
+          failure ?? {
+            node_id: from,
+            category: 'execution_failure',
+            code: 'ERROR_ACTION',
+            message: `node '${from}' took action 'error' and has no 'error' edge`,
+            fixable: false,
+          },
+        );
+      }
+      return this.finish();
+    }
+    return this.prepare(to);
+  }
+
+  /** Resolves a node's params and hands it to RunNode; a template that does not resolve fails the node before it runs. */
+  async prepare(nodeId: string, options: PrepareOptions = {}): Promise<AdvanceOutcome> {
+    const node = this.node(nodeId);
+    const spec = this.deps.catalog.get(node.type);
+    if (!spec) {
+      return this.fail({ node_id: nodeId, category: 'validation', code: 'UNKNOWN_NODE_TYPE', message: `node '${nodeId}' has unknown type '${node.type}'`, fixable: true });
+    }
+    const visit = (this.run.visits[nodeId] ?? 0) + 1;
+    const nodes = options.nodes ?? (await this.referencedOutputs(node.params));
+    let params: Record<string, unknown>;
+    try {
+      params = resolveParams(node.params, this.context(nodes));
+    } catch (error) {
+      if (!(error instanceof TemplateResolutionError)) throw error;
+      return this.templateFailure(node, visit, error);
+    }
+    if (this.ir.classification && RULE_AWARE_TYPES.has(node.type)) params.__classification = this.ir.classification;
+    const timeoutS = spec.timeoutS(params);
+    if (mustContinueBefore(this.deps.executionLimits, this.exec, this.run.mode, this.deps.now(), timeoutS)) {
+      this.writes.event('execution_continued', { nodeId, message: `continuing as a new execution after ${this.exec.advances} steps` });
+      // Without a cursor (right after a walk) the next execution must walk again to find its place.
+      if (!this.run.cursor) this.run.needsWalk = true;
+      await this.writes.commit();
+      return { kind: 'continue', runId: this.run.runId, owner: this.owner };
+    }
+    const cacheKey = computeCacheKey(node.type, params);
+    const seq = this.run.seq + 1;
+    this.run.seq = seq;
+    this.run.visits[nodeId] = visit;
+    this.run.current = {
+      seq,
+      nodeId,
+      nodeType: node.type,
+      visit,
+      cacheKey,
+      sideEffects: node.side_effects ?? spec.sideEffects(params),
+      startedAt: this.deps.now(),
+      ...(options.interrupted ? { interrupted: true } : {}),
+      ...(this.run.repairedNodes.includes(nodeId) ? { repaired: true } : {}),
+    };
+    await this.writes.commit({ flushAll: false });
+    return {
+      kind: 'run',
+      runId: this.run.runId,
+      owner: this.owner,
+      exec: this.exec,
+      seq,
+      node: {
+        id: nodeId, type: node.type, params, cacheKey, timeoutS,
+        ...(this.deps.blobs ? { upload: await uploadTargetFor(this.deps.blobs, this.run.runId, seq) } : {}),
+      },
+    };
+  }
+
+  private async templateFailure(node: WorkflowNode, visit: number, error: TemplateResolutionError): Promise<AdvanceOutcome> {
+    const seq = this.run.seq + 1;
+    const now = this.deps.now();
+    this.run.seq = seq;
+    this.run.visits[node.id] = visit;
+    const nodeError = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+    await this.writes.stageRecord({
+      runId: this.run.runId, seq, nodeId: node.id, nodeType: node.type, visit, status: 'failed', cacheKey: '',
+      sideEffects: false, irVersion: this.run.irVersion, action: 'error', error: nodeError, startedAt: now, finishedAt: now, durationMs: 0,
+    });
+    const runError: RunError = { node_id: node.id, category: 'template', code: error.code, message: error.message, fixable: true, ...(error.details ? { details: error.details } : {}) };
+    return this.afterError(node.id, runError);
+  }
+
+  /** A repairable error: its `error` edge if the node has one, else repair, else fail. */
+  async afterError(nodeId: string, error: RunError): Promise<AdvanceOutcome> {
+    if (nextNodeId(this.ir, nodeId, 'error') !== undefined) return this.route(nodeId, 'error', error);
+    return this.repairOrFail(error);
+  }
+
+  async repairOrFail(error: RunError): Promise<AdvanceOutcome> {
+    const run = this.run;
+    run.lastError = error;
+    if (!error.fixable || !run.repairEnabled) return this.fail(error);
+    const signature = errorSignature(error);
+    if (run.repairAttempts > 0 && signature === run.lastErrorSignature) {
+      return this.fail({ ...error, message: `${error.message}\n(the same error came back after repair attempt ${run.repairAttempts}; giving up)`, details: { ...error.details, repairAttempts: run.repairAttempts } });
+    }
+    if (run.repairAttempts >= run.maxRepairs) {
+      const tried = run.maxRepairs === 0 ? 'repair is limited to 0 attempts' : `gave up after ${run.repairAttempts} repair attempt(s)`;
+      return this.fail({ ...error, message: `${error.message}\n(${tried})`, details: { ...error.details, repairAttempts: run.repairAttempts } });
+    }
+    run.repairAttempts += 1;
+    run.lastErrorSignature = signature;
+    this.writes.event('repair_started', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { attempt: run.repairAttempts, max: run.maxRepairs } });
+    await this.writes.commit();
+    return { kind: 'repair', runId: run.runId, owner: this.owner, exec: this.exec, failedNode: error.node_id ?? '', attempt: run.repairAttempts };
+  }
+
+  async fail(error: RunError): Promise<AdvanceOutcome> {
+    this.run.status = 'failed';
+    this.run.lastError = error;
+    delete this.run.current;
+    this.writes.event('run_failed', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message });
+    await this.writes.commit();
+    return { kind: 'failed', runId: this.run.runId, owner: this.owner, exec: this.exec, error };
+  }
+
+  /** The end of the path: resolves the declared outputs (or takes the last node's) and completes the run. */
+  async finish(): Promise<AdvanceOutcome> {
+    const declared = Object.entries(this.ir.outputs);
+    let outputs: Record<string, unknown>;
+    if (declared.length > 0) {
+      const sources = Object.fromEntries(declared.map(([name, spec]) => [name, spec.source]));
+      try {
+        outputs = resolveValue(sources, this.context(await this.referencedOutputs(sources))) as Record<string, unknown>;
+      } catch (error) {
+        if (!(error instanceof TemplateResolutionError)) throw error;
+        return this.fail({ category: 'template', code: error.code, message: `workflow outputs: ${error.message}`, fixable: false, ...(error.details ? { details: error.details } : {}) });
+      }
+    } else {
+      const lastNode = this.run.cursor?.nodeId;
+      outputs = lastNode === undefined ? {} : ((await this.referencedOutputs(`\${${lastNode}}`))[lastNode] ?? {});
+    }
+    this.run.status = 'succeeded';
+    this.run.outputs = outputs;
+    delete this.run.current;
+    this.writes.event('run_succeeded');
+    await this.writes.commit();
+    return { kind: 'done', runId: this.run.runId, owner: this.owner, exec: this.exec };
+  }
+}
