@@ -163,7 +163,8 @@ export class Advance {
       const server = this.ir.mcp_servers?.[params.server];
       if (server !== undefined) params.__server = server;
     }
-    if (FILE_NODE_TYPES.has(node.type) && this.run.workspace !== undefined) params.__workspace = this.run.workspace;
+    const readsFiles = FILE_NODE_TYPES.has(node.type) || (node.type === 'llm' && Array.isArray(params.images) && params.images.length > 0);
+    if (readsFiles && this.run.workspace !== undefined) params.__workspace = this.run.workspace;
     return params;
   }
 

@@ -4,6 +4,7 @@ import { envLlmConfig, type LlmConfigProvider, loadAnthropicSdk, makeAnthropicCl
 import { ConfigurationError, TransientError } from '../core/errors.ts';
 import { ClassificationRulesSchema } from '../core/ir.ts';
 import type { LlmUsage, NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
+import { ImageError, ImagesParamSchema, toImageBlock } from './llm-images.ts';
 import { costUsd } from './llm-prices.ts';
 
 export const DEFAULT_LLM_MODEL = 'claude-haiku-4-5';
@@ -16,6 +17,9 @@ export const LlmParamsSchema = z.strictObject({
   max_tokens: z.number({ error: 'max_tokens must be a number' }).int('max_tokens must be a whole number').positive().default(1024),
   temperature: z.number({ error: 'temperature must be a number' }).min(0, 'temperature is 0 to 1').max(1, 'temperature is 0 to 1').optional(),
   timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive().optional(),
+  images: ImagesParamSchema,
+  /** Reserved: the run's workspace, where image files are read (the local host). */
+  __workspace: z.string().optional(),
   /** Reserved: the workflow's classification rules, passed by the engine only when the workflow has some. */
   __classification: ClassificationRulesSchema.optional(),
 });
@@ -72,6 +76,13 @@ export const makeLlmRunner = ({ config, makeClient = makeAnthropicClient }: LlmR
     if (apiKey === undefined) throw new ConfigurationError(MISSING_KEY);
     if (context.signal?.aborted) return failed('ABORTED', 'LLM call not started: the run was cancelled');
 
+    let images: Awaited<ReturnType<typeof toImageBlock>>[];
+    try {
+      images = await Promise.all((params.images ?? []).map((image) => toImageBlock(image, params.__workspace)));
+    } catch (error) {
+      if (!(error instanceof ImageError)) throw error;
+      return failed('IMAGE_INVALID', error.message);
+    }
     const model = params.model ?? defaultModel ?? DEFAULT_LLM_MODEL;
     const client = await makeClient({ apiKey, ...(baseURL ? { baseURL } : {}), timeoutMs: timeoutOf(params) * 1000 });
     const started = performance.now();
@@ -81,7 +92,7 @@ export const makeLlmRunner = ({ config, makeClient = makeAnthropicClient }: LlmR
         {
           model,
           max_tokens: params.max_tokens,
-          messages: [{ role: 'user', content: params.prompt }],
+          messages: [{ role: 'user', content: images.length === 0 ? params.prompt : [...images, { type: 'text', text: params.prompt }] }],
           ...(params.system === undefined ? {} : { system: params.system }),
           ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
         },
