@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { builtinCatalog } from '../../functions/nodes/catalog.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import { parseWorkflow, validateWorkflow } from '../../functions/core/validate.ts';
+import { runCli } from '../../functions/hosts/cli/commands.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { makeMcpRunner } from '../../functions/nodes/mcp.ts';
@@ -139,5 +140,28 @@ describe('mcp node through the local host', () => {
     expect(report.status).toBe('failed');
     expect(report.steps).toHaveLength(0);
     expect(report.errors[0]).toMatchObject({ code: 'MCP_SERVER_NOT_CONFIGURED', fixable: false, message: expect.stringContaining("'slack'") });
+  });
+
+  it('validate --online lists the tools and checks arguments against their input schema', async () => {
+    const file = join(dir, 'online.json');
+    const config = join(dir, 'mcp-servers.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: httpServer() }));
+    writeFileSync(file, JSON.stringify({
+      nodes: [
+        { id: 'ok', type: 'mcp-chat-post_message', params: { channel: 'general', text: 'hi' } },
+        { id: 'typo', type: 'mcp-chat-post_mesage', params: { channel: 'general', text: 'hi' } },
+        { id: 'bad', type: 'mcp-chat-add', params: { a: 'two', b: 3 } },
+      ],
+      edges: [{ from: 'ok', to: 'typo' }, { from: 'typo', to: 'bad' }],
+    }));
+    let stdout = '';
+    const code = await runCli(['validate', file, '--online', '--mcp-config', config, '--output-format', 'json'], { stdout: (t) => (stdout += t), stderr: () => {}, env });
+    const result = JSON.parse(stdout) as { valid: boolean; issues: { code: string; path: string; hint?: string }[] };
+    expect(code).toBe(2);
+    expect(result.valid).toBe(false);
+    expect(result.issues).toContainEqual(expect.objectContaining({ code: 'MCP_UNKNOWN_TOOL', path: 'nodes[1].params.tool', hint: expect.stringContaining('post_message') }));
+    expect(result.issues).toContainEqual(expect.objectContaining({ code: 'MCP_INVALID_ARGUMENTS', path: 'nodes[2].params.arguments.a' }));
+    expect(result.issues.filter((i) => i.path.startsWith('nodes[0]'))).toEqual([]);
+    expect(calls()).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ Usage:
   flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force] [--mcp-config FILE]
   flowmend status <run-id>
   flowmend runs [--limit N]
-  flowmend validate <workflow.json> [--mcp-config FILE]
+  flowmend validate <workflow.json> [--mcp-config FILE] [--online]
 
 Every command takes:
   --output-format text|json   text progress (default) or one JSON object on stdout
@@ -42,7 +42,7 @@ export type Command =
   | ({ name: 'resume'; runId: string; workflowPath: string | undefined; repair: boolean | undefined; maxRepairs: number | undefined; force: boolean; mcpConfig: string | undefined } & CommonOptions)
   | ({ name: 'status'; runId: string } & CommonOptions)
   | ({ name: 'runs'; limit: number } & CommonOptions)
-  | ({ name: 'validate'; workflowPath: string; mcpConfig: string | undefined } & CommonOptions)
+  | ({ name: 'validate'; workflowPath: string; mcpConfig: string | undefined; online: boolean } & CommonOptions)
   | { name: 'help' };
 
 const FLAGS = {
@@ -55,6 +55,7 @@ const FLAGS = {
   limit: { type: 'string' },
   workspace: { type: 'string' },
   'mcp-config': { type: 'string' },
+  online: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -64,7 +65,7 @@ const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
   resume: ['no-repair', 'max-repairs', 'workflow', 'force', 'mcp-config'],
   status: [],
   runs: ['limit'],
-  validate: ['mcp-config'],
+  validate: ['mcp-config', 'online'],
 };
 
 const parseOrThrow = <T>(schema: z.ZodType<T>, value: unknown): T => {
@@ -121,6 +122,6 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
       if (rest.length > 0) throw new UsageError(`'flowmend runs' takes no arguments; unexpected: ${rest.join(' ')}`);
       return { name: 'runs', limit: values.limit === undefined ? 20 : parseOrThrow(CountSchema('--limit'), values.limit), ...common };
     case 'validate':
-      return { name: 'validate', workflowPath: one('a workflow file'), mcpConfig, ...common };
+      return { name: 'validate', workflowPath: one('a workflow file'), mcpConfig, online: values.online ?? false, ...common };
   }
 };

@@ -18,6 +18,7 @@ import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts
 import { makeProgressPrinter } from './progress.ts';
 import { renderIssues, renderReport, renderRuns, renderStatus } from './render.ts';
 import { loadMcpConfig } from './mcp-config.ts';
+import { validateOnline } from './validate-online.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
 export interface CliIo {
@@ -74,6 +75,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   if (command.name === 'validate') {
     const loaded = await loadWorkflowFile(command.workflowPath, forms);
     const issues = loaded.ok ? validateWorkflow(loaded.workflow, catalog) : loaded.issues;
+    if (loaded.ok && command.online) issues.push(...(await validateOnline(loaded.workflow, io.env)));
     const valid = !hasErrors(issues);
     if (json) io.stdout(`${JSON.stringify({ success: valid, valid, issues }, null, 2)}\n`);
     else io.stdout(valid ? `✓ ${command.workflowPath} is valid${issues.length ? `\n${renderIssues(issues)}` : ''}\n` : `✗ ${command.workflowPath} is invalid:\n${renderIssues(issues)}\n`);
