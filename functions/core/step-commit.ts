@@ -1,0 +1,13 @@
+import type { RunStore, StepCommit } from './run-store.ts';
+
+/**
+ * Writes one engine step through the store's atomic `commitStep` when it has one (the embedded SQLite
+ * store: one transaction, one fsync). Otherwise events first, then the records beside the run item:
+ * the run item is the commit point, and it still carries the records, so a record lost between the
+ * two writes is there for the walk of a later resume.
+ */
+export const commitStep = async (store: RunStore, commit: StepCommit): Promise<void> => {
+  if (store.commitStep) return store.commitStep(commit);
+  if (commit.events.length > 0) await store.appendEvents(commit.events);
+  await Promise.all([commit.steps.length > 0 ? store.putSteps(commit.steps) : undefined, store.putRun(commit.run, commit.condition)]);
+};
