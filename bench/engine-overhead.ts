@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalHost } from '../functions/hosts/local/local-host.ts';
-import { openLocalStore, stopLocalDaemon } from '../functions/adapters/local-dynamo.ts';
+import { SqliteRunStore } from '../functions/adapters/sqlite-run-store.ts';
 import { WorkflowSchema } from '../functions/core/ir.ts';
 import { MemoryRunStore } from '../functions/core/memory-run-store.ts';
 import { transformRunner } from '../functions/nodes/transform.ts';
@@ -44,7 +44,7 @@ const throughHost = async (host: LocalHost): Promise<number> => {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 const stateDir = mkdtempSync(join(tmpdir(), 'flowmend-bench-'));
-const local = await openLocalStore(stateDir);
+const local = { store: SqliteRunStore.open(stateDir) };
 try {
   const onDisk = new LocalHost({ store: local.store });
   const inMemory = new LocalHost({ store: new MemoryRunStore() });
@@ -65,13 +65,12 @@ try {
   console.log(`machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, node ${process.version}`);
   console.log(`chain of ${NODES} no-op transform nodes, median of ${ROUNDS} rounds`);
   console.log(`direct runner calls          ${ds.toFixed(3)} ms/node`);
-  console.log(`local host, dynalite on disk ${hd.toFixed(3)} ms/node  (engine overhead ${(hd - ds).toFixed(3)} ms/node, ratio ${(hd / ds).toFixed(1)}x)`);
+  console.log(`local host, SQLite on disk   ${hd.toFixed(3)} ms/node  (engine overhead ${(hd - ds).toFixed(3)} ms/node, ratio ${(hd / ds).toFixed(1)}x)`);
   console.log(`local host, in-memory store  ${hm.toFixed(3)} ms/node  (engine overhead ${(hm - ds).toFixed(3)} ms/node)`);
   console.log(`store operations per node (on disk): ${JSON.stringify({ reads: onDisk.store.counters.reads / (ROUNDS * NODES), writes: onDisk.store.counters.writes / (ROUNDS * NODES) })}`);
   console.log(`state transitions per node: ${(onDisk.stats.transitions / (ROUNDS * NODES)).toFixed(2)}`);
   console.log(`target: engine overhead under 5 ms/node -> ${hd - ds < 5 ? 'met' : 'NOT met'}`);
 } finally {
-  await local.close();
-  await stopLocalDaemon(stateDir);
+  local.store.close();
   rmSync(stateDir, { recursive: true, force: true });
 }

@@ -8,7 +8,8 @@ import {
 } from '../core/blob-store.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import type { IrVersionItem, RunEvent, RunItem, StepRecord } from '../core/run-model.ts';
-import type { RunStore, RunWriteCondition } from '../core/run-store.ts';
+import type { RunStore, RunWriteCondition, StepCommit } from '../core/run-store.ts';
+import { commitStep } from '../core/step-commit.ts';
 
 /**
  * A RunStore whose step records keep large outputs as blobs: `putStep` stores outputs over
@@ -27,6 +28,9 @@ export class BlobOffloadRunStore implements RunStore {
   }
   async putSteps(steps: readonly StepRecord[]): Promise<void> {
     return this.inner.putSteps(await Promise.all(steps.map((step) => this.offload(step))));
+  }
+  async commitStep(commit: StepCommit): Promise<void> {
+    return commitStep(this.inner, { ...commit, steps: await Promise.all(commit.steps.map((step) => this.offload(step))) });
   }
   async getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]> {
     return Promise.all((await this.inner.getSteps(runId, seqs)).map((step) => this.restore(step)));

@@ -7,6 +7,7 @@ import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import type { NodeCatalog } from './node-type.ts';
 import type { RunError, RunEvent, RunEventType, RunItem, StepRecord } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
+import { commitStep } from './step-commit.ts';
 import type { ExecCounters, StepOutcome } from './step.ts';
 import { recallOutputs, rememberOutputs, rememberRun } from './engine-cache.ts';
 import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
@@ -298,7 +299,7 @@ export class RunStep {
    * `flushAll: false` (a node is dispatched, the run stays on the hot path) lets records accumulate.
    */
   async commit(options: { flushAll?: boolean } = {}): Promise<void> {
-    if (this.events.length > 0) await this.deps.store.appendEvents(this.events.splice(0));
+    const events = this.events.splice(0);
     const run = this.run;
     // What the last commit wrote out is in its own items now: that call returned before this one began.
     run.pendingSteps = run.pendingSteps.filter((r) => r.seq > run.flushedThrough);
@@ -311,7 +312,7 @@ export class RunStep {
     if (due) run.flushedThrough = Math.max(...written.map((r) => r.seq));
     run.updatedAt = this.deps.now();
     run.rev = randomBytes(6).toString('hex');
-    await Promise.all([written.length > 0 ? this.deps.store.putSteps(written) : undefined, this.deps.store.putRun(run, { ownerId: this.owner })]);
+    await commitStep(this.deps.store, { events, steps: written, run, condition: { ownerId: this.owner } });
     rememberRun(run);
   }
 }

@@ -6,8 +6,11 @@ import type { RunStore, StepCommit } from './run-store.ts';
  * the run item is the commit point, and it still carries the records, so a record lost between the
  * two writes is there for the walk of a later resume.
  */
-export const commitStep = async (store: RunStore, commit: StepCommit): Promise<void> => {
-  if (store.commitStep) return store.commitStep(commit);
+export const commitStep = async (store: RunStore, commit: StepCommit): Promise<void> =>
+  store.commitStep ? store.commitStep(commit) : commitOneByOne(store, commit);
+
+/** The writes of a commit as separate calls, for stores without transactions. */
+export const commitOneByOne = async (store: RunStore, commit: StepCommit): Promise<void> => {
   if (commit.events.length > 0) await store.appendEvents(commit.events);
   await Promise.all([commit.steps.length > 0 ? store.putSteps(commit.steps) : undefined, store.putRun(commit.run, commit.condition)]);
 };
