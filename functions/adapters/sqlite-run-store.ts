@@ -8,10 +8,10 @@ import {
   RunEventSchema,
   type RunItem,
   RunItemSchema,
-  type StepRecord,
-  StepRecordSchema,
+  type NodeRecord,
+  NodeRecordSchema,
 } from '../core/run-model.ts';
-import type { RunStore, RunWriteCondition, StepCommit } from '../core/run-store.ts';
+import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/run-store.ts';
 import { sameStoredValue } from '../core/stored-value.ts';
 import { openSqlite, type SqliteDatabase, sqliteError } from './sqlite-database.ts';
 
@@ -60,7 +60,7 @@ const prepare = (db: Database.Database) => ({
   insertStep: db.prepare('INSERT INTO steps (run_id, seq, status, body) VALUES (?, ?, ?, ?)'),
   upsertStep: db.prepare('INSERT OR REPLACE INTO steps (run_id, seq, status, body) VALUES (?, ?, ?, ?)'),
   updateStep: db.prepare('UPDATE steps SET status = ?, body = ? WHERE run_id = ? AND seq = ? AND status = ?'),
-  listSteps: db.prepare<[string], Row>('SELECT body FROM steps WHERE run_id = ? ORDER BY seq'),
+  listRecords: db.prepare<[string], Row>('SELECT body FROM steps WHERE run_id = ? ORDER BY seq'),
   putEvent: db.prepare('INSERT OR REPLACE INTO events (run_id, key, body) VALUES (?, ?, ?)'),
   listEvents: db.prepare<[string, string], Row>('SELECT body FROM events WHERE run_id = ? AND key > ? ORDER BY key'),
   runsByWorkflow: db.prepare<[string, number], Row>(
@@ -136,7 +136,7 @@ export class SqliteRunStore implements RunStore {
     return row && this.parse(IrVersionItemSchema, row, `IR version ${version} of ${runId}`);
   }
 
-  async putStep(step: StepRecord, expectStatus?: StepRecord['status'] | null): Promise<void> {
+  async putRecord(step: NodeRecord, expectStatus?: NodeRecord['status'] | null): Promise<void> {
     this.write('writing a step', () => {
       const body = JSON.stringify(step);
       if (expectStatus === undefined) {
@@ -156,19 +156,19 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  async putSteps(steps: readonly StepRecord[]): Promise<void> {
+  async putRecords(steps: readonly NodeRecord[]): Promise<void> {
     if (steps.length === 0) return;
-    this.write('writing steps', () => this.putStepsNow(steps));
+    this.write('writing steps', () => this.putRecordsNow(steps));
   }
 
-  async getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]> {
+  async getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]> {
     const rows = this.guard('reading steps', () => [...new Set(seqs)].flatMap((seq) => this.sql.getStep.get(runId, seq) ?? []));
-    return rows.map((row) => this.parse(StepRecordSchema, row, `a step of ${runId}`));
+    return rows.map((row) => this.parse(NodeRecordSchema, row, `a step of ${runId}`));
   }
 
-  async listSteps(runId: string): Promise<StepRecord[]> {
-    const rows = this.guard('listing steps', () => this.sql.listSteps.all(runId));
-    return rows.map((row) => this.parse(StepRecordSchema, row, `a step of ${runId}`));
+  async listRecords(runId: string): Promise<NodeRecord[]> {
+    const rows = this.guard('listing steps', () => this.sql.listRecords.all(runId));
+    return rows.map((row) => this.parse(NodeRecordSchema, row, `a step of ${runId}`));
   }
 
   async appendEvents(events: readonly RunEvent[]): Promise<void> {
@@ -192,11 +192,11 @@ export class SqliteRunStore implements RunStore {
   }
 
   /** One transaction, so one fsync: the events, the records and the run item are on disk together, or none is. */
-  async commitStep(commit: StepCommit): Promise<void> {
+  async commitAdvance(commit: AdvanceCommit): Promise<void> {
     this.write('committing a step', () => {
       this.putRunNow(commit.run, commit.condition);
       this.appendEventsNow(commit.events);
-      this.putStepsNow(commit.steps);
+      this.putRecordsNow(commit.records);
     });
   }
 
@@ -215,7 +215,7 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  private putStepsNow(steps: readonly StepRecord[]): void {
+  private putRecordsNow(steps: readonly NodeRecord[]): void {
     for (const step of steps) this.sql.upsertStep.run(step.runId, step.seq, step.status, JSON.stringify(step));
   }
 

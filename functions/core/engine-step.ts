@@ -5,10 +5,10 @@ import { errorSignature } from './error-signature.ts';
 import { InvalidInputError, StaleRunError } from './errors.ts';
 import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import type { NodeCatalog } from './node-type.ts';
-import type { RunError, RunEvent, RunEventType, RunItem, StepRecord } from './run-model.ts';
+import type { RunError, RunEvent, RunEventType, RunItem, NodeRecord } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
-import { commitStep } from './step-commit.ts';
-import type { ExecCounters, StepOutcome } from './step.ts';
+import { commitAdvance } from './advance-commit.ts';
+import type { ExecCounters, AdvanceOutcome } from './state-io.ts';
 import { recallOutputs, rememberOutputs, rememberRun } from './engine-cache.ts';
 import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
 
@@ -54,7 +54,7 @@ export interface PrepareOptions {
  * `commit` writes events first, then the run item (conditional on the owner: the commit point),
  * which carries the records of the last nodes until they are written out as their own items.
  */
-export class RunStep {
+export class Advance {
   private readonly events: RunEvent[] = [];
 
   constructor(
@@ -87,14 +87,14 @@ export class RunStep {
     if (seqs.size === 0) return {};
     const outputs: NodeOutputs = {};
     const missing: number[] = [];
-    const pending = new Map(this.run.pendingSteps.map((r) => [r.seq, r]));
+    const pending = new Map(this.run.pendingRecords.map((r) => [r.seq, r]));
     for (const seq of seqs) {
       const known = pending.get(seq) ?? recallOutputs(this.run.runId, seq);
       if (known) outputs[known.nodeId] = known.outputs ?? {};
       else missing.push(seq);
     }
     if (missing.length > 0) {
-      for (const r of await this.deps.store.getSteps(this.run.runId, missing)) {
+      for (const r of await this.deps.store.getRecords(this.run.runId, missing)) {
         rememberOutputs(r);
         outputs[r.nodeId] = r.outputs ?? {};
       }
@@ -107,7 +107,7 @@ export class RunStep {
   }
 
   /** Goes to the node that `action` leads to from `from`, or ends the run. */
-  async route(from: string, action: string, failure?: RunError): Promise<StepOutcome> {
+  async route(from: string, action: string, failure?: RunError): Promise<AdvanceOutcome> {
     this.run.cursor = { nodeId: from, action };
     const to = nextNodeId(this.ir, from, action);
     if (to === undefined) {
@@ -128,7 +128,7 @@ export class RunStep {
   }
 
   /** Resolves a node's params and hands it to RunNode; a template that does not resolve fails the node before it runs. */
-  async prepare(nodeId: string, options: PrepareOptions = {}): Promise<StepOutcome> {
+  async prepare(nodeId: string, options: PrepareOptions = {}): Promise<AdvanceOutcome> {
     const node = this.node(nodeId);
     const spec = this.deps.catalog.get(node.type);
     if (!spec) {
@@ -195,13 +195,13 @@ export class RunStep {
     return this.deps.now() - this.exec.startedAt + timeoutS * 1000 > limits.maxMs;
   }
 
-  private async templateFailure(node: WorkflowNode, visit: number, error: TemplateResolutionError): Promise<StepOutcome> {
+  private async templateFailure(node: WorkflowNode, visit: number, error: TemplateResolutionError): Promise<AdvanceOutcome> {
     const seq = this.run.seq + 1;
     const now = this.deps.now();
     this.run.seq = seq;
     this.run.visits[node.id] = visit;
     const nodeError = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
-    await this.stageStep({
+    await this.stageRecord({
       runId: this.run.runId, seq, nodeId: node.id, nodeType: node.type, visit, status: 'failed', cacheKey: '',
       sideEffects: false, irVersion: this.run.irVersion, action: 'error', error: nodeError, startedAt: now, finishedAt: now, durationMs: 0,
     });
@@ -210,12 +210,12 @@ export class RunStep {
   }
 
   /** A repairable error: its `error` edge if the node has one, else repair, else fail. */
-  async afterError(nodeId: string, error: RunError): Promise<StepOutcome> {
+  async afterError(nodeId: string, error: RunError): Promise<AdvanceOutcome> {
     if (nextNodeId(this.ir, nodeId, 'error') !== undefined) return this.route(nodeId, 'error', error);
     return this.repairOrFail(error);
   }
 
-  async repairOrFail(error: RunError): Promise<StepOutcome> {
+  async repairOrFail(error: RunError): Promise<AdvanceOutcome> {
     const run = this.run;
     run.lastError = error;
     if (!error.fixable || !run.repairEnabled) return this.fail(error);
@@ -234,7 +234,7 @@ export class RunStep {
     return { kind: 'repair', runId: run.runId, owner: this.owner, exec: this.exec, failedNode: error.node_id ?? '', attempt: run.repairAttempts };
   }
 
-  async fail(error: RunError): Promise<StepOutcome> {
+  async fail(error: RunError): Promise<AdvanceOutcome> {
     this.run.status = 'failed';
     this.run.lastError = error;
     delete this.run.current;
@@ -244,7 +244,7 @@ export class RunStep {
   }
 
   /** The end of the path: resolves the declared outputs (or takes the last node's) and completes the run. */
-  async finish(): Promise<StepOutcome> {
+  async finish(): Promise<AdvanceOutcome> {
     const declared = Object.entries(this.ir.outputs);
     let outputs: Record<string, unknown>;
     if (declared.length > 0) {
@@ -271,23 +271,23 @@ export class RunStep {
    * Records a node's result. A small record goes into the run item, written by `commit`; a large one
    * is written first, as its own item.
    */
-  async stageStep(record: StepRecord): Promise<void> {
+  async stageRecord(record: NodeRecord): Promise<void> {
     if (JSON.stringify(record).length <= EMBEDDED_STEP_LIMIT) {
-      this.run.pendingSteps.push(record);
+      this.run.pendingRecords.push(record);
       rememberOutputs(record);
       return;
     }
-    await this.putStep(record);
+    await this.putRecord(record);
   }
 
   /** Writes a step record once; a retried call that finds its own record already there goes on. */
-  async putStep(record: StepRecord): Promise<void> {
+  async putRecord(record: NodeRecord): Promise<void> {
     try {
-      await this.deps.store.putStep(record, null);
+      await this.deps.store.putRecord(record, null);
       rememberOutputs(record);
     } catch (error) {
       if (!(error instanceof StaleRunError)) throw error;
-      const [existing] = await this.deps.store.getSteps(record.runId, [record.seq]);
+      const [existing] = await this.deps.store.getRecords(record.runId, [record.seq]);
       if (!existing || existing.nodeId !== record.nodeId || existing.cacheKey !== record.cacheKey) throw error;
     }
   }
@@ -302,17 +302,17 @@ export class RunStep {
     const events = this.events.splice(0);
     const run = this.run;
     // What the last commit wrote out is in its own items now: that call returned before this one began.
-    run.pendingSteps = run.pendingSteps.filter((r) => r.seq > run.flushedThrough);
+    run.pendingRecords = run.pendingRecords.filter((r) => r.seq > run.flushedThrough);
     const due =
-      run.pendingSteps.length > 0 &&
+      run.pendingRecords.length > 0 &&
       (options.flushAll !== false ||
-        run.pendingSteps.length >= (this.deps.stepBatch ?? 1) ||
-        JSON.stringify(run.pendingSteps).length > PENDING_BYTES_LIMIT);
-    const written = due ? [...run.pendingSteps] : [];
+        run.pendingRecords.length >= (this.deps.stepBatch ?? 1) ||
+        JSON.stringify(run.pendingRecords).length > PENDING_BYTES_LIMIT);
+    const written = due ? [...run.pendingRecords] : [];
     if (due) run.flushedThrough = Math.max(...written.map((r) => r.seq));
     run.updatedAt = this.deps.now();
     run.rev = randomBytes(6).toString('hex');
-    await commitStep(this.deps.store, { events, steps: written, run, condition: { ownerId: this.owner } });
+    await commitAdvance(this.deps.store, { events, records: written, run, condition: { ownerId: this.owner } });
     rememberRun(run);
   }
 }

@@ -14,7 +14,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const makeRun = (runId: string): RunItem => ({
   runId, workflowName: 'sqlite', status: 'running', irVersion: 0, params: {}, createdAt: Date.now(), updatedAt: Date.now(),
-  seq: 0, eventSeq: 0, repairedNodes: [], pendingSteps: [], flushedThrough: 0, needsWalk: false, latest: {}, visits: {},
+  seq: 0, eventSeq: 0, repairedNodes: [], pendingRecords: [], flushedThrough: 0, needsWalk: false, latest: {}, visits: {},
   repairEnabled: false, maxRepairs: 0, repairAttempts: 0, warnings: [], mode: 'express', owner: { id: 'owner-a', since: 0 },
   metrics: { nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0, repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0 },
 });
@@ -86,8 +86,8 @@ describe('SqliteRunStore: durability and atomicity', () => {
     await store.putRun(run, { notExists: true });
     const step = { runId: run.runId, seq: 1, nodeId: 'a', nodeType: 'shell', visit: 1, status: 'completed' as const, cacheKey: 'k', sideEffects: true, irVersion: 0, startedAt: 1 };
     const event = { runId: run.runId, key: '00000000', at: 1, type: 'node_started' as const };
-    await expect(store.commitStep({ run: { ...run, seq: 1 }, condition: { ownerId: 'someone-else' }, steps: [step], events: [event] })).rejects.toBeInstanceOf(StaleRunError);
-    expect(await store.listSteps(run.runId)).toEqual([]);
+    await expect(store.commitAdvance({ run: { ...run, seq: 1 }, condition: { ownerId: 'someone-else' }, records: [step], events: [event] })).rejects.toBeInstanceOf(StaleRunError);
+    expect(await store.listRecords(run.runId)).toEqual([]);
     expect(await store.listEvents(run.runId)).toEqual([]);
     store.close();
   });
