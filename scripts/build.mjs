@@ -12,6 +12,27 @@ try {
   process.exit(0);
 }
 
+/**
+ * aws-local-stepfunctions imports the AWS SDK's Lambda client to call Tasks that have no local handler.
+ * The local host binds every Task by state name, so that path never runs: a stub keeps the SDK (about
+ * 0.3 s of loading) out of every local run, and says so if the interpreter ever reaches for it.
+ */
+const noAwsLambdaInInterpreter = {
+  name: 'no-aws-lambda-in-interpreter',
+  setup(build) {
+    build.onResolve({ filter: /^@aws-sdk\/(client-lambda|credential-providers)$/ }, (args) =>
+      args.importer.includes('aws-local-stepfunctions') ? { path: args.path, namespace: 'flowmend-stub' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'flowmend-stub' }, () => ({
+      contents: `const unbound = () => { throw new Error('flowmend: a state machine Task has no local handler (the local interpreter must not call AWS Lambda)'); };
+        export class LambdaClient { constructor() { unbound(); } }
+        export class InvokeCommand { constructor() { unbound(); } }
+        export const fromCognitoIdentityPool = unbound;`,
+      loader: 'js',
+    }));
+  },
+};
+
 const root = new URL('..', import.meta.url).pathname;
 rmSync(`${root}dist`, { recursive: true, force: true });
 await esbuild.build({
@@ -28,6 +49,7 @@ await esbuild.build({
   external: ['better-sqlite3', '@aws-sdk/*', '@smithy/*', '@anthropic-ai/sdk'],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __flowmendRequire } from 'node:module'; const require = __flowmendRequire(import.meta.url);" },
+  plugins: [noAwsLambdaInInterpreter],
   legalComments: 'none',
   logLevel: 'warning',
 });

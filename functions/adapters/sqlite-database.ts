@@ -11,7 +11,7 @@ export const DATABASE_FILE = 'flowmend.db';
  * How long a statement waits for another process's write lock before failing with SQLITE_BUSY. A
  * commit holds the lock for well under a millisecond, so only a stuck or very busy writer reaches it.
  */
-const BUSY_TIMEOUT_MS = 5_000;
+const BUSY_TIMEOUT_MS = 10_000;
 
 export interface SqliteDatabase {
   db: Database.Database;
