@@ -1,20 +1,33 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { synthFlowmend } from '../support/synth-flowmend.ts';
+import type { CfnTemplate } from '../support/cfn-asl.ts';
 import { asCfn } from './stack-helpers.ts';
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
+/**
+ * The synthesized stack with its bundles: the output of the `cdk synth` that scripts/test.sh has just
+ * run (it sets FLOWMEND_SYNTH_OUT), or, when vitest runs alone, a synth of our own into a temporary dir.
+ */
+const synthesized = async (): Promise<{ outdir: string; cfn: CfnTemplate }> => {
+  const fromScript = process.env.FLOWMEND_SYNTH_OUT;
+  if (fromScript && existsSync(join(fromScript, 'Flowmend.template.json'))) {
+    return { outdir: fromScript, cfn: JSON.parse(readFileSync(join(fromScript, 'Flowmend.template.json'), 'utf8')) as CfnTemplate };
+  }
+  const outdir = await mkdtemp(join(tmpdir(), 'flowmend-cdk-'));
+  dirs.push(outdir);
+  return { outdir, cfn: asCfn(synthFlowmend({}, { bundle: true, outdir }).template) };
+};
+
 describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
   it('are ESM bundles that load and run under plain Node', async () => {
-    const outdir = await mkdtemp(join(tmpdir(), 'flowmend-cdk-'));
-    dirs.push(outdir);
-    const cfn = asCfn(synthFlowmend({}, { bundle: true, outdir }).template);
+    const { outdir, cfn } = await synthesized();
     const functions = Object.entries(cfn.Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
     const assetDir = (id: string) => {
       const code = cfn.Resources[id]?.Properties?.Code as { S3Key: string };
