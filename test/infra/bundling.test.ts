@@ -1,13 +1,16 @@
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { synthFlowmend } from '../support/synth-flowmend.ts';
 import type { CfnTemplate } from '../support/cfn-asl.ts';
 import { asCfn } from './stack-helpers.ts';
 
+const run = promisify(execFile);
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
@@ -33,22 +36,29 @@ describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
       const code = cfn.Resources[id]?.Properties?.Code as { S3Key: string };
       return join(outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
     };
-    for (const [id] of functions) {
-      const entry = join(assetDir(id), 'index.mjs');
-      expect(existsSync(entry), id).toBe(true);
-      const loaded = (await import(pathToFileURL(entry).href)) as { handler?: unknown };
-      expect(typeof loaded.handler, id).toBe('function');
-    }
-
+    // Plain Node loads the bundles in a child process, as Lambda does: through vitest, each multi-MB
+    // bundle would first go through its transform pipeline, which costs more than the load itself.
+    const entries = Object.fromEntries(functions.map(([id]) => [id, pathToFileURL(join(assetDir(id), 'index.mjs')).href]));
     const transformId = functions.map(([id]) => id).find((id) => id.startsWith('RunTransform')) ?? '';
-    const bundle = (await import(pathToFileURL(join(assetDir(transformId), 'index.mjs')).href)) as { handler: (e: unknown) => Promise<unknown> };
-    const result = await bundle.handler({
+    const event = {
       kind: 'run',
       runId: 'run-bundle-1',
       owner: 'exec-1',
       seq: 1,
       node: { id: 'sum', type: 'transform', params: { expression: '$sum($.n)', input: { n: [1, 2, 3] } }, cacheKey: 'k', timeoutS: 10 },
-    });
+    };
+    const script = `
+      const entries = ${JSON.stringify(entries)};
+      const handlers = {};
+      for (const [id, url] of Object.entries(entries)) handlers[id] = typeof (await import(url)).handler;
+      const result = await (await import(entries[${JSON.stringify(transformId)}])).handler(${JSON.stringify(event)});
+      process.stdout.write(JSON.stringify({ handlers, result }));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { maxBuffer: 1 << 20 });
+    const { handlers, result } = JSON.parse(stdout) as { handlers: Record<string, string>; result: unknown };
+    for (const [id] of functions) {
+      expect(existsSync(join(assetDir(id), 'index.mjs')), id).toBe(true);
+      expect(handlers[id], id).toBe('function');
+    }
     expect(result).toMatchObject({ kind: 'ok', outputs: { result: 6 } });
   });
 });
