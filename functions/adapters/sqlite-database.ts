@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { ConfigurationError, StoreError } from '../core/errors.ts';
+import { ConfigurationError, CorruptItemError, StoreError, StoreUnavailableError } from '../core/errors.ts';
 import { makeDir } from './make-dir.ts';
 
 /** The state dir's one database file: the run store's tables, and any other local tables beside them. */
@@ -40,7 +40,10 @@ export const sqliteError = (path: string, operation: string, error: unknown): St
   const base = Object.keys(EXPLAIN).find((known) => code === known || code.startsWith(`${known}_`));
   const detail = error instanceof Error ? error.message : String(error);
   const why = base ? EXPLAIN[base] : `failed (${code || 'unknown error'})`;
-  return new StoreError(`${operation}: the database ${path} ${why} [${detail}]`, { cause: error, details: { path, code } });
+  const message = `${operation}: the database ${path} ${why} [${detail}]`;
+  // A damaged file reads the same on every try; a lock, a full disk or a permission may change.
+  const Kind = base === 'SQLITE_NOTADB' || base === 'SQLITE_CORRUPT' ? CorruptItemError : StoreUnavailableError;
+  return new Kind(message, { cause: error, details: { path, code } });
 };
 
 const isDirectory = (path: string): boolean => {
@@ -70,7 +73,7 @@ export const openSqlite = (stateDir: string): SqliteDatabase => {
     makeDir(dir);
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new StoreError(`the state dir ${dir} cannot be created (${reason}); pass a writable --state-dir or set FLOWMEND_STATE_DIR`, {
+    throw new StoreUnavailableError(`the state dir ${dir} cannot be created (${reason}); pass a writable --state-dir or set FLOWMEND_STATE_DIR`, {
       cause: error,
       details: { path: dir, code: reason },
     });

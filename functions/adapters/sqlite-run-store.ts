@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { z } from 'zod';
-import { StaleRunError, StoreError } from '../core/errors.ts';
+import { CorruptItemError, StaleRunError } from '../core/errors.ts';
 import {
   type IrVersionItem,
   IrVersionItemSchema,
@@ -242,11 +242,11 @@ export class SqliteRunStore implements RunStore {
     try {
       value = JSON.parse(row.body);
     } catch (error) {
-      throw new StoreError(`corrupt ${what} in ${this.path}: not JSON`, { cause: error });
+      throw new CorruptItemError(`corrupt ${what} in ${this.path}: not JSON`, { cause: error });
     }
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
     const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw new StoreError(`corrupt ${what} in ${this.path}: ${issues.join('; ')}`, { cause: parsed.error });
+    throw new CorruptItemError(`corrupt ${what} in ${this.path}: ${issues.join('; ')}`, { cause: parsed.error });
   }
 }

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ConfigurationError, FlowmendError, StoreError } from '../../core/errors.ts';
+import { ConfigurationError, FlowmendError, StoreUnavailableError } from '../../core/errors.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
 import { ensureTable } from '../../adapters/table-schema.ts';
 
@@ -31,7 +31,7 @@ export const openDynamoCliStore = async (
     } catch (error) {
       client.destroy();
       if (error instanceof FlowmendError) throw error;
-      throw new StoreError(`the DynamoDB at ${endpoint} (AWS_ENDPOINT_URL) did not answer: ${(error as Error).message}`, { cause: error });
+      throw new StoreUnavailableError(`the DynamoDB at ${endpoint} (AWS_ENDPOINT_URL) did not answer: ${(error as Error).message}`, { cause: error });
     }
   }
   return {
