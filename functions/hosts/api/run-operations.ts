@@ -22,7 +22,7 @@ export interface StartedRun {
  */
 export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey?: string): Promise<StartedRun> => {
   let raw: unknown = body.workflow;
-  let workflowName = 'workflow';
+  let workflowName = body.name ?? 'workflow';
   let workflowVersion: number | undefined;
   if (body.workflow_name !== undefined) {
     const registered = await deps.registry.getWorkflow(body.workflow_name, body.version);
