@@ -1,11 +1,12 @@
-import type { IrVersionItem, RunEvent, RunItem, StepRecord } from '../core/run-model.ts';
-import type { RunStore, RunWriteCondition } from '../core/run-store.ts';
+import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../core/run-model.ts';
+import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/run-store.ts';
+import { commitOneByOne } from '../core/advance-commit.ts';
 
 /** What a store observer is told after each successful write. */
 export type StoreWrite =
   | { kind: 'run'; run: RunItem }
-  | { kind: 'step'; step: StepRecord }
-  | { kind: 'steps'; steps: readonly StepRecord[] }
+  | { kind: 'step'; step: NodeRecord }
+  | { kind: 'steps'; steps: readonly NodeRecord[] }
   | { kind: 'events'; events: readonly RunEvent[] };
 
 /** Reads `count` requests per operation, so benchmarks can price a run. */
@@ -43,23 +44,23 @@ export class ObservedRunStore implements RunStore {
     this.counters.reads += 1;
     return this.inner.getIrVersion(runId, version);
   }
-  async putStep(step: StepRecord, expectStatus?: StepRecord['status'] | null): Promise<void> {
+  async putRecord(step: NodeRecord, expectStatus?: NodeRecord['status'] | null): Promise<void> {
     this.counters.writes += 1;
-    await this.inner.putStep(step, expectStatus);
+    await this.inner.putRecord(step, expectStatus);
     this.listener({ kind: 'step', step });
   }
-  async putSteps(steps: readonly StepRecord[]): Promise<void> {
+  async putRecords(steps: readonly NodeRecord[]): Promise<void> {
     this.counters.writes += 1;
-    await this.inner.putSteps(steps);
+    await this.inner.putRecords(steps);
     this.listener({ kind: 'steps', steps });
   }
-  async getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]> {
+  async getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]> {
     this.counters.reads += 1;
-    return this.inner.getSteps(runId, seqs);
+    return this.inner.getRecords(runId, seqs);
   }
-  async listSteps(runId: string): Promise<StepRecord[]> {
+  async listRecords(runId: string): Promise<NodeRecord[]> {
     this.counters.reads += 1;
-    return this.inner.listSteps(runId);
+    return this.inner.listRecords(runId);
   }
   async appendEvents(events: readonly RunEvent[]): Promise<void> {
     this.counters.writes += 1;
@@ -69,6 +70,15 @@ export class ObservedRunStore implements RunStore {
   async listEvents(runId: string, afterKey?: string): Promise<RunEvent[]> {
     this.counters.reads += 1;
     return this.inner.listEvents(runId, afterKey);
+  }
+  /** One write when the store commits atomically; the listener hears its parts in the order they would be written one by one. */
+  async commitAdvance(commit: AdvanceCommit): Promise<void> {
+    if (!this.inner.commitAdvance) return commitOneByOne(this, commit);
+    this.counters.writes += 1;
+    await this.inner.commitAdvance(commit);
+    if (commit.events.length > 0) this.listener({ kind: 'events', events: commit.events });
+    if (commit.records.length > 0) this.listener({ kind: 'steps', steps: commit.records });
+    this.listener({ kind: 'run', run: commit.run });
   }
   async listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {
     this.counters.reads += 1;

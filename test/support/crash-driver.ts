@@ -7,7 +7,7 @@
 //        | `run:succeeded` (after the run item says the run succeeded)
 import { readFileSync } from 'node:fs';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
-import { openLocalStore } from '../../functions/adapters/local-dynamo.ts';
+import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import type { StoreWrite } from '../../functions/adapters/observed-run-store.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';
 
@@ -20,7 +20,7 @@ const matches = (write: StoreWrite): boolean => {
   // A record is durable once a write holds it: its own item, a batch of them, or the run item carrying it.
   if (kind === 'step' && write.kind === 'step') return isTarget(write.step);
   if (kind === 'step' && write.kind === 'steps') return write.steps.some(isTarget);
-  if (kind === 'step' && write.kind === 'run') return write.run.pendingSteps.some(isTarget);
+  if (kind === 'step' && write.kind === 'run') return write.run.pendingRecords.some(isTarget);
   if (kind === 'run' && write.kind === 'run') {
     if (nodeId === 'created') return write.run.seq === 0 && write.run.current === undefined;
     if (nodeId === 'succeeded') return write.run.status === 'succeeded';
@@ -29,9 +29,9 @@ const matches = (write: StoreWrite): boolean => {
   return false;
 };
 
-const local = await openLocalStore(stateDir);
+const store = SqliteRunStore.open(stateDir);
 const host = new LocalHost({
-  store: local.store,
+  store,
   onWrite: (write) => {
     if (matches(write)) process.kill(process.pid, 'SIGKILL');
   },
@@ -39,5 +39,5 @@ const host = new LocalHost({
 const workflow = WorkflowSchema.parse(JSON.parse(readFileSync(workflowPath, 'utf8')));
 const report = await host.start({ workflow, workflowName: 'crash', params: {}, repairEnabled: false, maxRepairs: 0, runId });
 process.stdout.write(`${JSON.stringify({ crashed: false, status: report.status })}\n`);
-await local.close();
+store.close();
 process.exitCode = 3;
