@@ -26,6 +26,8 @@ export interface NewRun {
   mode?: 'express' | 'standard';
   /** Where file nodes resolve relative paths; none on AWS, where file nodes are refused. */
   workspace?: string;
+  /** The registered workflow's version the run was started from. */
+  workflowVersion?: number;
   now: number;
 }
 
@@ -36,6 +38,7 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
   const run: RunItem = {
     runId: spec.runId,
     workflowName: spec.workflowName,
+    ...(spec.workflowVersion === undefined ? {} : { workflowVersion: spec.workflowVersion }),
     status: 'running',
     irVersion: 0,
     params: spec.params,

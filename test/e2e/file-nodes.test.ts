@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BlobOffloadRunStore } from '../../functions/adapters/blob-offload-run-store.ts';
 import { FileBlobStore } from '../../functions/adapters/file-blob-store.ts';
-import { openLocalStore, stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
+import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import { validateWorkflow } from '../../functions/core/validate.ts';
@@ -92,7 +92,6 @@ describe('file nodes through the local host', () => {
 
 describe('file nodes after a crash', () => {
   const stateDir = join(root, 'state');
-  afterAll(() => stopLocalDaemon(stateDir));
 
   it('a resume replays a recorded append instead of appending twice', async () => {
     const ws = workspace();
@@ -108,13 +107,13 @@ describe('file nodes after a crash', () => {
     const killed: CliResult = await driver.done;
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     expect(readFileSync(join(ws, 'log.txt'), 'utf8')).toBe('line\n');
-    const local = await openLocalStore(stateDir);
+    const store = SqliteRunStore.open(stateDir);
     try {
-      const report = await new LocalHost({ store: local.store }).resume('files-crash-1');
+      const report = await new LocalHost({ store }).resume('files-crash-1');
       expect(report, JSON.stringify(report.errors)).toMatchObject({ success: true, result: { log: 'line\n' } });
       expect(report.steps.find((s) => s.node_id === 'w' && s.cached)).toBeDefined();
     } finally {
-      await local.close();
+      store.close();
     }
     expect(readFileSync(join(ws, 'log.txt'), 'utf8')).toBe('line\n');
   });

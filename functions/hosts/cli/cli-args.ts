@@ -9,10 +9,19 @@ Usage:
   flowmend status <run-id>
   flowmend runs [--limit N]
   flowmend validate <workflow.json> [--mcp-config FILE] [--online]
+  flowmend cancel <run-id>
+  flowmend logs <run-id> [--follow]
+  flowmend serve [--port N] [--host 127.0.0.1]
 
 Every command takes:
   --output-format text|json   text progress (default) or one JSON object on stdout
   --state-dir DIR             where local runs are kept (default $FLOWMEND_STATE_DIR or ./.flowmend)
+  --store sqlite|dynamodb     sqlite: <state-dir>/flowmend.db (default); dynamodb: a DynamoDB table
+                              (AWS_ENDPOINT_URL for a local one, AWS_REGION otherwise)
+  --table NAME                the DynamoDB table (default $FLOWMEND_TABLE or flowmend)
+
+run, status, runs, resume, cancel and logs take --api URL (default $FLOWMEND_API_URL) to talk to a
+flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with your AWS credentials).
 
 --workspace DIR: where file nodes read and write (default: the current directory; kept with the run).
 --mcp-config FILE: MCP servers in pflow's mcp-servers.json shape (default $FLOWMEND_MCP_CONFIG,
@@ -25,16 +34,24 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate'] as const;
+const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate', 'cancel', 'logs', 'serve'] as const;
+/** Commands that talk to an API instead of the local store when given --api or FLOWMEND_API_URL. */
+export const REMOTE_COMMANDS: readonly string[] = ['run', 'resume', 'status', 'runs', 'cancel', 'logs'];
 type CommandName = (typeof COMMANDS)[number];
 
 const OutputFormatSchema = z.enum(['text', 'json'], { error: '--output-format is "text" or "json"' });
 const CountSchema = (flag: string) =>
   z.coerce.number({ error: `${flag} takes a whole number, e.g. ${flag} 3` }).int(`${flag} takes a whole number`).min(0, `${flag} takes 0 or more`);
 
+const StoreKindSchema = z.enum(['sqlite', 'dynamodb'], { error: '--store is "sqlite" (the default) or "dynamodb"' });
+
 export interface CommonOptions {
   outputFormat: 'text' | 'json';
   stateDir: string;
+  store: 'sqlite' | 'dynamodb';
+  table: string | undefined;
+  /** The API to talk to instead of the local store (remote commands only). */
+  apiUrl?: string;
 }
 
 export type Command =
@@ -43,11 +60,16 @@ export type Command =
   | ({ name: 'status'; runId: string } & CommonOptions)
   | ({ name: 'runs'; limit: number } & CommonOptions)
   | ({ name: 'validate'; workflowPath: string; mcpConfig: string | undefined; online: boolean } & CommonOptions)
+  | ({ name: 'cancel'; runId: string } & CommonOptions)
+  | ({ name: 'logs'; runId: string; follow: boolean } & CommonOptions)
+  | ({ name: 'serve'; port: number; host: string; manualClock: boolean } & CommonOptions)
   | { name: 'help' };
 
 const FLAGS = {
   'output-format': { type: 'string' },
   'state-dir': { type: 'string' },
+  store: { type: 'string' },
+  table: { type: 'string' },
   'no-repair': { type: 'boolean' },
   'max-repairs': { type: 'string' },
   workflow: { type: 'string' },
@@ -56,17 +78,29 @@ const FLAGS = {
   workspace: { type: 'string' },
   'mcp-config': { type: 'string' },
   online: { type: 'boolean' },
+  api: { type: 'string' },
+  follow: { type: 'boolean', short: 'f' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  /** serve: the scheduler ticks only on POST /_scheduler/tick (tests drive its clock). */
+  'manual-clock': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Which flags each command accepts beyond the common ones. */
 const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
-  run: ['no-repair', 'max-repairs', 'workspace', 'mcp-config'],
-  resume: ['no-repair', 'max-repairs', 'workflow', 'force', 'mcp-config'],
-  status: [],
-  runs: ['limit'],
+  run: ['no-repair', 'max-repairs', 'api', 'workspace', 'mcp-config'],
+  resume: ['no-repair', 'max-repairs', 'workflow', 'force', 'api', 'mcp-config'],
+  status: ['api'],
+  runs: ['limit', 'api'],
   validate: ['mcp-config', 'online'],
+  cancel: ['api'],
+  logs: ['follow', 'api'],
+  serve: ['port', 'host', 'manual-clock'],
 };
+
+const ApiUrlSchema = z.url({ protocol: /^https?$/, error: '--api takes an http(s) URL, e.g. --api http://127.0.0.1:8787' });
+const PortSchema = z.coerce.number({ error: '--port takes a port number, e.g. --port 8787' }).int().min(0, '--port takes 0-65535').max(65535, '--port takes 0-65535');
 
 const parseOrThrow = <T>(schema: z.ZodType<T>, value: unknown): T => {
   const result = schema.safeParse(value);
@@ -87,13 +121,18 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
   if (!COMMANDS.includes(name as CommandName)) throw new UsageError(`unknown command '${name}'; commands: ${COMMANDS.join(', ')}\n\n${USAGE}`);
   const command = name as CommandName;
   for (const flag of Object.keys(values) as (keyof typeof FLAGS)[]) {
-    if (['output-format', 'state-dir', 'help'].includes(flag)) continue;
+    if (['output-format', 'state-dir', 'store', 'table', 'help'].includes(flag)) continue;
     if (!ALLOWED[command].includes(flag)) throw new UsageError(`'flowmend ${command}' does not take --${flag}`);
   }
+  const apiUrl = REMOTE_COMMANDS.includes(command) ? (values.api ?? (env.FLOWMEND_API_URL || undefined)) : undefined;
   const common: CommonOptions = {
     outputFormat: parseOrThrow(OutputFormatSchema, values['output-format'] ?? 'text'),
     stateDir: values['state-dir'] ?? env.FLOWMEND_STATE_DIR ?? '.flowmend',
+    store: parseOrThrow(StoreKindSchema, values.store ?? 'sqlite'),
+    table: values.table,
+    ...(apiUrl === undefined ? {} : { apiUrl: parseOrThrow(ApiUrlSchema, apiUrl).replace(/\/+$/, '') }),
   };
+  if (common.table !== undefined && common.store !== 'dynamodb') throw new UsageError('--table names a DynamoDB table; use it with --store dynamodb');
   const mcpConfig = values['mcp-config'] ?? env.FLOWMEND_MCP_CONFIG;
   const maxRepairs = values['max-repairs'] === undefined ? undefined : parseOrThrow(CountSchema('--max-repairs'), values['max-repairs']);
   const one = (what: string): string => {
@@ -123,5 +162,15 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
       return { name: 'runs', limit: values.limit === undefined ? 20 : parseOrThrow(CountSchema('--limit'), values.limit), ...common };
     case 'validate':
       return { name: 'validate', workflowPath: one('a workflow file'), mcpConfig, online: values.online ?? false, ...common };
+    case 'cancel':
+      return { name: 'cancel', runId: one('a run id (see `flowmend runs`)'), ...common };
+    case 'logs':
+      return { name: 'logs', runId: one('a run id (see `flowmend runs`)'), follow: values.follow ?? false, ...common };
+    case 'serve':
+      if (rest.length > 0) throw new UsageError(`'flowmend serve' takes no arguments; unexpected: ${rest.join(' ')}`);
+      return {
+        name: 'serve', port: values.port === undefined ? 8787 : parseOrThrow(PortSchema, values.port), host: values.host ?? '127.0.0.1',
+        manualClock: values['manual-clock'] ?? false, ...common,
+      };
   }
 };

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { cancelRun } from '../../core/cancel-run.ts';
 import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/errors.ts';
 import type { PflowFormOptions } from '../../core/pflow-forms.ts';
 import { prepareRun } from '../../core/prepare-run.ts';
@@ -7,29 +8,26 @@ import { applyManualPatch } from '../../core/repair/index.ts';
 import type { IrVersionItem } from '../../core/run-model.ts';
 import type { RunStore } from '../../core/run-store.ts';
 import { DEFAULT_MAX_REPAIRS } from '../../core/run-lifecycle.ts';
-import { type RunReport, recordsOfRun } from '../../core/run-report.ts';
+import { loadRunReport, recordsOfRun } from '../../core/run-report.ts';
 import { hasErrors, validateWorkflow } from '../../core/validate.ts';
-import { LocalHost, type LocalHostOptions } from '../local/local-host.ts';
-import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
-import { FileBlobStore } from '../../adapters/file-blob-store.ts';
-import { openLocalStore } from '../../adapters/local-dynamo.ts';
+import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
 import { localCatalog } from '../../nodes/catalog.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
+import { type CliIo as OutputIo, EXIT, makeOutput } from './cli-output.ts';
+import { type CliStore, openCliStore } from './cli-store.ts';
+import { followLocal } from './local-logs.ts';
+import { cancelLine, runRemoteCommand } from './remote-commands.ts';
+import { runServe } from './serve.ts';
 import { makeProgressPrinter } from './progress.ts';
-import { renderIssues, renderReport, renderRuns, renderStatus } from './render.ts';
+import { renderIssues, renderRuns, renderStatus } from './render.ts';
 import { loadMcpConfig } from './mcp-config.ts';
 import { validateOnline } from './validate-online.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: Readonly<Record<string, string | undefined>>;
+export interface CliIo extends OutputIo {
   /** Extra host wiring (the repair service); the CLI's composition root passes it. */
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
 }
-
-const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** A person's patch for `resume --workflow`: the same schema, validation and frozen-node checks as a repair. */
 const checkPatch = async (store: RunStore, runId: string, path: string, options: PflowFormOptions): Promise<{ ok: true; item: IrVersionItem } | { ok: false; message: string; problems: string[] }> => {
@@ -45,7 +43,6 @@ const checkPatch = async (store: RunStore, runId: string, path: string, options:
 };
 const catalog = localCatalog;
 
-const exitFor = (report: RunReport): number => (report.success ? EXIT.ok : report.status === 'failed' ? EXIT.failed : EXIT.ok);
 
 /** Runs one command line; returns the exit code. Never throws for bad input: it says what to do. */
 export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
@@ -62,11 +59,18 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     return EXIT.ok;
   }
   const json = command.outputFormat === 'json';
-  const fail = (code: number, message: string, extra: Record<string, unknown> = {}): number => {
-    if (json) io.stdout(`${JSON.stringify({ success: false, status: code === EXIT.usage ? 'invalid' : 'failed', error: message, ...extra }, null, 2)}\n`);
-    else io.stderr(`flowmend: ${message}\n`);
-    return code;
-  };
+  const out = makeOutput(io, json);
+  const { fail, emit } = out;
+  if (command.name === 'serve') {
+    try {
+      await runServe({ stateDir: command.stateDir, port: command.port, host: command.host, manualClock: command.manualClock, log: (line) => io.stderr(`${line}\n`), ...(io.hostOptions ? { hostOptions: io.hostOptions } : {}) });
+    } catch (error) {
+      if (error instanceof FlowmendError) return fail(EXIT.failed, error.message);
+      throw error;
+    }
+    return EXIT.ok;
+  }
+  if (command.name !== 'validate' && command.apiUrl !== undefined) return runRemoteCommand({ ...command, apiUrl: command.apiUrl }, io, out);
 
   const mcpConfig = 'mcpConfig' in command ? await loadMcpConfig(command.mcpConfig) : { ok: true as const, servers: {} };
   if (!mcpConfig.ok) return fail(EXIT.usage, renderIssues(mcpConfig.issues), { issues: mcpConfig.issues });
@@ -85,14 +89,18 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   let nodeCount = 0;
   const progress = json ? undefined : makeProgressPrinter((text) => io.stdout(text), () => nodeCount);
   const stateDir = resolve(command.stateDir);
-  const local = await openLocalStore(stateDir);
-  // Outputs too large for one DynamoDB item live under <state-dir>/blobs, as they live in S3 on AWS.
-  const blobs = new FileBlobStore(stateDir);
-  const store = new BlobOffloadRunStore(local.store, blobs);
-  const host = new LocalHost({ ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
-  const emit = (report: RunReport): number => {
-    io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report)}\n`);
-    return exitFor(report);
+  let opened: CliStore;
+  try {
+    opened = await openCliStore({ stateDir, store: command.store, table: command.table }, io.env);
+  } catch (error) {
+    if (error instanceof FlowmendError) return fail(EXIT.failed, `${error.name}: ${error.message}`);
+    throw error;
+  }
+  const { store, blobs } = opened;
+  // The state machine interpreter is loaded only by the commands that run one (run, resume).
+  const makeHost = async (): Promise<LocalHost> => {
+    const { LocalHost } = await import('../local/local-host.ts');
+    return new LocalHost({ ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
   };
   try {
     switch (command.name) {
@@ -109,7 +117,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         const workspace = resolve(command.workspace ?? '.');
         if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return fail(EXIT.usage, `--workspace ${command.workspace}: no such directory`);
         nodeCount = prepared.spec.workflow.nodes.length;
-        return emit(await host.start({ ...prepared.spec, workspace }));
+        return emit(await (await makeHost()).start({ ...prepared.spec, workspace }));
       }
       case 'resume': {
         let patch: IrVersionItem | undefined;
@@ -118,10 +126,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
           if (!checked.ok) return fail(EXIT.usage, checked.message, { problems: checked.problems });
           patch = checked.item;
         }
-        return emit(await host.resume(command.runId, { ...(patch ? { patch } : {}), ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}), ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}), force: command.force }));
+        return emit(await (await makeHost()).resume(command.runId, { ...(patch ? { patch } : {}), ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}), ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}), force: command.force }));
       }
       case 'status': {
-        const report = await host.report(command.runId);
+        const report = await loadRunReport(store, command.runId);
         if (!report) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
         io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderStatus(report)}\n`);
         return EXIT.ok;
@@ -131,6 +139,18 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         io.stdout(json ? `${JSON.stringify({ success: true, runs: runs.map((r) => ({ run_id: r.runId, status: r.status, workflow: r.workflowName, created_at: new Date(r.createdAt).toISOString(), nodes_executed: r.metrics.nodesExecuted })) }, null, 2)}\n` : `${renderRuns(runs)}\n`);
         return EXIT.ok;
       }
+      case 'cancel': {
+        // The run's execution (in another local process) stops at its next write, which the cancel made stale.
+        const result = await cancelRun(store, command.runId, Date.now());
+        io.stdout(json ? `${JSON.stringify({ success: true, run_id: command.runId, status: 'cancelled', already_cancelled: result.alreadyCancelled, ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}) }, null, 2)}\n` : `${cancelLine(command.runId, result.alreadyCancelled, result.interruptedNode)}\n`);
+        return EXIT.ok;
+      }
+      case 'logs': {
+        const events = await followLocal(store, command.runId, command.follow, json ? undefined : (text) => io.stdout(text));
+        if (!events) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
+        if (json) io.stdout(`${JSON.stringify({ success: true, run_id: command.runId, status: events.status, events: events.events }, null, 2)}\n`);
+        return EXIT.ok;
+      }
     }
   } catch (error) {
     if (error instanceof RunNotFoundError || error instanceof InvalidInputError) return fail(EXIT.usage, error.message);
@@ -138,6 +158,6 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     if (error instanceof FlowmendError) return fail(EXIT.failed, `${error.name}: ${error.message}`);
     throw error;
   } finally {
-    await local.close();
+    opened.close();
   }
 };
