@@ -107,10 +107,10 @@ describe('llm runner', () => {
 
   it('rejects bad params as data without calling the API', async () => {
     const before = fake.calls.length;
-    const result = await configured().run({ prompt: '', temperature: 3, images: [] }, context);
+    const result = await configured().run({ prompt: '', temperature: 3, imgs: [] }, context);
     expect(result).toMatchObject({ kind: 'failed', error: { code: 'PARAMS_INVALID' } });
     const message = result.kind === 'failed' ? result.error.message : '';
-    for (const name of ['prompt', 'temperature', 'images']) expect(message).toContain(name);
+    for (const name of ['prompt', 'temperature', 'imgs']) expect(message).toContain(name);
     expect(fake.calls.length).toBe(before);
   });
 
