@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, type QueryCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { FlowmendError, StaleRunError, StoreError } from '../core/errors.ts';
 import {
   type IrVersionItem,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LlmUsageSchema, NodeErrorSchema } from './node-type.ts';
 import { WorkflowSchema } from './ir.ts';
 

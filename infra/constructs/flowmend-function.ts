@@ -4,6 +4,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ESM_REQUIRE_SHIM, LAMBDA_NODE_TARGET, LAMBDA_SOURCE_MAP } from '../bundle-options.ts';
 
 /** Path of a Lambda entry point under functions/hosts/lambda. */
 export const handlerEntry = (name: string): string =>
@@ -11,9 +12,6 @@ export const handlerEntry = (name: string): string =>
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-// An ESM bundle has no `require`; CommonJS dependencies that require Node built-ins need this shim.
-const ESM_REQUIRE_SHIM =
-  "import { createRequire as __flowmendCreateRequire } from 'node:module'; const require = __flowmendCreateRequire(import.meta.url);";
 
 export interface FlowmendFunctionProps {
   /** File name under functions/hosts/lambda, without `.ts`. */
@@ -48,17 +46,16 @@ export class FlowmendFunction extends Construct {
       tracing: lambda.Tracing.ACTIVE,
       logGroup,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         ...props.environment,
       },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
+        target: LAMBDA_NODE_TARGET,
         platform: 'node',
         mainFields: ['module', 'main'],
         minify: true,
-        sourceMap: true,
+        sourceMap: LAMBDA_SOURCE_MAP,
         banner: ESM_REQUIRE_SHIM,
         logLevel: LogLevel.ERROR,
         // Bundle our pinned SDK versions instead of whatever the runtime ships.

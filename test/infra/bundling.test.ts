@@ -37,5 +37,6 @@ describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
       node: { id: 'sum', type: 'transform', params: { expression: '$sum($.n)', input: { n: [1, 2, 3] } }, cacheKey: 'k', timeoutS: 10 },
     });
     expect(result).toMatchObject({ kind: 'ok', outputs: { result: 6 } });
-  });
+    // Eight real esbuild runs: about 20 s of CPU, several times that on a busy 2-core machine.
+  }, 240_000);
 });

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { closestMatch } from '../../core/closest-match.ts';
 import { InvalidInputError } from '../../core/errors.ts';
 import type { NodeRunner, RunnerResult } from '../../core/node-type.ts';
