@@ -32,8 +32,11 @@ export interface BlobStore {
   uploadUrl(key: string, expiresInS: number): Promise<string>;
 }
 
+/** Every blob key starts with this (the stack grants S3 access to this prefix only). */
+export const BLOB_PREFIX = 'runs/';
+
 /** The one blob key of a step's outputs, so a reference can be checked against the record holding it. */
-export const stepBlobKey = (runId: string, seq: number): string => `runs/${runId}/steps/${seq}.json`;
+export const stepBlobKey = (runId: string, seq: number): string => `${BLOB_PREFIX}${runId}/steps/${seq}.json`;
 
 export const utf8Length = (text: string): number => new TextEncoder().encode(text).byteLength;
 

@@ -20,7 +20,11 @@ export const RunErrorSchema = z.object({
 });
 export type RunError = z.infer<typeof RunErrorSchema>;
 
-export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed']);
+/**
+ * `interrupted`: an execution of the run died without recording an end (a failed or timed-out execution,
+ * a continue that could not start); nothing advances it until it is resumed.
+ */
+export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed', 'interrupted']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /**
@@ -158,7 +162,7 @@ export type IrVersionItem = z.infer<typeof IrVersionItemSchema>;
 export const RunEventTypeSchema = z.enum([
   'run_started', 'run_resumed', 'node_started', 'node_completed', 'node_cached', 'node_failed',
   'node_warning', 'node_interrupted', 'repair_started', 'repair_applied', 'repair_failed',
-  'run_succeeded', 'run_failed', 'execution_continued',
+  'run_succeeded', 'run_failed', 'execution_continued', 'run_interrupted',
 ]);
 export type RunEventType = z.infer<typeof RunEventTypeSchema>;
 

@@ -103,6 +103,7 @@ export class LocalHost {
         advance: 'arn:aws:lambda:us-east-1:000000000000:function:flowmend-advance',
         repair: 'arn:aws:lambda:us-east-1:000000000000:function:flowmend-repair',
         continueRun: 'arn:aws:states:::states:startExecution',
+        interrupted: 'arn:aws:lambda:us-east-1:000000000000:function:flowmend-mark-interrupted',
         runners: Object.fromEntries(runners.map((r) => [r.type, `arn:aws:lambda:us-east-1:000000000000:function:flowmend-run-${r.type}`])),
       });
     this.machine = new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { noValidate: true } });
