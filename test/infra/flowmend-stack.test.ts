@@ -215,7 +215,7 @@ describe('FlowmendStack state machines', () => {
 describe('RUN_STORE_ACTIONS', () => {
   it('are exactly the requests the DynamoDB adapter sends (a new request needs a grant, an unused grant goes)', () => {
     const sources = ['dynamo-run-store.ts', 'dynamo-paging.ts'].map((f) => readFileSync(new URL(`../../functions/adapters/${f}`, import.meta.url), 'utf8')).join('\n');
-    const sent = new Set([...sources.matchAll(/\b(Get|Put|Query|Update|Delete|Scan|BatchGet|BatchWrite|TransactWrite|TransactGet)Command\b/g)].map((m) => m[1]));
+    const sent = new Set([...sources.matchAll(/\b(Get|Put|Query|Update|Delete|Scan|BatchGet|BatchWrite|TransactWrite|TransactGet)Command\b/g)].map((m) => m[1] ?? ""));
     const toAction = (command: string) => `dynamodb:${command}${['Query', 'Scan'].includes(command) ? '' : 'Item'}`;
     expect([...sent].map(toAction).sort()).toEqual([...RUN_STORE_ACTIONS].sort());
   });
