@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/errors.ts';
-import { prepareInputs } from '../../core/inputs.ts';
+import { prepareRun } from '../../core/prepare-run.ts';
 import { applyManualPatch } from '../../core/repair/index.ts';
 import type { IrVersionItem } from '../../core/run-model.ts';
 import type { RunStore } from '../../core/run-store.ts';
@@ -91,15 +91,15 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       case 'run': {
         const loaded = await loadWorkflowFile(command.workflowPath);
         if (!loaded.ok) return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
-        const inputs = prepareInputs(loaded.workflow, command.params);
-        if (!inputs.ok) return fail(EXIT.usage, inputs.problems.map((p) => p.message).join('\n'), { problems: inputs.problems });
-        const issues = validateWorkflow(loaded.workflow, catalog);
         // With repair on, an invalid workflow is repaired before any node runs; without, it is a usage error.
-        if (hasErrors(issues) && !command.repair) {
+        const prepared = prepareRun({ workflow: loaded.workflow, workflowName: loaded.name, params: command.params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }, catalog);
+        if (!prepared.ok) {
+          if (prepared.stage === 'inputs') return fail(EXIT.usage, prepared.message, { problems: prepared.problems });
+          const issues = prepared.issues ?? [];
           return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(issues)}`, { issues });
         }
-        nodeCount = loaded.workflow.nodes.length;
-        return emit(await host.start({ workflow: loaded.workflow, workflowName: loaded.name, params: inputs.params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }));
+        nodeCount = prepared.spec.workflow.nodes.length;
+        return emit(await host.start(prepared.spec));
       }
       case 'resume': {
         let patch: IrVersionItem | undefined;

@@ -1,11 +1,12 @@
 import '../../adapters/node20-polyfills.ts';
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ExecutionAbortedError, ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import * as z from 'zod';
 import type { BlobStore } from '../../core/blob-store.ts';
 import { buildDefinition, runnerStateName, STATE, type AslDefinition } from '../../core/definition.ts';
-import type { ExecutionLimits } from '../../core/engine.ts';
+import { EngineCache } from '../../core/engine-cache.ts';
+import type { ExecutionLimits } from '../../core/execution-limits.ts';
+import { cryptoIds, type Ids } from '../../core/ids.ts';
 import { StaleRunError } from '../../core/errors.ts';
 import type { Workflow } from '../../core/ir.ts';
 import { makeCatalog, type NodeRunner } from '../../core/node-type.ts';
@@ -19,7 +20,7 @@ import type { RepairReport } from '../../core/state-io.ts';
 import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeMarkInterruptedHandler } from '../lambda/mark-interrupted.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
-import { chooseMode } from '../lambda/start-run.ts';
+import { chooseMode } from '../../core/execution-limits.ts';
 import { AWS_LIMITS, type AwsLimits, type ExecutionDeath, ExecutionGuard, stateOutput } from './aws-limits.ts';
 import { builtinRunners } from '../../nodes/catalog.ts';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
@@ -42,6 +43,10 @@ export interface LocalHostOptions {
   /** Step records the run item carries before they are written as their own items (see EngineDeps). */
   stepBatch?: number;
   now?: () => number;
+  /** Randomness for run ids, owner ids and revisions; `cryptoIds` when not given. */
+  ids?: Ids;
+  /** The engine's caches; a new one per host when not given (tests pass one to observe it). */
+  cache?: EngineCache;
   /** AWS's limits (payload size, Express duration, history length); tests shrink or keep them. */
   limits?: Partial<AwsLimits>;
   /**
@@ -96,7 +101,7 @@ export interface HostStats {
 const noRepair: RepairHandler = async () => ({ applied: false, message: 'this host has no repair service' });
 
 /** A local owner is this process; it is alive while its pid is, on this host. */
-export const localOwner = (now: number): Owner => ({ id: `local-${process.pid}-${randomBytes(4).toString('hex')}`, pid: process.pid, host: hostname(), since: now });
+export const localOwner = (now: number, ids: Ids = cryptoIds): Owner => ({ id: `local-${process.pid}-${ids.hex(4)}`, pid: process.pid, host: hostname(), since: now });
 
 export const isLocalOwnerAlive = async (owner: Owner): Promise<boolean> => {
   if (owner.pid === undefined || owner.host !== hostname()) return true;
@@ -126,9 +131,11 @@ export class LocalHost {
   private readonly startedNames = new Set<string>();
   /** Why the last execution died, if it hit one of AWS's limits. */
   lastDeath: ExecutionDeath | undefined;
+  private readonly ids: Ids;
 
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
+    this.ids = options.ids ?? cryptoIds;
     this.limits = { ...AWS_LIMITS, ...options.limits };
     this.store = new ObservedRunStore(options.store, options.onWrite);
     const runners = options.runners ?? builtinRunners;
@@ -146,7 +153,7 @@ export class LocalHost {
     // Validation on, as Step Functions validates a definition on deploy.
     this.machine = new StateMachine(definition as unknown as StateMachineDefinition);
     const engineDeps = {
-      store: this.store, catalog, now: this.now,
+      store: this.store, catalog, now: this.now, ids: this.ids, cache: options.cache ?? new EngineCache(),
       ...(options.blobs ? { blobs: options.blobs } : {}),
       ...(options.executionLimits ? { executionLimits: options.executionLimits } : {}),
       stepBatch: options.stepBatch ?? LOCAL_STEP_BATCH,
@@ -168,8 +175,8 @@ export class LocalHost {
   /** Creates a run and drives it to its end. */
   async start(spec: StartOptions): Promise<RunReport> {
     const now = this.now();
-    const owner = localOwner(now);
-    const runId = spec.runId ?? newRunId(now);
+    const owner = localOwner(now, this.ids);
+    const runId = spec.runId ?? newRunId(now, this.ids);
     // As StartRun does on AWS: Express unless a node may run longer than an Express execution can wait.
     const mode = spec.mode ?? chooseMode(spec.workflow, makeCatalog(this.options.runners ?? builtinRunners));
     await createRun(this.store, { ...spec, mode, runId, owner, now });
@@ -179,7 +186,7 @@ export class LocalHost {
   /** Takes a stopped or failed run over and drives it on, replaying what is recorded. */
   async resume(runId: string, options: ResumeOptions = {}): Promise<RunReport> {
     const now = this.now();
-    const owner = localOwner(now);
+    const owner = localOwner(now, this.ids);
     const { force, ...claim } = options;
     await claimRun(this.store, runId, { ...claim, owner, now, isAlive: force ? async () => false : isLocalOwnerAlive });
     return this.drive(runId, owner.id);
