@@ -1,4 +1,4 @@
-import { uploadTargetFor } from './blob-store.ts';
+import { MAX_INLINE_PARAMS_BYTES, paramsBlobKey, UPLOAD_URL_TTL_S, uploadTargetFor, utf8Length } from './blob-store.ts';
 import { computeCacheKey } from './cache-key.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { errorSignature } from './error-signature.ts';
@@ -135,6 +135,11 @@ export class Advance {
       ...(options.interrupted ? { interrupted: true } : {}),
       ...(this.run.repairedNodes.includes(nodeId) ? { repaired: true } : {}),
     };
+    // Params that may have grown with upstream outputs travel by reference, never in the state payload.
+    const blobs = this.deps.blobs;
+    const body = JSON.stringify(params);
+    const byReference = blobs !== undefined && utf8Length(body) > MAX_INLINE_PARAMS_BYTES;
+    const paramsRef = byReference ? await blobs.put(paramsBlobKey(this.run.runId, seq), body) : undefined;
     await this.writes.commit({ flushAll: false });
     return {
       kind: 'run',
@@ -143,8 +148,9 @@ export class Advance {
       exec: this.exec,
       seq,
       node: {
-        id: nodeId, type: node.type, params, cacheKey, timeoutS,
-        ...(this.deps.blobs ? { upload: await uploadTargetFor(this.deps.blobs, this.run.runId, seq) } : {}),
+        id: nodeId, type: node.type, params: paramsRef ? {} : params, cacheKey, timeoutS,
+        ...(blobs ? { upload: await uploadTargetFor(blobs, this.run.runId, seq) } : {}),
+        ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, UPLOAD_URL_TTL_S) } } : {}),
       },
     };
   }

@@ -96,7 +96,7 @@ export const buildRunReport = (run: RunItem, steps: readonly NodeRecord[], event
     run_id: run.runId,
     workflow: run.workflowName,
     result: run.outputs ?? {},
-    errors: run.status === 'failed' && run.lastError ? [run.lastError] : [],
+    errors: (run.status === 'failed' || run.status === 'interrupted') && run.lastError ? [run.lastError] : [],
     warnings: run.warnings,
     repairs: repairsOf(versions),
     steps: orderedSteps(steps, events),

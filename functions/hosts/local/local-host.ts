@@ -47,6 +47,12 @@ export interface LocalHostOptions {
   ids?: Ids;
   /** The engine's caches; a new one per host when not given (tests pass one to observe it). */
   cache?: EngineCache;
+  /**
+   * Validate the definition as Step Functions does on deploy (default true). Validation compiles the
+   * ASL schema with ajv: about 2 s of CPU, so the CLI turns it off for each command; the definition is
+   * fixed by the build, and the tests validate it on every host they make.
+   */
+  validateDefinition?: boolean;
   /** AWS's limits (payload size, Express duration, history length); tests shrink or keep them. */
   limits?: Partial<AwsLimits>;
   /**
@@ -150,8 +156,7 @@ export class LocalHost {
         runners: Object.fromEntries(runners.map((r) => [r.type, `arn:aws:lambda:us-east-1:000000000000:function:flowmend-run-${r.type}`])),
       });
     this.definition = definition;
-    // Validation on, as Step Functions validates a definition on deploy.
-    this.machine = new StateMachine(definition as unknown as StateMachineDefinition);
+    this.machine = new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { noValidate: options.validateDefinition === false } });
     const engineDeps = {
       store: this.store, catalog, now: this.now, ids: this.ids, cache: options.cache ?? new EngineCache(),
       ...(options.blobs ? { blobs: options.blobs } : {}),
