@@ -49,8 +49,7 @@ export const DEFAULT_TASK_TIMEOUTS_S: TaskTimeouts = {
   runnerDefault: 900 + TASK_TIMEOUT_MARGIN_S,
 };
 
-/** Longest a repair may take (the Repair Lambda's timeout): an Express execution continues before one it cannot fit. */
-export const REPAIR_MAX_S = 300;
+export { REPAIR_MAX_S } from './execution-limits.ts';
 
 /**
  * What `arn:aws:states:::states:startExecution` raises (the integration's own errors and the SDK's),

@@ -101,6 +101,8 @@ export const RunItemSchema = z.object({
   maxRepairs: z.number().int().nonnegative(),
   repairAttempts: z.number().int().nonnegative(),
   lastErrorSignature: z.string().optional(),
+  /** A repair the last execution had no time left for (Express): the next execution starts with it. */
+  repairDue: RunErrorSchema.optional(),
   /** The error that sent the run to repair, or that failed it. */
   lastError: RunErrorSchema.optional(),
   warnings: z.array(RunErrorSchema).default([]),
