@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { McpServersSchema } from './mcp-servers.ts';
 
 /** Declared input types, pflow's spelling variants included so pflow workflows parse unchanged. */

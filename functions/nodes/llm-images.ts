@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { z } from 'zod';
 import { resolveInWorkspace, WorkspacePathError } from './workspace.ts';
 
-/** pflow's `images`: URLs (http, https, data:) or files in the workspace, sent to the model as image blocks. */
-export const ImagesParamSchema = z.array(z.string().min(1, 'an image is a URL or a file path'), { error: 'images must be an array of URLs or file paths' }).optional();
+/* pflow's `images` (declared in llm-spec.ts): URLs (http, https, data:) or files in the workspace, sent to the model as image blocks. */
 
 const MEDIA_TYPES: Readonly<Record<string, 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'>> = {
   '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp',
