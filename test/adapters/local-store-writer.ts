@@ -23,7 +23,7 @@ for (let seq = 1; seq <= 30; seq++) {
   );
 }
 await local.store.appendEvents(
-  Array.from({ length: 30 }, (_, i) => ({ runId, key: String(i).padStart(4, '0'), at: now, type: 'node_completed' as const })),
+  Array.from({ length: 30 }, (_, i) => ({ runId, key: String(i).padStart(4, '0'), at: now, type: 'run_succeeded' as const })),
 );
 process.stdout.write(JSON.stringify({ endpoint: local.endpoint }));
 await local.close();

@@ -54,8 +54,8 @@ const makeIr = (runId: string, version: number, command = 'echo hi'): IrVersionI
   ...(version > 0 && { reason: 'fixed a typo', diff: ['a.params.command changed'], nodesChanged: ['a'] }),
 });
 
-const makeEvent = (runId: string, n: number): RunEvent => ({
-  runId, key: String(n).padStart(8, '0'), at: NOW + n, type: 'node_started', nodeId: `n${n}`, seq: n, message: `event ${n}`,
+const makeEvent = (runId: string, n: number): Extract<RunEvent, { type: 'node_interrupted' }> => ({
+  runId, key: String(n).padStart(8, '0'), at: NOW + n, type: 'node_interrupted', nodeId: `n${n}`, seq: n, message: `event ${n}`,
 });
 
 const shuffled = <T>(items: T[]): T[] => items.map((v, i) => ({ v, k: (i * 7919) % 101 })).sort((a, b) => a.k - b.k).map((x) => x.v);
