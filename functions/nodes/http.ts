@@ -137,7 +137,7 @@ export const makeHttpRunner = (): NodeRunner<typeof HttpParamsSchema> => {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(url, { method, headers: request.headers, body: request.body, signal });
+      response = await fetch(url, { method, headers: request.headers, signal, ...(request.body === undefined ? {} : { body: request.body }) });
       text = await response.text();
     } catch (error) {
       const durationMs = performance.now() - started;

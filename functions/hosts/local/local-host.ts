@@ -99,7 +99,7 @@ export class LocalHost {
   private readonly ids: Ids;
   private continued = false;
 
-  constructor(private readonly options: LocalHostOptions) {
+  constructor(options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
     this.ids = options.ids ?? cryptoIds;
     this.store = new ObservedRunStore(options.store, options.onWrite);
