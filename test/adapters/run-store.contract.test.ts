@@ -136,6 +136,7 @@ describe.each([
     await store.putRun(run, { notExists: true });
     (run.params.nested as { list: number[] }).list.push(3);
     const read = await store.getRun(run.runId);
+    // biome-ignore lint/correctness/noUnsafeOptionalChaining: a run that was not found fails the test here
     (read?.params.nested as { list: number[] }).list.push(4);
     expect((await store.getRun(run.runId))?.params).toEqual({ nested: { list: [1, 2] } });
   });
