@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LlmUsageSchema, NodeErrorSchema } from './node-type.ts';
 import { WorkflowSchema } from './ir.ts';
 
@@ -20,7 +20,12 @@ export const RunErrorSchema = z.object({
 });
 export type RunError = z.infer<typeof RunErrorSchema>;
 
-export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed']);
+/**
+ * `cancelled`: stopped by a person (API or CLI). `interrupted`: an execution of the run died without
+ * recording an end (a failed or timed-out execution, a continue that could not start). Nothing
+ * advances either until it is resumed, like a failed run.
+ */
+export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed', 'cancelled', 'interrupted']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /**
@@ -51,6 +56,8 @@ export type RunMetrics = z.infer<typeof RunMetricsSchema>;
 export const RunItemSchema = z.object({
   runId: RunIdSchema,
   workflowName: z.string(),
+  /** The registered workflow's version the run started from (runs of an inline workflow have none). */
+  workflowVersion: z.number().int().positive().optional(),
   status: RunStatusSchema,
   irVersion: z.number().int().nonnegative(),
   params: z.record(z.string(), z.unknown()),
@@ -97,6 +104,8 @@ export const RunItemSchema = z.object({
   maxRepairs: z.number().int().nonnegative(),
   repairAttempts: z.number().int().nonnegative(),
   lastErrorSignature: z.string().optional(),
+  /** A repair the last execution had no time left for (Express): the next execution starts with it. */
+  repairDue: RunErrorSchema.optional(),
   /** The error that sent the run to repair, or that failed it. */
   lastError: RunErrorSchema.optional(),
   warnings: z.array(RunErrorSchema).default([]),
@@ -176,7 +185,10 @@ export const RunEventSchema = z.discriminatedUnion('type', [
   z.object({ ...eventBase, type: z.literal('repair_failed'), nodeId: nodeIdField, message: z.string(), data: z.object({ attempt: z.number().int() }) }),
   z.object({ ...eventBase, type: z.literal('run_succeeded') }),
   z.object({ ...eventBase, type: z.literal('run_failed'), nodeId: nodeIdField, message: z.string() }),
-  z.object({ ...eventBase, type: z.literal('execution_continued'), nodeId: z.string(), message: z.string() }),
+  z.object({ ...eventBase, type: z.literal('execution_continued'), nodeId: nodeIdField, message: z.string() }),
+  z.object({ ...eventBase, type: z.literal('run_cancelled'), nodeId: nodeIdField, message: z.string() }),
+  /** The execution stopped without recording an outcome (a Lambda timeout, an AWS limit); resume goes on. */
+  z.object({ ...eventBase, type: z.literal('run_interrupted'), message: z.string() }),
 ]);
 export type RunEvent = z.infer<typeof RunEventSchema>;
 export type RunEventType = RunEvent['type'];

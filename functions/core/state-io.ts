@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { BlobUploadSchema } from './blob-store.ts';
+import * as z from 'zod';
+import { BlobUploadSchema, ParamsRefSchema } from './blob-store.ts';
 import { ClassificationRulesSchema } from './ir.ts';
 import { LlmUsageSchema, RunnerResultSchema } from './node-type.ts';
 import { RunErrorSchema, RunIdSchema } from './run-model.ts';
@@ -15,6 +15,8 @@ export const RunNodeSpecSchema = z.object({
   upload: BlobUploadSchema.optional(),
   /** The workflow's classification rules, for a node type that reads them (`capabilities.classificationRules`). */
   classification: ClassificationRulesSchema.optional(),
+  /** Params too large to send inline (MAX_INLINE_PARAMS_BYTES): `params` is empty and the runner reads them here. */
+  paramsRef: ParamsRefSchema.optional(),
 });
 export type RunNodeSpec = z.infer<typeof RunNodeSpecSchema>;
 
