@@ -75,7 +75,7 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
   app.get('/:id/events', async (c) => {
     const { id } = readParams(c, RunIdParamSchema);
     const query = readQuery(c, EventsQuerySchema);
-    let after;
+    let after: z.output<typeof ProgressCursorSchema> | undefined;
     if (query.after !== undefined) {
       const cursor = z.object({ after: ProgressCursorSchema }).safeParse({ after: query.after });
       if (!cursor.success) throw invalidRequest('query', cursor.error);
