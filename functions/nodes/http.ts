@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { sampleOf } from '../core/classify.ts';
-import { TransientError } from '../core/errors.ts';
-import { classifyHttpStatus } from '../core/http-status.ts';
-import type { NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
+import { sampleOf } from '../core/index.ts';
+import { TransientError } from '../core/index.ts';
+import { classifyHttpStatus } from '../core/index.ts';
+import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { EXTRACT_PATH_PATTERN, extractPath } from './extract-path.ts';
 
 const DEFAULT_TIMEOUT_S = 30;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { NodeTypeSpec } from '../core/node-type.ts';
+import type { NodeTypeSpec } from '../core/index.ts';
 
 /**
  * What the engine knows of the llm node without the Anthropic SDK: the engine and StartRun Lambdas

@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { envLlmConfig, type LlmConfigProvider, loadAnthropicSdk, makeAnthropicClient, type AnthropicClientOptions } from '../adapters/anthropic-client.ts';
-import { ConfigurationError, TransientError } from '../core/errors.ts';
-import type { LlmUsage, NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
+import { ConfigurationError, TransientError } from '../core/index.ts';
+import type { LlmUsage, NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { costUsd } from './llm-prices.ts';
 import { DEFAULT_LLM_MODEL, type LlmParams, LlmParamsSchema, llmSpec, timeoutOf } from './llm-spec.ts';
 

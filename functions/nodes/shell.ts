@@ -2,7 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import * as z from 'zod';
-import type { NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
+import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { CappedBuffer } from './capped-buffer.ts';
 
 const DEFAULT_TIMEOUT_S = 60;

@@ -1,7 +1,7 @@
 import jsonata from 'jsonata';
 import * as z from 'zod';
-import type { NodeRunner, RunnerResult } from '../core/node-type.ts';
-import { openJsonText } from '../core/json-text.ts';
+import type { NodeRunner, RunnerResult } from '../core/index.ts';
+import { openJsonText } from '../core/index.ts';
 
 const DEFAULT_TIMEOUT_S = 30;
 const CACHE_LIMIT = 500;

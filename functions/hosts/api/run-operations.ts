@@ -1,8 +1,8 @@
-import { cancelRun, type CancelResult } from '../../core/cancel-run.ts';
-import { checkRunPatch } from '../../core/patch-run.ts';
-import { IDEMPOTENCY_TTL_MS } from '../../core/registry-model.ts';
-import { claimRun, createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/run-lifecycle.ts';
-import type { IrVersionItem, RunItem } from '../../core/run-model.ts';
+import { cancelRun, type CancelResult } from '../../core/index.ts';
+import { checkRunPatch } from '../../core/index.ts';
+import { IDEMPOTENCY_TTL_MS } from '../../core/index.ts';
+import { claimRun, createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/index.ts';
+import type { IrVersionItem, RunItem } from '../../core/index.ts';
 import { ApiError, notFound } from './api-error.ts';
 import type { ApiDeps } from './api-deps.ts';
 import type { ResumeBody, StartRunBody } from './api-schemas.ts';

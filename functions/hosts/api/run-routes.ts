@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { readProgress, ProgressCursorSchema } from '../../core/progress-feed.ts';
-import { loadRunReport } from '../../core/run-report.ts';
-import type { RunItem } from '../../core/run-model.ts';
+import { readProgress, ProgressCursorSchema } from '../../core/index.ts';
+import { loadRunReport } from '../../core/index.ts';
+import type { RunItem } from '../../core/index.ts';
 import { invalidRequest, notFound } from './api-error.ts';
 import type { ApiDeps } from './api-deps.ts';
 import {

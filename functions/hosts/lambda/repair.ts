@@ -1,13 +1,13 @@
-import { InvalidInputError, RunNotFoundError, StaleRunError, CorruptItemError } from '../../core/errors.ts';
+import { InvalidInputError, RunNotFoundError, StaleRunError, CorruptItemError } from '../../core/index.ts';
 import { makeAnthropicRepairLlm, repairModelFromEnv } from '../../adapters/anthropic-repair-llm.ts';
-import { makeCatalog, type NodeCatalog, type NodeRunner } from '../../core/node-type.ts';
-import { completedNodes, planRepair, type RepairFailure, type RepairLlm } from '../../core/repair/index.ts';
-import type { RunStore } from '../../core/run-store.ts';
-import { type RepairReport, RepairOutcomeSchema } from '../../core/state-io.ts';
-import { validateWorkflow } from '../../core/validate.ts';
+import { makeCatalog, type NodeCatalog, type NodeRunner } from '../../core/index.ts';
+import { completedNodes, planRepair, type RepairFailure, type RepairLlm } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
+import { type RepairReport, RepairOutcomeSchema } from '../../core/index.ts';
+import { validateWorkflow } from '../../core/index.ts';
 import { builtinCatalog } from '../../nodes/catalog.ts';
 import { costUsd } from '../../nodes/llm-prices.ts';
-import { recordsOfRun } from '../../core/run-report.ts';
+import { recordsOfRun } from '../../core/index.ts';
 
 export interface RepairDeps {
   store: RunStore;

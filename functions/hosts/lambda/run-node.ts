@@ -1,8 +1,8 @@
 import type * as z from 'zod';
-import { closestMatch } from '../../core/closest-match.ts';
-import { InvalidInputError } from '../../core/errors.ts';
-import type { NodeRunner, RunnerResult } from '../../core/node-type.ts';
-import { RunOutcomeSchema } from '../../core/state-io.ts';
+import { closestMatch } from '../../core/index.ts';
+import { InvalidInputError } from '../../core/index.ts';
+import type { NodeRunner, RunnerResult } from '../../core/index.ts';
+import { RunOutcomeSchema } from '../../core/index.ts';
 import { readParamsRef, shrinkRunnerResult } from '../../adapters/blob-upload.ts';
 
 const MAX_LISTED_ISSUES = 10;
