@@ -10,9 +10,6 @@ import type { AdvanceOutcome, ExecCounters } from './state-io.ts';
 import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
 import { UnitOfWork } from './unit-of-work.ts';
 
-/** Node types whose runner takes the workflow's classification rules (under `__classification`). */
-const RULE_AWARE_TYPES = new Set(['http']);
-
 type NodeOutputs = Record<string, Record<string, unknown>>;
 
 export interface PrepareOptions {
@@ -111,7 +108,6 @@ export class Advance {
       if (!(error instanceof TemplateResolutionError)) throw error;
       return this.templateFailure(node, visit, error);
     }
-    if (this.ir.classification && RULE_AWARE_TYPES.has(node.type)) params.__classification = this.ir.classification;
     const timeoutS = spec.timeoutS(params);
     if (mustContinueBefore(this.deps.executionLimits, this.exec, this.run.mode, this.deps.now(), timeoutS)) {
       this.writes.event('execution_continued', { nodeId, message: `continuing as a new execution after ${this.exec.advances} steps` });
@@ -149,6 +145,7 @@ export class Advance {
       seq,
       node: {
         id: nodeId, type: node.type, params: paramsRef ? {} : params, cacheKey, timeoutS,
+        ...(this.ir.classification && spec.capabilities?.classificationRules ? { classification: this.ir.classification } : {}),
         ...(blobs ? { upload: await uploadTargetFor(blobs, this.run.runId, seq) } : {}),
         ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, UPLOAD_URL_TTL_S) } } : {}),
       },
@@ -230,7 +227,7 @@ export class Advance {
     this.run.status = 'succeeded';
     this.run.outputs = outputs;
     delete this.run.current;
-    this.writes.event('run_succeeded');
+    this.writes.event('run_succeeded', {});
     await this.writes.commit();
     return { kind: 'done', runId: this.run.runId, owner: this.owner, exec: this.exec };
   }

@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { ClassificationRulesSchema } from '../core/ir.ts';
-import type { NodeTypeSpec } from '../core/node-type.ts';
+import type { NodeTypeSpec } from '../core/index.ts';
 
 /**
  * What the engine knows of the llm node without the Anthropic SDK: the engine and StartRun Lambdas
@@ -16,8 +15,6 @@ export const LlmParamsSchema = z.strictObject({
   max_tokens: z.number({ error: 'max_tokens must be a number' }).int('max_tokens must be a whole number').positive().default(1024),
   temperature: z.number({ error: 'temperature must be a number' }).min(0, 'temperature is 0 to 1').max(1, 'temperature is 0 to 1').optional(),
   timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive().optional(),
-  /** Reserved: the workflow's classification rules, passed by the engine only when the workflow has some. */
-  __classification: ClassificationRulesSchema.optional(),
 });
 export type LlmParams = z.infer<typeof LlmParamsSchema>;
 
@@ -30,4 +27,5 @@ export const llmSpec: NodeTypeSpec = {
   outputKeys: ['response', 'usage', 'stop_reason'],
   sideEffects: () => false,
   timeoutS: timeoutOf,
+  capabilities: { apiResponse: true },
 };
