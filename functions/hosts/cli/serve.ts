@@ -37,7 +37,7 @@ const TickBodySchema = z.strictObject({ now: z.iso.datetime({ offset: true }) })
 const resumeOwnRuns = async (store: RunStore, launcher: LocalRunLauncher, now: number, log: (line: string) => void): Promise<void> => {
   for (const run of await store.listRuns({ limit: RECOVERY_SCAN })) {
     const owner = run.owner;
-    if (run.status !== 'running' || !owner?.id.startsWith(SERVE_OWNER_PREFIX) || owner.host !== hostname()) continue;
+    if ((run.status !== 'running' && run.status !== 'interrupted') || !owner?.id.startsWith(SERVE_OWNER_PREFIX) || owner.host !== hostname()) continue;
     if (await isLocalOwnerAlive(owner)) continue;
     try {
       const next = launcher.newOwner(run.runId, now);
