@@ -58,7 +58,8 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   const stateDir = resolve(options.stateDir);
   const { store, blobs, close } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
   const registryDb = openRegistryDatabase(stateDir);
-  const host = new LocalHost({ ...options.hostOptions, store, blobs });
+  // The definition is fixed by the build (the tests validate it); validating it costs ~2 s of CPU at start.
+  const host = new LocalHost({ validateDefinition: false, ...options.hostOptions, store, blobs });
   const launcher = new LocalRunLauncher(host, options.log);
   const deps: ApiDeps = {
     store: host.store, registry: new SqliteRegistryStore(registryDb), launcher, catalog: makeCatalog(builtinRunners), now: Date.now,
