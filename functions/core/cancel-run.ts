@@ -24,7 +24,8 @@ export const cancelRun = async (store: RunStore, runId: string, now: number): Pr
     const run = await store.getRun(runId);
     if (!run) throw new RunNotFoundError(`no run '${runId}' (see GET /runs or \`flowmend runs\`)`);
     if (run.status === 'cancelled') return { run, alreadyCancelled: true };
-    if (run.status !== 'running') throw new RunBusyError(`run ${runId} already ${run.status}; only a running run can be cancelled`);
+    // An interrupted run (its execution died) may be cancelled too, so nobody resumes it by mistake.
+    if (run.status !== 'running' && run.status !== 'interrupted') throw new RunBusyError(`run ${runId} already ${run.status}; only a running or interrupted run can be cancelled`);
     const previousOwner = run.owner;
     const inFlight = run.current;
     const events: RunEvent[] = [];
