@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { type BlobUpload, blobMarker, blobRefOf, MAX_INLINE_OUTPUT_BYTES, type ParamsRef, utf8Length } from '../core/blob-store.ts';
-import { ConfigurationError, TransientError } from '../core/errors.ts';
-import type { RunnerResult } from '../core/node-type.ts';
+import { type BlobUpload, blobMarker, blobRefOf, MAX_INLINE_OUTPUT_BYTES, type ParamsRef, utf8Length } from '../core/index.ts';
+import { ConfigurationError, TransientError } from '../core/index.ts';
+import type { RunnerResult } from '../core/index.ts';
 import { checkBlob, filePathOfUrl, writeFileAtomically } from './file-blob-store.ts';
 
 /** Puts a body to an upload URL: an HTTP PUT (a presigned S3 URL) or, locally, a `file:` write. */

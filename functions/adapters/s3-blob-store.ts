@@ -1,7 +1,7 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { type BlobRef, type BlobStore, blobRefOf } from '../core/blob-store.ts';
-import { StoreUnavailableError } from '../core/errors.ts';
+import { type BlobRef, type BlobStore, blobRefOf } from '../core/index.ts';
+import { StoreUnavailableError } from '../core/index.ts';
 import { checkBlob } from './file-blob-store.ts';
 
 /** Blobs in the stack's S3 bucket; upload URLs are presigned PUTs, so runners need no S3 permission. */

@@ -12,9 +12,6 @@ import type { AdvanceOutcome, ExecCounters } from './state-io.ts';
 import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
 import { UnitOfWork } from './unit-of-work.ts';
 
-/** Node types whose runner takes the workflow's classification rules (under `__classification`). */
-const RULE_AWARE_TYPES = new Set(['http']);
-
 type NodeOutputs = Record<string, Record<string, unknown>>;
 
 export interface PrepareOptions {
@@ -150,6 +147,7 @@ export class Advance {
       seq,
       node: {
         id: nodeId, type: node.type, params: paramsRef ? {} : params, cacheKey, timeoutS,
+        ...(this.ir.classification && spec.capabilities?.classificationRules ? { classification: this.ir.classification } : {}),
         ...(blobs ? { upload: await uploadTargetFor(blobs, this.run.runId, seq) } : {}),
         ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, UPLOAD_URL_TTL_S) } } : {}),
       },
@@ -164,7 +162,6 @@ export class Advance {
    */
   runnerParams(node: WorkflowNode, nodes: NodeOutputs): Record<string, unknown> {
     const params = resolveParams(node.params, this.context(nodes));
-    if (this.ir.classification && RULE_AWARE_TYPES.has(node.type)) params.__classification = this.ir.classification;
     if (node.type === MCP_TYPE && typeof params.server === 'string') {
       const server = this.ir.mcp_servers?.[params.server];
       if (server !== undefined) params.__server = server;
@@ -250,7 +247,7 @@ export class Advance {
     this.run.status = 'succeeded';
     this.run.outputs = outputs;
     delete this.run.current;
-    this.writes.event('run_succeeded');
+    this.writes.event('run_succeeded', {});
     await this.writes.commit();
     return { kind: 'done', runId: this.run.runId, owner: this.owner, exec: this.exec };
   }

@@ -115,6 +115,7 @@ const recordNode = async (step: Advance, input: Extract<AdvanceInput, { kind: 'r
   const outcome: Outcome = classifyOutcome({
     nodeId: current.nodeId,
     nodeType: current.nodeType,
+    capabilities: deps.catalog.get(current.nodeType)?.capabilities ?? {},
     ...(result ? { result } : {}),
     ...(input.error ? { taskError: input.error } : {}),
     ...(ir.classification ? { rules: ir.classification } : {}),

@@ -1,4 +1,4 @@
-import { makeCatalog, type NodeCatalog, type NodeRunner } from '../core/node-type.ts';
+import { makeCatalog, type NodeCatalog, type NodeRunner } from '../core/index.ts';
 import { copyFileRunner, moveFileRunner } from './copy-move-file.ts';
 import { deleteFileRunner } from './delete-file.ts';
 import { httpRunner } from './http.ts';

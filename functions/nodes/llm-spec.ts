@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { ClassificationRulesSchema } from '../core/ir.ts';
-import type { NodeTypeSpec } from '../core/node-type.ts';
+import type { NodeTypeSpec } from '../core/index.ts';
 
 /**
  * What the engine knows of the llm node without the Anthropic SDK: the engine and StartRun Lambdas
@@ -20,8 +19,6 @@ export const LlmParamsSchema = z.strictObject({
   images: z.array(z.string().min(1, 'an image is a URL or a file path'), { error: 'images must be an array of URLs or file paths' }).optional(),
   /** Reserved: the run's workspace, where image files are read (the local host). */
   __workspace: z.string().optional(),
-  /** Reserved: the workflow's classification rules, passed by the engine only when the workflow has some. */
-  __classification: ClassificationRulesSchema.optional(),
 });
 export type LlmParams = z.infer<typeof LlmParamsSchema>;
 
@@ -34,4 +31,5 @@ export const llmSpec: NodeTypeSpec = {
   outputKeys: ['response', 'usage', 'stop_reason'],
   sideEffects: () => false,
   timeoutS: timeoutOf,
+  capabilities: { apiResponse: true },
 };

@@ -1,10 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { envLlmConfig, type LlmConfigProvider, loadAnthropicSdk, makeAnthropicClient, type AnthropicClientOptions } from '../adapters/anthropic-client.ts';
-import { ConfigurationError, TransientError } from '../core/errors.ts';
-import type { LlmUsage, NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
+import { ConfigurationError, TransientError } from '../core/index.ts';
+import type { LlmUsage, NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { ImageError, toImageBlock } from './llm-images.ts';
 import { costUsd } from './llm-prices.ts';
-import { DEFAULT_LLM_MODEL, LlmParamsSchema, llmSpec, timeoutOf } from './llm-spec.ts';
+import { DEFAULT_LLM_MODEL, type LlmParams, LlmParamsSchema, llmSpec, timeoutOf } from './llm-spec.ts';
 
 export { DEFAULT_LLM_MODEL, LlmParamsSchema, type LlmParams } from './llm-spec.ts';
 
@@ -45,13 +45,8 @@ const toFailure = async (error: unknown, model: string, durationMs: number): Pro
   return failed('LLM_REQUEST_REJECTED', `Anthropic API ${status} (${error.type ?? 'error'}) for model ${model}: ${apiMessage}`, details, durationMs);
 };
 
-export const makeLlmRunner = ({ config, makeClient = makeAnthropicClient }: LlmRunnerDeps): NodeRunner => {
-  const run = async (raw: Record<string, unknown>, context: RunContext): Promise<RunnerResult> => {
-    const parsed = LlmParamsSchema.safeParse(raw);
-    if (!parsed.success) {
-      return failed('PARAMS_INVALID', `Invalid llm params: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`);
-    }
-    const params = parsed.data;
+export const makeLlmRunner = ({ config, makeClient = makeAnthropicClient }: LlmRunnerDeps): NodeRunner<typeof LlmParamsSchema> => {
+  const run = async (params: LlmParams, context: RunContext): Promise<RunnerResult> => {
     const { apiKey, baseURL, defaultModel } = await config();
     if (apiKey === undefined) throw new ConfigurationError(MISSING_KEY);
     if (context.signal?.aborted) return failed('ABORTED', 'LLM call not started: the run was cancelled');
@@ -93,8 +88,8 @@ export const makeLlmRunner = ({ config, makeClient = makeAnthropicClient }: LlmR
     return { kind: 'ok', outputs: { response, usage, stop_reason: message.stop_reason }, action: 'default', durationMs, usage };
   };
 
-  return { ...llmSpec, run };
+  return { ...llmSpec, paramsSchema: LlmParamsSchema, run };
 };
 
 /** Reads ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL / FLOWMEND_LLM_MODEL from the environment on every call. */
-export const llmRunner: NodeRunner = makeLlmRunner({ config: envLlmConfig() });
+export const llmRunner: NodeRunner<typeof LlmParamsSchema> = makeLlmRunner({ config: envLlmConfig() });

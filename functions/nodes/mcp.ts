@@ -128,6 +128,7 @@ export const makeMcpRunner = ({ env = process.env, allowStdio = true }: McpRunne
     // A tool may change the world; a node marks a read-only tool with `"side_effects": false`.
     sideEffects: () => true,
     timeoutS: timeoutOf,
+    capabilities: { apiResponse: true },
     run,
   };
 };

@@ -1,4 +1,4 @@
-import { makeCatalog, type NodeCatalog, type NodeTypeSpec } from '../core/node-type.ts';
+import { makeCatalog, type NodeCatalog, type NodeTypeSpec } from '../core/index.ts';
 import { httpRunner } from './http.ts';
 import { llmSpec } from './llm-spec.ts';
 import { shellRunner } from './shell.ts';

@@ -9,7 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { buildDefinition, type TaskTimeouts } from '../../functions/core/definition.ts';
+import { buildDefinition, type TaskTimeouts } from '../../functions/core/index.ts';
 import { acknowledgeNag, XRAY_REASON } from '../nag.ts';
 import { EXECUTION_END_LOG_TYPES } from '../../functions/hosts/lambda/mark-interrupted.ts';
 

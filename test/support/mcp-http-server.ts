@@ -16,7 +16,7 @@ export const startMcpHttpServer = async (callsFile: string): Promise<McpHttpTest
   const http: Server = createServer(async (req, res) => {
     authorizations.push(req.headers.authorization);
     const server = makeTestMcpServer(callsFile);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
       void server.close();

@@ -1,4 +1,4 @@
-import type { RunReport } from '../../core/run-report.ts';
+import type { RunReport } from '../../core/index.ts';
 import { renderReport } from './render.ts';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

@@ -1,4 +1,4 @@
-import type { ProgressEvent } from '../../core/progress-feed.ts';
+import type { ProgressEvent } from '../../core/index.ts';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 const firstLine = (text: string): string => {

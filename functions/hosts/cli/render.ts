@@ -1,7 +1,7 @@
-import type { ValidationIssue } from '../../core/validation-issue.ts';
-import { formatIssues } from '../../core/validate.ts';
-import type { RunItem } from '../../core/run-model.ts';
-import type { RunReport } from '../../core/run-report.ts';
+import type { ValidationIssue } from '../../core/index.ts';
+import { formatIssues } from '../../core/index.ts';
+import type { RunItem } from '../../core/index.ts';
+import type { RunReport } from '../../core/index.ts';
 
 const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import type { Workflow } from '../../core/ir.ts';
+import type { Workflow } from '../../core/index.ts';
+import { parseWorkflow } from '../../core/index.ts';
+import type { ValidationIssue } from '../../core/index.ts';
 import type { PflowFormOptions } from '../../core/pflow-forms.ts';
-import { parseWorkflow } from '../../core/validate.ts';
-import type { ValidationIssue } from '../../core/validation-issue.ts';
 
 export type LoadedWorkflow =
   | { ok: true; workflow: Workflow; name: string }

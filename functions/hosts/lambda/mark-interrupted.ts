@@ -1,10 +1,10 @@
 import { gunzipSync } from 'node:zlib';
 import * as z from 'zod';
-import { InvalidInputError } from '../../core/errors.ts';
-import { markInterrupted, type InterruptOutcome } from '../../core/run-lifecycle.ts';
-import { RunIdSchema } from '../../core/run-model.ts';
-import type { RunStore } from '../../core/run-store.ts';
-import { TaskErrorSchema } from '../../core/state-io.ts';
+import { InvalidInputError } from '../../core/index.ts';
+import { markInterrupted, type InterruptOutcome } from '../../core/index.ts';
+import { RunIdSchema } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
+import { TaskErrorSchema } from '../../core/index.ts';
 
 /**
  * The watcher: marks a run `interrupted` when the execution advancing it died, from any of three sources:

@@ -1,11 +1,11 @@
 import * as z from 'zod';
-import { ConfigurationError, InvalidInputError } from '../../core/errors.ts';
-import { cryptoIds, type Ids } from '../../core/ids.ts';
-import type { NodeCatalog } from '../../core/node-type.ts';
-import { prepareRun } from '../../core/prepare-run.ts';
-import { createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/run-lifecycle.ts';
-import { RunIdSchema } from '../../core/run-model.ts';
-import type { RunStore } from '../../core/run-store.ts';
+import { ConfigurationError, InvalidInputError } from '../../core/index.ts';
+import { cryptoIds, type Ids } from '../../core/index.ts';
+import type { NodeCatalog } from '../../core/index.ts';
+import { prepareRun } from '../../core/index.ts';
+import { createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/index.ts';
+import { RunIdSchema } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
 
 export const StartRunRequestSchema = z.strictObject({
   workflow: z.unknown(),

@@ -1,4 +1,4 @@
-import { utf8Length } from '../../core/blob-store.ts';
+import { utf8Length } from '../../core/index.ts';
 
 /**
  * The Step Functions limits the local host enforces the way AWS does, so that a run which would die
