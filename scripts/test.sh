@@ -7,6 +7,7 @@ export CDK_DISABLE_CLI_TELEMETRY=true AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DI
 rc=0
 echo "== typecheck"
 npx --no-install tsc -p tsconfig.json || rc=1
+npx --no-install tsc -p functions/hosts/viewer/ui/tsconfig.json || rc=1
 if [ -f cdk.json ]; then
   echo "== cdk synth (offline, no credentials)"
   npx --no-install cdk synth --quiet --no-notices >/dev/null || rc=1

@@ -228,7 +228,7 @@ export class RunStep {
     }
     run.repairAttempts += 1;
     run.lastErrorSignature = signature;
-    this.event('repair_started', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { attempt: run.repairAttempts, max: run.maxRepairs } });
+    this.event('repair_started', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { attempt: run.repairAttempts, max: run.maxRepairs, category: error.category, code: error.code } });
     await this.commit();
     return { kind: 'repair', runId: run.runId, owner: this.owner, exec: this.exec, failedNode: error.node_id ?? '', attempt: run.repairAttempts };
   }
@@ -237,7 +237,7 @@ export class RunStep {
     this.run.status = 'failed';
     this.run.lastError = error;
     delete this.run.current;
-    this.event('run_failed', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message });
+    this.event('run_failed', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { category: error.category, code: error.code } });
     await this.commit();
     return { kind: 'failed', runId: this.run.runId, owner: this.owner, exec: this.exec, error };
   }
