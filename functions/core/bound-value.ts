@@ -1,4 +1,4 @@
-import { isRecord } from './json-text.ts';
+import { isRecord, jsonContainerIn } from './json-text.ts';
 
 /**
  * How much of a node's outputs a viewer gets: enough to see what happened, never a whole download.
@@ -11,11 +11,18 @@ const SECRET_KEY = /pass(word|wd)?|secret|token|api[-_]?key|authori[sz]ation|coo
 
 export const REDACTED = '[redacted]';
 
+const boundString = (value: string): string => {
+  const extra = value.length - VIEW_LIMITS.stringChars;
+  return extra > 0 ? `${value.slice(0, VIEW_LIMITS.stringChars)}… (${extra} more characters)` : value;
+};
+
 /** A copy of `value` cut to VIEW_LIMITS, with the values of secret-looking keys replaced by REDACTED. */
 export const boundValue = (value: unknown, depth = 0): unknown => {
   if (typeof value === 'string') {
-    const extra = value.length - VIEW_LIMITS.stringChars;
-    return extra > 0 ? `${value.slice(0, VIEW_LIMITS.stringChars)}… (${extra} more characters)` : value;
+    // JSON text (a shell node's stdout, a response body) is bounded and redacted as the data it holds.
+    const held = depth < VIEW_LIMITS.depth && value.length <= 1_000_000 ? jsonContainerIn(value) : undefined;
+    if (held !== undefined) return boundString(JSON.stringify(boundValue(held, depth + 1)));
+    return boundString(value);
   }
   if (value === null || typeof value !== 'object') return value;
   if (depth >= VIEW_LIMITS.depth) return Array.isArray(value) ? `[… ${value.length} items]` : '{…}';

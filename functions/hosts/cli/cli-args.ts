@@ -4,11 +4,13 @@ import { z } from 'zod';
 export const USAGE = `flowmend: durable, self-healing JSON workflows
 
 Usage:
-  flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N]
+  flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N] [--open]
   flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force]
   flowmend status <run-id>
   flowmend runs [--limit N]
   flowmend validate <workflow.json>
+  flowmend serve [--port N]                 the run viewer (and API) on 127.0.0.1
+  flowmend open <run-id> [--port N]         opens a run's page in the browser
 
 Every command takes:
   --output-format text|json   text progress (default) or one JSON object on stdout
@@ -21,7 +23,7 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate'] as const;
+const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate', 'serve', 'open'] as const;
 type CommandName = (typeof COMMANDS)[number];
 
 const OutputFormatSchema = z.enum(['text', 'json'], { error: '--output-format is "text" or "json"' });
@@ -34,11 +36,13 @@ export interface CommonOptions {
 }
 
 export type Command =
-  | ({ name: 'run'; workflowPath: string; params: Record<string, string>; repair: boolean; maxRepairs: number | undefined } & CommonOptions)
+  | ({ name: 'run'; workflowPath: string; params: Record<string, string>; repair: boolean; maxRepairs: number | undefined; open: boolean; port: number } & CommonOptions)
   | ({ name: 'resume'; runId: string; workflowPath: string | undefined; repair: boolean | undefined; maxRepairs: number | undefined; force: boolean } & CommonOptions)
   | ({ name: 'status'; runId: string } & CommonOptions)
   | ({ name: 'runs'; limit: number } & CommonOptions)
   | ({ name: 'validate'; workflowPath: string } & CommonOptions)
+  | ({ name: 'serve'; port: number; api: string | undefined } & CommonOptions)
+  | ({ name: 'open'; runId: string; port: number; api: string | undefined } & CommonOptions)
   | { name: 'help' };
 
 const FLAGS = {
@@ -49,17 +53,28 @@ const FLAGS = {
   workflow: { type: 'string' },
   force: { type: 'boolean' },
   limit: { type: 'string' },
+  port: { type: 'string' },
+  api: { type: 'string' },
+  open: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Which flags each command accepts beyond the common ones. */
 const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
-  run: ['no-repair', 'max-repairs'],
+  run: ['no-repair', 'max-repairs', 'open', 'port'],
   resume: ['no-repair', 'max-repairs', 'workflow', 'force'],
   status: [],
   runs: ['limit'],
   validate: [],
+  serve: ['port', 'api'],
+  open: ['port', 'api'],
 };
+
+/** Where `flowmend serve` listens unless told otherwise; `open` and `run --open` look for it there. */
+export const DEFAULT_SERVE_PORT = 8787;
+
+const PortSchema = z.coerce.number({ error: '--port takes a port number, e.g. --port 8787' }).int('--port takes a whole number').min(0, '--port is 0-65535').max(65535, '--port is 0-65535');
+const ApiUrlSchema = z.url({ protocol: /^https?$/, error: '--api takes the API\'s URL, e.g. --api https://abc123.execute-api.eu-west-1.amazonaws.com/prod' });
 
 const parseOrThrow = <T>(schema: z.ZodType<T>, value: unknown): T => {
   const result = schema.safeParse(value);
@@ -88,6 +103,9 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
     stateDir: values['state-dir'] ?? env.FLOWMEND_STATE_DIR ?? '.flowmend',
   };
   const maxRepairs = values['max-repairs'] === undefined ? undefined : parseOrThrow(CountSchema('--max-repairs'), values['max-repairs']);
+  const port = values.port === undefined ? DEFAULT_SERVE_PORT : parseOrThrow(PortSchema, values.port);
+  const apiUrl = values.api ?? env.FLOWMEND_API_URL;
+  const api = apiUrl === undefined ? undefined : parseOrThrow(ApiUrlSchema, apiUrl).replace(/\/+$/, '');
   const one = (what: string): string => {
     const [first, ...extra] = rest;
     if (first === undefined) throw new UsageError(`'flowmend ${command}' needs ${what}\n\n${USAGE}`);
@@ -104,7 +122,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         if (eq <= 0) throw new UsageError(`workflow inputs are given as name=value; got '${pair}'`);
         params[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
-      return { name: 'run', workflowPath, params, repair: !values['no-repair'], maxRepairs, ...common };
+      return { name: 'run', workflowPath, params, repair: !values['no-repair'], maxRepairs, open: values.open ?? false, port, ...common };
     }
     case 'resume':
       return { name: 'resume', runId: one('a run id (see `flowmend runs`)'), workflowPath: values.workflow, repair: values['no-repair'] ? false : undefined, maxRepairs, force: values.force ?? false, ...common };
@@ -115,5 +133,10 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
       return { name: 'runs', limit: values.limit === undefined ? 20 : parseOrThrow(CountSchema('--limit'), values.limit), ...common };
     case 'validate':
       return { name: 'validate', workflowPath: one('a workflow file'), ...common };
+    case 'serve':
+      if (rest.length > 0) throw new UsageError(`'flowmend serve' takes no arguments; unexpected: ${rest.join(' ')}`);
+      return { name: 'serve', port, api, ...common };
+    case 'open':
+      return { name: 'open', runId: one('a run id (see `flowmend runs`)'), port, api, ...common };
   }
 };

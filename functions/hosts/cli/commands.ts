@@ -16,12 +16,15 @@ import { builtinRunners } from '../../nodes/catalog.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
 import { makeProgressPrinter } from './progress.ts';
 import { renderIssues, renderReport, renderRuns, renderStatus } from './render.ts';
+import { openCommand, serveCommand, viewerForRun } from './viewer-commands.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
+  /** Resolves when a serving command should stop (Ctrl-C by default). */
+  untilStopped?: () => Promise<void>;
   /** Extra host wiring (the repair service); the CLI's composition root passes it. */
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
 }
@@ -81,7 +84,17 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   // Outputs too large for one DynamoDB item live under <state-dir>/blobs, as they live in S3 on AWS.
   const blobs = new FileBlobStore(stateDir);
   const store = new BlobOffloadRunStore(local.store, blobs);
-  const host = new LocalHost({ ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
+  // `run --open` opens the run's page once the run is written (its first write).
+  let onRunWritten: ((runId: string) => void) | undefined;
+  const host = new LocalHost({
+    ...io.hostOptions, store, blobs,
+    onWrite: (write) => {
+      progress?.(write);
+      if (write.kind === 'run') onRunWritten?.(write.run.runId);
+    },
+  });
+  // In JSON mode stdout carries one object only: the viewer's lines go to stderr.
+  const viewerIo = { ...io, stdout: json ? io.stderr : io.stdout };
   const emit = (report: RunReport): number => {
     io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report)}\n`);
     return exitFor(report);
@@ -99,7 +112,13 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
           return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(issues)}`, { issues });
         }
         nodeCount = loaded.workflow.nodes.length;
-        return emit(await host.start({ workflow: loaded.workflow, workflowName: loaded.name, params: inputs.params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }));
+        const viewer = command.open ? await viewerForRun(store, command.port, viewerIo) : undefined;
+        onRunWritten = viewer?.open;
+        try {
+          return emit(await host.start({ workflow: loaded.workflow, workflowName: loaded.name, params: inputs.params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }));
+        } finally {
+          await viewer?.close();
+        }
       }
       case 'resume': {
         let patch: IrVersionItem | undefined;
@@ -116,6 +135,11 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderStatus(report)}\n`);
         return EXIT.ok;
       }
+      case 'serve':
+        return await serveCommand(store, { port: command.port }, viewerIo);
+      case 'open':
+        if (!(await store.getRun(command.runId))) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
+        return await openCommand(store, { runId: command.runId, port: command.port }, viewerIo);
       case 'runs': {
         const runs = await store.listRuns({ limit: command.limit });
         io.stdout(json ? `${JSON.stringify({ success: true, runs: runs.map((r) => ({ run_id: r.runId, status: r.status, workflow: r.workflowName, created_at: new Date(r.createdAt).toISOString(), nodes_executed: r.metrics.nodesExecuted })) }, null, 2)}\n` : `${renderRuns(runs)}\n`);

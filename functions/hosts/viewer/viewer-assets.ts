@@ -19,6 +19,7 @@ const HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>flowmend runs</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/ui/assets/viewer.css">
 <script type="module" src="/ui/assets/viewer.js"></script>
 </head>

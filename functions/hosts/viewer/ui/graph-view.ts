@@ -3,7 +3,7 @@ import { formatMs, s } from './dom.ts';
 import { layoutGraph } from './graph-layout.ts';
 
 const NODE_HEIGHT = 54;
-const CHAR_WIDTH = 7.6;
+const CHAR_WIDTH = 7.4;
 
 /** What a status looks like; the word is always shown too, so colour is never the only cue. */
 export const STATUS_LABEL: Record<string, string> = {
@@ -12,7 +12,7 @@ export const STATUS_LABEL: Record<string, string> = {
   running: '● running',
   failed: '✗ failed',
   warning: '⚠ warning',
-  interrupted: '⏸ interrupted',
+  interrupted: '‖ interrupted',
   pending: '… pending',
   skipped: '– skipped',
 };
@@ -24,13 +24,19 @@ export interface GraphOptions {
   onSelect: (nodeId: string) => void;
 }
 
+/** The second line of a node: type, status and the latest visit's duration. */
+const subtitle = (n: ViewNode): string => {
+  const duration = n.duration_ms !== undefined && n.status !== 'replayed' && n.status !== 'running' ? ` · ${formatMs(n.duration_ms)}` : '';
+  return `${n.type} · ${STATUS_LABEL[n.status] ?? n.status}${duration}`;
+};
+
 const pathOf = (points: readonly { x: number; y: number }[]): string => points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ');
 
 /** The workflow as an SVG graph: one focusable node per workflow node, edges labelled by their action. */
 export const renderGraph = (nodes: readonly ViewNode[], edges: readonly ViewEdge[], options: GraphOptions): SVGElement => {
   const sized = nodes.map((n) => {
-    const sub = `${n.type} · ${STATUS_LABEL[n.status] ?? n.status}`;
-    return { id: n.id, width: Math.max(140, Math.max(n.id.length + 6, sub.length) * CHAR_WIDTH + 24), height: NODE_HEIGHT };
+    const sub = subtitle(n);
+    return { id: n.id, width: Math.max(140, Math.max((n.id.length + 4) * 8.4, sub.length * CHAR_WIDTH) + 28), height: NODE_HEIGHT };
   });
   const layout = layoutGraph(
     sized,
@@ -62,8 +68,6 @@ export const renderGraph = (nodes: readonly ViewNode[], edges: readonly ViewEdge
     if (!n) continue;
     const left = placed.x - placed.width / 2;
     const top = placed.y - placed.height / 2;
-    const status = STATUS_LABEL[n.status] ?? n.status;
-    const duration = n.duration_ms !== undefined && n.status !== 'replayed' && n.status !== 'running' ? ` · ${formatMs(n.duration_ms)}` : '';
     const classes = ['node', `status-${n.status}`, options.selected === n.id ? 'selected' : '', options.highlighted.has(n.id) ? 'changed' : ''].filter(Boolean).join(' ');
     const select = (): void => options.onSelect(n.id);
     svg.append(
@@ -82,7 +86,7 @@ export const renderGraph = (nodes: readonly ViewNode[], edges: readonly ViewEdge
       },
         s('rect', { x: left, y: top, width: placed.width, height: placed.height, rx: 8 }),
         s('text', { x: left + 12, y: top + 22, class: 'node-id' }, n.id),
-        s('text', { x: left + 12, y: top + 41, class: 'node-sub' }, `${n.type} · ${status}${duration}`),
+        s('text', { x: left + 12, y: top + 41, class: 'node-sub' }, subtitle(n)),
         n.visits > 1 ? s('g', { class: 'badge visits' }, s('rect', { x: left + placed.width - 34, y: top - 9, width: 32, height: 18, rx: 9 }), s('text', { x: left + placed.width - 18, y: top + 4, 'text-anchor': 'middle' }, `×${n.visits}`)) : null,
         n.repaired ? s('g', { class: 'badge repaired' }, s('rect', { x: left - 2, y: top - 9, width: 68, height: 18, rx: 9 }), s('text', { x: left + 32, y: top + 4, 'text-anchor': 'middle' }, 'repaired')) : null,
       ),

@@ -2,7 +2,9 @@ import { ApiError, fetchRunView, postRunAction, type RunView } from './api-clien
 import { formatMs, formatUsd, h } from './dom.ts';
 import { renderGraph } from './graph-view.ts';
 import { renderNodeDetails } from './node-details.ts';
+import { renderLegend } from './legend.ts';
 import { renderRepairs } from './repairs-panel.ts';
+import { renderSteps } from './steps-panel.ts';
 
 /** How long one long-poll may wait: under API Gateway's 29 s limit. */
 const WAIT_S = 20;
@@ -71,7 +73,8 @@ export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => 
         : null,
       h('div', { class: 'run-body' },
         h('section', { class: 'panel graph-panel', 'aria-labelledby': 'graph-title' },
-          h('h2', { id: 'graph-title' }, 'Workflow'),
+          h('h2', { id: 'graph-title' }, `Workflow (version ${view.versions.at(-1)?.version ?? 0})`),
+          renderLegend(),
           h('div', { class: 'graph-scroll' }, renderGraph(view.graph.nodes, view.graph.edges, {
             selected: state.selected, highlighted,
             onSelect: (id) => {
@@ -85,6 +88,7 @@ export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => 
         state.chosenVersion = version;
         render();
       }),
+      renderSteps(view),
     );
   };
 

@@ -1,0 +1,41 @@
+import { Hono } from 'hono';
+import type { RunStore } from '../../core/run-store.ts';
+import { listenLocal, type RunningServer } from './http-server.ts';
+import { makeRunListRoute } from './run-list-route.ts';
+import { makeViewerRoutes } from './viewer-routes.ts';
+
+/** Answered by every viewer, so `flowmend open` can tell a running `flowmend serve` from another program on the port. */
+export const VIEWER_HEADER = 'x-flowmend-viewer';
+
+export interface ViewerServerOptions {
+  store: RunStore;
+  port: number;
+}
+
+/** The viewer and the routes its page calls, on 127.0.0.1, reading the local store. */
+export const startViewerServer = async (options: ViewerServerOptions): Promise<RunningServer> => {
+  const app = new Hono();
+  app.use('*', async (c, next) => {
+    await next();
+    c.header(VIEWER_HEADER, '1');
+  });
+  app.route('/', makeViewerRoutes({ store: options.store }));
+  app.route('/', makeRunListRoute(options.store));
+  return listenLocal(app, options.port);
+};
+
+/** The origin of a flowmend viewer already listening on this port of 127.0.0.1, if one is. */
+export const findRunningViewer = async (port: number): Promise<string | undefined> => {
+  if (port === 0) return undefined;
+  const origin = `http://127.0.0.1:${port}`;
+  try {
+    const response = await fetch(`${origin}/ui/`, { signal: AbortSignal.timeout(1000) });
+    await response.body?.cancel();
+    return response.headers.get(VIEWER_HEADER) ? origin : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The run page's address. */
+export const runPageUrl = (origin: string, runId: string): string => `${origin}/ui/runs/${encodeURIComponent(runId)}`;
