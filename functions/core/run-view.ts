@@ -1,7 +1,7 @@
 import { boundValue } from './bound-value.ts';
 import type { Workflow } from './ir.ts';
-import { buildRunReport, irVersionsOfRun, type RunReport, stepsOfRun } from './run-report.ts';
-import type { ErrorCategory, IrVersionItem, RunEvent, RunItem, StepRecord } from './run-model.ts';
+import { buildRunReport, irVersionsOfRun, type RunReport, recordsOfRun } from './run-report.ts';
+import type { ErrorCategory, IrVersionItem, RunEvent, RunItem, NodeRecord } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
 
 /** What the viewer colours a node by: its latest visit, or why it has none. */
@@ -64,11 +64,11 @@ export interface RunView {
 interface Sighting {
   at: number;
   order: number;
-  record: StepRecord;
+  record: NodeRecord;
   replayed: boolean;
 }
 
-const sightingsOf = (steps: readonly StepRecord[], events: readonly RunEvent[]): Sighting[] => {
+const sightingsOf = (steps: readonly NodeRecord[], events: readonly RunEvent[]): Sighting[] => {
   const bySeq = new Map(steps.map((s) => [s.seq, s]));
   const sightings: Sighting[] = steps.map((record) => ({ at: record.startedAt, order: record.seq, record, replayed: false }));
   for (const event of events) {
@@ -157,7 +157,7 @@ const versionOf = (v: IrVersionItem): ViewVersion => ({
 /** A token that differs after any write of the run (its rev, time and event count). */
 export const changeOf = (run: RunItem): string => `${run.rev ?? ''}:${run.updatedAt}:${run.eventSeq}:${run.status}`;
 
-export const buildRunView = (run: RunItem, steps: readonly StepRecord[], events: readonly RunEvent[], versions: readonly IrVersionItem[]): RunView => {
+export const buildRunView = (run: RunItem, steps: readonly NodeRecord[], events: readonly RunEvent[], versions: readonly IrVersionItem[]): RunView => {
   const current = versions.find((v) => v.version === run.irVersion) ?? versions.at(-1);
   if (!current) throw new Error(`run ${run.runId} has no workflow version`);
   const ir = current.ir;
@@ -176,6 +176,6 @@ export const buildRunView = (run: RunItem, steps: readonly StepRecord[], events:
 export const loadRunView = async (store: RunStore, runId: string): Promise<RunView | undefined> => {
   const run = await store.getRun(runId);
   if (!run) return undefined;
-  const [steps, events, versions] = await Promise.all([stepsOfRun(store, run), store.listEvents(runId), irVersionsOfRun(store, run)]);
+  const [steps, events, versions] = await Promise.all([recordsOfRun(store, run), store.listEvents(runId), irVersionsOfRun(store, run)]);
   return buildRunView(run, steps, events, versions);
 };
