@@ -2,25 +2,31 @@ import { Hono } from 'hono';
 import type { RunStore } from '../../core/run-store.ts';
 import { listenLocal, type RunningServer } from './http-server.ts';
 import { makeRunListRoute } from './run-list-route.ts';
-import { makeViewerRoutes } from './viewer-routes.ts';
+import { type ForwardSigner, makeApiForwarder } from './api-forwarder.ts';
+import { makeViewerPageRoutes, makeViewerRoutes } from './viewer-routes.ts';
 
 /** Answered by every viewer, so `flowmend open` can tell a running `flowmend serve` from another program on the port. */
 export const VIEWER_HEADER = 'x-flowmend-viewer';
 
-export interface ViewerServerOptions {
-  store: RunStore;
-  port: number;
-}
+export type ViewerServerOptions =
+  | { store: RunStore; port: number }
+  /** The page here, its data from a remote API through the (signing) forwarder. */
+  | { api: string; signer: ForwardSigner | undefined; port: number };
 
-/** The viewer and the routes its page calls, on 127.0.0.1, reading the local store. */
+/** The viewer and the routes its page calls, on 127.0.0.1: from the local store, or forwarded to a remote API. */
 export const startViewerServer = async (options: ViewerServerOptions): Promise<RunningServer> => {
   const app = new Hono();
   app.use('*', async (c, next) => {
     await next();
     c.header(VIEWER_HEADER, '1');
   });
-  app.route('/', makeViewerRoutes({ store: options.store }));
-  app.route('/', makeRunListRoute(options.store));
+  if ('api' in options) {
+    app.route('/', makeViewerPageRoutes());
+    app.route('/', makeApiForwarder(options.api, options.signer));
+  } else {
+    app.route('/', makeViewerRoutes({ store: options.store }));
+    app.route('/', makeRunListRoute(options.store));
+  }
   return listenLocal(app, options.port);
 };
 

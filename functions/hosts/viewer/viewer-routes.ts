@@ -35,14 +35,27 @@ const apiError = (code: string, message: string, details?: unknown) => ({ error:
  */
 export const makeViewerRoutes = (deps: ViewerDeps): Hono => {
   const app = new Hono();
-  const pollMs = deps.pollMs ?? 200;
+  app.route('/', makeViewerPageRoutes());
+  app.route('/', makeRunViewRoute(deps));
+  return app;
+};
 
+/** The page and its assets (no data): served on 127.0.0.1 in front of a remote API too. */
+export const makeViewerPageRoutes = (): Hono => {
+  const app = new Hono();
   const page = async (): Promise<Response> => new Response((await viewerAssets()).html, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } });
   app.get('/ui', (c) => c.redirect('/ui/'));
   app.get('/ui/', () => page());
   app.get('/ui/runs/:id', () => page());
   app.get('/ui/assets/viewer.js', async () => new Response((await viewerAssets()).js, { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } }));
   app.get('/ui/assets/viewer.css', async () => new Response((await viewerAssets()).css, { headers: { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } }));
+  return app;
+};
+
+/** GET /runs/{id}/view, with its long-poll. */
+export const makeRunViewRoute = (deps: ViewerDeps): Hono => {
+  const app = new Hono();
+  const pollMs = deps.pollMs ?? 200;
 
   app.get('/runs/:id/view', async (c) => {
     const id = RunIdSchema.safeParse(c.req.param('id'));
