@@ -8,13 +8,18 @@ Usage:
   flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force]
   flowmend status <run-id>
   flowmend runs [--limit N]
+  flowmend cancel <run-id>
+  flowmend logs <run-id> [--follow]
   flowmend validate <workflow.json>
-  flowmend serve [--port N]                 the run viewer (and API) on 127.0.0.1
-  flowmend open <run-id> [--port N]         opens a run's page in the browser
+  flowmend serve [--port N] [--host 127.0.0.1] [--api URL]
+  flowmend open <run-id> [--port N] [--api URL]
 
 Every command takes:
   --output-format text|json   text progress (default) or one JSON object on stdout
   --state-dir DIR             where local runs are kept (default $FLOWMEND_STATE_DIR or ./.flowmend)
+
+run, status, runs, resume, cancel and logs take --api URL (default $FLOWMEND_API_URL) to talk to a
+flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with your AWS credentials).
 
 Exit codes: 0 success, 1 the run failed, 2 bad usage or an invalid workflow.`;
 
@@ -23,7 +28,9 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate', 'serve', 'open'] as const;
+const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate', 'cancel', 'logs', 'serve', 'open'] as const;
+/** Commands that talk to an API instead of the local store when given --api or FLOWMEND_API_URL. */
+export const REMOTE_COMMANDS: readonly string[] = ['run', 'resume', 'status', 'runs', 'cancel', 'logs'];
 type CommandName = (typeof COMMANDS)[number];
 
 const OutputFormatSchema = z.enum(['text', 'json'], { error: '--output-format is "text" or "json"' });
@@ -33,6 +40,8 @@ const CountSchema = (flag: string) =>
 export interface CommonOptions {
   outputFormat: 'text' | 'json';
   stateDir: string;
+  /** The API to talk to instead of the local store (remote commands only). */
+  apiUrl?: string;
 }
 
 export type Command =
@@ -41,8 +50,11 @@ export type Command =
   | ({ name: 'status'; runId: string } & CommonOptions)
   | ({ name: 'runs'; limit: number } & CommonOptions)
   | ({ name: 'validate'; workflowPath: string } & CommonOptions)
-  | ({ name: 'serve'; port: number; api: string | undefined } & CommonOptions)
-  | ({ name: 'open'; runId: string; port: number; api: string | undefined } & CommonOptions)
+  | ({ name: 'cancel'; runId: string } & CommonOptions)
+  | ({ name: 'logs'; runId: string; follow: boolean } & CommonOptions)
+  | ({ name: 'serve'; port: number; host: string; manualClock: boolean } & CommonOptions)
+  /** The run page in the browser; with `apiUrl`, served here and forwarded to that API. */
+  | ({ name: 'open'; runId: string; port: number } & CommonOptions)
   | { name: 'help' };
 
 const FLAGS = {
@@ -53,28 +65,35 @@ const FLAGS = {
   workflow: { type: 'string' },
   force: { type: 'boolean' },
   limit: { type: 'string' },
-  port: { type: 'string' },
   api: { type: 'string' },
+  follow: { type: 'boolean', short: 'f' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  /** serve: the scheduler ticks only on POST /_scheduler/tick (tests drive its clock). */
+  'manual-clock': { type: 'boolean' },
+  /** run: open the run's page in the browser. */
   open: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Which flags each command accepts beyond the common ones. */
 const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
-  run: ['no-repair', 'max-repairs', 'open', 'port'],
-  resume: ['no-repair', 'max-repairs', 'workflow', 'force'],
-  status: [],
-  runs: ['limit'],
+  run: ['no-repair', 'max-repairs', 'api', 'open', 'port'],
+  resume: ['no-repair', 'max-repairs', 'workflow', 'force', 'api'],
+  status: ['api'],
+  runs: ['limit', 'api'],
   validate: [],
-  serve: ['port', 'api'],
+  cancel: ['api'],
+  logs: ['follow', 'api'],
+  serve: ['port', 'host', 'manual-clock', 'api'],
   open: ['port', 'api'],
 };
 
-/** Where `flowmend serve` listens unless told otherwise; `open` and `run --open` look for it there. */
+/** Where `flowmend serve` listens unless told otherwise; `open` and `run --open` look for a viewer there. */
 export const DEFAULT_SERVE_PORT = 8787;
 
-const PortSchema = z.coerce.number({ error: '--port takes a port number, e.g. --port 8787' }).int('--port takes a whole number').min(0, '--port is 0-65535').max(65535, '--port is 0-65535');
-const ApiUrlSchema = z.url({ protocol: /^https?$/, error: '--api takes the API\'s URL, e.g. --api https://abc123.execute-api.eu-west-1.amazonaws.com/prod' });
+const ApiUrlSchema = z.url({ protocol: /^https?$/, error: '--api takes an http(s) URL, e.g. --api http://127.0.0.1:8787' });
+const PortSchema = z.coerce.number({ error: '--port takes a port number, e.g. --port 8787' }).int().min(0, '--port takes 0-65535').max(65535, '--port takes 0-65535');
 
 const parseOrThrow = <T>(schema: z.ZodType<T>, value: unknown): T => {
   const result = schema.safeParse(value);
@@ -98,14 +117,15 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
     if (['output-format', 'state-dir', 'help'].includes(flag)) continue;
     if (!ALLOWED[command].includes(flag)) throw new UsageError(`'flowmend ${command}' does not take --${flag}`);
   }
+  // serve forwards to an API only when told so on its command line: the environment's API is for the client commands.
+  const apiUrl = REMOTE_COMMANDS.includes(command) || command === 'open' ? (values.api ?? (env.FLOWMEND_API_URL || undefined)) : command === 'serve' ? values.api : undefined;
+  const port = values.port === undefined ? DEFAULT_SERVE_PORT : parseOrThrow(PortSchema, values.port);
   const common: CommonOptions = {
     outputFormat: parseOrThrow(OutputFormatSchema, values['output-format'] ?? 'text'),
     stateDir: values['state-dir'] ?? env.FLOWMEND_STATE_DIR ?? '.flowmend',
+    ...(apiUrl === undefined ? {} : { apiUrl: parseOrThrow(ApiUrlSchema, apiUrl).replace(/\/+$/, '') }),
   };
   const maxRepairs = values['max-repairs'] === undefined ? undefined : parseOrThrow(CountSchema('--max-repairs'), values['max-repairs']);
-  const port = values.port === undefined ? DEFAULT_SERVE_PORT : parseOrThrow(PortSchema, values.port);
-  const apiUrl = values.api ?? env.FLOWMEND_API_URL;
-  const api = apiUrl === undefined ? undefined : parseOrThrow(ApiUrlSchema, apiUrl).replace(/\/+$/, '');
   const one = (what: string): string => {
     const [first, ...extra] = rest;
     if (first === undefined) throw new UsageError(`'flowmend ${command}' needs ${what}\n\n${USAGE}`);
@@ -122,6 +142,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         if (eq <= 0) throw new UsageError(`workflow inputs are given as name=value; got '${pair}'`);
         params[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
+      if (values.open && common.apiUrl !== undefined) throw new UsageError(`'flowmend run --open' opens a local run; for a run on an API use 'flowmend open <run-id> --api URL'`);
       return { name: 'run', workflowPath, params, repair: !values['no-repair'], maxRepairs, open: values.open ?? false, port, ...common };
     }
     case 'resume':
@@ -133,10 +154,17 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
       return { name: 'runs', limit: values.limit === undefined ? 20 : parseOrThrow(CountSchema('--limit'), values.limit), ...common };
     case 'validate':
       return { name: 'validate', workflowPath: one('a workflow file'), ...common };
+    case 'cancel':
+      return { name: 'cancel', runId: one('a run id (see `flowmend runs`)'), ...common };
+    case 'logs':
+      return { name: 'logs', runId: one('a run id (see `flowmend runs`)'), follow: values.follow ?? false, ...common };
     case 'serve':
       if (rest.length > 0) throw new UsageError(`'flowmend serve' takes no arguments; unexpected: ${rest.join(' ')}`);
-      return { name: 'serve', port, api, ...common };
+      return {
+        name: 'serve', port, host: values.host ?? '127.0.0.1',
+        manualClock: values['manual-clock'] ?? false, ...common,
+      };
     case 'open':
-      return { name: 'open', runId: one('a run id (see `flowmend runs`)'), port, api, ...common };
+      return { name: 'open', runId: one('a run id (see `flowmend runs`)'), port, ...common };
   }
 };

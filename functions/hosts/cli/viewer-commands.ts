@@ -1,63 +1,60 @@
 import type { RunStore } from '../../core/run-store.ts';
-import { openUrl } from '../viewer/open-url.ts';
-import { findRunningViewer, runPageUrl, startViewerServer } from '../viewer/serve-viewer.ts';
 import type { RunningServer } from '../viewer/http-server.ts';
+import { openUrl } from '../viewer/open-url.ts';
+import { findRunningViewer, runPageUrl, startViewerServer, type ViewerServerOptions } from '../viewer/serve-viewer.ts';
+import { untilSignal } from '../viewer/until-signal.ts';
+import { signerForApi } from './api-client.ts';
 
 export interface ViewerIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
-  /** Resolves when the user asks the server to stop (Ctrl-C); the composition root passes it. */
+  /** Resolves when the user asks the server to stop (Ctrl-C by default). */
   untilStopped?: () => Promise<void>;
 }
 
-const untilSignal = (): Promise<void> =>
-  new Promise((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+/** Where the viewer's data comes from: the local store, or a remote API (signed when it is API Gateway's). */
+export type ViewerSource = { store: RunStore } | { api: string };
 
-/** Starts the viewer on `port`, or on any free port when that one is taken by another program. */
-const listen = async (store: RunStore, port: number): Promise<RunningServer> => {
+const serverOptions = async (source: ViewerSource, port: number): Promise<ViewerServerOptions> =>
+  'api' in source ? { api: source.api, signer: await signerForApi(source.api), port } : { store: source.store, port };
+
+/** Starts the viewer on `port`, or on any free port when another program has that one. */
+const listen = async (source: ViewerSource, port: number): Promise<RunningServer> => {
   try {
-    return await startViewerServer({ store, port });
+    return await startViewerServer(await serverOptions(source, port));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    return startViewerServer({ store, port: 0 });
+    return startViewerServer(await serverOptions(source, 0));
   }
 };
 
-/** `flowmend serve`: the viewer until Ctrl-C. Prints its URL first, so a script can read it. */
-export const serveCommand = async (store: RunStore, options: { port: number }, io: ViewerIo): Promise<number> => {
-  const server = await startViewerServer({ store, port: options.port });
-  io.stdout(`Run viewer: ${server.origin}/ui/\n(Ctrl-C stops it)\n`);
+/** Opens (or prints) a URL, saying which. */
+const showUrl = async (url: string, io: ViewerIo): Promise<void> => {
+  const opened = await openUrl(url, io.env);
+  io.stdout(opened ? `Opened ${url}\n` : `Run page: ${url}\n`);
+};
+
+/** `flowmend serve --api URL`: the viewer on 127.0.0.1 for a remote API, its calls forwarded (signed), until Ctrl-C. */
+export const serveViewerOnly = async (options: { api: string; port: number }, io: ViewerIo): Promise<number> => {
+  const server = await startViewerServer(await serverOptions({ api: options.api }, options.port));
+  io.stdout(`Run viewer: ${server.origin}/ui/ (runs of ${options.api})\n`);
   await (io.untilStopped ?? untilSignal)();
   await server.close();
   return 0;
 };
 
-/** Opens (or prints) a URL, saying which. */
-export const showUrl = async (url: string, io: ViewerIo): Promise<void> => {
-  const opened = await openUrl(url, io.env);
-  io.stdout(opened ? `Opened ${url}\n` : `Run page: ${url}\n`);
-};
-
 /**
- * `flowmend open <run-id>`: the run's page on the viewer already serving this state dir's port, or,
- * when none is running, on one this command serves until Ctrl-C.
+ * `flowmend open <run-id>`: the run's page on the viewer already listening on `port` (a `flowmend serve`),
+ * or, when none is, on one this command serves until Ctrl-C.
  */
-export const openCommand = async (store: RunStore, options: { runId: string; port: number }, io: ViewerIo): Promise<number> => {
-  const running = await findRunningViewer(options.port);
+export const openCommand = async (source: ViewerSource, options: { runId: string; port: number }, io: ViewerIo): Promise<number> => {
+  const running = 'api' in source ? undefined : await findRunningViewer(options.port);
   if (running) {
     await showUrl(runPageUrl(running, options.runId), io);
     return 0;
   }
-  const server = await listen(store, options.port);
+  const server = await listen(source, options.port);
   await showUrl(runPageUrl(server.origin, options.runId), io);
   io.stdout('(serving the viewer until Ctrl-C)\n');
   await (io.untilStopped ?? untilSignal)();
@@ -66,12 +63,12 @@ export const openCommand = async (store: RunStore, options: { runId: string; por
 };
 
 /**
- * For `flowmend run --open`: a viewer for the run (the running `serve`, else one served by this process
- * while the run goes) and a hook that opens the run's page once the run is written.
+ * For `flowmend run --open`: a viewer for the run (the `serve` on `port`, else one served by this
+ * process while the run goes) and a hook that opens the run's page once the run is written.
  */
 export const viewerForRun = async (store: RunStore, port: number, io: ViewerIo): Promise<{ open: (runId: string) => void; close: () => Promise<void> }> => {
   const running = await findRunningViewer(port);
-  const server = running ? undefined : await listen(store, port);
+  const server = running ? undefined : await listen({ store }, port);
   const origin = running ?? (server as RunningServer).origin;
   let opened = false;
   return {
@@ -82,7 +79,7 @@ export const viewerForRun = async (store: RunStore, port: number, io: ViewerIo):
     },
     close: async () => {
       if (!server) return;
-      io.stderr(`The run page was served by this command and stops with it; \`flowmend open <run-id>\` serves it again.\n`);
+      io.stderr('The run page was served by this command and stops with it; `flowmend open <run-id>` serves it again.\n');
       await server.close();
     },
   };
