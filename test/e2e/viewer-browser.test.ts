@@ -143,6 +143,45 @@ describe.skipIf(skipReason !== undefined)('the run viewer in Chromium', () => {
     expect((await live).json.status).toBe('succeeded');
     await page.close();
   });
+
+  it('cancels a running run and resumes it from its page, each after a confirm', async () => {
+    const own = join(dir, 'cancel');
+    mkdirSync(own);
+    const wait = blockingCommand(own, 'held', { countFirst: true });
+    const workflow = {
+      nodes: [
+        { id: 'held', type: 'shell', params: { command: wait } },
+        { id: 'then', type: 'transform', params: { input: '${held.stdout}', expression: '$uppercase($)' } },
+      ],
+      edges: [{ from: 'held', to: 'then' }],
+    };
+    const started = await fetch(`${origin}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ workflow, params: {} }) });
+    expect(started.status).toBe(202);
+    const { run_id: runId } = (await started.json()) as { run_id: string };
+    await waitForFile(join(own, 'held.started'), 'the held node to start');
+
+    const page = await browser.newPage();
+    const questions: string[] = [];
+    page.on('dialog', (dialog) => {
+      questions.push(dialog.message());
+      void dialog.accept();
+    });
+    await page.goto(`${origin}/ui/runs/${runId}`);
+    await page.waitForSelector('.graph [data-node-id="held"][data-status="running"]');
+    expect(await page.locator('button[data-action="resume"]').isDisabled()).toBe(true);
+
+    await page.getByRole('button', { name: 'Cancel…' }).click();
+    await page.waitForSelector('main[data-status="cancelled"]');
+    expect(questions.at(-1)).toContain(`Cancel run ${runId}?`);
+    expect(await nodeStatus(page, 'then')).toBe('skipped');
+
+    writeFileSync(join(own, 'go'), '');
+    await page.getByRole('button', { name: 'Resume…' }).click();
+    await page.waitForSelector('main[data-status="succeeded"]', { timeout: 30_000 });
+    expect(questions.at(-1)).toContain(`Resume run ${runId}?`);
+    expect(await nodeStatus(page, 'then')).toBe('completed');
+    await page.close();
+  });
 });
 
 describe.runIf(skipReason !== undefined)('the run viewer in Chromium (skipped)', () => {
