@@ -12,7 +12,7 @@ import { openLocalStore } from '../../adapters/local-dynamo.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
 import { builtinRunners } from '../../nodes/catalog.ts';
 import { makeApiApp } from '../api/app.ts';
-import { makeViewerRoutes } from '../viewer/viewer-routes.ts';
+import { makeViewerPageRoutes } from '../viewer/viewer-routes.ts';
 import { untilSignal } from '../viewer/until-signal.ts';
 import type { ApiDeps } from '../api/api-deps.ts';
 import { readBody } from '../api/request-parsing.ts';
@@ -75,7 +75,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     logError: (error) => options.log(`internal error: ${(error as Error).stack ?? String(error)}`),
   };
   const app = makeApiApp(deps);
-  app.route('/', makeViewerRoutes({ store: host.store }));
+  app.route('/', makeViewerPageRoutes());
   const scheduler = new ScheduleRunner(deps, Date.now(), options.log);
   let timer: NodeJS.Timeout | undefined;
   if (options.manualClock) {
