@@ -3,10 +3,7 @@ import type { RunStore } from '../../core/run-store.ts';
 import { listenLocal, type RunningServer } from './http-server.ts';
 import { makeRunListRoute } from './run-list-route.ts';
 import { type ForwardSigner, makeApiForwarder } from './api-forwarder.ts';
-import { makeViewerPageRoutes, makeViewerRoutes } from './viewer-routes.ts';
-
-/** Answered by every viewer, so `flowmend open` can tell a running `flowmend serve` from another program on the port. */
-export const VIEWER_HEADER = 'x-flowmend-viewer';
+import { makeViewerPageRoutes, makeViewerRoutes, VIEWER_HEADER } from './viewer-routes.ts';
 
 export type ViewerServerOptions =
   | { store: RunStore; port: number }
@@ -16,10 +13,6 @@ export type ViewerServerOptions =
 /** The viewer and the routes its page calls, on 127.0.0.1: from the local store, or forwarded to a remote API. */
 export const startViewerServer = async (options: ViewerServerOptions): Promise<RunningServer> => {
   const app = new Hono();
-  app.use('*', async (c, next) => {
-    await next();
-    c.header(VIEWER_HEADER, '1');
-  });
   if ('api' in options) {
     app.route('/', makeViewerPageRoutes());
     app.route('/', makeApiForwarder(options.api, options.signer));
@@ -35,7 +28,7 @@ export const findRunningViewer = async (port: number): Promise<string | undefine
   if (port === 0) return undefined;
   const origin = `http://127.0.0.1:${port}`;
   try {
-    const response = await fetch(`${origin}/ui/`, { signal: AbortSignal.timeout(1000) });
+    const response = await fetch(`${origin}/ui/ping`, { signal: AbortSignal.timeout(3000) });
     await response.body?.cancel();
     return response.headers.get(VIEWER_HEADER) ? origin : undefined;
   } catch {
