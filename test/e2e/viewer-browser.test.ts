@@ -1,8 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
 import { runCli } from '../../functions/hosts/cli/commands.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { blockingCommand, makeTempDir, REPO, waitForFile, writeWorkflow } from '../support/cli-process.ts';
@@ -64,7 +63,7 @@ describe.skipIf(skipReason !== undefined)('the run viewer in Chromium', () => {
     await browser?.close();
     stopServe?.();
     await served;
-    await stopLocalDaemon(stateDir);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   const nodeStatus = (page: Page, id: string) => page.locator(`.graph [data-node-id="${id}"]`).getAttribute('data-status');

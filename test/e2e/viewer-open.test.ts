@@ -1,7 +1,6 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
 import { runCli } from '../../functions/hosts/cli/commands.ts';
 import { makeTempDir, waitForFile, writeWorkflow } from '../support/cli-process.ts';
 
@@ -47,7 +46,7 @@ describe('flowmend open and run --open', () => {
   afterAll(async () => {
     stopServe?.();
     await served;
-    await stopLocalDaemon(stateDir);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('run --open hands the new run page of the serve on --port to the opener; open prints it when there is no opener', async () => {

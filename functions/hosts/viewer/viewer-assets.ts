@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
@@ -10,7 +11,13 @@ export interface ViewerAssets {
   gzipBytes: number;
 }
 
-const ENTRY = fileURLToPath(new URL('./ui/main.ts', import.meta.url));
+/** The page's source: beside this module, or (from the CLI bundle in dist/) in the sources it was built from. */
+const entry = (): string => {
+  const candidates = [new URL('./ui/main.ts', import.meta.url), new URL('../functions/hosts/viewer/ui/main.ts', import.meta.url)].map((u) => fileURLToPath(u));
+  const found = candidates.find((path) => existsSync(path));
+  if (!found) throw new Error(`the run viewer's sources are not at ${candidates.join(' or ')}`);
+  return found;
+};
 
 /** One shell for every page: the script picks the page from the path. No inline script, so the CSP can forbid them. */
 const HTML = `<!doctype html>
@@ -41,7 +48,7 @@ export const viewerAssets = (): Promise<ViewerAssets> => {
   built ??= (async () => {
     const { build } = await import('esbuild');
     const result = await build({
-      entryPoints: [ENTRY], bundle: true, minify: true, write: false, format: 'esm', platform: 'browser', target: 'es2022',
+      entryPoints: [entry()], bundle: true, minify: true, write: false, format: 'esm', platform: 'browser', target: 'es2022',
       outdir: 'viewer-out', entryNames: 'viewer', legalComments: 'none', logLevel: 'silent',
     });
     const js = result.outputFiles.find((f) => f.path.endsWith('.js'))?.text ?? '';
