@@ -70,14 +70,14 @@ export const viewerForRun = async (store: RunStore, port: number, io: ViewerIo):
   const running = await findRunningViewer(port);
   const server = running ? undefined : await listen({ store }, port);
   const origin = running ?? (server as RunningServer).origin;
-  let opened = false;
+  let shown: Promise<void> | undefined;
   return {
     open: (runId) => {
-      if (opened) return;
-      opened = true;
-      void showUrl(runPageUrl(origin, runId), io);
+      shown ??= showUrl(runPageUrl(origin, runId), io);
     },
     close: async () => {
+      // The line saying where the page is comes before the command's own output ends.
+      await shown;
       if (!server) return;
       io.stderr('The run page was served by this command and stops with it; `flowmend open <run-id>` serves it again.\n');
       await server.close();
