@@ -1,7 +1,7 @@
 import { classifyBusinessError, findBusinessError, formatBusinessError } from './business-errors.ts';
 import { classifyHttpStatus } from './http-status.ts';
 import type { ClassificationRules } from './ir.ts';
-import type { NodeError, RunnerResult } from './node-type.ts';
+import type { NodeCapabilities, NodeError, RunnerResult } from './node-type.ts';
 import { isRetryableErrorName } from './retry-policy.ts';
 import type { RunError } from './run-model.ts';
 import type { TaskError } from './state-io.ts';
@@ -24,10 +24,9 @@ export interface ClassifyInput {
   /** What the state machine's Catch caught, when the runner threw. */
   taskError?: TaskError;
   rules?: ClassificationRules;
+  /** What the node's type declares; `apiResponse` has its 2xx responses inspected for business errors. */
+  capabilities?: NodeCapabilities;
 }
-
-/** Node types whose 2xx responses are inspected for business errors. Shell output never is. */
-export const API_NODE_TYPES: ReadonlySet<string> = new Set(['http', 'llm']);
 
 const SAMPLE_CHARS = 500;
 
@@ -109,12 +108,12 @@ const classifyApiBody = (nodeId: string, outputs: Record<string, unknown>, actio
 };
 
 /** Classifies one node outcome. Pure: the same input always gives the same outcome. */
-export const classifyOutcome = ({ nodeId, nodeType, result, taskError, rules }: ClassifyInput): Outcome => {
+export const classifyOutcome = ({ nodeId, result, taskError, rules, capabilities }: ClassifyInput): Outcome => {
   if (taskError) return classifyTaskError(nodeId, taskError);
   if (!result) throw new Error(`classifyOutcome: node '${nodeId}' has neither a result nor an error`);
   switch (result.kind) {
     case 'ok':
-      return API_NODE_TYPES.has(nodeType)
+      return capabilities?.apiResponse
         ? classifyApiBody(nodeId, result.outputs, result.action, rules)
         : { kind: 'success', action: result.action };
     case 'failed':

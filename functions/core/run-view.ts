@@ -86,8 +86,7 @@ const sightingsOf = (steps: readonly NodeRecord[], events: readonly RunEvent[]):
 const categoriesOf = (run: RunItem, events: readonly RunEvent[]): Map<string, ErrorCategory> => {
   const categories = new Map<string, ErrorCategory>();
   for (const event of events) {
-    const category = event.data?.category as ErrorCategory | undefined;
-    if (event.nodeId && category && (event.type === 'repair_started' || event.type === 'run_failed')) categories.set(event.nodeId, category);
+    if ((event.type === 'repair_started' || event.type === 'run_failed') && event.nodeId && event.data?.category) categories.set(event.nodeId, event.data.category);
   }
   for (const w of run.warnings) if (w.node_id) categories.set(w.node_id, w.category);
   if (run.lastError?.node_id) categories.set(run.lastError.node_id, run.lastError.category);

@@ -1,4 +1,4 @@
-import { makeCatalog, type NodeCatalog, type NodeRunner } from '../core/node-type.ts';
+import { makeCatalog, type NodeCatalog, type NodeRunner } from '../core/index.ts';
 import { httpRunner } from './http.ts';
 import { llmRunner } from './llm.ts';
 import { shellRunner } from './shell.ts';

@@ -93,7 +93,9 @@ describe('parseWorkflow', () => {
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.issues).toHaveLength(expected.length);
-    expected.forEach((want, i) => expect(parsed.issues[i]).toMatchObject({ severity: 'error', ...want }));
+    expected.forEach((want, i) => {
+      expect(parsed.issues[i]).toMatchObject({ severity: 'error', ...want });
+    });
   });
 
   it('accepts pflow source/target edges', () => {

@@ -2,10 +2,10 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { z } from 'zod';
-import { ConfigurationError } from '../../core/errors.ts';
-import { makeCatalog } from '../../core/node-type.ts';
-import { claimRun } from '../../core/run-lifecycle.ts';
-import type { RunStore } from '../../core/run-store.ts';
+import { ConfigurationError } from '../../core/index.ts';
+import { makeCatalog } from '../../core/index.ts';
+import { claimRun } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
 import { builtinRunners } from '../../nodes/catalog.ts';
 import { makeApiApp } from '../api/app.ts';
@@ -43,7 +43,7 @@ const TickBodySchema = z.strictObject({ now: z.iso.datetime({ offset: true }) })
 const resumeOwnRuns = async (store: RunStore, launcher: LocalRunLauncher, now: number, log: (line: string) => void): Promise<void> => {
   for (const run of await store.listRuns({ limit: RECOVERY_SCAN })) {
     const owner = run.owner;
-    if (run.status !== 'running' || !owner?.id.startsWith(SERVE_OWNER_PREFIX) || owner.host !== hostname()) continue;
+    if ((run.status !== 'running' && run.status !== 'interrupted') || !owner?.id.startsWith(SERVE_OWNER_PREFIX) || owner.host !== hostname()) continue;
     if (await isLocalOwnerAlive(owner)) continue;
     try {
       const next = launcher.newOwner(run.runId, now);
@@ -64,7 +64,8 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   const stateDir = resolve(options.stateDir);
   const { store, blobs, close } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
   const registryDb = openRegistryDatabase(stateDir);
-  const host = new LocalHost({ ...options.hostOptions, store, blobs });
+  // The definition is fixed by the build (the tests validate it); validating it costs ~2 s of CPU at start.
+  const host = new LocalHost({ validateDefinition: false, ...options.hostOptions, store, blobs });
   const launcher = new LocalRunLauncher(host, options.log);
   const deps: ApiDeps = {
     store: host.store, registry: new SqliteRegistryStore(registryDb), launcher, catalog: makeCatalog(builtinRunners), now: Date.now,

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import type { Workflow } from '../../core/ir.ts';
-import { parseWorkflow } from '../../core/validate.ts';
-import type { ValidationIssue } from '../../core/validation-issue.ts';
+import type { Workflow } from '../../core/index.ts';
+import { parseWorkflow } from '../../core/index.ts';
+import type { ValidationIssue } from '../../core/index.ts';
 
 export type LoadedWorkflow =
   | { ok: true; workflow: Workflow; name: string }
