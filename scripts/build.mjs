@@ -48,7 +48,8 @@ await esbuild.build({
   target: 'node20',
   outExtension: { '.js': '.mjs' },
   // Native (better-sqlite3) or large and only loaded on request (the AWS SDK, the Anthropic SDK): resolved from node_modules at run time.
-  external: ['better-sqlite3', '@aws-sdk/*', '@smithy/*', '@anthropic-ai/sdk'],
+  // esbuild (a dev dependency) builds the run viewer's page when `serve` first serves it.
+  external: ['better-sqlite3', '@aws-sdk/*', '@smithy/*', '@anthropic-ai/sdk', 'esbuild'],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __flowmendRequire } from 'node:module'; const require = __flowmendRequire(import.meta.url);" },
   plugins: [noAwsLambdaInInterpreter],

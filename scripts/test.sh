@@ -11,6 +11,7 @@ echo "== lint (biome)"
 npx --no-install biome lint . || rc=1
 echo "== typecheck"
 npx --no-install tsc -p tsconfig.json || rc=1
+npx --no-install tsc -p functions/hosts/viewer/ui/tsconfig.json || rc=1
 if [ -f cdk.json ]; then
   echo "== cdk synth (offline, no credentials)"
   # Into cdk.out (cdk.json); the bundling test loads these bundles instead of building them again.

@@ -213,7 +213,7 @@ export class Advance {
     delete run.repairDue;
     run.repairAttempts += 1;
     run.lastErrorSignature = signature;
-    this.writes.event('repair_started', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { attempt: run.repairAttempts, max: run.maxRepairs } });
+    this.writes.event('repair_started', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { attempt: run.repairAttempts, max: run.maxRepairs, category: error.category, code: error.code } });
     await this.writes.commit();
     return { kind: 'repair', runId: run.runId, owner: this.owner, exec: this.exec, failedNode: error.node_id ?? '', attempt: run.repairAttempts };
   }
@@ -222,7 +222,7 @@ export class Advance {
     this.run.status = 'failed';
     this.run.lastError = error;
     delete this.run.current;
-    this.writes.event('run_failed', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message });
+    this.writes.event('run_failed', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { category: error.category, code: error.code } });
     await this.writes.commit();
     return { kind: 'failed', runId: this.run.runId, owner: this.owner, exec: this.exec, error };
   }

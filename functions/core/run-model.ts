@@ -177,7 +177,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
   /** Nodes the walk replayed from their records, in path order. */
   z.object({ ...eventBase, type: z.literal('node_cached'), data: z.object({ nodes: z.array(z.object({ id: z.string(), seq: z.number().int() })) }) }),
   z.object({ ...eventBase, type: z.literal('node_interrupted'), nodeId: z.string(), seq: z.number().int(), message: z.string() }),
-  z.object({ ...eventBase, type: z.literal('repair_started'), nodeId: nodeIdField, message: z.string(), data: z.object({ attempt: z.number().int(), max: z.number().int() }) }),
+  // category and code: how the failure that sent the run to repair was filed (the run viewer shows it per node).
+  z.object({ ...eventBase, type: z.literal('repair_started'), nodeId: nodeIdField, message: z.string(), data: z.object({ attempt: z.number().int(), max: z.number().int(), category: ErrorCategorySchema.optional(), code: z.string().optional() }) }),
   z.object({
     ...eventBase,
     type: z.literal('repair_applied'),
@@ -186,7 +187,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ ...eventBase, type: z.literal('repair_failed'), nodeId: nodeIdField, message: z.string(), data: z.object({ attempt: z.number().int() }) }),
   z.object({ ...eventBase, type: z.literal('run_succeeded') }),
-  z.object({ ...eventBase, type: z.literal('run_failed'), nodeId: nodeIdField, message: z.string() }),
+  z.object({ ...eventBase, type: z.literal('run_failed'), nodeId: nodeIdField, message: z.string(), data: z.object({ category: ErrorCategorySchema, code: z.string() }).optional() }),
   z.object({ ...eventBase, type: z.literal('execution_continued'), nodeId: nodeIdField, message: z.string() }),
   z.object({ ...eventBase, type: z.literal('run_cancelled'), nodeId: nodeIdField, message: z.string() }),
   /** The execution stopped without recording an outcome (a Lambda timeout, an AWS limit); resume goes on. */

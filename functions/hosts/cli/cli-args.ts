@@ -4,14 +4,15 @@ import * as z from 'zod';
 export const USAGE = `flowmend: durable, self-healing JSON workflows
 
 Usage:
-  flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N] [--workspace DIR] [--mcp-config FILE]
+  flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N] [--workspace DIR] [--mcp-config FILE] [--open]
   flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force] [--mcp-config FILE]
   flowmend status <run-id>
   flowmend runs [--limit N]
   flowmend validate <workflow.json> [--mcp-config FILE] [--online]
   flowmend cancel <run-id>
   flowmend logs <run-id> [--follow]
-  flowmend serve [--port N] [--host 127.0.0.1]
+  flowmend serve [--port N] [--host 127.0.0.1] [--api URL]
+  flowmend open <run-id> [--port N] [--api URL]
 
 Every command takes:
   --output-format text|json   text progress (default) or one JSON object on stdout
@@ -34,7 +35,7 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate', 'cancel', 'logs', 'serve'] as const;
+const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate', 'cancel', 'logs', 'serve', 'open'] as const;
 /** Commands that talk to an API instead of the local store when given --api or FLOWMEND_API_URL. */
 export const REMOTE_COMMANDS: readonly string[] = ['run', 'resume', 'status', 'runs', 'cancel', 'logs'];
 type CommandName = (typeof COMMANDS)[number];
@@ -55,7 +56,7 @@ export interface CommonOptions {
 }
 
 export type Command =
-  | ({ name: 'run'; workflowPath: string; params: Record<string, string>; repair: boolean; maxRepairs: number | undefined; workspace: string | undefined; mcpConfig: string | undefined } & CommonOptions)
+  | ({ name: 'run'; workflowPath: string; params: Record<string, string>; repair: boolean; maxRepairs: number | undefined; workspace: string | undefined; mcpConfig: string | undefined; open: boolean; port: number } & CommonOptions)
   | ({ name: 'resume'; runId: string; workflowPath: string | undefined; repair: boolean | undefined; maxRepairs: number | undefined; force: boolean; mcpConfig: string | undefined } & CommonOptions)
   | ({ name: 'status'; runId: string } & CommonOptions)
   | ({ name: 'runs'; limit: number } & CommonOptions)
@@ -63,6 +64,8 @@ export type Command =
   | ({ name: 'cancel'; runId: string } & CommonOptions)
   | ({ name: 'logs'; runId: string; follow: boolean } & CommonOptions)
   | ({ name: 'serve'; port: number; host: string; manualClock: boolean } & CommonOptions)
+  /** The run page in the browser; with `apiUrl`, served here and forwarded to that API. */
+  | ({ name: 'open'; runId: string; port: number } & CommonOptions)
   | { name: 'help' };
 
 const FLAGS = {
@@ -84,20 +87,26 @@ const FLAGS = {
   host: { type: 'string' },
   /** serve: the scheduler ticks only on POST /_scheduler/tick (tests drive its clock). */
   'manual-clock': { type: 'boolean' },
+  /** run: open the run's page in the browser. */
+  open: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Which flags each command accepts beyond the common ones. */
 const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
-  run: ['no-repair', 'max-repairs', 'api', 'workspace', 'mcp-config'],
+  run: ['no-repair', 'max-repairs', 'api', 'workspace', 'mcp-config', 'open', 'port'],
   resume: ['no-repair', 'max-repairs', 'workflow', 'force', 'api', 'mcp-config'],
   status: ['api'],
   runs: ['limit', 'api'],
   validate: ['mcp-config', 'online'],
   cancel: ['api'],
   logs: ['follow', 'api'],
-  serve: ['port', 'host', 'manual-clock'],
+  serve: ['port', 'host', 'manual-clock', 'api'],
+  open: ['port', 'api'],
 };
+
+/** Where `flowmend serve` listens unless told otherwise; `open` and `run --open` look for a viewer there. */
+export const DEFAULT_SERVE_PORT = 8787;
 
 const ApiUrlSchema = z.url({ protocol: /^https?$/, error: '--api takes an http(s) URL, e.g. --api http://127.0.0.1:8787' });
 const PortSchema = z.coerce.number({ error: '--port takes a port number, e.g. --port 8787' }).int().min(0, '--port takes 0-65535').max(65535, '--port takes 0-65535');
@@ -124,7 +133,9 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
     if (['output-format', 'state-dir', 'store', 'table', 'help'].includes(flag)) continue;
     if (!ALLOWED[command].includes(flag)) throw new UsageError(`'flowmend ${command}' does not take --${flag}`);
   }
-  const apiUrl = REMOTE_COMMANDS.includes(command) ? (values.api ?? (env.FLOWMEND_API_URL || undefined)) : undefined;
+  // serve forwards to an API only when told so on its command line: the environment's API is for the client commands.
+  const apiUrl = REMOTE_COMMANDS.includes(command) || command === 'open' ? (values.api ?? (env.FLOWMEND_API_URL || undefined)) : command === 'serve' ? values.api : undefined;
+  const port = values.port === undefined ? DEFAULT_SERVE_PORT : parseOrThrow(PortSchema, values.port);
   const common: CommonOptions = {
     outputFormat: parseOrThrow(OutputFormatSchema, values['output-format'] ?? 'text'),
     stateDir: values['state-dir'] ?? env.FLOWMEND_STATE_DIR ?? '.flowmend',
@@ -151,7 +162,8 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         if (eq <= 0) throw new UsageError(`workflow inputs are given as name=value; got '${pair}'`);
         params[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
-      return { name: 'run', workflowPath, params, repair: !values['no-repair'], maxRepairs, workspace: values.workspace, mcpConfig, ...common };
+      if (values.open && common.apiUrl !== undefined) throw new UsageError(`'flowmend run --open' opens a local run; for a run on an API use 'flowmend open <run-id> --api URL'`);
+      return { name: 'run', workflowPath, params, repair: !values['no-repair'], maxRepairs, workspace: values.workspace, mcpConfig, open: values.open ?? false, port, ...common };
     }
     case 'resume':
       return { name: 'resume', runId: one('a run id (see `flowmend runs`)'), workflowPath: values.workflow, repair: values['no-repair'] ? false : undefined, maxRepairs, force: values.force ?? false, mcpConfig, ...common };
@@ -169,8 +181,10 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
     case 'serve':
       if (rest.length > 0) throw new UsageError(`'flowmend serve' takes no arguments; unexpected: ${rest.join(' ')}`);
       return {
-        name: 'serve', port: values.port === undefined ? 8787 : parseOrThrow(PortSchema, values.port), host: values.host ?? '127.0.0.1',
+        name: 'serve', port, host: values.host ?? '127.0.0.1',
         manualClock: values['manual-clock'] ?? false, ...common,
       };
+    case 'open':
+      return { name: 'open', runId: one('a run id (see `flowmend runs`)'), port, ...common };
   }
 };

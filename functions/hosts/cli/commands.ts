@@ -22,9 +22,12 @@ import { makeProgressPrinter } from './progress.ts';
 import { renderIssues, renderRuns, renderStatus } from './render.ts';
 import { loadMcpConfig } from './mcp-config.ts';
 import { validateOnline } from './validate-online.ts';
+import { openCommand, serveViewerOnly, viewerForRun } from './viewer-commands.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
 export interface CliIo extends OutputIo {
+  /** Resolves when a serving command (serve, open) should stop; SIGINT or SIGTERM by default. */
+  untilStopped?: () => Promise<void>;
   /** Extra host wiring (the repair service); the CLI's composition root passes it. */
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
 }
@@ -61,16 +64,25 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const json = command.outputFormat === 'json';
   const out = makeOutput(io, json);
   const { fail, emit } = out;
+  // In JSON mode stdout carries one object only: the viewer's lines go to stderr.
+  const viewerIo = { ...io, stdout: json ? io.stderr : io.stdout };
+  if (command.name === 'serve' && command.apiUrl !== undefined) return serveViewerOnly({ api: command.apiUrl, port: command.port }, viewerIo);
+  if (command.name === 'open' && command.apiUrl !== undefined) return openCommand({ api: command.apiUrl }, { runId: command.runId, port: command.port }, viewerIo);
   if (command.name === 'serve') {
     try {
-      await runServe({ stateDir: command.stateDir, port: command.port, host: command.host, manualClock: command.manualClock, log: (line) => io.stderr(`${line}\n`), ...(io.hostOptions ? { hostOptions: io.hostOptions } : {}) });
+      await runServe({
+        stateDir: command.stateDir, port: command.port, host: command.host, manualClock: command.manualClock, log: (line) => io.stderr(`${line}\n`),
+        onListening: (origin) => viewerIo.stdout(`Run viewer: ${origin}/ui/\n`),
+        ...(io.untilStopped ? { untilStopped: io.untilStopped } : {}),
+        ...(io.hostOptions ? { hostOptions: io.hostOptions } : {}),
+      });
     } catch (error) {
       if (error instanceof FlowmendError) return fail(EXIT.failed, error.message);
       throw error;
     }
     return EXIT.ok;
   }
-  if (command.name !== 'validate' && command.apiUrl !== undefined) return runRemoteCommand({ ...command, apiUrl: command.apiUrl }, io, out);
+  if (command.name !== 'validate' && command.name !== 'open' && command.apiUrl !== undefined) return runRemoteCommand({ ...command, apiUrl: command.apiUrl }, io, out);
 
   const mcpConfig = 'mcpConfig' in command ? await loadMcpConfig(command.mcpConfig) : { ok: true as const, servers: {} };
   if (!mcpConfig.ok) return fail(EXIT.usage, renderIssues(mcpConfig.issues), { issues: mcpConfig.issues });
@@ -97,11 +109,19 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     throw error;
   }
   const { store, blobs } = opened;
+  // `run --open` opens the run's page once the run is written (its first write).
+  let onRunWritten: ((runId: string) => void) | undefined;
   // The state machine interpreter is loaded only by the commands that run one (run, resume).
   const makeHost = async (): Promise<LocalHost> => {
     const { LocalHost } = await import('../local/local-host.ts');
     // The definition is fixed by the build and validated by the tests; validating it costs ~2 s of CPU (and the bundle stubs the validator).
-    return new LocalHost({ validateDefinition: false, ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
+    return new LocalHost({
+      validateDefinition: false, ...io.hostOptions, store, blobs,
+      onWrite: (write) => {
+        progress?.(write);
+        if (write.kind === 'run') onRunWritten?.(write.run.runId);
+      },
+    });
   };
   try {
     switch (command.name) {
@@ -118,7 +138,13 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         const workspace = resolve(command.workspace ?? '.');
         if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return fail(EXIT.usage, `--workspace ${command.workspace}: no such directory`);
         nodeCount = prepared.spec.workflow.nodes.length;
-        return emit(await (await makeHost()).start({ ...prepared.spec, workspace }));
+        const viewer = command.open ? await viewerForRun(store, command.port, viewerIo) : undefined;
+        onRunWritten = viewer?.open;
+        try {
+          return emit(await (await makeHost()).start({ ...prepared.spec, workspace }));
+        } finally {
+          await viewer?.close();
+        }
       }
       case 'resume': {
         let patch: IrVersionItem | undefined;
@@ -146,6 +172,9 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         io.stdout(json ? `${JSON.stringify({ success: true, run_id: command.runId, status: 'cancelled', already_cancelled: result.alreadyCancelled, ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}) }, null, 2)}\n` : `${cancelLine(command.runId, result.alreadyCancelled, result.interruptedNode)}\n`);
         return EXIT.ok;
       }
+      case 'open':
+        if (!(await store.getRun(command.runId))) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
+        return await openCommand({ store }, { runId: command.runId, port: command.port }, viewerIo);
       case 'logs': {
         const events = await followLocal(store, command.runId, command.follow, json ? undefined : (text) => io.stdout(text));
         if (!events) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
