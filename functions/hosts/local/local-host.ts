@@ -5,7 +5,7 @@ import * as z from 'zod';
 import type { BlobStore } from '../../core/blob-store.ts';
 import { buildDefinition, runnerStateName, STATE, type AslDefinition } from '../../core/definition.ts';
 import { EngineCache } from '../../core/engine-cache.ts';
-import type { ExecutionLimits } from '../../core/execution-limits.ts';
+import { chooseMode, DEFAULT_EXECUTION_LIMITS, type ExecutionLimits } from '../../core/execution-limits.ts';
 import { cryptoIds, type Ids } from '../../core/ids.ts';
 import { StaleRunError } from '../../core/errors.ts';
 import type { Workflow } from '../../core/ir.ts';
@@ -20,7 +20,6 @@ import type { RepairReport } from '../../core/state-io.ts';
 import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeMarkInterruptedHandler } from '../lambda/mark-interrupted.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
-import { chooseMode } from '../../core/execution-limits.ts';
 import { AWS_LIMITS, type AwsLimits, type ExecutionDeath, ExecutionGuard, stateOutput } from './aws-limits.ts';
 import { builtinRunners } from '../../nodes/catalog.ts';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
@@ -161,7 +160,8 @@ export class LocalHost {
     const engineDeps = {
       store: this.store, catalog, now: this.now, ids: this.ids, cache: options.cache ?? new EngineCache(),
       ...(options.blobs ? { blobs: options.blobs } : {}),
-      ...(options.executionLimits ? { executionLimits: options.executionLimits } : {}),
+      // The limits AWS runs with, so that a run continues locally where it would continue on AWS.
+      executionLimits: options.executionLimits ?? DEFAULT_EXECUTION_LIMITS,
       stepBatch: options.stepBatch ?? (options.store.commitAdvance ? 1 : LOCAL_STEP_BATCH),
     };
     const repair = options.makeRepairHandler?.({ store: this.store, runners }) ?? noRepair;
