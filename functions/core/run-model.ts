@@ -21,10 +21,11 @@ export const RunErrorSchema = z.object({
 export type RunError = z.infer<typeof RunErrorSchema>;
 
 /**
- * `interrupted`: an execution of the run died without recording an end (a failed or timed-out execution,
- * a continue that could not start); nothing advances it until it is resumed.
+ * `cancelled`: stopped by a person (API or CLI). `interrupted`: an execution of the run died without
+ * recording an end (a failed or timed-out execution, a continue that could not start). Nothing
+ * advances either until it is resumed, like a failed run.
  */
-export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed', 'interrupted']);
+export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed', 'cancelled', 'interrupted']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /**
@@ -55,6 +56,8 @@ export type RunMetrics = z.infer<typeof RunMetricsSchema>;
 export const RunItemSchema = z.object({
   runId: RunIdSchema,
   workflowName: z.string(),
+  /** The registered workflow's version the run started from (runs of an inline workflow have none). */
+  workflowVersion: z.number().int().positive().optional(),
   status: RunStatusSchema,
   irVersion: z.number().int().nonnegative(),
   params: z.record(z.string(), z.unknown()),
@@ -164,7 +167,7 @@ export type IrVersionItem = z.infer<typeof IrVersionItemSchema>;
 export const RunEventTypeSchema = z.enum([
   'run_started', 'run_resumed', 'node_started', 'node_completed', 'node_cached', 'node_failed',
   'node_warning', 'node_interrupted', 'repair_started', 'repair_applied', 'repair_failed',
-  'run_succeeded', 'run_failed', 'execution_continued', 'run_interrupted',
+  'run_succeeded', 'run_failed', 'run_cancelled', 'execution_continued', 'run_interrupted',
 ]);
 export type RunEventType = z.infer<typeof RunEventTypeSchema>;
 

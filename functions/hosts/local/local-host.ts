@@ -132,12 +132,12 @@ export class LocalHost {
   private readonly now: () => number;
   private readonly limits: AwsLimits;
   private readonly definition: AslDefinition;
-  /** The input of the execution the Continue state started, if it did. */
-  private next: Record<string, unknown> | undefined;
   private readonly startedNames = new Set<string>();
   /** Why the last execution died, if it hit one of AWS's limits. */
   lastDeath: ExecutionDeath | undefined;
   private readonly ids: Ids;
+  /** The input of the execution each run's Continue state started, by run id (serve drives many runs at once). */
+  private readonly next = new Map<string, Record<string, unknown>>();
 
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
@@ -203,19 +203,21 @@ export class LocalHost {
   }
 
   /**
-   * Runs executions of the state machine until the run stops continuing as a new one. An execution that
-   * hits one of AWS's limits dies as it would on AWS, and the run is marked interrupted (resumable) as
-   * the stack's watcher marks it there.
+   * Runs executions of the state machine for a run `owner` already holds, until the run stops continuing
+   * as a new one or `signal` aborts (a cancel: the execution stops where it is, as StopExecution does on
+   * AWS). An execution that hits one of AWS's limits dies as it would on AWS, and the run is marked
+   * interrupted (resumable) as the stack's watcher marks it there.
    */
-  private async drive(runId: string, owner: string): Promise<RunReport> {
+  async drive(runId: string, owner: string, signal?: AbortSignal): Promise<RunReport> {
     const mode = (await this.store.getRun(runId))?.mode ?? 'express';
     let input: Record<string, unknown> = { kind: 'start', runId, owner };
     this.lastDeath = undefined;
     for (;;) {
-      this.next = undefined;
+      if (signal?.aborted) break;
+      this.next.delete(runId);
       this.stats.executions += 1;
       const guard = new ExecutionGuard(this.limits, mode, this.now(), this.now);
-      const death = guard.checkInput(input) ?? (await this.runExecution(runId, input, guard));
+      const death = guard.checkInput(input) ?? (await this.runExecution(runId, input, guard, signal));
       if (death) {
         this.lastDeath = death;
         await markInterrupted(this.store, runId, { stoppedAt: this.now(), code: death.error, message: `${death.state}: ${death.cause}`, now: this.now() });
@@ -223,8 +225,10 @@ export class LocalHost {
       }
       // The execution ended in a Succeed or Fail state: one more transition.
       this.stats.transitions += 1;
-      if (!this.next) break;
-      input = this.next;
+      const next = this.next.get(runId);
+      this.next.delete(runId);
+      if (!next) break;
+      input = next;
     }
     const report = await this.report(runId);
     if (!report) throw new Error(`run ${runId} vanished from the store`);
@@ -232,7 +236,7 @@ export class LocalHost {
   }
 
   /** One execution; returns why it died if it hit an AWS limit. */
-  private async runExecution(runId: string, input: Record<string, unknown>, guard: ExecutionGuard): Promise<ExecutionDeath | undefined> {
+  private async runExecution(runId: string, input: Record<string, unknown>, guard: ExecutionGuard, signal?: AbortSignal): Promise<ExecutionDeath | undefined> {
     let abort: () => void = () => undefined;
     const execution = this.machine.run(input as never, {
       overrides: { taskResourceLocalHandlers: this.guardedHandlers(guard, () => abort()) as never, retryIntervalOverrides: this.retryOverrides },
@@ -240,10 +244,15 @@ export class LocalHost {
       context: { StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'flowmend-local' } },
     });
     abort = () => execution.abort();
+    // A cancel stops the execution where it is, as StopExecution does on AWS.
+    signal?.addEventListener('abort', abort, { once: true });
     try {
       await execution.result;
     } catch (error) {
-      if (error instanceof ExecutionAbortedError && guard.death) return guard.death;
+      if (error instanceof ExecutionAbortedError) {
+        if (guard.death) return guard.death;
+        if (signal?.aborted) return undefined;
+      }
       if (!(error instanceof ExecutionError)) throw error;
       const cause = (error as ExecutionError & { cause?: { name?: string; message?: string } }).cause;
       if (cause?.name === 'StaleRunError') throw new StaleRunError(cause.message ?? `run ${runId} was taken over`);
@@ -251,6 +260,8 @@ export class LocalHost {
       if (cause?.name !== undefined && !ends.includes(cause.name) && !(await this.isFailedRun(runId))) {
         throw new Error(`the local state machine failed: ${cause.name}: ${cause.message ?? ''}`, { cause: error });
       }
+    } finally {
+      signal?.removeEventListener('abort', abort);
     }
     return undefined;
   }
@@ -267,7 +278,7 @@ export class LocalHost {
       throw new StepFunctionsError('StepFunctions.ExecutionAlreadyExistsException', `Execution already exists: '${request.Name}'`);
     }
     this.startedNames.add(request.Name);
-    this.next = request.Input;
+    this.next.set(request.Input.runId, request.Input);
     return { ExecutionArn: `${LOCAL_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${request.Name}`, StartDate: new Date(this.now()).toISOString() };
   }
 
