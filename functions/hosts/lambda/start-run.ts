@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ConfigurationError, InvalidInputError } from '../../core/index.ts';
+import { ConfigurationError, InvalidInputError, RunBusyError } from '../../core/index.ts';
 import { cryptoIds, type Ids } from '../../core/index.ts';
 import type { NodeCatalog } from '../../core/index.ts';
 import { prepareRun } from '../../core/index.ts';
@@ -52,14 +52,32 @@ export const makeStartRunHandler = (deps: StartRunDeps) => async (event: unknown
   const now = deps.now();
   const ids = deps.ids ?? cryptoIds;
   const runId = request.data.runId ?? newRunId(now, ids);
+  // A retried start (same run id, same request) neither fails nor starts a second execution.
+  const existing = request.data.runId === undefined ? undefined : await deps.store.getRun(runId);
+  if (existing) {
+    const original = await deps.store.getIrVersion(runId, 0);
+    const same = JSON.stringify(original?.ir) === JSON.stringify(workflow) && JSON.stringify(existing.params) === JSON.stringify(params);
+    if (!same) throw new RunBusyError(`run id ${runId} is already taken by a different run; choose another id or omit it`);
+    const stateMachineArn = deps.stateMachines[existing.mode];
+    const executionArn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${runId}`;
+    // Once an Advance has written the run, its execution is running: starting again would run it twice.
+    if (existing.updatedAt !== existing.createdAt || existing.owner === undefined) return { runId, mode: existing.mode, executionArn };
+    return { runId, mode: existing.mode, executionArn: await startOnce(deps, stateMachineArn, runId, existing.owner.id, executionArn) };
+  }
   const owner = { id: `sfn-${runId}-${ids.hex(4)}`, since: now };
   await createRun(deps.store, { runId, workflow, workflowName, params, owner, repairEnabled, maxRepairs, mode, now });
-  const executionArn = await deps.startExecution(
-    deps.stateMachines[mode],
-    runId,
-    JSON.stringify({ kind: 'start', runId, owner: owner.id }),
-  );
+  const executionArn = await startOnce(deps, deps.stateMachines[mode], runId, owner.id, `${deps.stateMachines[mode].replace(':stateMachine:', ':execution:')}:${runId}`);
   return { runId, mode, executionArn };
+};
+
+/** Starts the run's first execution, named by the run id; a name already taken means a previous try started it. */
+const startOnce = async (deps: StartRunDeps, stateMachineArn: string, runId: string, owner: string, arnIfStarted: string): Promise<string> => {
+  try {
+    return await deps.startExecution(stateMachineArn, runId, JSON.stringify({ kind: 'start', runId, owner }));
+  } catch (error) {
+    if ((error as Error).name === 'ExecutionAlreadyExists') return arnIfStarted;
+    throw error;
+  }
 };
 
 let awsHandler: ((event: unknown) => Promise<StartRunResult>) | undefined;

@@ -20,7 +20,7 @@ import type { RepairReport } from '../../core/index.ts';
 import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeMarkInterruptedHandler } from '../lambda/mark-interrupted.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
-import { chooseMode } from '../../core/index.ts';
+import { chooseMode, DEFAULT_EXECUTION_LIMITS } from '../../core/index.ts';
 import { AWS_LIMITS, type AwsLimits, type ExecutionDeath, ExecutionGuard, stateOutput } from './aws-limits.ts';
 import { localRunners } from '../../nodes/catalog.ts';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
@@ -163,7 +163,8 @@ export class LocalHost {
     const engineDeps = {
       store: this.store, catalog, now: this.now, ids: this.ids, cache: options.cache ?? new EngineCache(),
       ...(options.blobs ? { blobs: options.blobs } : {}),
-      ...(options.executionLimits ? { executionLimits: options.executionLimits } : {}),
+      // The limits AWS runs with, so that a run continues locally where it would continue on AWS.
+      executionLimits: options.executionLimits ?? DEFAULT_EXECUTION_LIMITS,
       stepBatch: options.stepBatch ?? (options.store.commitAdvance ? 1 : LOCAL_STEP_BATCH),
     };
     const repair = options.makeRepairHandler?.({ store: this.store, runners }) ?? noRepair;

@@ -67,4 +67,32 @@ describe('start-run handler', () => {
     expect((await store.getRun(runId))?.params).toEqual({ count: 3, name: 'world' });
     await expect(handler({ workflow })).rejects.toThrow(/missing required input 'count'/);
   });
+
+  it('is idempotent for a run id: a retried start neither fails nor starts twice; another request with the id is refused', async () => {
+    const { store, started, handler } = setup();
+    const first = await handler({ workflow: echo(), runId: 'retry-run-1' });
+    // The first start's answer was lost; the caller retries with the same id.
+    const again = await handler({ workflow: echo(), runId: 'retry-run-1' });
+    expect(again).toEqual(first);
+    // Not advanced yet: started again under the same name, which Step Functions deduplicates (Standard) ...
+    expect(started.map((s) => s.name)).toEqual(['retry-run-1', 'retry-run-1']);
+    expect(new Set(started.map((s) => JSON.stringify(s.input))).size).toBe(1);
+    // ... and once the run has been advanced, not started at all.
+    const run = await store.getRun('retry-run-1');
+    if (run) await store.putRun({ ...run, updatedAt: run.updatedAt + 1 }, {});
+    expect(await handler({ workflow: echo(), runId: 'retry-run-1' })).toEqual(first);
+    expect(started).toHaveLength(2);
+    await expect(handler({ workflow: echo(5), runId: 'retry-run-1' })).rejects.toThrow(/already taken by a different run/);
+  });
+
+  it('takes ExecutionAlreadyExists from Step Functions as started', async () => {
+    const store = new MemoryRunStore();
+    const handler = makeStartRunHandler({
+      store, catalog: builtinCatalog, now: () => 1, stateMachines: machines,
+      startExecution: async () => {
+        throw Object.assign(new Error('Execution Already Exists'), { name: 'ExecutionAlreadyExists' });
+      },
+    });
+    expect(await handler({ workflow: echo(), runId: 'retry-run-2' })).toEqual({ runId: 'retry-run-2', mode: 'express', executionArn: `${machines.express.replace(':stateMachine:', ':execution:')}:retry-run-2` });
+  });
 });
