@@ -20,7 +20,8 @@ export const RunErrorSchema = z.object({
 });
 export type RunError = z.infer<typeof RunErrorSchema>;
 
-export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed']);
+/** `cancelled`: stopped by a person (API or CLI); resumable like a failed run. */
+export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /**
@@ -158,7 +159,7 @@ export type IrVersionItem = z.infer<typeof IrVersionItemSchema>;
 export const RunEventTypeSchema = z.enum([
   'run_started', 'run_resumed', 'node_started', 'node_completed', 'node_cached', 'node_failed',
   'node_warning', 'node_interrupted', 'repair_started', 'repair_applied', 'repair_failed',
-  'run_succeeded', 'run_failed', 'execution_continued',
+  'run_succeeded', 'run_failed', 'run_cancelled', 'execution_continued',
 ]);
 export type RunEventType = z.infer<typeof RunEventTypeSchema>;
 
