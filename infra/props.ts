@@ -23,6 +23,10 @@ export const FlowmendSettingsSchema = z.object({
     .default(30),
   /** Memory of every Lambda, MB (also drives the cost model). */
   lambdaMemoryMb: z.coerce.number().int().min(128).max(10240).default(512),
+  /** How callers of the REST API authenticate: SigV4-signed IAM principals (default), or an API key with a usage plan. */
+  apiAuth: z.enum(['iam', 'apiKey']).default('iam'),
+  /** EventBridge Scheduler (default), or EventBridge rules (cron/rate in UTC only) where Scheduler does not fire, as on LocalStack. */
+  scheduleMode: z.enum(['scheduler', 'rules']).default('scheduler'),
   /** SNS topic that the failed-execution alarms notify, if any. */
   alarmTopicArn: z.string().startsWith('arn:').optional(),
 });

@@ -8,6 +8,7 @@ import {
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { StoreError } from '../core/errors.ts';
+import type { LaunchRequest, RunLauncher } from '../core/run-launcher.ts';
 import type { Owner } from '../core/run-model.ts';
 import type { RunStore } from '../core/run-store.ts';
 
@@ -50,7 +51,7 @@ export const standardExecutionArn = (stateMachineArn: string, name: string): str
  * execution of the run's machine named after its owner. Liveness: DescribeExecution for Standard; for
  * Express (which cannot be described) the run item's owner and the age of its last write.
  */
-export class SfnRunLauncher {
+export class SfnRunLauncher implements RunLauncher {
   private readonly heartbeatMs: Readonly<Record<RunMode, number>>;
 
   constructor(private readonly options: SfnRunLauncherOptions) {
@@ -62,11 +63,11 @@ export class SfnRunLauncher {
   }
 
   /** Starts the execution; a second launch of the same owner (a retried request) starts nothing more. */
-  async launch(request: { runId: string; owner: Owner; mode: RunMode }): Promise<void> {
+  async launch(request: LaunchRequest): Promise<void> {
     const input = JSON.stringify({ kind: 'start', runId: request.runId, owner: request.owner.id });
     try {
-      // Standard answers a repeated name with the same input with the first execution; Express starts again,
-      // which is harmless: the second execution's first Advance finds the run owned and advances it in turn.
+      // Standard answers a repeated name with the same input with the first execution; Express would start
+      // a second one, so callers launch an owner once (a retried API request finds its run by idempotency key).
       await this.options.sfn.send(
         new StartExecutionCommand({ stateMachineArn: this.options.stateMachines[request.mode], name: request.owner.id, input }),
       );

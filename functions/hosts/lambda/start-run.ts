@@ -1,13 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigurationError, InvalidInputError } from '../../core/errors.ts';
 import type { Workflow } from '../../core/ir.ts';
 import type { NodeCatalog } from '../../core/node-type.ts';
 import { prepareInputs } from '../../core/inputs.ts';
-import { createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/run-lifecycle.ts';
+import { DEFAULT_MAX_REPAIRS, newRunId } from '../../core/run-lifecycle.ts';
 import { RunIdSchema } from '../../core/run-model.ts';
 import type { RunStore } from '../../core/run-store.ts';
 import { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from '../../core/validate.ts';
+import { sfnOwnerId } from '../../adapters/sfn-run-launcher.ts';
+import { startRunOnce } from './start-once.ts';
 
 export const StartRunRequestSchema = z.strictObject({
   workflow: z.unknown(),
@@ -24,7 +25,8 @@ export type StartRunRequest = z.input<typeof StartRunRequestSchema>;
 export interface StartRunResult {
   runId: string;
   mode: 'express' | 'standard';
-  executionArn: string;
+  /** Absent when a retried start found its run already going. */
+  executionArn?: string;
 }
 
 /**
@@ -65,17 +67,19 @@ export const makeStartRunHandler = (deps: StartRunDeps) => async (event: unknown
   const inputs = prepareInputs(parsed.workflow, request.data.params);
   if (!inputs.ok) throw new InvalidInputError(inputs.problems.map((p) => p.message).join('\n'), { details: { problems: inputs.problems } });
   const params = inputs.params;
-  const now = deps.now();
-  const runId = request.data.runId ?? newRunId(now);
+  const runId = request.data.runId ?? newRunId(deps.now());
   const mode = request.data.mode ?? chooseMode(parsed.workflow, deps.catalog);
-  const owner = { id: `sfn-${runId}-${randomBytes(4).toString('hex')}`, since: now };
-  await createRun(deps.store, { runId, workflow: parsed.workflow, workflowName, params, owner, repairEnabled, maxRepairs, mode, now });
-  const executionArn = await deps.startExecution(
-    deps.stateMachines[mode],
-    runId,
-    JSON.stringify({ kind: 'start', runId, owner: owner.id }),
-  );
-  return { runId, mode, executionArn };
+  // Executions are named after their owner, so a resume (a new owner) can start the same run again.
+  let executionArn: string | undefined;
+  const launcher = {
+    newOwner: (id: string, since: number) => ({ id: sfnOwnerId(id), since }),
+    launch: async (launch: { runId: string; owner: { id: string }; mode: 'express' | 'standard' }) => {
+      const input = JSON.stringify({ kind: 'start', runId: launch.runId, owner: launch.owner.id });
+      executionArn = await deps.startExecution(deps.stateMachines[launch.mode], launch.owner.id, input);
+    },
+  };
+  const { run } = await startRunOnce({ store: deps.store, launcher, now: deps.now }, { runId, workflow: parsed.workflow, workflowName, params, repairEnabled, maxRepairs, mode });
+  return { runId, mode: run.mode, ...(executionArn === undefined ? {} : { executionArn }) };
 };
 
 let awsHandler: ((event: unknown) => Promise<StartRunResult>) | undefined;
