@@ -52,6 +52,8 @@ export type RunMetrics = z.infer<typeof RunMetricsSchema>;
 export const RunItemSchema = z.object({
   runId: RunIdSchema,
   workflowName: z.string(),
+  /** The registered workflow's version the run started from (runs of an inline workflow have none). */
+  workflowVersion: z.number().int().positive().optional(),
   status: RunStatusSchema,
   irVersion: z.number().int().nonnegative(),
   params: z.record(z.string(), z.unknown()),

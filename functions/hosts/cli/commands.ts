@@ -42,7 +42,7 @@ const checkPatch = async (store: RunStore, runId: string, path: string): Promise
 };
 const catalog = makeCatalog(builtinRunners);
 
-const exitFor = (report: RunReport): number => (report.success ? EXIT.ok : report.status === 'failed' ? EXIT.failed : EXIT.ok);
+const exitFor = (report: RunReport): number => (report.success ? EXIT.ok : report.status === 'failed' || report.status === 'cancelled' ? EXIT.failed : EXIT.ok);
 
 /** Runs one command line; returns the exit code. Never throws for bad input: it says what to do. */
 export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {

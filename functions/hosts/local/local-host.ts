@@ -147,17 +147,24 @@ export class LocalHost {
     return loadRunReport(this.store, runId);
   }
 
-  /** Runs executions of the state machine until the run stops continuing as a new one. */
-  private async drive(runId: string, owner: string): Promise<RunReport> {
+  /**
+   * Runs executions of the state machine for a run `owner` already holds, until the run stops continuing
+   * as a new one or `signal` aborts (a cancel: the execution stops where it is, as StopExecution does on AWS).
+   */
+  async drive(runId: string, owner: string, signal?: AbortSignal): Promise<RunReport> {
     let input: Record<string, unknown> = { kind: 'start', runId, owner };
     for (;;) {
+      if (signal?.aborted) break;
       this.continued = false;
       this.stats.executions += 1;
       const execution = this.machine.run(input as never, {
         overrides: { taskResourceLocalHandlers: this.countedHandlers() as never, retryIntervalOverrides: this.retryOverrides },
         // The Continue state reads $$.StateMachine.Id (the machine starts itself); the local interpreter has no context unless given one.
         context: { StateMachine: { Id: 'arn:aws:states:us-east-1:000000000000:stateMachine:flowmend-local', Name: 'flowmend-local' } },
+        noThrowOnAbort: true,
       });
+      const abort = () => execution.abort();
+      signal?.addEventListener('abort', abort, { once: true });
       try {
         await execution.result;
       } catch (error) {
@@ -167,6 +174,8 @@ export class LocalHost {
         if (cause?.name !== undefined && !['RunFailed', STATE.unknown].includes(cause.name) && !(await this.isFailedRun(runId))) {
           throw new Error(`the local state machine failed: ${cause.name}: ${cause.message ?? ''}`, { cause: error });
         }
+      } finally {
+        signal?.removeEventListener('abort', abort);
       }
       // The execution ended in a Succeed or Fail state: one more transition.
       this.stats.transitions += 1;
