@@ -9,9 +9,7 @@ import {
   ValidationException,
 } from '@aws-sdk/client-scheduler';
 import { InvalidInputError, StoreError } from '../core/errors.ts';
-import type { Workflow } from '../core/ir.ts';
-import type { IdempotencyRecord, Schedule, WorkflowSummary, WorkflowVersion } from '../core/registry-model.ts';
-import type { IdempotencyClaim, RegistryStore } from '../core/registry-store.ts';
+import type { Schedule } from '../core/registry-model.ts';
 import { SCHEDULER_TIME_PLACEHOLDER } from '../core/scheduled-start-event.ts';
 
 export interface SchedulerTarget {
@@ -29,19 +27,14 @@ export const scheduleInput = (schedule: Schedule): string =>
   JSON.stringify({ workflowName: schedule.workflowName, params: schedule.params, scheduledTime: SCHEDULER_TIME_PLACEHOLDER });
 
 /**
- * The registry, with each workflow's schedule mirrored as an EventBridge Scheduler schedule (named after
- * the workflow, in the API's group) that starts runs of the registered workflow. Scheduler is written
- * first: it validates the expression and time zone, and a rejected schedule leaves the registry as it
- * was. A failure after that is repaired by repeating the request (create falls back to update, delete
- * ignores an absent schedule).
+ * Mirrors the registry's schedules as EventBridge Scheduler schedules (the API's `ScheduleSync` on AWS):
+ * one per workflow, named after it, in the API's group, invoking the scheduled-start Lambda with the fire
+ * time. Both calls can be repeated: create falls back to update, and removing an absent schedule is a no-op.
  */
-export class SchedulerRegistryStore implements RegistryStore {
-  constructor(
-    private readonly inner: RegistryStore,
-    private readonly scheduler: SchedulerTarget,
-  ) {}
+export class SchedulerScheduleSync {
+  constructor(private readonly scheduler: SchedulerTarget) {}
 
-  async putSchedule(schedule: Schedule): Promise<void> {
+  async upsert(schedule: Schedule): Promise<void> {
     const request: CreateScheduleCommandInput = {
       Name: schedule.workflowName,
       GroupName: this.scheduler.groupName,
@@ -64,42 +57,10 @@ export class SchedulerRegistryStore implements RegistryStore {
       if (!(error instanceof ConflictException)) throw error;
       await this.send(() => this.scheduler.client.send(new UpdateScheduleCommand(request)), schedule.workflowName);
     }
-    await this.inner.putSchedule(schedule);
   }
 
-  async deleteSchedule(workflowName: string): Promise<boolean> {
-    const existed = await this.inner.deleteSchedule(workflowName);
-    return (await this.deleteFromScheduler(workflowName)) || existed;
-  }
-
-  async deleteWorkflow(name: string): Promise<boolean> {
-    const existed = await this.inner.deleteWorkflow(name);
-    await this.deleteFromScheduler(name);
-    return existed;
-  }
-
-  putWorkflow(name: string, workflow: Workflow, now: number): Promise<WorkflowVersion> {
-    return this.inner.putWorkflow(name, workflow, now);
-  }
-
-  getWorkflow(name: string, version?: number): Promise<WorkflowVersion | undefined> {
-    return this.inner.getWorkflow(name, version);
-  }
-
-  listWorkflows(): Promise<WorkflowSummary[]> {
-    return this.inner.listWorkflows();
-  }
-
-  getSchedule(workflowName: string): Promise<Schedule | undefined> {
-    return this.inner.getSchedule(workflowName);
-  }
-
-  listSchedules(): Promise<Schedule[]> {
-    return this.inner.listSchedules();
-  }
-
-  claimIdempotencyKey(record: IdempotencyRecord, now: number): Promise<IdempotencyClaim> {
-    return this.inner.claimIdempotencyKey(record, now);
+  async remove(workflowName: string): Promise<void> {
+    await this.deleteFromScheduler(workflowName);
   }
 
   private async deleteFromScheduler(workflowName: string): Promise<boolean> {
