@@ -12,6 +12,7 @@ export interface FakeSchedule {
 }
 
 export interface FakeScheduler {
+  endpoint: string;
   client: SchedulerClient;
   /** Schedules by `group/name`. */
   schedules: Map<string, FakeSchedule>;
@@ -69,13 +70,15 @@ export async function startFakeScheduler(): Promise<FakeScheduler> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const endpoint = `http://127.0.0.1:${port}`;
   const client = new SchedulerClient({
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
     maxAttempts: 1,
   });
   return {
+    endpoint,
     client,
     schedules,
     calls,
