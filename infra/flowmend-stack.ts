@@ -4,10 +4,13 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
+import { FlowmendApi } from './constructs/api.ts';
 import { BlobBucket } from './constructs/blob-bucket.ts';
 import { FlowmendFunction } from './constructs/flowmend-function.ts';
 import { RunStateMachine } from './constructs/run-state-machine.ts';
 import { RunTable } from './constructs/run-table.ts';
+import { RunSchedules } from './constructs/schedules.ts';
+import { grantRunControl } from './run-control-grants.ts';
 import { type FlowmendSettings, type FlowmendStackProps, resolveSettings, toRemovalPolicy } from './props.ts';
 
 /** Node types with a runner Lambda, and how long one call may take (Standard runs allow the Lambda maximum). */
@@ -23,6 +26,9 @@ export class FlowmendStack extends Stack {
   readonly settings: FlowmendSettings;
   readonly express: RunStateMachine;
   readonly standard: RunStateMachine;
+  readonly api: FlowmendApi;
+  /** Where schedules live and what they invoke; pass it to `ScheduledWorkflow`. */
+  readonly schedules: RunSchedules;
 
   constructor(scope: Construct, id: string, props: FlowmendStackProps = {}) {
     super(scope, id, props);
@@ -92,6 +98,21 @@ export class FlowmendStack extends Stack {
     });
     table.grantReadWriteData(startRun);
     for (const sm of [this.express, this.standard]) sm.stateMachine.grantStartExecution(startRun);
+
+    // The REST API and the target of every schedule: both start, and the API also resumes and cancels, runs.
+    const machineEnv = {
+      EXPRESS_STATE_MACHINE_ARN: this.express.stateMachine.stateMachineArn,
+      STANDARD_STATE_MACHINE_ARN: this.standard.stateMachine.stateMachineArn,
+    };
+    const scheduledStart = lambda('ScheduledStart', 'scheduled-start', 'flowmend: starts one run of a workflow per schedule fire time', Duration.seconds(30), { ...storeEnv, ...machineEnv });
+    grantRunControl({ fn: scheduledStart, table, bucket, machines: [this.express, this.standard], stopAndDescribe: false });
+    this.schedules = new RunSchedules(this, 'Schedules', { mode: settings.scheduleMode, target: scheduledStart, name: this.stackName });
+    const apiFn = lambda('Api', 'api', 'flowmend REST API: runs, workflows and schedules', Duration.seconds(30), { ...storeEnv, ...machineEnv, ...this.schedules.environment });
+    grantRunControl({ fn: apiFn, table, bucket, machines: [this.express, this.standard], stopAndDescribe: true });
+    this.schedules.grantManage(apiFn);
+    this.api = new FlowmendApi(this, 'RestApi', { handler: apiFn, auth: settings.apiAuth, throttle: { rateLimit: 50, burstLimit: 100 } });
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: `flowmend REST API (${settings.apiAuth === 'iam' ? 'SigV4-signed, IAM' : 'x-api-key header'})` });
+    if (this.api.apiKey !== undefined) new CfnOutput(this, 'ApiKeyId', { value: this.api.apiKey.keyId, description: 'aws apigateway get-api-key --include-value --api-key <id>' });
 
     if (settings.alarmTopicArn !== undefined) {
       const topic = sns.Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn);

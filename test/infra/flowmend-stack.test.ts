@@ -52,9 +52,9 @@ describe('FlowmendStack blob bucket', () => {
 });
 
 describe('FlowmendStack Lambdas', () => {
-  it('run Node 22 on arm64 with tracing, one per node type plus the engine, repair and start-run', () => {
+  it('run Node 22 on arm64 with tracing, one per node type plus the engine, repair, start-run, API and scheduled-start', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(3 + RUNNER_TYPES.length);
+    expect(Object.keys(functions)).toHaveLength(5 + RUNNER_TYPES.length);
     for (const fn of Object.values(functions)) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
     }
@@ -143,7 +143,7 @@ describe('FlowmendStack state machines', () => {
     const statements = statementsOf(cfn, id);
     const invoked = statements.filter((s) => actionsOf([s]).includes('lambda:InvokeFunction')).flatMap((s) => s.Resource as unknown[]);
     for (const fn of Object.keys(template.findResources('AWS::Lambda::Function'))) {
-      if (fn.startsWith('StartRun')) expect(JSON.stringify(invoked)).not.toContain(`"${fn}"`);
+      if (/^(StartRun|ScheduledStart|Api)/.test(fn)) expect(JSON.stringify(invoked)).not.toContain(`"${fn}"`);
       else expect(JSON.stringify(invoked)).toContain(`"${fn}"`);
     }
     const starts = statements.filter((s) => actionsOf([s]).includes('states:StartExecution'));
