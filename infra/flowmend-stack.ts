@@ -111,6 +111,7 @@ export class FlowmendStack extends Stack {
     grantRunControl({ fn: apiFn, table, bucket, machines: [this.express, this.standard], stopAndDescribe: true });
     this.schedules.grantManage(apiFn);
     this.api = new FlowmendApi(this, 'RestApi', { handler: apiFn, auth: settings.apiAuth, throttle: { rateLimit: 50, burstLimit: 100 } });
+    new CfnOutput(this, 'RestApiId', { value: this.api.api.restApiId, description: 'LocalStack serves the API at <endpoint>/restapis/<id>/v1/_user_request_/' });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: `flowmend REST API (${settings.apiAuth === 'iam' ? 'SigV4-signed, IAM' : 'x-api-key header'})` });
     if (this.api.apiKey !== undefined) new CfnOutput(this, 'ApiKeyId', { value: this.api.apiKey.keyId, description: 'aws apigateway get-api-key --include-value --api-key <id>' });
 
