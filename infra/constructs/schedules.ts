@@ -11,15 +11,15 @@ export interface RunSchedulesProps {
   mode: ScheduleMode;
   /** The Lambda every schedule invokes: it starts one run of a workflow per fire time. */
   target: lambda.IFunction;
-  /** Schedule group name (scheduler) or rule name prefix (rules): what the API may create and delete. */
+  /** Schedule group name (scheduler mode): the only schedules the API may create and delete. */
   name: string;
 }
 
 /**
  * Where the schedules the API manages live, and who may fire them. In scheduler mode: a schedule
  * group and a role that EventBridge Scheduler assumes, allowed to invoke the scheduled-start Lambda
- * and nothing else. In rules mode: a rule name prefix, and a Lambda permission for EventBridge
- * restricted to rules with that prefix.
+ * and nothing else. In rules mode (schedules as code only): a Lambda permission for EventBridge,
+ * restricted to this account's rules named with the prefix.
  */
 export class RunSchedules extends Construct {
   readonly mode: ScheduleMode;
@@ -60,39 +60,32 @@ export class RunSchedules extends Construct {
     return Arn.format({ service: 'events', resource: 'rule', resourceName: `${this.name}-${suffix}`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }, Stack.of(this));
   }
 
-  /** Lets the API create, read, update and delete schedules here, and hand them the scheduler role. */
+  /** Lets the API create, read, update and delete schedules in the group, and hand them the scheduler role (scheduler mode). */
   grantManage(grantee: iam.IGrantable): void {
+    // Rules are kept as code (ScheduledWorkflow) in rules mode: the API gets no EventBridge permission at all.
+    if (this.role === undefined) return;
     const stack = Stack.of(this);
-    if (this.role !== undefined) {
-      const schedules = Arn.format(
-        { service: 'scheduler', resource: 'schedule', resourceName: `${this.name}/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME },
-        stack,
-      );
-      grantee.grantPrincipal.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'],
-          resources: [schedules],
-        }),
-      );
-      // CreateSchedule names the role the schedule runs as: the API may pass this role, to Scheduler only.
-      grantee.grantPrincipal.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          actions: ['iam:PassRole'],
-          resources: [this.role.roleArn],
-          conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
-        }),
-      );
-      return;
-    }
+    const schedules = Arn.format(
+      { service: 'scheduler', resource: 'schedule', resourceName: `${this.name}/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME },
+      stack,
+    );
     grantee.grantPrincipal.addToPrincipalPolicy(
       new iam.PolicyStatement({
-        actions: ['events:PutRule', 'events:PutTargets', 'events:DeleteRule', 'events:RemoveTargets', 'events:DescribeRule', 'events:ListTargetsByRule'],
-        resources: [this.ruleArn('*')],
+        actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'],
+        resources: [schedules],
+      }),
+    );
+    // CreateSchedule names the role the schedule runs as: the API may pass this role, to Scheduler only.
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.role.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
       }),
     );
   }
 
-  /** What the API Lambda needs to know to manage schedules here (see `ScheduleEnvSchema`). */
+  /** What the API Lambda needs to know to manage schedules here (see `ApiEnvSchema`). */
   get environment(): Record<string, string> {
     return {
       FLOWMEND_SCHEDULE_MODE: this.mode,
