@@ -68,8 +68,8 @@ export const readProgress = async (store: RunStore, runId: string, after: { even
     steps.push(s);
   }
   const merged = [
-    ...events.map((e) => ({ at: e.at, order: 0, event: fromEvent(e), eventKey: e.key, seq: undefined as number | undefined })),
-    ...steps.map((s) => ({ at: s.finishedAt ?? s.startedAt, order: 1, event: fromStep(s as StepRecord & { status: Exclude<StepRecord['status'], 'running'> }), eventKey: undefined as string | undefined, seq: s.seq })),
+    ...events.map((e) => ({ at: e.at, order: 1, event: fromEvent(e), eventKey: e.key, seq: undefined as number | undefined })),
+    ...steps.map((s) => ({ at: s.finishedAt ?? s.startedAt, order: 0, event: fromStep(s as StepRecord & { status: Exclude<StepRecord['status'], 'running'> }), eventKey: undefined as string | undefined, seq: s.seq })),
   ].sort((a, b) => a.at - b.at || a.order - b.order);
   const page = merged.slice(0, limit);
   let eventKey = after?.eventKey ?? '';

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { cancelRun } from '../../core/cancel-run.ts';
 import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/errors.ts';
 import { prepareInputs } from '../../core/inputs.ts';
 import { applyManualPatch } from '../../core/repair/index.ts';
@@ -6,7 +7,7 @@ import type { IrVersionItem } from '../../core/run-model.ts';
 import type { RunStore } from '../../core/run-store.ts';
 import { makeCatalog } from '../../core/node-type.ts';
 import { DEFAULT_MAX_REPAIRS } from '../../core/run-lifecycle.ts';
-import { type RunReport, stepsOfRun } from '../../core/run-report.ts';
+import { stepsOfRun } from '../../core/run-report.ts';
 import { hasErrors, validateWorkflow } from '../../core/validate.ts';
 import { LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
@@ -14,19 +15,18 @@ import { FileBlobStore } from '../../adapters/file-blob-store.ts';
 import { openLocalStore } from '../../adapters/local-dynamo.ts';
 import { builtinRunners } from '../../nodes/catalog.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
+import { type CliIo as OutputIo, EXIT, makeOutput } from './cli-output.ts';
+import { followLocal } from './local-logs.ts';
+import { cancelLine, runRemoteCommand } from './remote-commands.ts';
+import { runServe } from './serve.ts';
 import { makeProgressPrinter } from './progress.ts';
-import { renderIssues, renderReport, renderRuns, renderStatus } from './render.ts';
+import { renderIssues, renderRuns, renderStatus } from './render.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: Readonly<Record<string, string | undefined>>;
+export interface CliIo extends OutputIo {
   /** Extra host wiring (the repair service); the CLI's composition root passes it. */
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
 }
-
-const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** A person's patch for `resume --workflow`: the same schema, validation and frozen-node checks as a repair. */
 const checkPatch = async (store: RunStore, runId: string, path: string): Promise<{ ok: true; item: IrVersionItem } | { ok: false; message: string; problems: string[] }> => {
@@ -41,8 +41,6 @@ const checkPatch = async (store: RunStore, runId: string, path: string): Promise
   return result;
 };
 const catalog = makeCatalog(builtinRunners);
-
-const exitFor = (report: RunReport): number => (report.success ? EXIT.ok : report.status === 'failed' || report.status === 'cancelled' ? EXIT.failed : EXIT.ok);
 
 /** Runs one command line; returns the exit code. Never throws for bad input: it says what to do. */
 export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
@@ -59,11 +57,18 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     return EXIT.ok;
   }
   const json = command.outputFormat === 'json';
-  const fail = (code: number, message: string, extra: Record<string, unknown> = {}): number => {
-    if (json) io.stdout(`${JSON.stringify({ success: false, status: code === EXIT.usage ? 'invalid' : 'failed', error: message, ...extra }, null, 2)}\n`);
-    else io.stderr(`flowmend: ${message}\n`);
-    return code;
-  };
+  const out = makeOutput(io, json);
+  const { fail, emit } = out;
+  if (command.name === 'serve') {
+    try {
+      await runServe({ stateDir: command.stateDir, port: command.port, host: command.host, manualClock: command.manualClock, log: (line) => io.stderr(`${line}\n`), ...(io.hostOptions ? { hostOptions: io.hostOptions } : {}) });
+    } catch (error) {
+      if (error instanceof FlowmendError) return fail(EXIT.failed, error.message);
+      throw error;
+    }
+    return EXIT.ok;
+  }
+  if (command.name !== 'validate' && command.apiUrl !== undefined) return runRemoteCommand({ ...command, apiUrl: command.apiUrl }, io, out);
 
   if (command.name === 'validate') {
     const loaded = await loadWorkflowFile(command.workflowPath);
@@ -82,10 +87,6 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const blobs = new FileBlobStore(stateDir);
   const store = new BlobOffloadRunStore(local.store, blobs);
   const host = new LocalHost({ ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
-  const emit = (report: RunReport): number => {
-    io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report)}\n`);
-    return exitFor(report);
-  };
   try {
     switch (command.name) {
       case 'run': {
@@ -119,6 +120,18 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       case 'runs': {
         const runs = await store.listRuns({ limit: command.limit });
         io.stdout(json ? `${JSON.stringify({ success: true, runs: runs.map((r) => ({ run_id: r.runId, status: r.status, workflow: r.workflowName, created_at: new Date(r.createdAt).toISOString(), nodes_executed: r.metrics.nodesExecuted })) }, null, 2)}\n` : `${renderRuns(runs)}\n`);
+        return EXIT.ok;
+      }
+      case 'cancel': {
+        // The run's execution (in another local process) stops at its next write, which the cancel made stale.
+        const result = await cancelRun(host.store, command.runId, Date.now());
+        io.stdout(json ? `${JSON.stringify({ success: true, run_id: command.runId, status: 'cancelled', already_cancelled: result.alreadyCancelled, ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}) }, null, 2)}\n` : `${cancelLine(command.runId, result.alreadyCancelled, result.interruptedNode)}\n`);
+        return EXIT.ok;
+      }
+      case 'logs': {
+        const events = await followLocal(host.store, command.runId, command.follow, json ? undefined : (text) => io.stdout(text));
+        if (!events) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
+        if (json) io.stdout(`${JSON.stringify({ success: true, run_id: command.runId, status: events.status, events: events.events }, null, 2)}\n`);
         return EXIT.ok;
       }
     }

@@ -90,7 +90,8 @@ export class LocalHost {
   private readonly handlers: Record<string, (input: never) => Promise<unknown>>;
   private readonly retryOverrides: Record<string, number>;
   private readonly now: () => number;
-  private continued = false;
+  /** Runs whose execution ended in Continue: each drive loop starts the next execution of its own run (serve drives many at once). */
+  private readonly continued = new Set<string>();
 
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
@@ -116,8 +117,8 @@ export class LocalHost {
     this.handlers = {
       [STATE.advance]: makeAdvanceHandler(engineDeps),
       [STATE.repair]: repair,
-      [STATE.continueRun]: async () => {
-        this.continued = true;
+      [STATE.continueRun]: async (input: { Input?: { runId?: string } }) => {
+        if (input.Input?.runId !== undefined) this.continued.add(input.Input.runId);
         return {};
       },
       ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), makeRunNodeHandler(r)])),
@@ -155,7 +156,7 @@ export class LocalHost {
     let input: Record<string, unknown> = { kind: 'start', runId, owner };
     for (;;) {
       if (signal?.aborted) break;
-      this.continued = false;
+      this.continued.delete(runId);
       this.stats.executions += 1;
       const execution = this.machine.run(input as never, {
         overrides: { taskResourceLocalHandlers: this.countedHandlers() as never, retryIntervalOverrides: this.retryOverrides },
@@ -179,7 +180,7 @@ export class LocalHost {
       }
       // The execution ended in a Succeed or Fail state: one more transition.
       this.stats.transitions += 1;
-      if (!this.continued) break;
+      if (!this.continued.delete(runId)) break;
       input = { kind: 'start', runId, owner };
     }
     const report = await this.report(runId);
