@@ -9,7 +9,8 @@ echo "== typecheck"
 npx --no-install tsc -p tsconfig.json || rc=1
 if [ -f cdk.json ]; then
   echo "== cdk synth (offline, no credentials)"
-  npx --no-install cdk synth --quiet --no-notices >/dev/null || rc=1
+  # Into cdk.out (cdk.json); the bundling test loads these bundles instead of building them again.
+  npx --no-install cdk synth --quiet --no-notices >/dev/null && export FLOWMEND_SYNTH_OUT="$PWD/cdk.out" || rc=1
 fi
 echo "== vitest"
 rm -f .vitest-results.json

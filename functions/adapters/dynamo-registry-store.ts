@@ -1,5 +1,5 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { StoreError } from '../core/errors.ts';
+import { StoreUnavailableError } from '../core/errors.ts';
 import type { Workflow } from '../core/ir.ts';
 import {
   type IdempotencyRecord,
@@ -78,7 +78,7 @@ export class DynamoRegistryStore implements RegistryStore {
         });
       return item;
     }
-    throw new StoreError(`workflow ${name}: ${VERSION_RETRIES} concurrent PUTs took every version number this one tried; retry`);
+    throw new StoreUnavailableError(`workflow ${name}: ${VERSION_RETRIES} concurrent PUTs took every version number this one tried; retry`);
   }
 
   async getWorkflow(name: string, version?: number): Promise<WorkflowVersion | undefined> {
@@ -170,7 +170,7 @@ export class DynamoRegistryStore implements RegistryStore {
       if (!isConditionFailure(error)) throw error;
     }
     const { Item: item } = await this.client.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
-    if (!item || typeof item.runId !== 'string') throw new StoreError(`idempotency key ${record.key} was neither claimed nor found; retry`);
+    if (!item || typeof item.runId !== 'string') throw new StoreUnavailableError(`idempotency key ${record.key} was neither claimed nor found; retry`);
     return { claimed: false, runId: item.runId };
   }
 }

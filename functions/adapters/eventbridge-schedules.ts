@@ -8,7 +8,7 @@ import {
   UpdateScheduleCommand,
   ValidationException,
 } from '@aws-sdk/client-scheduler';
-import { InvalidInputError, StoreError } from '../core/errors.ts';
+import { InvalidInputError, StoreUnavailableError } from '../core/errors.ts';
 import type { Schedule } from '../core/registry-model.ts';
 import { SCHEDULER_TIME_PLACEHOLDER } from '../core/scheduled-start-event.ts';
 
@@ -82,7 +82,7 @@ export class SchedulerScheduleSync {
       if (error instanceof ValidationException) {
         throw new InvalidInputError(`EventBridge Scheduler rejected the schedule of ${workflowName}: ${error.message}`, { cause: error });
       }
-      throw new StoreError(`EventBridge Scheduler failed for the schedule of ${workflowName}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new StoreUnavailableError(`EventBridge Scheduler failed for the schedule of ${workflowName}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
 }

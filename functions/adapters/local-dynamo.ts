@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { StoreError } from '../core/errors.ts';
+import { StoreUnavailableError } from '../core/errors.ts';
 import { createLocalDynamoClient } from './dynalite-server.ts';
 import { createDocumentClient, DynamoRunStore } from './dynamo-run-store.ts';
 import { ensureTable } from './table-schema.ts';
@@ -108,12 +108,12 @@ export async function discoverDaemon(stateDir: string): Promise<string> {
     if (child === undefined || child.exitCode !== undefined) {
       const code = child?.exitCode;
       if (typeof code === 'number' && code !== LOST_LOCK && code !== 0) {
-        throw new StoreError(`the local DynamoDB daemon exited with code ${code}:\n${logTail(stateDir)}`);
+        throw new StoreUnavailableError(`the local DynamoDB daemon exited with code ${code}:\n${logTail(stateDir)}`);
       }
       child = spawnTrackedDaemon(stateDir);
     }
     if (Date.now() > deadline) {
-      throw new StoreError(`no local DynamoDB daemon answered within ${START_TIMEOUT_MS / 1000} s (${stateDir}):\n${logTail(stateDir)}`);
+      throw new StoreUnavailableError(`no local DynamoDB daemon answered within ${START_TIMEOUT_MS / 1000} s (${stateDir}):\n${logTail(stateDir)}`);
     }
     await pause(20);
   }

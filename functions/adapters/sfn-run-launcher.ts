@@ -7,7 +7,7 @@ import {
   StartExecutionCommand,
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import { StoreError } from '../core/errors.ts';
+import { StoreUnavailableError } from '../core/errors.ts';
 import type { LaunchRequest, RunLauncher } from '../core/run-launcher.ts';
 import type { Owner } from '../core/run-model.ts';
 import type { RunStore } from '../core/run-store.ts';
@@ -73,7 +73,7 @@ export class SfnRunLauncher implements RunLauncher {
       );
     } catch (error) {
       if (error instanceof ExecutionAlreadyExists) return;
-      throw new StoreError(`could not start an execution of run ${request.runId}: ${describe(error)}`, { cause: error });
+      throw new StoreUnavailableError(`could not start an execution of run ${request.runId}: ${describe(error)}`, { cause: error });
     }
   }
 
@@ -102,7 +102,7 @@ export class SfnRunLauncher implements RunLauncher {
       await this.options.sfn.send(new StopExecutionCommand({ executionArn: arn, error: 'RunCancelled', cause: 'stopped through the flowmend API' }));
     } catch (error) {
       if (error instanceof ExecutionDoesNotExist) return;
-      throw new StoreError(`could not stop execution ${arn}: ${describe(error)}`, { cause: error });
+      throw new StoreUnavailableError(`could not stop execution ${arn}: ${describe(error)}`, { cause: error });
     }
   }
 
@@ -114,7 +114,7 @@ export class SfnRunLauncher implements RunLauncher {
       return status;
     } catch (error) {
       if (error instanceof ExecutionDoesNotExist) return undefined;
-      throw new StoreError(`could not describe execution ${executionArn}: ${describe(error)}`, { cause: error });
+      throw new StoreUnavailableError(`could not describe execution ${executionArn}: ${describe(error)}`, { cause: error });
     }
   }
 }

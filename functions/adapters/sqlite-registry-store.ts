@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { StoreError } from '../core/errors.ts';
+import { StoreUnavailableError } from '../core/errors.ts';
 import type { Workflow } from '../core/ir.ts';
 import {
   type IdempotencyRecord,
@@ -38,7 +38,7 @@ export const openRegistryDatabase = (stateDir: string): Database.Database => {
     db.pragma('synchronous = FULL');
     return db;
   } catch (error) {
-    throw new StoreError(`the registry database ${path} cannot be opened: ${(error as Error).message}`, { cause: error });
+    throw new StoreUnavailableError(`the registry database ${path} cannot be opened: ${(error as Error).message}`, { cause: error });
   }
 };
 
@@ -130,7 +130,7 @@ export class SqliteRegistryStore implements RegistryStore {
     const claim = this.db.transaction((): IdempotencyClaim => {
       if (this.statements.claimKey.run({ ...record, now }).changes > 0) return { claimed: true };
       const row = this.statements.getKey.get(record.key);
-      if (!row) throw new StoreError(`idempotency key ${record.key} was neither claimed nor found`);
+      if (!row) throw new StoreUnavailableError(`idempotency key ${record.key} was neither claimed nor found`);
       return { claimed: false, runId: row.run_id };
     });
     const result = claim.immediate();

@@ -1,5 +1,5 @@
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
-import type { Owner, RunEvent, RunItem, StepRecord } from './run-model.ts';
+import type { Owner, RunEvent, RunItem, NodeRecord } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
 
 /** How often cancel re-reads a run that a racing step moved on before its write landed. */
@@ -56,14 +56,14 @@ export const cancelRun = async (store: RunStore, runId: string, now: number): Pr
 };
 
 const recordInterrupted = async (store: RunStore, run: RunItem, inFlight: NonNullable<RunItem['current']>, now: number): Promise<void> => {
-  const record: StepRecord = {
+  const record: NodeRecord = {
     runId: run.runId, seq: inFlight.seq, nodeId: inFlight.nodeId, nodeType: inFlight.nodeType, visit: inFlight.visit,
     status: 'interrupted', cacheKey: inFlight.cacheKey, sideEffects: inFlight.sideEffects, irVersion: run.irVersion,
     startedAt: inFlight.startedAt, finishedAt: now, durationMs: now - inFlight.startedAt, interrupted: true,
   };
   try {
     // Only where the execution left no record: a result that did land stays the truth.
-    await store.putStep(record, null);
+    await store.putRecord(record, null);
   } catch (error) {
     if (!(error instanceof StaleRunError)) throw error;
   }

@@ -3,25 +3,26 @@ import type { RunnerResult } from './node-type.ts';
 import { classifyOutcome, type Outcome } from './classify.ts';
 import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { startNodeId, type Workflow } from './ir.ts';
-import type { RunItem, StepRecord } from './run-model.ts';
-import { recallIr, recallRun, rememberIr } from './engine-cache.ts';
-import { RunStep, type EngineDeps } from './engine-step.ts';
-import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type StepOutcome } from './step.ts';
+import type { RunItem, NodeRecord } from './run-model.ts';
+import { Advance } from './advance.ts';
+import type { EngineDeps } from './engine-deps.ts';
+import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type AdvanceOutcome } from './state-io.ts';
 import { formatIssues, validateWorkflow } from './validate.ts';
 import { walkFromStart } from './walk.ts';
 
-export type { EngineDeps, ExecutionLimits } from './engine-step.ts';
+export type { EngineDeps } from './engine-deps.ts';
+export type { ExecutionLimits } from './execution-limits.ts';
 
 const loadIr = async (deps: EngineDeps, run: RunItem): Promise<Workflow> => {
-  const cached = recallIr(run.runId, run.irVersion);
+  const cached = deps.cache.recallIr(run.runId, run.irVersion);
   if (cached) return cached;
   const item = await deps.store.getIrVersion(run.runId, run.irVersion);
   if (!item) throw new InvalidInputError(`run ${run.runId} has no workflow version ${run.irVersion}`);
-  rememberIr(run.runId, run.irVersion, item.ir);
+  deps.cache.rememberIr(run.runId, run.irVersion, item.ir);
   return item.ir;
 };
 
-const terminalOutcome = (run: RunItem, owner: string): StepOutcome | undefined => {
+const terminalOutcome = (run: RunItem, owner: string): AdvanceOutcome | undefined => {
   if (run.status === 'succeeded') return { kind: 'done', runId: run.runId, owner };
   if (run.status === 'failed') {
     const error = run.lastError ?? { category: 'execution_failure', code: 'FAILED', message: 'the run failed', fixable: false };
@@ -36,11 +37,11 @@ const terminalOutcome = (run: RunItem, owner: string): StepOutcome | undefined =
  * (the run item, the cached IR version, the records its templates reference); walks from the start
  * only after a resume or a repair.
  */
-export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<StepOutcome> => {
+export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<AdvanceOutcome> => {
   const parsed = AdvanceInputSchema.safeParse(rawInput);
   if (!parsed.success) throw new InvalidInputError(`Advance got an input it cannot read: ${parsed.error.message}`);
   const input = parsed.data;
-  const run = recallRun(input.runId, input.rev) ?? (await deps.store.getRun(input.runId));
+  const run = deps.cache.recallRun(input.runId, input.rev) ?? (await deps.store.getRun(input.runId));
   if (!run) throw new RunNotFoundError(`run ${input.runId} does not exist`);
   if (run.owner?.id !== input.owner) {
     throw new StaleRunError(`run ${input.runId} is now owned by ${run.owner?.id ?? 'nobody'}, not ${input.owner}; this execution stops`);
@@ -48,12 +49,12 @@ export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<S
   const terminal = terminalOutcome(run, input.owner);
   if (terminal) return terminal;
   const exec: ExecCounters = input.exec ? { startedAt: input.exec.startedAt, advances: input.exec.advances + 1 } : { startedAt: deps.now(), advances: 1 };
-  const step = new RunStep(run, await loadIr(deps, run), deps, input.owner, exec);
+  const step = new Advance(run, await loadIr(deps, run), deps, input.owner, exec);
   const outcome = await dispatch(step, input);
   return run.rev === undefined ? outcome : { ...outcome, rev: run.rev };
 };
 
-const dispatch = (step: RunStep, input: AdvanceInput): Promise<StepOutcome> => {
+const dispatch = (step: Advance, input: AdvanceInput): Promise<AdvanceOutcome> => {
   switch (input.kind) {
     case 'start':
       return start(step);
@@ -64,7 +65,7 @@ const dispatch = (step: RunStep, input: AdvanceInput): Promise<StepOutcome> => {
   }
 };
 
-const start = async (step: RunStep): Promise<StepOutcome> => {
+const start = async (step: Advance): Promise<AdvanceOutcome> => {
   const { run, ir } = step;
   // A run stopped before its first node has nothing to replay: it starts (and validates) as new.
   if (run.seq === 0) run.needsWalk = false;
@@ -80,11 +81,11 @@ const start = async (step: RunStep): Promise<StepOutcome> => {
       details: { issues },
     });
   }
-  step.event('run_started', { message: `${ir.nodes.length} nodes` });
+  step.writes.event('run_started', { message: `${ir.nodes.length} nodes` });
   return step.prepare(startNodeId(ir));
 };
 
-const recordNode = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'run' }>): Promise<StepOutcome> => {
+const recordNode = async (step: Advance, input: Extract<AdvanceInput, { kind: 'run' }>): Promise<AdvanceOutcome> => {
   const { run, ir, deps } = step;
   const current = run.current;
   if (!current || current.seq !== input.seq) {
@@ -104,7 +105,7 @@ const recordNode = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'r
     ...(ir.classification ? { rules: ir.classification } : {}),
   });
   const now = deps.now();
-  const record: StepRecord = {
+  const record: NodeRecord = {
     runId: run.runId,
     seq: current.seq,
     nodeId: current.nodeId,
@@ -124,7 +125,7 @@ const recordNode = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'r
     ...(current.interrupted ? { interrupted: true } : {}),
     ...(current.repaired ? { repaired: true } : {}),
   };
-  await step.stageStep(record);
+  await step.writes.stageRecord(record);
   delete run.current;
   run.metrics.nodesExecuted += 1;
   if (result?.usage) {
@@ -147,7 +148,7 @@ const recordNode = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'r
   }
 };
 
-const afterRepair = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'repair' }>): Promise<StepOutcome> => {
+const afterRepair = async (step: Advance, input: Extract<AdvanceInput, { kind: 'repair' }>): Promise<AdvanceOutcome> => {
   const { run, deps } = step;
   const failure = run.lastError ?? { category: 'execution_failure' as const, code: 'FAILED', message: 'the run failed', fixable: false };
   const spent = input.repair?.usage;
@@ -159,7 +160,7 @@ const afterRepair = async (step: RunStep, input: Extract<AdvanceInput, { kind: '
   }
   if (input.error || !input.repair?.applied) {
     const why = input.error ? `${input.error.Error}: ${input.error.Cause ?? ''}` : (input.repair?.message ?? 'no repair was proposed');
-    step.event('repair_failed', { ...(failure.node_id ? { nodeId: failure.node_id } : {}), message: why, data: { attempt: input.attempt } });
+    step.writes.event('repair_failed', { ...(failure.node_id ? { nodeId: failure.node_id } : {}), message: why, data: { attempt: input.attempt } });
     return step.fail({ ...failure, message: `${failure.message}\n(repair attempt ${input.attempt} failed: ${why})`, details: { ...failure.details, repairAttempts: run.repairAttempts } });
   }
   const item = await deps.store.getIrVersion(run.runId, run.irVersion + 1);
@@ -171,7 +172,7 @@ const afterRepair = async (step: RunStep, input: Extract<AdvanceInput, { kind: '
     run.metrics.repairOutputTokens += item.usage.output_tokens;
     run.metrics.repairCostUsd += item.usage.cost_usd;
   }
-  step.event('repair_applied', { message: item.reason ?? input.repair.message, data: { attempt: input.attempt, version: item.version, source: item.source, nodesChanged: item.nodesChanged ?? [] } });
+  step.writes.event('repair_applied', { message: item.reason ?? input.repair.message, data: { attempt: input.attempt, version: item.version, source: item.source, nodesChanged: item.nodesChanged ?? [] } });
   run.needsWalk = true;
   step.ir = item.ir;
   return walkFromStart(step);

@@ -1,7 +1,7 @@
 import type { NodeCatalog } from './node-type.ts';
 import { applyManualPatch } from './repair/index.ts';
 import type { IrVersionItem } from './run-model.ts';
-import { stepsOfRun } from './run-report.ts';
+import { recordsOfRun } from './run-report.ts';
 import type { RunStore } from './run-store.ts';
 
 export type PatchCheck = { ok: true; item: IrVersionItem } | { ok: false; message: string; problems: string[] };
@@ -15,7 +15,7 @@ export const checkRunPatch = async (store: RunStore, runId: string, patch: unkno
   if (!run) return { ok: false, message: `no run '${runId}'`, problems: [] };
   const current = await store.getIrVersion(runId, run.irVersion);
   if (!current) return { ok: false, message: `run ${runId} has no workflow version ${run.irVersion}`, problems: [] };
-  const result = applyManualPatch({ run, current, steps: await stepsOfRun(store, run), patch, catalog: options.catalog, now: options.now, reason: options.reason });
+  const result = applyManualPatch({ run, current, steps: await recordsOfRun(store, run), patch, catalog: options.catalog, now: options.now, reason: options.reason });
   if (!result.ok) return { ok: false, message: `the patch cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`, problems: result.problems };
   return result;
 };

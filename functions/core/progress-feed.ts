@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { RunEvent, RunItem, RunStatus, StepRecord } from './run-model.ts';
-import { stepsOfRun } from './run-report.ts';
+import type { RunEvent, RunItem, RunStatus, NodeRecord } from './run-model.ts';
+import { recordsOfRun } from './run-report.ts';
 import type { RunStore } from './run-store.ts';
 
 /**
@@ -38,7 +38,7 @@ export const ProgressCursorSchema = z
     return { eventKey: key, seq: Number(seq) };
   });
 
-const STEP_EVENT: Record<Exclude<StepRecord['status'], 'running'>, RunEvent['type']> = {
+const STEP_EVENT: Record<Exclude<NodeRecord['status'], 'running'>, RunEvent['type']> = {
   completed: 'node_completed', failed: 'node_failed', warning: 'node_warning', interrupted: 'node_interrupted',
 };
 
@@ -48,7 +48,7 @@ const fromEvent = (e: RunEvent): ProgressEvent => ({
   ...(e.message !== undefined ? { message: e.message } : {}), ...(e.data !== undefined ? { data: e.data } : {}),
 });
 
-const fromStep = (s: StepRecord & { status: Exclude<StepRecord['status'], 'running'> }): ProgressEvent => ({
+const fromStep = (s: NodeRecord & { status: Exclude<NodeRecord['status'], 'running'> }): ProgressEvent => ({
   type: STEP_EVENT[s.status], at: new Date(s.finishedAt ?? s.startedAt).toISOString(), node_id: s.nodeId, seq: s.seq,
   duration_ms: Math.round((s.durationMs ?? 0) * 10) / 10,
   ...(s.error ? { message: s.error.message } : {}), ...(s.action ? { data: { action: s.action } } : {}),
@@ -60,16 +60,16 @@ export const readProgress = async (store: RunStore, runId: string, after: { even
   const run: RunItem | undefined = await store.getRun(runId);
   if (!run) return undefined;
   const events = await store.listEvents(runId, after?.eventKey || undefined);
-  const steps: StepRecord[] = [];
+  const steps: NodeRecord[] = [];
   // Visits are taken in seq order up to the first unfinished one, so the cursor never passes a visit still running.
-  for (const s of await stepsOfRun(store, run)) {
+  for (const s of await recordsOfRun(store, run)) {
     if (s.seq <= (after?.seq ?? 0)) continue;
     if (s.status === 'running') break;
     steps.push(s);
   }
   const merged = [
     ...events.map((e) => ({ at: e.at, order: 1, event: fromEvent(e), eventKey: e.key, seq: undefined as number | undefined })),
-    ...steps.map((s) => ({ at: s.finishedAt ?? s.startedAt, order: 0, event: fromStep(s as StepRecord & { status: Exclude<StepRecord['status'], 'running'> }), eventKey: undefined as string | undefined, seq: s.seq })),
+    ...steps.map((s) => ({ at: s.finishedAt ?? s.startedAt, order: 0, event: fromStep(s as NodeRecord & { status: Exclude<NodeRecord['status'], 'running'> }), eventKey: undefined as string | undefined, seq: s.seq })),
   ].sort((a, b) => a.at - b.at || a.order - b.order);
   const page = merged.slice(0, limit);
   let eventKey = after?.eventKey ?? '';

@@ -3,7 +3,7 @@ import type { Workflow } from '../../core/ir.ts';
 import { prepareInputs } from '../../core/inputs.ts';
 import type { NodeCatalog } from '../../core/node-type.ts';
 import { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from '../../core/validate.ts';
-import { chooseMode } from '../lambda/start-run.ts';
+import { chooseMode } from '../../core/execution-limits.ts';
 
 export interface PreparedStart {
   workflow: Workflow;

@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import { cancelRun } from '../../core/cancel-run.ts';
 import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/errors.ts';
-import { prepareInputs } from '../../core/inputs.ts';
+import { prepareRun } from '../../core/prepare-run.ts';
 import { applyManualPatch } from '../../core/repair/index.ts';
 import type { IrVersionItem } from '../../core/run-model.ts';
 import type { RunStore } from '../../core/run-store.ts';
 import { makeCatalog } from '../../core/node-type.ts';
 import { DEFAULT_MAX_REPAIRS } from '../../core/run-lifecycle.ts';
-import { stepsOfRun } from '../../core/run-report.ts';
+import { type RunReport, recordsOfRun } from '../../core/run-report.ts';
 import { hasErrors, validateWorkflow } from '../../core/validate.ts';
 import { LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
@@ -36,7 +36,7 @@ const checkPatch = async (store: RunStore, runId: string, path: string): Promise
   if (!loaded.ok) return { ok: false, message: `invalid workflow ${path}:\n${renderIssues(loaded.issues)}`, problems: loaded.issues.map((i) => i.message) };
   const current = await store.getIrVersion(runId, run.irVersion);
   if (!current) return { ok: false, message: `run ${runId} has no workflow version ${run.irVersion}`, problems: [] };
-  const result = applyManualPatch({ run, current, steps: await stepsOfRun(store, run), patch: loaded.workflow, catalog, now: Date.now(), reason: `Workflow patched by hand from ${path}` });
+  const result = applyManualPatch({ run, current, steps: await recordsOfRun(store, run), patch: loaded.workflow, catalog, now: Date.now(), reason: `Workflow patched by hand from ${path}` });
   if (!result.ok) return { ok: false, message: `the patch in ${path} cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`, problems: result.problems };
   return result;
 };
@@ -92,15 +92,15 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       case 'run': {
         const loaded = await loadWorkflowFile(command.workflowPath);
         if (!loaded.ok) return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
-        const inputs = prepareInputs(loaded.workflow, command.params);
-        if (!inputs.ok) return fail(EXIT.usage, inputs.problems.map((p) => p.message).join('\n'), { problems: inputs.problems });
-        const issues = validateWorkflow(loaded.workflow, catalog);
         // With repair on, an invalid workflow is repaired before any node runs; without, it is a usage error.
-        if (hasErrors(issues) && !command.repair) {
+        const prepared = prepareRun({ workflow: loaded.workflow, workflowName: loaded.name, params: command.params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }, catalog);
+        if (!prepared.ok) {
+          if (prepared.stage === 'inputs') return fail(EXIT.usage, prepared.message, { problems: prepared.problems });
+          const issues = prepared.issues ?? [];
           return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(issues)}`, { issues });
         }
-        nodeCount = loaded.workflow.nodes.length;
-        return emit(await host.start({ workflow: loaded.workflow, workflowName: loaded.name, params: inputs.params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }));
+        nodeCount = prepared.spec.workflow.nodes.length;
+        return emit(await host.start(prepared.spec));
       }
       case 'resume': {
         let patch: IrVersionItem | undefined;

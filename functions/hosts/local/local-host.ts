@@ -1,10 +1,11 @@
 import '../../adapters/node20-polyfills.ts';
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import type { BlobStore } from '../../core/blob-store.ts';
 import { buildDefinition, runnerStateName, STATE, type AslDefinition } from '../../core/definition.ts';
-import type { ExecutionLimits } from '../../core/engine.ts';
+import { EngineCache } from '../../core/engine-cache.ts';
+import type { ExecutionLimits } from '../../core/execution-limits.ts';
+import { cryptoIds, type Ids } from '../../core/ids.ts';
 import { StaleRunError } from '../../core/errors.ts';
 import type { Workflow } from '../../core/ir.ts';
 import { makeCatalog, type NodeRunner } from '../../core/node-type.ts';
@@ -12,7 +13,7 @@ import { claimRun, createRun, newRunId, type ClaimOptions } from '../../core/run
 import type { Owner } from '../../core/run-model.ts';
 import { loadRunReport, type RunReport } from '../../core/run-report.ts';
 import type { RunStore } from '../../core/run-store.ts';
-import type { RepairReport } from '../../core/step.ts';
+import type { RepairReport } from '../../core/state-io.ts';
 import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
 import { builtinRunners } from '../../nodes/catalog.ts';
@@ -36,6 +37,10 @@ export interface LocalHostOptions {
   /** Step records the run item carries before they are written as their own items (see EngineDeps). */
   stepBatch?: number;
   now?: () => number;
+  /** Randomness for run ids, owner ids and revisions; `cryptoIds` when not given. */
+  ids?: Ids;
+  /** The engine's caches; a new one per host when not given (tests pass one to observe it). */
+  cache?: EngineCache;
 }
 
 /**
@@ -67,7 +72,7 @@ export interface HostStats {
 const noRepair: RepairHandler = async () => ({ applied: false, message: 'this host has no repair service' });
 
 /** A local owner is this process; it is alive while its pid is, on this host. */
-export const localOwner = (now: number): Owner => ({ id: `local-${process.pid}-${randomBytes(4).toString('hex')}`, pid: process.pid, host: hostname(), since: now });
+export const localOwner = (now: number, ids: Ids = cryptoIds): Owner => ({ id: `local-${process.pid}-${ids.hex(4)}`, pid: process.pid, host: hostname(), since: now });
 
 export const isLocalOwnerAlive = async (owner: Owner): Promise<boolean> => {
   if (owner.pid === undefined || owner.host !== hostname()) return true;
@@ -92,9 +97,11 @@ export class LocalHost {
   private readonly now: () => number;
   /** Runs whose execution ended in Continue: each drive loop starts the next execution of its own run (serve drives many at once). */
   private readonly continued = new Set<string>();
+  private readonly ids: Ids;
 
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
+    this.ids = options.ids ?? cryptoIds;
     this.store = new ObservedRunStore(options.store, options.onWrite);
     const runners = options.runners ?? builtinRunners;
     const catalog = makeCatalog(runners);
@@ -108,7 +115,7 @@ export class LocalHost {
       });
     this.machine = new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { noValidate: true } });
     const engineDeps = {
-      store: this.store, catalog, now: this.now,
+      store: this.store, catalog, now: this.now, ids: this.ids, cache: options.cache ?? new EngineCache(),
       ...(options.blobs ? { blobs: options.blobs } : {}),
       ...(options.executionLimits ? { executionLimits: options.executionLimits } : {}),
       stepBatch: options.stepBatch ?? LOCAL_STEP_BATCH,
@@ -129,8 +136,8 @@ export class LocalHost {
   /** Creates a run and drives it to its end. */
   async start(spec: StartOptions): Promise<RunReport> {
     const now = this.now();
-    const owner = localOwner(now);
-    const runId = spec.runId ?? newRunId(now);
+    const owner = localOwner(now, this.ids);
+    const runId = spec.runId ?? newRunId(now, this.ids);
     await createRun(this.store, { ...spec, runId, owner, now });
     return this.drive(runId, owner.id);
   }
@@ -138,7 +145,7 @@ export class LocalHost {
   /** Takes a stopped or failed run over and drives it on, replaying what is recorded. */
   async resume(runId: string, options: ResumeOptions = {}): Promise<RunReport> {
     const now = this.now();
-    const owner = localOwner(now);
+    const owner = localOwner(now, this.ids);
     const { force, ...claim } = options;
     await claimRun(this.store, runId, { ...claim, owner, now, isAlive: force ? async () => false : isLocalOwnerAlive });
     return this.drive(runId, owner.id);
