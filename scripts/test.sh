@@ -5,6 +5,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export CDK_DISABLE_CLI_TELEMETRY=true AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
 rc=0
+echo "== build (the CLI bundle the child-process tests run)"
+node scripts/build.mjs || rc=1
 echo "== typecheck"
 npx --no-install tsc -p tsconfig.json || rc=1
 if [ -f cdk.json ]; then

@@ -1,6 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { StoreUnavailableError } from '../core/errors.ts';
 import type { Workflow } from '../core/ir.ts';
 import {
@@ -12,9 +10,7 @@ import {
   WorkflowVersionSchema,
 } from '../core/registry-model.ts';
 import type { IdempotencyClaim, RegistryStore } from '../core/registry-store.ts';
-
-/** The state dir's database file, shared with the embedded run store. */
-export const REGISTRY_DATABASE_FILE = 'flowmend.db';
+import { openSqlite } from './sqlite-database.ts';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS registry_workflows (
@@ -27,20 +23,8 @@ const SCHEMA = `
   ) WITHOUT ROWID;
 `;
 
-/** Opens `<stateDir>/flowmend.db` in WAL mode, durable on commit and shared between processes by SQLite's locks. */
-export const openRegistryDatabase = (stateDir: string): Database.Database => {
-  const dir = resolve(stateDir);
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, REGISTRY_DATABASE_FILE);
-  try {
-    const db = new Database(path, { timeout: 5_000 });
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    return db;
-  } catch (error) {
-    throw new StoreUnavailableError(`the registry database ${path} cannot be opened: ${(error as Error).message}`, { cause: error });
-  }
-};
+/** Opens `<stateDir>/flowmend.db` (the run store's database) for the registry's own tables. */
+export const openRegistryDatabase = (stateDir: string): Database.Database => openSqlite(stateDir).db;
 
 interface WorkflowRow {
   body: string;

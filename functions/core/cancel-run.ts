@@ -1,5 +1,5 @@
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
-import type { Owner, RunEvent, RunItem, NodeRecord } from './run-model.ts';
+import type { NodeRecord, Owner, RunEvent, RunItem } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
 
 /** How often cancel re-reads a run that a racing step moved on before its write landed. */

@@ -2,6 +2,7 @@ import type { EngineDeps } from './engine-deps.ts';
 import { StaleRunError } from './errors.ts';
 import { cryptoIds } from './ids.ts';
 import type { NodeRecord, RunEvent, RunEventType, RunItem } from './run-model.ts';
+import { commitAdvance } from './advance-commit.ts';
 
 /** Largest node record (serialised) kept in the run item: beyond it, a second write costs less than a bigger run item. */
 const EMBEDDED_RECORD_LIMIT = 8_192;
@@ -57,13 +58,13 @@ export class UnitOfWork {
   }
 
   /**
-   * Writes the step: events, then the run item (conditional on the owner: the commit point) and,
-   * beside it, pending records due for their own items. Those stay in the run item until the next
+   * Writes the step (one transaction where the store has `commitAdvance`, else one write at a time):
+   * events, then the run item (conditional on the owner: the commit point) and, beside it, pending records due for their own items. Those stay in the run item until the next
    * commit, so a record lost between the two writes is still there for the walk of a later resume.
    * `flushAll: false` (a node is dispatched, the run stays on the hot path) lets records accumulate.
    */
   async commit(options: { flushAll?: boolean } = {}): Promise<void> {
-    if (this.events.length > 0) await this.deps.store.appendEvents(this.events.splice(0));
+    const events = this.events.splice(0);
     const run = this.run;
     // What the last commit wrote out is in its own items now: that call returned before this one began.
     run.pendingRecords = run.pendingRecords.filter((r) => r.seq > run.flushedThrough);
@@ -76,7 +77,7 @@ export class UnitOfWork {
     if (due) run.flushedThrough = Math.max(...written.map((r) => r.seq));
     run.updatedAt = this.deps.now();
     run.rev = (this.deps.ids ?? cryptoIds).hex(6);
-    await Promise.all([written.length > 0 ? this.deps.store.putRecords(written) : undefined, this.deps.store.putRun(run, { ownerId: this.owner })]);
+    await commitAdvance(this.deps.store, { events, records: written, run, condition: { ownerId: this.owner } });
     this.deps.cache.rememberRun(run);
   }
 }

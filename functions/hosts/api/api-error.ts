@@ -28,7 +28,7 @@ export const invalidRequest = (where: string, error: z.ZodError): ApiError =>
   new ApiError(
     400,
     'INVALID_REQUEST',
-    `bad ${where}: ${error.issues.map((i) => `${i.path.join('.') || where}: ${i.message}`).join('; ')}`,
+    `bad ${where}: ${error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ')}`,
     { issues: error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
   );
 

@@ -12,6 +12,8 @@ export const StartRunBodySchema = z
   .strictObject({
     workflow: WorkflowObjectSchema.optional(),
     workflow_name: WorkflowNameSchema.optional(),
+    /** What runs of an inline workflow are listed under (the CLI sends the file's name). */
+    name: z.string().min(1).max(200).optional(),
     version: z.number().int().positive().optional(),
     params: ParamsSchema.default({}),
     repair: z.boolean().default(true),
@@ -21,6 +23,9 @@ export const StartRunBodySchema = z
   .superRefine((body, ctx) => {
     if ((body.workflow === undefined) === (body.workflow_name === undefined)) {
       ctx.addIssue({ code: 'custom', path: ['workflow'], message: 'give exactly one of "workflow" (inline) or "workflow_name" (registered)' });
+    }
+    if (body.name !== undefined && body.workflow_name !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['name'], message: '"name" labels an inline workflow; a registered one is listed under "workflow_name"' });
     }
     if (body.version !== undefined && body.workflow_name === undefined) {
       ctx.addIssue({ code: 'custom', path: ['version'], message: '"version" picks a version of "workflow_name"; it needs "workflow_name"' });

@@ -1,34 +1,14 @@
 import { InvalidInputError } from '../../core/errors.ts';
-import type { Workflow } from '../../core/ir.ts';
-import { prepareInputs } from '../../core/inputs.ts';
 import type { NodeCatalog } from '../../core/node-type.ts';
-import { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from '../../core/validate.ts';
-import { chooseMode } from '../../core/execution-limits.ts';
+import { prepareRun, type RunRequest, type RunSpec } from '../../core/prepare-run.ts';
 
-export interface PreparedStart {
-  workflow: Workflow;
-  params: Record<string, unknown>;
-  mode: 'express' | 'standard';
-}
-
-/**
- * Everything a start checks before a run is written, in the CLI's order: parse, inputs, validation (with
- * repair on, a workflow that fails validation starts and is repaired before any node runs), mode.
- * Throws InvalidInputError whose details say what is wrong.
- */
-export const prepareStart = (
-  raw: unknown,
-  rawParams: Record<string, unknown>,
-  options: { repairEnabled: boolean; mode?: 'express' | 'standard' | undefined },
-  catalog: NodeCatalog,
-): PreparedStart => {
-  const parsed = parseWorkflow(raw);
-  if (!parsed.ok) throw new InvalidInputError(`the workflow does not parse:\n${formatIssues(parsed.issues)}`, { details: { issues: parsed.issues } });
-  const inputs = prepareInputs(parsed.workflow, rawParams);
-  if (!inputs.ok) throw new InvalidInputError(inputs.problems.map((p) => p.message).join('\n'), { details: { problems: inputs.problems } });
-  const issues = validateWorkflow(parsed.workflow, catalog);
-  if (hasErrors(issues) && !options.repairEnabled) {
-    throw new InvalidInputError(`the workflow does not validate:\n${formatIssues(issues)}`, { details: { issues } });
+/** Core's `prepareRun` (the CLI's and StartRun's checks), its refusal as the InvalidInputError the API answers 422 with. */
+export const prepareStart = (request: RunRequest, catalog: NodeCatalog): RunSpec => {
+  const prepared = prepareRun(request, catalog);
+  if (!prepared.ok) {
+    throw new InvalidInputError(prepared.message, {
+      details: { stage: prepared.stage, ...(prepared.issues ? { issues: prepared.issues } : {}), ...(prepared.problems ? { problems: prepared.problems } : {}) },
+    });
   }
-  return { workflow: parsed.workflow, params: inputs.params, mode: options.mode ?? chooseMode(parsed.workflow, catalog) };
+  return prepared.spec;
 };

@@ -22,7 +22,7 @@ export interface StartedRun {
  */
 export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey?: string): Promise<StartedRun> => {
   let raw: unknown = body.workflow;
-  let workflowName = 'workflow';
+  let workflowName = body.name;
   let workflowVersion: number | undefined;
   if (body.workflow_name !== undefined) {
     const registered = await deps.registry.getWorkflow(body.workflow_name, body.version);
@@ -31,21 +31,24 @@ export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey
     workflowName = registered.name;
     workflowVersion = registered.version;
   }
-  const prepared = prepareStart(raw, body.params, { repairEnabled: body.repair, mode: body.mode }, deps.catalog);
+  const prepared = prepareStart(
+    { workflow: raw, workflowName, params: body.params, repairEnabled: body.repair, maxRepairs: body.max_repairs ?? DEFAULT_MAX_REPAIRS, mode: body.mode },
+    deps.catalog,
+  );
   const now = deps.now();
   const runId = newRunId(now);
   if (idempotencyKey !== undefined) {
     const claim = await deps.registry.claimIdempotencyKey({ key: idempotencyKey, runId, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS }, now);
-    if (!claim.claimed) return { runId: claim.runId, workflowName, ...(workflowVersion === undefined ? {} : { workflowVersion }), replayed: true };
+    if (!claim.claimed) return { runId: claim.runId, workflowName: prepared.workflowName, ...(workflowVersion === undefined ? {} : { workflowVersion }), replayed: true };
   }
   const owner = deps.launcher.newOwner(runId, now);
   await createRun(deps.store, {
-    runId, workflow: prepared.workflow, workflowName, params: prepared.params, owner, repairEnabled: body.repair,
-    maxRepairs: body.max_repairs ?? DEFAULT_MAX_REPAIRS, mode: prepared.mode, now,
+    runId, workflow: prepared.workflow, workflowName: prepared.workflowName, params: prepared.params, owner, repairEnabled: prepared.repairEnabled,
+    maxRepairs: prepared.maxRepairs, mode: prepared.mode, now,
     ...(workflowVersion === undefined ? {} : { workflowVersion }),
   });
   await deps.launcher.launch({ runId, owner, mode: prepared.mode });
-  return { runId, workflowName, ...(workflowVersion === undefined ? {} : { workflowVersion }), replayed: false };
+  return { runId, workflowName: prepared.workflowName, ...(workflowVersion === undefined ? {} : { workflowVersion }), replayed: false };
 };
 
 /** Resumes a failed, interrupted or cancelled run, optionally with a person's patch checked as `flowmend resume --workflow` does. */

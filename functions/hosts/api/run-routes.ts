@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { z } from 'zod';
 import { readProgress, ProgressCursorSchema } from '../../core/progress-feed.ts';
 import { loadRunReport } from '../../core/run-report.ts';
 import type { RunItem } from '../../core/run-model.ts';
@@ -51,9 +52,9 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
     const query = readQuery(c, ListRunsQuerySchema);
     let after: { c: number; r: string } | undefined;
     if (query.cursor !== undefined) {
-      const cursor = RunsCursorSchema.safeParse(query.cursor);
+      const cursor = z.object({ cursor: RunsCursorSchema }).safeParse({ cursor: query.cursor });
       if (!cursor.success) throw invalidRequest('query', cursor.error);
-      after = cursor.data;
+      after = cursor.data.cursor;
     }
     const runs = (await deps.store.listRuns({ limit: LIST_SCAN, ...(query.workflow ? { workflowName: query.workflow } : {}) }))
       .filter((r) => query.status === undefined || r.status === query.status)
@@ -76,9 +77,9 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
     const query = readQuery(c, EventsQuerySchema);
     let after;
     if (query.after !== undefined) {
-      const cursor = ProgressCursorSchema.safeParse(query.after);
+      const cursor = z.object({ after: ProgressCursorSchema }).safeParse({ after: query.after });
       if (!cursor.success) throw invalidRequest('query', cursor.error);
-      after = cursor.data;
+      after = cursor.data.after;
     }
     const deadline = deps.now() + query.wait * 1000;
     for (;;) {

@@ -7,15 +7,13 @@ import type { IrVersionItem } from '../../core/run-model.ts';
 import type { RunStore } from '../../core/run-store.ts';
 import { makeCatalog } from '../../core/node-type.ts';
 import { DEFAULT_MAX_REPAIRS } from '../../core/run-lifecycle.ts';
-import { type RunReport, recordsOfRun } from '../../core/run-report.ts';
+import { loadRunReport, recordsOfRun } from '../../core/run-report.ts';
 import { hasErrors, validateWorkflow } from '../../core/validate.ts';
-import { LocalHost, type LocalHostOptions } from '../local/local-host.ts';
-import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
-import { FileBlobStore } from '../../adapters/file-blob-store.ts';
-import { openLocalStore } from '../../adapters/local-dynamo.ts';
+import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
 import { builtinRunners } from '../../nodes/catalog.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
 import { type CliIo as OutputIo, EXIT, makeOutput } from './cli-output.ts';
+import { type CliStore, openCliStore } from './cli-store.ts';
 import { followLocal } from './local-logs.ts';
 import { cancelLine, runRemoteCommand } from './remote-commands.ts';
 import { runServe } from './serve.ts';
@@ -41,6 +39,7 @@ const checkPatch = async (store: RunStore, runId: string, path: string): Promise
   return result;
 };
 const catalog = makeCatalog(builtinRunners);
+
 
 /** Runs one command line; returns the exit code. Never throws for bad input: it says what to do. */
 export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
@@ -82,11 +81,19 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   let nodeCount = 0;
   const progress = json ? undefined : makeProgressPrinter((text) => io.stdout(text), () => nodeCount);
   const stateDir = resolve(command.stateDir);
-  const local = await openLocalStore(stateDir);
-  // Outputs too large for one DynamoDB item live under <state-dir>/blobs, as they live in S3 on AWS.
-  const blobs = new FileBlobStore(stateDir);
-  const store = new BlobOffloadRunStore(local.store, blobs);
-  const host = new LocalHost({ ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
+  let opened: CliStore;
+  try {
+    opened = await openCliStore({ stateDir, store: command.store, table: command.table }, io.env);
+  } catch (error) {
+    if (error instanceof FlowmendError) return fail(EXIT.failed, `${error.name}: ${error.message}`);
+    throw error;
+  }
+  const { store, blobs } = opened;
+  // The state machine interpreter is loaded only by the commands that run one (run, resume).
+  const makeHost = async (): Promise<LocalHost> => {
+    const { LocalHost } = await import('../local/local-host.ts');
+    return new LocalHost({ ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
+  };
   try {
     switch (command.name) {
       case 'run': {
@@ -100,7 +107,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
           return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(issues)}`, { issues });
         }
         nodeCount = prepared.spec.workflow.nodes.length;
-        return emit(await host.start(prepared.spec));
+        return emit(await (await makeHost()).start(prepared.spec));
       }
       case 'resume': {
         let patch: IrVersionItem | undefined;
@@ -109,10 +116,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
           if (!checked.ok) return fail(EXIT.usage, checked.message, { problems: checked.problems });
           patch = checked.item;
         }
-        return emit(await host.resume(command.runId, { ...(patch ? { patch } : {}), ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}), ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}), force: command.force }));
+        return emit(await (await makeHost()).resume(command.runId, { ...(patch ? { patch } : {}), ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}), ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}), force: command.force }));
       }
       case 'status': {
-        const report = await host.report(command.runId);
+        const report = await loadRunReport(store, command.runId);
         if (!report) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
         io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderStatus(report)}\n`);
         return EXIT.ok;
@@ -124,12 +131,12 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       }
       case 'cancel': {
         // The run's execution (in another local process) stops at its next write, which the cancel made stale.
-        const result = await cancelRun(host.store, command.runId, Date.now());
+        const result = await cancelRun(store, command.runId, Date.now());
         io.stdout(json ? `${JSON.stringify({ success: true, run_id: command.runId, status: 'cancelled', already_cancelled: result.alreadyCancelled, ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}) }, null, 2)}\n` : `${cancelLine(command.runId, result.alreadyCancelled, result.interruptedNode)}\n`);
         return EXIT.ok;
       }
       case 'logs': {
-        const events = await followLocal(host.store, command.runId, command.follow, json ? undefined : (text) => io.stdout(text));
+        const events = await followLocal(store, command.runId, command.follow, json ? undefined : (text) => io.stdout(text));
         if (!events) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
         if (json) io.stdout(`${JSON.stringify({ success: true, run_id: command.runId, status: events.status, events: events.events }, null, 2)}\n`);
         return EXIT.ok;
@@ -141,6 +148,6 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     if (error instanceof FlowmendError) return fail(EXIT.failed, `${error.name}: ${error.message}`);
     throw error;
   } finally {
-    await local.close();
+    opened.close();
   }
 };

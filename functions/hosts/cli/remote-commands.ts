@@ -60,7 +60,7 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
         const loaded = await loadWorkflowFile(command.workflowPath);
         if (!loaded.ok) return out.fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
         const started = await api.call<{ run_id: string }>('POST', '/runs', {
-          body: { workflow: loaded.workflow, params: command.params, repair: command.repair, ...(command.maxRepairs === undefined ? {} : { max_repairs: command.maxRepairs }) },
+          body: { workflow: loaded.workflow, name: loaded.name, params: command.params, repair: command.repair, ...(command.maxRepairs === undefined ? {} : { max_repairs: command.maxRepairs }) },
         });
         return out.emit(await waitForEnd(api, started.run_id, print));
       }

@@ -6,15 +6,13 @@ import { ConfigurationError } from '../../core/errors.ts';
 import { makeCatalog } from '../../core/node-type.ts';
 import { claimRun } from '../../core/run-lifecycle.ts';
 import type { RunStore } from '../../core/run-store.ts';
-import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
-import { FileBlobStore } from '../../adapters/file-blob-store.ts';
-import { openLocalStore } from '../../adapters/local-dynamo.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
 import { builtinRunners } from '../../nodes/catalog.ts';
 import { makeApiApp } from '../api/app.ts';
 import type { ApiDeps } from '../api/api-deps.ts';
 import { readBody } from '../api/request-parsing.ts';
 import { ScheduleRunner } from '../api/schedule-runner.ts';
+import { openCliStore } from './cli-store.ts';
 import { isLocalOwnerAlive, LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { LocalRunLauncher, SERVE_OWNER_PREFIX } from '../local/local-launcher.ts';
 
@@ -58,9 +56,7 @@ const resumeOwnRuns = async (store: RunStore, launcher: LocalRunLauncher, now: n
  */
 export const runServe = async (options: ServeOptions): Promise<void> => {
   const stateDir = resolve(options.stateDir);
-  const local = await openLocalStore(stateDir);
-  const blobs = new FileBlobStore(stateDir);
-  const store = new BlobOffloadRunStore(local.store, blobs);
+  const { store, blobs, close } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
   const registryDb = openRegistryDatabase(stateDir);
   const host = new LocalHost({ ...options.hostOptions, store, blobs });
   const launcher = new LocalRunLauncher(host, options.log);
@@ -105,5 +101,5 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   await new Promise<void>((done) => server.close(() => done()));
   // Runs still going stay durable and `running`: the next serve resumes them.
   registryDb.close();
-  await local.close();
+  close();
 };

@@ -44,8 +44,9 @@ export interface LocalHostOptions {
 }
 
 /**
- * The embedded store answers a request in about 3 ms whatever its size, so the local host lets 16
- * records ride in the run item and writes them out in one batch: one request per node instead of two.
+ * Records the run item carries before they are written as their own items, on a store without atomic
+ * commits (a DynamoDB peer: one request per node instead of two). A store with `commitAdvance` (SQLite)
+ * writes each record in the same transaction as the run item, so it keeps the run item small instead.
  */
 export const LOCAL_STEP_BATCH = 32;
 
@@ -95,9 +96,9 @@ export class LocalHost {
   private readonly handlers: Record<string, (input: never) => Promise<unknown>>;
   private readonly retryOverrides: Record<string, number>;
   private readonly now: () => number;
+  private readonly ids: Ids;
   /** Runs whose execution ended in Continue: each drive loop starts the next execution of its own run (serve drives many at once). */
   private readonly continued = new Set<string>();
-  private readonly ids: Ids;
 
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
@@ -118,7 +119,7 @@ export class LocalHost {
       store: this.store, catalog, now: this.now, ids: this.ids, cache: options.cache ?? new EngineCache(),
       ...(options.blobs ? { blobs: options.blobs } : {}),
       ...(options.executionLimits ? { executionLimits: options.executionLimits } : {}),
-      stepBatch: options.stepBatch ?? LOCAL_STEP_BATCH,
+      stepBatch: options.stepBatch ?? (options.store.commitAdvance ? 1 : LOCAL_STEP_BATCH),
     };
     const repair = options.makeRepairHandler?.({ store: this.store, runners }) ?? noRepair;
     this.handlers = {
