@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { TranslateConfig } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { CorruptItemError, ItemTooLargeError } from '../core/errors.ts';
 import {
   type IrVersionItem,

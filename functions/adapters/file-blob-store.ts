@@ -32,6 +32,10 @@ export class FileBlobStore implements BlobStore {
     return pathToFileURL(this.pathOf(key)).href;
   }
 
+  async downloadUrl(key: string): Promise<string> {
+    return pathToFileURL(this.pathOf(key)).href;
+  }
+
   /** The file a key names; keys never leave the blob directory. */
   pathOf(key: string): string {
     const path = resolve(this.root, key);

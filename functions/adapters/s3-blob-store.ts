@@ -36,4 +36,9 @@ export class S3BlobStore implements BlobStore {
   uploadUrl(key: string, expiresInS: number): Promise<string> {
     return getSignedUrl(this.client, new PutObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInS });
   }
+
+  /** A presigned GET: a runner reads its large params without any S3 permission of its own. */
+  downloadUrl(key: string, expiresInS: number): Promise<string> {
+    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInS });
+  }
 }

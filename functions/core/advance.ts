@@ -1,9 +1,9 @@
-import { uploadTargetFor } from './blob-store.ts';
+import { MAX_INLINE_PARAMS_BYTES, paramsBlobKey, UPLOAD_URL_TTL_S, uploadTargetFor, utf8Length } from './blob-store.ts';
 import { computeCacheKey } from './cache-key.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { errorSignature } from './error-signature.ts';
 import { InvalidInputError } from './errors.ts';
-import { mustContinueBefore } from './execution-limits.ts';
+import { mustContinueBefore, REPAIR_MAX_S } from './execution-limits.ts';
 import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import type { RunError, RunItem } from './run-model.ts';
 import type { AdvanceOutcome, ExecCounters } from './state-io.ts';
@@ -135,6 +135,11 @@ export class Advance {
       ...(options.interrupted ? { interrupted: true } : {}),
       ...(this.run.repairedNodes.includes(nodeId) ? { repaired: true } : {}),
     };
+    // Params that may have grown with upstream outputs travel by reference, never in the state payload.
+    const blobs = this.deps.blobs;
+    const body = JSON.stringify(params);
+    const byReference = blobs !== undefined && utf8Length(body) > MAX_INLINE_PARAMS_BYTES;
+    const paramsRef = byReference ? await blobs.put(paramsBlobKey(this.run.runId, seq), body) : undefined;
     await this.writes.commit({ flushAll: false });
     return {
       kind: 'run',
@@ -143,8 +148,9 @@ export class Advance {
       exec: this.exec,
       seq,
       node: {
-        id: nodeId, type: node.type, params, cacheKey, timeoutS,
-        ...(this.deps.blobs ? { upload: await uploadTargetFor(this.deps.blobs, this.run.runId, seq) } : {}),
+        id: nodeId, type: node.type, params: paramsRef ? {} : params, cacheKey, timeoutS,
+        ...(blobs ? { upload: await uploadTargetFor(blobs, this.run.runId, seq) } : {}),
+        ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, UPLOAD_URL_TTL_S) } } : {}),
       },
     };
   }
@@ -181,6 +187,14 @@ export class Advance {
       const tried = run.maxRepairs === 0 ? 'repair is limited to 0 attempts' : `gave up after ${run.repairAttempts} repair attempt(s)`;
       return this.fail({ ...error, message: `${error.message}\n(${tried})`, details: { ...error.details, repairAttempts: run.repairAttempts } });
     }
+    // A repair may take REPAIR_MAX_S: an Express execution without that much time left hands it to a new one.
+    if (mustContinueBefore(this.deps.executionLimits, this.exec, run.mode, this.deps.now(), REPAIR_MAX_S)) {
+      run.repairDue = error;
+      this.writes.event('execution_continued', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: `continuing as a new execution before repair, after ${this.exec.advances} steps` });
+      await this.writes.commit();
+      return { kind: 'continue', runId: run.runId, owner: this.owner };
+    }
+    delete run.repairDue;
     run.repairAttempts += 1;
     run.lastErrorSignature = signature;
     this.writes.event('repair_started', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { attempt: run.repairAttempts, max: run.maxRepairs } });

@@ -67,6 +67,8 @@ const dispatch = (step: Advance, input: AdvanceInput): Promise<AdvanceOutcome> =
 
 const start = async (step: Advance): Promise<AdvanceOutcome> => {
   const { run, ir } = step;
+  // The previous execution continued here to give a repair a whole execution's time.
+  if (run.repairDue) return step.repairOrFail(run.repairDue);
   // A run stopped before its first node has nothing to replay: it starts (and validates) as new.
   if (run.seq === 0) run.needsWalk = false;
   else if (run.needsWalk || run.current) return walkFromStart(step);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Declared input types, pflow's spelling variants included so pflow workflows parse unchanged. */
 export const InputTypeSchema = z.enum([

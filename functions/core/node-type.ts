@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A node failure described as data: what went wrong, for the user, the classifier and the repairer. */
 export const NodeErrorSchema = z.object({

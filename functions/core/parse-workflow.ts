@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { closestMatch } from './closest-match.ts';
 import { ClassificationRulesSchema, InputSpecSchema, NodeSchema, OutputSpecSchema, type Workflow, WorkflowSchema } from './ir.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LlmUsageSchema, NodeErrorSchema } from './node-type.ts';
 import { WorkflowSchema } from './ir.ts';
 
@@ -20,8 +20,12 @@ export const RunErrorSchema = z.object({
 });
 export type RunError = z.infer<typeof RunErrorSchema>;
 
-/** `cancelled`: stopped by a person (API or CLI); resumable like a failed run. */
-export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed', 'cancelled']);
+/**
+ * `cancelled`: stopped by a person (API or CLI). `interrupted`: an execution of the run died without
+ * recording an end (a failed or timed-out execution, a continue that could not start). Nothing
+ * advances either until it is resumed, like a failed run.
+ */
+export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed', 'cancelled', 'interrupted']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /**
@@ -100,6 +104,8 @@ export const RunItemSchema = z.object({
   maxRepairs: z.number().int().nonnegative(),
   repairAttempts: z.number().int().nonnegative(),
   lastErrorSignature: z.string().optional(),
+  /** A repair the last execution had no time left for (Express): the next execution starts with it. */
+  repairDue: RunErrorSchema.optional(),
   /** The error that sent the run to repair, or that failed it. */
   lastError: RunErrorSchema.optional(),
   warnings: z.array(RunErrorSchema).default([]),
@@ -161,7 +167,7 @@ export type IrVersionItem = z.infer<typeof IrVersionItemSchema>;
 export const RunEventTypeSchema = z.enum([
   'run_started', 'run_resumed', 'node_started', 'node_completed', 'node_cached', 'node_failed',
   'node_warning', 'node_interrupted', 'repair_started', 'repair_applied', 'repair_failed',
-  'run_succeeded', 'run_failed', 'run_cancelled', 'execution_continued',
+  'run_succeeded', 'run_failed', 'run_cancelled', 'execution_continued', 'run_interrupted',
 ]);
 export type RunEventType = z.infer<typeof RunEventTypeSchema>;
 

@@ -99,7 +99,7 @@ export const buildRunReport = (run: RunItem, steps: readonly NodeRecord[], event
     workflow: run.workflowName,
     ...(run.workflowVersion === undefined ? {} : { workflow_version: run.workflowVersion }),
     result: run.outputs ?? {},
-    errors: (run.status === 'failed' || run.status === 'cancelled') && run.lastError ? [run.lastError] : [],
+    errors: (run.status === 'failed' || run.status === 'cancelled' || run.status === 'interrupted') && run.lastError ? [run.lastError] : [],
     warnings: run.warnings,
     repairs: repairsOf(versions),
     steps: orderedSteps(steps, events),

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { BlobUploadSchema } from './blob-store.ts';
+import * as z from 'zod';
+import { BlobUploadSchema, ParamsRefSchema } from './blob-store.ts';
 import { LlmUsageSchema, RunnerResultSchema } from './node-type.ts';
 import { RunErrorSchema, RunIdSchema } from './run-model.ts';
 
@@ -12,6 +12,8 @@ export const RunNodeSpecSchema = z.object({
   timeoutS: z.number().positive(),
   /** Where the runner puts outputs too large for the state payload (a presigned URL; `file:` locally). */
   upload: BlobUploadSchema.optional(),
+  /** Params too large to send inline (MAX_INLINE_PARAMS_BYTES): `params` is empty and the runner reads them here. */
+  paramsRef: ParamsRefSchema.optional(),
 });
 export type RunNodeSpec = z.infer<typeof RunNodeSpecSchema>;
 

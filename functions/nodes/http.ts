@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sampleOf } from '../core/classify.ts';
 import { TransientError } from '../core/errors.ts';
 import { classifyHttpStatus } from '../core/http-status.ts';

@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
 import { CappedBuffer } from './capped-buffer.ts';
 

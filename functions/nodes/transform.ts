@@ -1,5 +1,5 @@
 import jsonata from 'jsonata';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { NodeRunner, RunnerResult } from '../core/node-type.ts';
 import { openJsonText } from '../core/json-text.ts';
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const USAGE = `flowmend: durable, self-healing JSON workflows
 

@@ -38,6 +38,8 @@ export const progressLines = (event: ProgressEvent): string[] => {
       return [`  repair failed: ${firstLine(event.message ?? '')}`];
     case 'run_cancelled':
       return [`Run cancelled: ${event.message ?? ''}`];
+    case 'run_interrupted':
+      return [`Run interrupted (resumable): ${event.message ?? ''}`];
     case 'node_started':
     case 'run_succeeded':
     case 'run_failed':

@@ -82,8 +82,9 @@ let awsHandler: ((event: unknown) => Promise<RepairReport>) | undefined;
 export const handler = async (event: unknown): Promise<RepairReport> => {
   if (!awsHandler) {
     const { awsDeps } = await import('./aws-deps.ts');
-    const { store, llmConfig } = awsDeps();
-    const llm = llmFrom(await llmConfig());
+    const { secretAwareLlmConfig } = await import('../../adapters/anthropic-key.ts');
+    const { store } = awsDeps();
+    const llm = llmFrom(await secretAwareLlmConfig()());
     awsHandler = makeRepairHandler({ store, catalog: builtinCatalog, ...(llm ? { llm } : {}), model: repairModelFromEnv(), now: Date.now });
   }
   return awsHandler(event);

@@ -1,9 +1,9 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { closestMatch } from '../../core/closest-match.ts';
 import { InvalidInputError } from '../../core/errors.ts';
 import type { NodeRunner, RunnerResult } from '../../core/node-type.ts';
 import { AdvanceOutcomeSchema } from '../../core/state-io.ts';
-import { shrinkRunnerResult } from '../../adapters/blob-upload.ts';
+import { readParamsRef, shrinkRunnerResult } from '../../adapters/blob-upload.ts';
 
 const RunEventSchema = AdvanceOutcomeSchema.options[0];
 
@@ -47,7 +47,8 @@ export const makeRunNodeHandler =
     if (node.type !== runner.type) {
       throw new InvalidInputError(`Bad RunNode event: node "${node.id}" has type "${node.type}", this handler runs "${runner.type}"`);
     }
-    const params = runner.paramsSchema.safeParse(node.params);
+    // Large params come by reference (a presigned GET on AWS): the runner reads them, it has no store access.
+    const params = runner.paramsSchema.safeParse(node.paramsRef ? await readParamsRef(node.paramsRef) : node.params);
     if (!params.success) {
       return {
         kind: 'failed',

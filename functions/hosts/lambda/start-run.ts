@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigurationError, InvalidInputError } from '../../core/errors.ts';
 import { cryptoIds, type Ids } from '../../core/ids.ts';
 import type { NodeCatalog } from '../../core/node-type.ts';
@@ -72,10 +72,10 @@ let awsHandler: ((event: unknown) => Promise<StartRunResult>) | undefined;
 /** Lambda entry (`aws lambda invoke --function-name <StartRunFunctionName> --payload '{"workflow": ...}'`). */
 export const handler = async (event: unknown): Promise<StartRunResult> => {
   if (!awsHandler) {
-    const [{ awsDeps }, { SFNClient, StartExecutionCommand }, { builtinCatalog }] = await Promise.all([
+    const [{ awsDeps }, { SFNClient, StartExecutionCommand }, { builtinSpecCatalog }] = await Promise.all([
       import('./aws-deps.ts'),
       import('@aws-sdk/client-sfn'),
-      import('../../nodes/catalog.ts'),
+      import('../../nodes/specs.ts'),
     ]);
     const { store, env } = awsDeps();
     if (!env.EXPRESS_STATE_MACHINE_ARN || !env.STANDARD_STATE_MACHINE_ARN) {
@@ -84,7 +84,7 @@ export const handler = async (event: unknown): Promise<StartRunResult> => {
     const sfn = new SFNClient({});
     awsHandler = makeStartRunHandler({
       store,
-      catalog: builtinCatalog,
+      catalog: builtinSpecCatalog,
       now: Date.now,
       stateMachines: { express: env.EXPRESS_STATE_MACHINE_ARN, standard: env.STANDARD_STATE_MACHINE_ARN },
       startExecution: async (stateMachineArn, name, input) => {
