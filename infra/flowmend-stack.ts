@@ -2,6 +2,7 @@ import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambdaLib from 'aws-cdk-lib/aws-lambda';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -164,11 +165,28 @@ export class FlowmendStack extends Stack {
       STANDARD_STATE_MACHINE_ARN: this.standard.stateMachine.stateMachineArn,
     };
     const scheduledStart = lambda('ScheduledStart', 'scheduled-start', 'flowmend: starts one run of a workflow per schedule fire time', Duration.seconds(30), { ...storeEnv, ...machineEnv });
-    grantRunControl({ fn: scheduledStart, table, bucket, machines: [this.express, this.standard], stopAndDescribe: false });
+    grantRunControl({ fn: scheduledStart, table, machines: [this.express, this.standard], stopAndDescribe: false });
     this.schedules = new RunSchedules(this, 'Schedules', { mode: settings.scheduleMode, target: scheduledStart, name: this.stackName });
     const apiFn = lambda('Api', 'api', 'flowmend REST API: runs, workflows and schedules', Duration.seconds(30), { ...storeEnv, ...machineEnv, ...this.schedules.environment });
-    grantRunControl({ fn: apiFn, table, bucket, machines: [this.express, this.standard], stopAndDescribe: true });
+    grantRunControl({ fn: apiFn, table, machines: [this.express, this.standard], stopAndDescribe: true });
     this.schedules.grantManage(apiFn);
+    const tableId = this.resolve(this.getLogicalId(table.node.defaultChild as dynamodb.CfnTable)) as string;
+    for (const fn of [scheduledStart, apiFn]) {
+      grantBlobs(fn);
+      if (fn.role) {
+        acknowledgeNag(fn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+          'listing runs queries the run indexes (gsi1, gsi2), whose ARNs are the table ARN and /index/<name>');
+      }
+    }
+    if (apiFn.role) {
+      for (const sm of [this.express, this.standard]) {
+        const smId = this.resolve(this.getLogicalId(sm.stateMachine.node.defaultChild as sfn.CfnStateMachine)) as string;
+        acknowledgeNag(apiFn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${smId}"}]}]}:*]`,
+          'execution names are made per run at run time (the owner id): Describe/StopExecution on this machine\'s executions only');
+      }
+      acknowledgeNag(apiFn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.stackName}/*]`,
+        'schedules are named after workflows registered at run time: the grant is the stack\'s own schedule group');
+    }
     this.api = new FlowmendApi(this, 'RestApi', { handler: apiFn, auth: settings.apiAuth, throttle: { rateLimit: 50, burstLimit: 100 } });
     new CfnOutput(this, 'RestApiId', { value: this.api.api.restApiId, description: 'LocalStack serves the API at <endpoint>/restapis/<id>/v1/_user_request_/' });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: `flowmend REST API (${settings.apiAuth === 'iam' ? 'SigV4-signed, IAM' : 'x-api-key header'})` });

@@ -1,6 +1,5 @@
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { RunStateMachine } from './constructs/run-state-machine.ts';
 
 /**
@@ -19,20 +18,16 @@ export const RUN_CONTROL_TABLE_ACTIONS = [
 ] as const;
 
 /**
- * What a Lambda that starts runs may do (the API and scheduled-start): the table items above, read and put
- * large values in the bucket (never delete), start executions of either machine; the API also describes
+ * What a Lambda that starts runs may do (the API and scheduled-start): the table items above, start executions of either machine; the API also describes
  * and stops executions, to tell whether a run is alive and to cancel it.
  */
 export function grantRunControl(props: {
   fn: lambda.IFunction;
   table: dynamodb.Table;
-  bucket: s3.IBucket;
   machines: readonly RunStateMachine[];
   stopAndDescribe: boolean;
 }): void {
   props.table.grant(props.fn, ...RUN_CONTROL_TABLE_ACTIONS);
-  props.bucket.grantRead(props.fn);
-  props.bucket.grantPut(props.fn);
   for (const { stateMachine } of props.machines) {
     stateMachine.grantStartExecution(props.fn);
     if (props.stopAndDescribe) stateMachine.grantExecution(props.fn, 'states:DescribeExecution', 'states:StopExecution');

@@ -1,6 +1,7 @@
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { acknowledgeNag } from '../nag.ts';
 
 /** IAM: callers sign with SigV4 and need `execute-api:Invoke` (the default). apiKey: an `x-api-key` header and a usage plan. */
 export type ApiAuth = 'iam' | 'apiKey';
@@ -40,6 +41,13 @@ export class FlowmendApi extends Construct {
       },
       cloudWatchRole: false,
     });
+    acknowledgeNag(this.api, 'AwsSolutions', 'AwsSolutions-APIG2', 'the app parses every body, query and path parameter with zod and answers 400 naming the field (413 over the size limit)');
+    for (const rule of ['AwsSolutions-APIG1', 'AwsSolutions-APIG6']) {
+      acknowledgeNag(this.api, 'AwsSolutions', rule, 'API Gateway logging needs the account-wide CloudWatch role, which this stack does not create (@aws-cdk/aws-apigateway:disableCloudWatchRole); the API Lambda logs every 5xx');
+    }
+    acknowledgeNag(this.api, 'Serverless', 'Serverless-APIGWAccessLogging', 'API Gateway access logs need the account-wide CloudWatch role, which this stack does not create; the API Lambda logs every 5xx');
+    acknowledgeNag(this.api, 'AwsSolutions', 'AwsSolutions-APIG3', 'callers are IAM principals (or API-key holders under a throttled usage plan); attach a WAF web ACL to the stage where the API key is used from the internet');
+    acknowledgeNag(this.api, 'AwsSolutions', 'AwsSolutions-COG4', 'IAM (SigV4) authorization by default, an API key as a prop: flowmend has no user pool');
     if (props.auth === 'iam') {
       this.apiKey = undefined;
       return;
