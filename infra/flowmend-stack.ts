@@ -2,12 +2,14 @@ import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambdaLib from 'aws-cdk-lib/aws-lambda';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
+import { FlowmendApi } from './constructs/api.ts';
 import { BLOB_PREFIX } from '../functions/core/index.ts';
 import { REPAIR_MAX_S, TASK_TIMEOUT_MARGIN_S } from '../functions/core/index.ts';
 import { BlobBucket } from './constructs/blob-bucket.ts';
@@ -15,6 +17,8 @@ import { acknowledgeNag } from './nag.ts';
 import { FlowmendFunction } from './constructs/flowmend-function.ts';
 import { RunStateMachine } from './constructs/run-state-machine.ts';
 import { RunTable } from './constructs/run-table.ts';
+import { RunSchedules } from './constructs/schedules.ts';
+import { grantRunControl } from './run-control-grants.ts';
 import { type FlowmendSettings, type FlowmendStackProps, resolveSettings, toRemovalPolicy } from './props.ts';
 
 /**
@@ -43,6 +47,9 @@ export class FlowmendStack extends Stack {
   readonly settings: FlowmendSettings;
   readonly express: RunStateMachine;
   readonly standard: RunStateMachine;
+  readonly api: FlowmendApi;
+  /** Where schedules live and what they invoke; pass it to `ScheduledWorkflow`. */
+  readonly schedules: RunSchedules;
 
   constructor(scope: Construct, id: string, props: FlowmendStackProps = {}) {
     super(scope, id, props);
@@ -156,6 +163,39 @@ export class FlowmendStack extends Stack {
     });
     grantRunStore(startRun);
     for (const sm of [this.express, this.standard]) sm.stateMachine.grantStartExecution(startRun);
+
+    // The REST API and the target of every schedule: both start, and the API also resumes and cancels, runs.
+    const machineEnv = {
+      EXPRESS_STATE_MACHINE_ARN: this.express.stateMachine.stateMachineArn,
+      STANDARD_STATE_MACHINE_ARN: this.standard.stateMachine.stateMachineArn,
+    };
+    const scheduledStart = lambda('ScheduledStart', 'scheduled-start', 'flowmend: starts one run of a workflow per schedule fire time', Duration.seconds(30), { ...storeEnv, ...machineEnv });
+    grantRunControl({ fn: scheduledStart, table, machines: [this.express, this.standard], stopAndDescribe: false });
+    this.schedules = new RunSchedules(this, 'Schedules', { mode: settings.scheduleMode, target: scheduledStart, name: this.stackName });
+    const apiFn = lambda('Api', 'api', 'flowmend REST API: runs, workflows and schedules', Duration.seconds(30), { ...storeEnv, ...machineEnv, ...this.schedules.environment });
+    grantRunControl({ fn: apiFn, table, machines: [this.express, this.standard], stopAndDescribe: true });
+    this.schedules.grantManage(apiFn);
+    const tableId = this.resolve(this.getLogicalId(table.node.defaultChild as dynamodb.CfnTable)) as string;
+    for (const fn of [scheduledStart, apiFn]) {
+      grantBlobs(fn);
+      if (fn.role) {
+        acknowledgeNag(fn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+          'listing runs queries the run indexes (gsi1, gsi2), whose ARNs are the table ARN and /index/<name>');
+      }
+    }
+    if (apiFn.role) {
+      for (const sm of [this.express, this.standard]) {
+        const smId = this.resolve(this.getLogicalId(sm.stateMachine.node.defaultChild as sfn.CfnStateMachine)) as string;
+        acknowledgeNag(apiFn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${smId}"}]}]}:*]`,
+          'execution names are made per run at run time (the owner id): Describe/StopExecution on this machine\'s executions only');
+      }
+      acknowledgeNag(apiFn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.stackName}/*]`,
+        'schedules are named after workflows registered at run time: the grant is the stack\'s own schedule group');
+    }
+    this.api = new FlowmendApi(this, 'RestApi', { handler: apiFn, auth: settings.apiAuth, throttle: { rateLimit: 50, burstLimit: 100 } });
+    new CfnOutput(this, 'RestApiId', { value: this.api.api.restApiId, description: 'LocalStack serves the API at <endpoint>/restapis/<id>/v1/_user_request_/' });
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: `flowmend REST API (${settings.apiAuth === 'iam' ? 'SigV4-signed, IAM' : 'x-api-key header'})` });
+    if (this.api.apiKey !== undefined) new CfnOutput(this, 'ApiKeyId', { value: this.api.apiKey.keyId, description: 'aws apigateway get-api-key --include-value --api-key <id>' });
 
     if (settings.alarmTopicArn !== undefined) {
       const topic = sns.Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn);

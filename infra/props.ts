@@ -29,6 +29,10 @@ export const FlowmendSettingsSchema = z.object({
    * whose concurrency quota is too small to reserve from: AWS keeps 100 unreserved).
    */
   runnerConcurrency: z.coerce.number().int().min(0).max(1000).default(10),
+  /** How callers of the REST API authenticate: SigV4-signed IAM principals (default), or an API key with a usage plan. */
+  apiAuth: z.enum(['iam', 'apiKey']).default('iam'),
+  /** EventBridge Scheduler (default), or EventBridge rules (cron/rate in UTC only) where Scheduler does not fire, as on LocalStack. */
+  scheduleMode: z.enum(['scheduler', 'rules']).default('scheduler'),
   /** SNS topic that the failed-execution alarms notify, if any. */
   alarmTopicArn: z.string().startsWith('arn:').optional(),
 });

@@ -2,8 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ConfigurationError } from '../core/errors.ts';
-import { isHttpServer, type McpServer } from '../core/mcp-servers.ts';
+import { ConfigurationError } from '../core/index.ts';
+import { isHttpServer, type McpServer } from '../core/index.ts';
 
 const CLIENT_INFO = { name: 'flowmend', version: '0.1.0' };
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;

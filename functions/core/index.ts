@@ -35,3 +35,11 @@ export { type AdvanceOutcome, RepairOutcomeSchema, type RepairReport, RunOutcome
 export { copyStoredValue, sameStoredValue } from './stored-value.ts';
 export { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from './validate.ts';
 export { type ValidationIssue } from './validation-issue.ts';
+export { isRecord } from './json-text.ts';
+export { isHttpServer, MCP_TYPE, McpConfigFileSchema, type McpServer, type McpServers, McpServerSchema } from './mcp-servers.ts';
+export { type PflowFormOptions } from './pflow-forms.ts';
+export { type NewRun } from './run-lifecycle.ts';
+export { changeOf, loadRunView } from './run-view.ts';
+export { SCHEDULE_EXPRESSION, scheduledIdempotencyKey, ScheduledStartEventSchema, SCHEDULER_TIME_PLACEHOLDER } from './scheduled-start-event.ts';
+export { findTemplates } from './templates.ts';
+export { formatIssuePath } from './validation-issue.ts';

@@ -1,6 +1,6 @@
 import { rm, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import type { NodeRunner, RunnerResult } from '../core/node-type.ts';
+import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { failedFor, pathParam, resolveInWorkspace, WorkspaceParamSchema, WorkspacePathError } from './workspace.ts';
 
 export const DeleteFileParamsSchema = z.strictObject({

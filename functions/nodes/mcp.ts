@@ -1,10 +1,10 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { type McpClient, withMcpClient } from '../adapters/mcp-client.ts';
-import { sampleOf } from '../core/classify.ts';
-import { ConfigurationError, TransientError } from '../core/errors.ts';
-import { MCP_TYPE, McpServerSchema } from '../core/mcp-servers.ts';
-import type { NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
+import { sampleOf } from '../core/index.ts';
+import { ConfigurationError, TransientError } from '../core/index.ts';
+import { MCP_TYPE, McpServerSchema } from '../core/index.ts';
+import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 
 const DEFAULT_TIMEOUT_S = 60;
 

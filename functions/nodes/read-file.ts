@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import type { NodeRunner, RunnerResult } from '../core/node-type.ts';
+import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { failedFor, pathParam, resolveInWorkspace, WorkspaceParamSchema, WorkspacePathError } from './workspace.ts';
 
 /** Larger files would not fit a run record even as a blob reference worth keeping; read them with a shell node. */

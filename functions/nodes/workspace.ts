@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
-import { ConfigurationError } from '../core/errors.ts';
-import type { RunnerResult } from '../core/node-type.ts';
+import { ConfigurationError } from '../core/index.ts';
+import type { RunnerResult } from '../core/index.ts';
 
 /** Reserved param: the run's workspace, put there by the engine (see FILE_NODE_TYPES). */
 export const WorkspaceParamSchema = z.string().optional();

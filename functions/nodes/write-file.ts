@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import type { NodeRunner, RunnerResult } from '../core/node-type.ts';
+import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { exists, failedFor, pathParam, resolveInWorkspace, WorkspaceParamSchema, writeAtomic } from './workspace.ts';
 
 export const WriteFileParamsSchema = z.strictObject({

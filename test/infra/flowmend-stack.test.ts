@@ -53,9 +53,9 @@ describe('FlowmendStack blob bucket', () => {
 });
 
 describe('FlowmendStack Lambdas', () => {
-  it('run Node 24 on arm64 with tracing and no source maps, one per node type plus the engine, repair, start-run and the watcher', () => {
+  it('run Node 24 on arm64 with tracing and no source maps, one per node type plus the engine, repair, start-run, the watcher, the API and scheduled-start', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(4 + RUNNER_TYPES.length);
+    expect(Object.keys(functions)).toHaveLength(6 + RUNNER_TYPES.length);
     for (const fn of Object.values(functions)) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
       expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('source-maps');
@@ -159,7 +159,7 @@ describe('FlowmendStack state machines', () => {
     const statements = statementsOf(cfn, id);
     const invoked = statements.filter((s) => actionsOf([s]).includes('lambda:InvokeFunction')).flatMap((s) => s.Resource as unknown[]);
     for (const fn of Object.keys(template.findResources('AWS::Lambda::Function'))) {
-      if (fn.startsWith('StartRun')) expect(JSON.stringify(invoked)).not.toContain(`"${fn}"`);
+      if (/^(StartRun|ScheduledStart|Api)/.test(fn)) expect(JSON.stringify(invoked)).not.toContain(`"${fn}"`);
       else expect(JSON.stringify(invoked)).toContain(`"${fn}"`);
     }
     const starts = statements.filter((s) => actionsOf([s]).includes('states:StartExecution'));

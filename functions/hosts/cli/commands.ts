@@ -9,7 +9,7 @@ import type { RunStore } from '../../core/index.ts';
 import { DEFAULT_MAX_REPAIRS } from '../../core/index.ts';
 import { loadRunReport, recordsOfRun } from '../../core/index.ts';
 import { hasErrors, validateWorkflow } from '../../core/index.ts';
-import type { PflowFormOptions } from '../../core/pflow-forms.ts';
+import type { PflowFormOptions } from '../../core/index.ts';
 import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
 import { localCatalog } from '../../nodes/catalog.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { McpConfigFileSchema, type McpServers } from '../../core/mcp-servers.ts';
-import type { ValidationIssue } from '../../core/validation-issue.ts';
-import { formatIssuePath } from '../../core/validation-issue.ts';
+import { McpConfigFileSchema, type McpServers } from '../../core/index.ts';
+import type { ValidationIssue } from '../../core/index.ts';
+import { formatIssuePath } from '../../core/index.ts';
 
 /** Where pflow keeps its servers; read when no file is named, and only if it exists. */
 export const PFLOW_MCP_CONFIG = join(homedir(), '.pflow', 'mcp-servers.json');

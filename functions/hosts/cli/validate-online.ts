@@ -1,10 +1,10 @@
 import { Ajv } from 'ajv';
 import { withMcpClient } from '../../adapters/mcp-client.ts';
-import type { Workflow } from '../../core/ir.ts';
-import { isRecord } from '../../core/json-text.ts';
-import { MCP_TYPE } from '../../core/mcp-servers.ts';
-import { findTemplates } from '../../core/templates.ts';
-import type { ValidationIssue } from '../../core/validation-issue.ts';
+import type { Workflow } from '../../core/index.ts';
+import { isRecord } from '../../core/index.ts';
+import { MCP_TYPE } from '../../core/index.ts';
+import { findTemplates } from '../../core/index.ts';
+import type { ValidationIssue } from '../../core/index.ts';
 
 type Tool = { name: string; inputSchema: unknown };
 

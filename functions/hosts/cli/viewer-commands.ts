@@ -1,4 +1,4 @@
-import type { RunStore } from '../../core/run-store.ts';
+import type { RunStore } from '../../core/index.ts';
 import type { RunningServer } from '../viewer/http-server.ts';
 import { openUrl } from '../viewer/open-url.ts';
 import { findRunningViewer, runPageUrl, startViewerServer, type ViewerServerOptions } from '../viewer/serve-viewer.ts';

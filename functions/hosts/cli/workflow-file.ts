@@ -3,7 +3,7 @@ import { basename, extname } from 'node:path';
 import type { Workflow } from '../../core/index.ts';
 import { parseWorkflow } from '../../core/index.ts';
 import type { ValidationIssue } from '../../core/index.ts';
-import type { PflowFormOptions } from '../../core/pflow-forms.ts';
+import type { PflowFormOptions } from '../../core/index.ts';
 
 export type LoadedWorkflow =
   | { ok: true; workflow: Workflow; name: string }

@@ -1,11 +1,12 @@
 import * as z from 'zod';
-import { ConfigurationError, InvalidInputError, RunBusyError } from '../../core/index.ts';
+import { ConfigurationError, InvalidInputError } from '../../core/index.ts';
 import { cryptoIds, type Ids } from '../../core/index.ts';
 import type { NodeCatalog } from '../../core/index.ts';
 import { prepareRun } from '../../core/index.ts';
-import { createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/index.ts';
+import { DEFAULT_MAX_REPAIRS, newRunId } from '../../core/index.ts';
 import { RunIdSchema } from '../../core/index.ts';
 import type { RunStore } from '../../core/index.ts';
+import { startRunOnce } from './start-once.ts';
 
 export const StartRunRequestSchema = z.strictObject({
   workflow: z.unknown(),
@@ -23,7 +24,8 @@ export type StartRunRequest = z.input<typeof StartRunRequestSchema>;
 export interface StartRunResult {
   runId: string;
   mode: 'express' | 'standard';
-  executionArn: string;
+  /** Absent when a retried start found its run already going. */
+  executionArn?: string;
 }
 
 export interface StartRunDeps {
@@ -52,32 +54,17 @@ export const makeStartRunHandler = (deps: StartRunDeps) => async (event: unknown
   const now = deps.now();
   const ids = deps.ids ?? cryptoIds;
   const runId = request.data.runId ?? newRunId(now, ids);
-  // A retried start (same run id, same request) neither fails nor starts a second execution.
-  const existing = request.data.runId === undefined ? undefined : await deps.store.getRun(runId);
-  if (existing) {
-    const original = await deps.store.getIrVersion(runId, 0);
-    const same = JSON.stringify(original?.ir) === JSON.stringify(workflow) && JSON.stringify(existing.params) === JSON.stringify(params);
-    if (!same) throw new RunBusyError(`run id ${runId} is already taken by a different run; choose another id or omit it`);
-    const stateMachineArn = deps.stateMachines[existing.mode];
-    const executionArn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${runId}`;
-    // Once an Advance has written the run, its execution is running: starting again would run it twice.
-    if (existing.updatedAt !== existing.createdAt || existing.owner === undefined) return { runId, mode: existing.mode, executionArn };
-    return { runId, mode: existing.mode, executionArn: await startOnce(deps, stateMachineArn, runId, existing.owner.id, executionArn) };
-  }
-  const owner = { id: `sfn-${runId}-${ids.hex(4)}`, since: now };
-  await createRun(deps.store, { runId, workflow, workflowName, params, owner, repairEnabled, maxRepairs, mode, now });
-  const executionArn = await startOnce(deps, deps.stateMachines[mode], runId, owner.id, `${deps.stateMachines[mode].replace(':stateMachine:', ':execution:')}:${runId}`);
-  return { runId, mode, executionArn };
-};
-
-/** Starts the run's first execution, named by the run id; a name already taken means a previous try started it. */
-const startOnce = async (deps: StartRunDeps, stateMachineArn: string, runId: string, owner: string, arnIfStarted: string): Promise<string> => {
-  try {
-    return await deps.startExecution(stateMachineArn, runId, JSON.stringify({ kind: 'start', runId, owner }));
-  } catch (error) {
-    if ((error as Error).name === 'ExecutionAlreadyExists') return arnIfStarted;
-    throw error;
-  }
+  // Executions are named after their owner, so a resume (a new owner) can start the same run again.
+  let executionArn: string | undefined;
+  const launcher = {
+    newOwner: (id: string, since: number) => ({ id: `sfn-${id}-${ids.hex(4)}`, since }),
+    launch: async (launch: { runId: string; owner: { id: string }; mode: 'express' | 'standard' }) => {
+      const input = JSON.stringify({ kind: 'start', runId: launch.runId, owner: launch.owner.id });
+      executionArn = await deps.startExecution(deps.stateMachines[launch.mode], launch.owner.id, input);
+    },
+  };
+  const { run } = await startRunOnce({ store: deps.store, launcher, now: () => now }, { runId, workflow, workflowName, params, repairEnabled, maxRepairs, mode });
+  return { runId, mode: run.mode, ...(executionArn === undefined ? {} : { executionArn }) };
 };
 
 let awsHandler: ((event: unknown) => Promise<StartRunResult>) | undefined;

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { RunStatusSchema } from '../../core/run-model.ts';
-import type { RunStore } from '../../core/run-store.ts';
+import { RunStatusSchema } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
 
 const QuerySchema = z.object({
   workflow: z.string().max(200).optional(),

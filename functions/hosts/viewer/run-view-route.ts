@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { RunIdSchema } from '../../core/run-model.ts';
-import { changeOf, loadRunView } from '../../core/run-view.ts';
-import type { RunStore } from '../../core/run-store.ts';
+import { RunIdSchema } from '../../core/index.ts';
+import { changeOf, loadRunView } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
 
 export interface RunViewDeps {
   store: RunStore;

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { RunStore } from '../../core/run-store.ts';
+import type { RunStore } from '../../core/index.ts';
 import { listenLocal, type RunningServer } from './http-server.ts';
 import { makeRunListRoute } from './run-list-route.ts';
 import { type ForwardSigner, makeApiForwarder } from './api-forwarder.ts';

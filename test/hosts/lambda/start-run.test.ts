@@ -30,7 +30,8 @@ describe('start-run handler', () => {
     expect(result.mode).toBe('express');
     const run = await store.getRun(result.runId);
     expect(run).toMatchObject({ status: 'running', workflowName: 'hello', mode: 'express' });
-    expect(started).toEqual([{ arn: machines.express, name: result.runId, input: { kind: 'start', runId: result.runId, owner: run?.owner?.id } }]);
+    expect(started).toEqual([{ arn: machines.express, name: run?.owner?.id, input: { kind: 'start', runId: result.runId, owner: run?.owner?.id } }]);
+    expect(run?.owner?.id).toMatch(new RegExp(`^sfn-${result.runId}-[0-9a-f]{8}$`));
   });
 
   it('starts a run with a node that may outlast an Express execution on Standard, or where asked', async () => {
@@ -68,31 +69,34 @@ describe('start-run handler', () => {
     await expect(handler({ workflow })).rejects.toThrow(/missing required input 'count'/);
   });
 
-  it('is idempotent for a run id: a retried start neither fails nor starts twice; another request with the id is refused', async () => {
+  it('answers a retried start of the same run id with the run it wrote, starting no second execution once it advanced', async () => {
     const { store, started, handler } = setup();
-    const first = await handler({ workflow: echo(), runId: 'retry-run-1' });
-    // The first start's answer was lost; the caller retries with the same id.
-    const again = await handler({ workflow: echo(), runId: 'retry-run-1' });
-    expect(again).toEqual(first);
-    // Not advanced yet: started again under the same name, which Step Functions deduplicates (Standard) ...
-    expect(started.map((s) => s.name)).toEqual(['retry-run-1', 'retry-run-1']);
-    expect(new Set(started.map((s) => JSON.stringify(s.input))).size).toBe(1);
-    // ... and once the run has been advanced, not started at all.
-    const run = await store.getRun('retry-run-1');
-    if (run) await store.putRun({ ...run, updatedAt: run.updatedAt + 1 }, {});
-    expect(await handler({ workflow: echo(), runId: 'retry-run-1' })).toEqual(first);
-    expect(started).toHaveLength(2);
-    await expect(handler({ workflow: echo(5), runId: 'retry-run-1' })).rejects.toThrow(/already taken by a different run/);
+    const first = await handler({ workflow: echo(), workflowName: 'hello', runId: 'retried-run-1' });
+    const run = await store.getRun('retried-run-1');
+    if (!run) throw new Error('run missing');
+    // The first execution's first Advance wrote its run_started event.
+    await store.putRun({ ...run, eventSeq: 1 }, { ownerId: run.owner?.id ?? '' });
+    const again = await handler({ workflow: echo(), workflowName: 'hello', runId: 'retried-run-1' });
+    expect(again).toEqual({ runId: first.runId, mode: 'express' });
+    expect(started).toHaveLength(1);
   });
 
-  it('takes ExecutionAlreadyExists from Step Functions as started', async () => {
-    const store = new MemoryRunStore();
-    const handler = makeStartRunHandler({
-      store, catalog: builtinCatalog, now: () => 1, stateMachines: machines,
-      startExecution: async () => {
-        throw Object.assign(new Error('Execution Already Exists'), { name: 'ExecutionAlreadyExists' });
-      },
-    });
-    expect(await handler({ workflow: echo(), runId: 'retry-run-2' })).toEqual({ runId: 'retry-run-2', mode: 'express', executionArn: `${machines.express.replace(':stateMachine:', ':execution:')}:retry-run-2` });
+  it('starts a retried run that no execution advanced under a new owner, so an execution the first try started stops', async () => {
+    const { store, started, handler } = setup();
+    await handler({ workflow: echo(), runId: 'retried-run-2' });
+    const firstOwner = (await store.getRun('retried-run-2'))?.owner?.id;
+    await handler({ workflow: echo(), runId: 'retried-run-2' });
+    const secondOwner = (await store.getRun('retried-run-2'))?.owner?.id;
+    expect(secondOwner).not.toBe(firstOwner);
+    expect(started.map((s) => s.name)).toEqual([firstOwner, secondOwner]);
+  });
+
+  it('refuses a run id already taken by another workflow or other params, and starts nothing', async () => {
+    const { started, handler } = setup();
+    const greet = { inputs: { name: { type: 'string' } }, nodes: [{ id: 'a', type: 'shell', params: { command: 'echo ${name}' } }] };
+    await handler({ workflow: greet, runId: 'taken-run-1', params: { name: 'ada' } });
+    await expect(handler({ workflow: echo(30), runId: 'taken-run-1' })).rejects.toThrow(/run id 'taken-run-1' is taken/);
+    await expect(handler({ workflow: greet, runId: 'taken-run-1', params: { name: 'bob' } })).rejects.toThrow(/run id 'taken-run-1' is taken/);
+    expect(started).toHaveLength(1);
   });
 });
