@@ -92,7 +92,7 @@ describe('pflow-style workflows run unchanged through the local host', () => {
     fake.enqueue({ text: 'a pixel' });
     const { report } = await runFixture('llm-images.json', { image_url: 'https://example.com/cat.png' });
     expect(report).toMatchObject({ status: 'succeeded', result: { answer: 'a pixel' } });
-    const content = (fake.calls.at(-1)?.body.messages as { content: unknown }[])[0]?.content;
+    const content = (fake.calls.at(-1)?.body.messages as { content: unknown }[] | undefined)?.[0]?.content;
     expect(content).toEqual([
       { type: 'image', source: { type: 'url', url: 'https://example.com/cat.png' } },
       { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PIXEL.toString('base64') } },

@@ -110,7 +110,7 @@ describe('schedules', () => {
     expect(text(role.AssumeRolePolicyDocument)).toContain('aws:SourceAccount');
     expect(role.ManagedPolicyArns).toBeUndefined();
     const policies = ofType(cfn, 'AWS::IAM::Policy').filter(([, p]) => text(p.Properties?.Roles).includes(roleId));
-    const statements = policies.flatMap(([, p]) => (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
+    const statements = policies.flatMap(([, p]) => (p.Properties?.PolicyDocument as { Statement: Statement[] } | undefined)?.Statement ?? []);
     expect(actionsOf(statements)).toEqual(['lambda:InvokeFunction']);
     expect(text(statements[0]?.Resource)).toContain(fnId(cfn, 'ScheduledStart'));
     expect(text(statements[0]?.Resource)).not.toContain(fnId(cfn, 'Api'));

@@ -45,10 +45,13 @@ afterAll(async () => {
   await Promise.all([dynamo?.close(), sfn?.close(), scheduler?.close()]);
 });
 
+
+/** An API answer as the tests read it: any field, and the error shape of every 4xx/5xx. */
+type ApiJson = Record<string, unknown> & { error: { code: string; message: string } };
 const call = async (method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) => {
   const response = await api(apiGatewayV1Event(method, path, options), lambdaContext);
   const headers = Object.fromEntries(Object.entries(response.multiValueHeaders ?? {}).map(([k, v]) => [k.toLowerCase(), String(v[0])]));
-  return { status: response.statusCode, headers: { ...headers, ...response.headers }, json: response.body ? (JSON.parse(response.body) as Record<string, any>) : undefined };
+  return { status: response.statusCode, headers: { ...headers, ...response.headers }, json: response.body ? (JSON.parse(response.body) as ApiJson) : undefined };
 };
 const executionsOf = (runId: string) => sfn.executions.filter((e) => e.name.startsWith(`sfn-${runId}-`));
 
