@@ -137,7 +137,7 @@ export class RunStep {
     const nodes = options.nodes ?? (await this.referencedOutputs(node.params));
     let params: Record<string, unknown>;
     try {
-      params = resolveParams(node.params, this.context(nodes));
+      params = resolveParams(node.params, this.context(nodes), spec.templateQuoting?.(node.params));
     } catch (error) {
       if (!(error instanceof TemplateResolutionError)) throw error;
       return this.templateFailure(node, visit, error);

@@ -73,7 +73,7 @@ export const walkFromStart = async (step: RunStep): Promise<StepOutcome> => {
     let cacheKey: string | undefined;
     if (record) {
       try {
-        cacheKey = computeCacheKey(node.type, resolveParams(node.params, step.context(nodes)));
+        cacheKey = computeCacheKey(node.type, resolveParams(node.params, step.context(nodes), step.deps.catalog.get(node.type)?.templateQuoting?.(node.params)));
       } catch (error) {
         if (!(error instanceof TemplateResolutionError)) throw error;
       }
