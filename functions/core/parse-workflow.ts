@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { closestMatch } from './closest-match.ts';
-import { ClassificationRulesSchema, InputSpecSchema, NodeSchema, OutputSpecSchema, type Workflow, WorkflowSchema } from './ir.ts';
+import { ClassificationRulesSchema, InputSpecSchema, isReservedName, NodeSchema, OutputSpecSchema, reservedNameMessage, type Workflow, WorkflowSchema } from './ir.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
 interface KnownKeys {
@@ -88,9 +88,27 @@ function toValidationIssues(issue: z.core.$ZodIssue): ValidationIssue[] {
   }
 }
 
+/**
+ * Input and output names that are `Object.prototype` members. Checked on the raw JSON: zod drops a
+ * `__proto__` key silently, so the parsed workflow could no longer tell.
+ */
+function reservedNameIssues(raw: unknown): ValidationIssue[] {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return [];
+  const issues: ValidationIssue[] = [];
+  for (const [section, what] of [['inputs', 'input name'], ['outputs', 'output name']] as const) {
+    const names: unknown = Object.hasOwn(raw, section) ? (raw as Record<string, unknown>)[section] : undefined;
+    if (names === null || typeof names !== 'object' || Array.isArray(names)) continue;
+    for (const name of Object.keys(names)) {
+      if (isReservedName(name)) issues.push({ path: formatIssuePath([section, name]), code: 'RESERVED_NAME', message: reservedNameMessage(what, name), severity: 'error' });
+    }
+  }
+  return issues;
+}
+
 /** Parses raw JSON as a workflow; on failure every problem is an issue naming the field and what would be valid. */
 export function parseWorkflow(raw: unknown): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] } {
+  const reserved = reservedNameIssues(raw);
   const result = WorkflowSchema.safeParse(raw, { reportInput: true });
-  if (result.success) return { ok: true, workflow: result.data };
-  return { ok: false, issues: result.error.issues.flatMap(toValidationIssues) };
+  if (result.success && reserved.length === 0) return { ok: true, workflow: result.data };
+  return { ok: false, issues: [...reserved, ...(result.success ? [] : result.error.issues.flatMap(toValidationIssues))] };
 }

@@ -2,6 +2,7 @@ import { closestMatch } from './closest-match.ts';
 import { startNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import type { NodeCatalog, NodeTypeSpec } from './node-type.ts';
 import { findTemplates } from './templates.ts';
+import { checkQuoting } from './validate-quoting.ts';
 import { checkTemplates } from './validate-templates.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
@@ -136,7 +137,7 @@ function checkInputs(workflow: Workflow): ValidationIssue[] {
 
 /** Static checks of a parsed workflow against the node types a host knows; an empty list means it may run. */
 export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[] {
-  return [...checkNodes(workflow, catalog), ...checkGraph(workflow), ...checkInputs(workflow), ...checkTemplates(workflow, catalog)];
+  return [...checkNodes(workflow, catalog), ...checkGraph(workflow), ...checkInputs(workflow), ...checkTemplates(workflow, catalog), ...checkQuoting(workflow, catalog)];
 }
 
 /** Whether any issue is an error (warnings alone let a workflow run). */
