@@ -1,10 +1,10 @@
-// Local run store latency: daemon cold start, then putRun / getRun / putStep against the on-disk daemon
+// Local run store latency: daemon cold start, then putRun / getRun / putRecord against the on-disk daemon
 // (dynalite over LevelDB in a temp state dir, one client, sequential ops). Prints medians and p95; no assertions.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { discoverDaemon, openLocalStore, stopLocalDaemon } from '../functions/adapters/local-dynamo.ts';
-import type { RunItem, StepRecord } from '../functions/core/run-model.ts';
+import type { RunItem, NodeRecord } from '../functions/core/run-model.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const OPS = Number(process.env.BENCH_OPS ?? 200);
@@ -39,11 +39,11 @@ try {
   const now = Date.now();
   const run = (i: number): RunItem => ({
     runId: `bench_run_${i}`, workflowName: 'bench', status: 'running', irVersion: 0, params: { i, text: 'hello' },
-    createdAt: now, updatedAt: now, seq: 0, eventSeq: 0, repairedNodes: [], pendingSteps: [], flushedThrough: 0, needsWalk: false, latest: { a: 1 }, visits: { a: 1 },
+    createdAt: now, updatedAt: now, seq: 0, eventSeq: 0, repairedNodes: [], pendingRecords: [], flushedThrough: 0, needsWalk: false, latest: { a: 1 }, visits: { a: 1 },
     repairEnabled: true, maxRepairs: 3, repairAttempts: 0, warnings: [], mode: 'express',
     metrics: { nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0, repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0 },
   });
-  const step = (seq: number): StepRecord => ({
+  const step = (seq: number): NodeRecord => ({
     runId: 'bench_run_0', seq, nodeId: `n${seq}`, nodeType: 'shell', visit: 1, status: 'completed', cacheKey: 'k'.repeat(64),
     sideEffects: true, irVersion: 0, startedAt: now, finishedAt: now, durationMs: 3, action: 'default',
     outputs: { stdout: 'x'.repeat(200), stderr: '', exit_code: 0 },
@@ -54,8 +54,8 @@ try {
   for (let i = 0; i < OPS; i++) putRuns.push(await time(() => local.store.putRun(run(i), { notExists: true })));
   const getRuns: number[] = [];
   for (let i = 0; i < OPS; i++) getRuns.push(await time(() => local.store.getRun(`bench_run_${i}`)));
-  const putSteps: number[] = [];
-  for (let i = 1; i <= OPS; i++) putSteps.push(await time(() => local.store.putStep(step(i), null)));
+  const putRecords: number[] = [];
+  for (let i = 1; i <= OPS; i++) putRecords.push(await time(() => local.store.putRecord(step(i), null)));
   const advance: number[] = [];
   for (let i = 1; i <= OPS; i++) advance.push(await time(() => local.store.putRun({ ...run(0), seq: i }, { seq: i - 1 })));
   await local.close();
@@ -67,7 +67,7 @@ try {
   console.log(`putRun (create, attribute_not_exists): ${stats(putRuns)}`);
   console.log(`putRun (advance, seq condition):        ${stats(advance)}`);
   console.log(`getRun (consistent GetItem):            ${stats(getRuns)}`);
-  console.log(`putStep (create, attribute_not_exists): ${stats(putSteps)}`);
+  console.log(`putRecord (create, attribute_not_exists): ${stats(putRecords)}`);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

@@ -7,11 +7,11 @@ import {
   utf8Length,
 } from '../core/blob-store.ts';
 import { InvalidInputError } from '../core/errors.ts';
-import type { IrVersionItem, RunEvent, RunItem, StepRecord } from '../core/run-model.ts';
+import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../core/run-model.ts';
 import type { RunStore, RunWriteCondition } from '../core/run-store.ts';
 
 /**
- * A RunStore whose step records keep large outputs as blobs: `putStep` stores outputs over
+ * A RunStore whose step records keep large outputs as blobs: `putRecord` stores outputs over
  * `MAX_INLINE_OUTPUT_BYTES` (or already uploaded by a runner) as a reference, and every read puts
  * the outputs back, so the engine never sees a reference.
  */
@@ -22,17 +22,17 @@ export class BlobOffloadRunStore implements RunStore {
     private readonly maxInlineBytes = MAX_INLINE_OUTPUT_BYTES,
   ) {}
 
-  async putStep(step: StepRecord, expectStatus?: StepRecord['status'] | null): Promise<void> {
-    return this.inner.putStep(await this.offload(step), expectStatus);
+  async putRecord(step: NodeRecord, expectStatus?: NodeRecord['status'] | null): Promise<void> {
+    return this.inner.putRecord(await this.offload(step), expectStatus);
   }
-  async putSteps(steps: readonly StepRecord[]): Promise<void> {
-    return this.inner.putSteps(await Promise.all(steps.map((step) => this.offload(step))));
+  async putRecords(steps: readonly NodeRecord[]): Promise<void> {
+    return this.inner.putRecords(await Promise.all(steps.map((step) => this.offload(step))));
   }
-  async getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]> {
-    return Promise.all((await this.inner.getSteps(runId, seqs)).map((step) => this.restore(step)));
+  async getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]> {
+    return Promise.all((await this.inner.getRecords(runId, seqs)).map((step) => this.restore(step)));
   }
-  async listSteps(runId: string): Promise<StepRecord[]> {
-    return Promise.all((await this.inner.listSteps(runId)).map((step) => this.restore(step)));
+  async listRecords(runId: string): Promise<NodeRecord[]> {
+    return Promise.all((await this.inner.listRecords(runId)).map((step) => this.restore(step)));
   }
 
   putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {
@@ -57,7 +57,7 @@ export class BlobOffloadRunStore implements RunStore {
     return this.inner.listRuns(options);
   }
 
-  private async offload(step: StepRecord): Promise<StepRecord> {
+  private async offload(step: NodeRecord): Promise<NodeRecord> {
     if (step.outputs === undefined) return step;
     const uploaded = blobRefIn(step.outputs);
     if (uploaded !== undefined) {
@@ -70,7 +70,7 @@ export class BlobOffloadRunStore implements RunStore {
     return { ...step, outputs: blobMarker(ref) };
   }
 
-  private async restore(step: StepRecord): Promise<StepRecord> {
+  private async restore(step: NodeRecord): Promise<NodeRecord> {
     const ref = blobRefIn(step.outputs);
     if (ref === undefined) return step;
     this.checkOwnKey(step, ref.key);
@@ -79,7 +79,7 @@ export class BlobOffloadRunStore implements RunStore {
   }
 
   // A runner's result is untrusted: a reference may only name the blob of its own step, never another run's.
-  private checkOwnKey(step: StepRecord, key: string): void {
+  private checkOwnKey(step: NodeRecord, key: string): void {
     const own = stepBlobKey(step.runId, step.seq);
     if (key !== own) {
       throw new InvalidInputError(`step ${step.seq} of run ${step.runId} refers to blob ${key}, not its own ${own}`, {

@@ -11,8 +11,8 @@ import {
   RunEventSchema,
   type RunItem,
   RunItemSchema,
-  type StepRecord,
-  StepRecordSchema,
+  type NodeRecord,
+  NodeRecordSchema,
 } from '../core/run-model.ts';
 import type { RunStore, RunWriteCondition } from '../core/run-store.ts';
 import { copyStoredValue, sameStoredValue } from '../core/stored-value.ts';
@@ -178,9 +178,9 @@ export class DynamoRunStore implements RunStore {
     return item && this.parse(IrVersionItemSchema, decodeIr(item), `IR version ${version} of ${runId}`);
   }
 
-  async putStep(step: StepRecord, expectStatus?: StepRecord['status'] | null): Promise<void> {
+  async putRecord(step: NodeRecord, expectStatus?: NodeRecord['status'] | null): Promise<void> {
     const key = { pk: runPk(step.runId), sk: stepSk(step.seq) };
-    const item = this.stepItem(step);
+    const item = this.recordItem(step);
     const guard: Condition | undefined =
       expectStatus === null
         ? { expression: 'attribute_not_exists(#pk)', names: { '#pk': TABLE_KEYS.pk } }
@@ -196,26 +196,26 @@ export class DynamoRunStore implements RunStore {
     });
   }
 
-  async putSteps(steps: readonly StepRecord[]): Promise<void> {
+  async putRecords(steps: readonly NodeRecord[]): Promise<void> {
     if (steps.length === 0) return;
-    const items = steps.map((step) => this.stepItem(step));
+    const items = steps.map((step) => this.recordItem(step));
     await this.send('BatchWriteItem', () => batchPutAll(this.client, this.tableName, items));
   }
 
-  async getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]> {
+  async getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]> {
     const keys = [...new Set(seqs)].map((seq) => ({ [TABLE_KEYS.pk]: runPk(runId), [TABLE_KEYS.sk]: stepSk(seq) }));
     const found = await this.send('BatchGetItem', () => batchGetAll(this.client, this.tableName, keys));
-    return found.map((item) => this.parse(StepRecordSchema, decodeBody(item), `step ${String(item[TABLE_KEYS.sk])} of ${runId}`));
+    return found.map((item) => this.parse(NodeRecordSchema, decodeBody(item), `step ${String(item[TABLE_KEYS.sk])} of ${runId}`));
   }
 
-  async listSteps(runId: string): Promise<StepRecord[]> {
+  async listRecords(runId: string): Promise<NodeRecord[]> {
     const items = await this.queryAll({
       KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
       ExpressionAttributeNames: { '#pk': TABLE_KEYS.pk, '#sk': TABLE_KEYS.sk },
       ExpressionAttributeValues: { ':pk': runPk(runId), ':prefix': STEP_PREFIX },
       ConsistentRead: true,
     });
-    return items.map((item) => this.parse(StepRecordSchema, decodeBody(item), `step ${String(item[TABLE_KEYS.sk])} of ${runId}`));
+    return items.map((item) => this.parse(NodeRecordSchema, decodeBody(item), `step ${String(item[TABLE_KEYS.sk])} of ${runId}`));
   }
 
   async appendEvents(events: readonly RunEvent[]): Promise<void> {
@@ -281,7 +281,7 @@ export class DynamoRunStore implements RunStore {
   }
 
   /** A step record as an item (as JSON: its status, which conditions read, beside the record). */
-  private stepItem(step: StepRecord): Item {
+  private recordItem(step: NodeRecord): Item {
     const key = { pk: runPk(step.runId), sk: stepSk(step.seq) };
     const what = `step ${step.seq} (node ${step.nodeId})`;
     return this.json ? this.serialise(step.runId, what, key, { status: step.status }, { [BODY]: JSON.stringify(step) }) : this.serialise(step.runId, what, key, step);

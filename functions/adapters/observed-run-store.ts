@@ -1,11 +1,11 @@
-import type { IrVersionItem, RunEvent, RunItem, StepRecord } from '../core/run-model.ts';
+import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../core/run-model.ts';
 import type { RunStore, RunWriteCondition } from '../core/run-store.ts';
 
 /** What a store observer is told after each successful write. */
 export type StoreWrite =
   | { kind: 'run'; run: RunItem }
-  | { kind: 'step'; step: StepRecord }
-  | { kind: 'steps'; steps: readonly StepRecord[] }
+  | { kind: 'step'; step: NodeRecord }
+  | { kind: 'steps'; steps: readonly NodeRecord[] }
   | { kind: 'events'; events: readonly RunEvent[] };
 
 /** Reads `count` requests per operation, so benchmarks can price a run. */
@@ -43,23 +43,23 @@ export class ObservedRunStore implements RunStore {
     this.counters.reads += 1;
     return this.inner.getIrVersion(runId, version);
   }
-  async putStep(step: StepRecord, expectStatus?: StepRecord['status'] | null): Promise<void> {
+  async putRecord(step: NodeRecord, expectStatus?: NodeRecord['status'] | null): Promise<void> {
     this.counters.writes += 1;
-    await this.inner.putStep(step, expectStatus);
+    await this.inner.putRecord(step, expectStatus);
     this.listener({ kind: 'step', step });
   }
-  async putSteps(steps: readonly StepRecord[]): Promise<void> {
+  async putRecords(steps: readonly NodeRecord[]): Promise<void> {
     this.counters.writes += 1;
-    await this.inner.putSteps(steps);
+    await this.inner.putRecords(steps);
     this.listener({ kind: 'steps', steps });
   }
-  async getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]> {
+  async getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]> {
     this.counters.reads += 1;
-    return this.inner.getSteps(runId, seqs);
+    return this.inner.getRecords(runId, seqs);
   }
-  async listSteps(runId: string): Promise<StepRecord[]> {
+  async listRecords(runId: string): Promise<NodeRecord[]> {
     this.counters.reads += 1;
-    return this.inner.listSteps(runId);
+    return this.inner.listRecords(runId);
   }
   async appendEvents(events: readonly RunEvent[]): Promise<void> {
     this.counters.writes += 1;

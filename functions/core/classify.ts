@@ -3,7 +3,7 @@ import { classifyHttpStatus } from './http-status.ts';
 import type { ClassificationRules } from './ir.ts';
 import type { NodeError, RunnerResult } from './node-type.ts';
 import type { RunError } from './run-model.ts';
-import type { TaskError } from './step.ts';
+import type { TaskError } from './state-io.ts';
 
 /**
  * How the engine treats a node's outcome (DESIGN section 5):

@@ -1,5 +1,5 @@
 import type { Workflow } from './ir.ts';
-import type { RunItem, StepRecord } from './run-model.ts';
+import type { RunItem, NodeRecord } from './run-model.ts';
 
 // What one process keeps between engine steps. Everything here is either immutable once written
 // (step records, IR versions) or trusted only with proof that it is current (the run item's rev).
@@ -14,7 +14,7 @@ const evictOldest = <K, V>(map: Map<K, V>, limit: number): void => {
  */
 const recentOutputs = new Map<string, { nodeId: string; outputs: Record<string, unknown> }>();
 const RECENT_OUTPUTS_LIMIT = 256;
-export const rememberOutputs = (record: StepRecord): void => {
+export const rememberOutputs = (record: NodeRecord): void => {
   if (record.status === 'failed') return;
   evictOldest(recentOutputs, RECENT_OUTPUTS_LIMIT);
   recentOutputs.set(`${record.runId}#${record.seq}`, { nodeId: record.nodeId, outputs: record.outputs ?? {} });

@@ -5,9 +5,9 @@ import { errorSignature } from './error-signature.ts';
 import { InvalidInputError, StaleRunError } from './errors.ts';
 import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import type { NodeCatalog } from './node-type.ts';
-import type { RunError, RunEvent, RunEventType, RunItem, StepRecord } from './run-model.ts';
+import type { RunError, RunEvent, RunEventType, RunItem, NodeRecord } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
-import type { ExecCounters, StepOutcome } from './step.ts';
+import type { ExecCounters, AdvanceOutcome } from './state-io.ts';
 import { recallOutputs, rememberOutputs, rememberRun } from './engine-cache.ts';
 import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
 
@@ -53,7 +53,7 @@ export interface PrepareOptions {
  * `commit` writes events first, then the run item (conditional on the owner: the commit point),
  * which carries the records of the last nodes until they are written out as their own items.
  */
-export class RunStep {
+export class Advance {
   private readonly events: RunEvent[] = [];
 
   constructor(
@@ -86,14 +86,14 @@ export class RunStep {
     if (seqs.size === 0) return {};
     const outputs: NodeOutputs = {};
     const missing: number[] = [];
-    const pending = new Map(this.run.pendingSteps.map((r) => [r.seq, r]));
+    const pending = new Map(this.run.pendingRecords.map((r) => [r.seq, r]));
     for (const seq of seqs) {
       const known = pending.get(seq) ?? recallOutputs(this.run.runId, seq);
       if (known) outputs[known.nodeId] = known.outputs ?? {};
       else missing.push(seq);
     }
     if (missing.length > 0) {
-      for (const r of await this.deps.store.getSteps(this.run.runId, missing)) {
+      for (const r of await this.deps.store.getRecords(this.run.runId, missing)) {
         rememberOutputs(r);
         outputs[r.nodeId] = r.outputs ?? {};
       }
@@ -106,7 +106,7 @@ export class RunStep {
   }
 
   /** Goes to the node that `action` leads to from `from`, or ends the run. */
-  async route(from: string, action: string, failure?: RunError): Promise<StepOutcome> {
+  async route(from: string, action: string, failure?: RunError): Promise<AdvanceOutcome> {
     this.run.cursor = { nodeId: from, action };
     const to = nextNodeId(this.ir, from, action);
     if (to === undefined) {
@@ -127,7 +127,7 @@ export class RunStep {
   }
 
   /** Resolves a node's params and hands it to RunNode; a template that does not resolve fails the node before it runs. */
-  async prepare(nodeId: string, options: PrepareOptions = {}): Promise<StepOutcome> {
+  async prepare(nodeId: string, options: PrepareOptions = {}): Promise<AdvanceOutcome> {
     const node = this.node(nodeId);
     const spec = this.deps.catalog.get(node.type);
     if (!spec) {
@@ -194,13 +194,13 @@ export class RunStep {
     return this.deps.now() - this.exec.startedAt + timeoutS * 1000 > limits.maxMs;
   }
 
-  private async templateFailure(node: WorkflowNode, visit: number, error: TemplateResolutionError): Promise<StepOutcome> {
+  private async templateFailure(node: WorkflowNode, visit: number, error: TemplateResolutionError): Promise<AdvanceOutcome> {
     const seq = this.run.seq + 1;
     const now = this.deps.now();
     this.run.seq = seq;
     this.run.visits[node.id] = visit;
     const nodeError = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
-    await this.stageStep({
+    await this.stageRecord({
       runId: this.run.runId, seq, nodeId: node.id, nodeType: node.type, visit, status: 'failed', cacheKey: '',
       sideEffects: false, irVersion: this.run.irVersion, action: 'error', error: nodeError, startedAt: now, finishedAt: now, durationMs: 0,
     });
@@ -209,12 +209,12 @@ export class RunStep {
   }
 
   /** A repairable error: its `error` edge if the node has one, else repair, else fail. */
-  async afterError(nodeId: string, error: RunError): Promise<StepOutcome> {
+  async afterError(nodeId: string, error: RunError): Promise<AdvanceOutcome> {
     if (nextNodeId(this.ir, nodeId, 'error') !== undefined) return this.route(nodeId, 'error', error);
     return this.repairOrFail(error);
   }
 
-  async repairOrFail(error: RunError): Promise<StepOutcome> {
+  async repairOrFail(error: RunError): Promise<AdvanceOutcome> {
     const run = this.run;
     run.lastError = error;
     if (!error.fixable || !run.repairEnabled) return this.fail(error);
@@ -233,7 +233,7 @@ export class RunStep {
     return { kind: 'repair', runId: run.runId, owner: this.owner, exec: this.exec, failedNode: error.node_id ?? '', attempt: run.repairAttempts };
   }
 
-  async fail(error: RunError): Promise<StepOutcome> {
+  async fail(error: RunError): Promise<AdvanceOutcome> {
     this.run.status = 'failed';
     this.run.lastError = error;
     delete this.run.current;
@@ -243,7 +243,7 @@ export class RunStep {
   }
 
   /** The end of the path: resolves the declared outputs (or takes the last node's) and completes the run. */
-  async finish(): Promise<StepOutcome> {
+  async finish(): Promise<AdvanceOutcome> {
     const declared = Object.entries(this.ir.outputs);
     let outputs: Record<string, unknown>;
     if (declared.length > 0) {
@@ -270,23 +270,23 @@ export class RunStep {
    * Records a node's result. A small record goes into the run item, written by `commit`; a large one
    * is written first, as its own item.
    */
-  async stageStep(record: StepRecord): Promise<void> {
+  async stageRecord(record: NodeRecord): Promise<void> {
     if (JSON.stringify(record).length <= EMBEDDED_STEP_LIMIT) {
-      this.run.pendingSteps.push(record);
+      this.run.pendingRecords.push(record);
       rememberOutputs(record);
       return;
     }
-    await this.putStep(record);
+    await this.putRecord(record);
   }
 
   /** Writes a step record once; a retried call that finds its own record already there goes on. */
-  async putStep(record: StepRecord): Promise<void> {
+  async putRecord(record: NodeRecord): Promise<void> {
     try {
-      await this.deps.store.putStep(record, null);
+      await this.deps.store.putRecord(record, null);
       rememberOutputs(record);
     } catch (error) {
       if (!(error instanceof StaleRunError)) throw error;
-      const [existing] = await this.deps.store.getSteps(record.runId, [record.seq]);
+      const [existing] = await this.deps.store.getRecords(record.runId, [record.seq]);
       if (!existing || existing.nodeId !== record.nodeId || existing.cacheKey !== record.cacheKey) throw error;
     }
   }
@@ -301,17 +301,17 @@ export class RunStep {
     if (this.events.length > 0) await this.deps.store.appendEvents(this.events.splice(0));
     const run = this.run;
     // What the last commit wrote out is in its own items now: that call returned before this one began.
-    run.pendingSteps = run.pendingSteps.filter((r) => r.seq > run.flushedThrough);
+    run.pendingRecords = run.pendingRecords.filter((r) => r.seq > run.flushedThrough);
     const due =
-      run.pendingSteps.length > 0 &&
+      run.pendingRecords.length > 0 &&
       (options.flushAll !== false ||
-        run.pendingSteps.length >= (this.deps.stepBatch ?? 1) ||
-        JSON.stringify(run.pendingSteps).length > PENDING_BYTES_LIMIT);
-    const written = due ? [...run.pendingSteps] : [];
+        run.pendingRecords.length >= (this.deps.stepBatch ?? 1) ||
+        JSON.stringify(run.pendingRecords).length > PENDING_BYTES_LIMIT);
+    const written = due ? [...run.pendingRecords] : [];
     if (due) run.flushedThrough = Math.max(...written.map((r) => r.seq));
     run.updatedAt = this.deps.now();
     run.rev = randomBytes(6).toString('hex');
-    await Promise.all([written.length > 0 ? this.deps.store.putSteps(written) : undefined, this.deps.store.putRun(run, { ownerId: this.owner })]);
+    await Promise.all([written.length > 0 ? this.deps.store.putRecords(written) : undefined, this.deps.store.putRun(run, { ownerId: this.owner })]);
     rememberRun(run);
   }
 }

@@ -3,10 +3,10 @@ import type { RunnerResult } from './node-type.ts';
 import { classifyOutcome, type Outcome } from './classify.ts';
 import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { startNodeId, type Workflow } from './ir.ts';
-import type { RunItem, StepRecord } from './run-model.ts';
+import type { RunItem, NodeRecord } from './run-model.ts';
 import { recallIr, recallRun, rememberIr } from './engine-cache.ts';
-import { RunStep, type EngineDeps } from './engine-step.ts';
-import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type StepOutcome } from './step.ts';
+import { Advance, type EngineDeps } from './engine-step.ts';
+import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type AdvanceOutcome } from './state-io.ts';
 import { formatIssues, validateWorkflow } from './validate.ts';
 import { walkFromStart } from './walk.ts';
 
@@ -21,7 +21,7 @@ const loadIr = async (deps: EngineDeps, run: RunItem): Promise<Workflow> => {
   return item.ir;
 };
 
-const terminalOutcome = (run: RunItem, owner: string): StepOutcome | undefined => {
+const terminalOutcome = (run: RunItem, owner: string): AdvanceOutcome | undefined => {
   if (run.status === 'succeeded') return { kind: 'done', runId: run.runId, owner };
   if (run.status === 'failed') {
     const error = run.lastError ?? { category: 'execution_failure', code: 'FAILED', message: 'the run failed', fixable: false };
@@ -36,7 +36,7 @@ const terminalOutcome = (run: RunItem, owner: string): StepOutcome | undefined =
  * (the run item, the cached IR version, the records its templates reference); walks from the start
  * only after a resume or a repair.
  */
-export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<StepOutcome> => {
+export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<AdvanceOutcome> => {
   const parsed = AdvanceInputSchema.safeParse(rawInput);
   if (!parsed.success) throw new InvalidInputError(`Advance got an input it cannot read: ${parsed.error.message}`);
   const input = parsed.data;
@@ -48,12 +48,12 @@ export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<S
   const terminal = terminalOutcome(run, input.owner);
   if (terminal) return terminal;
   const exec: ExecCounters = input.exec ? { startedAt: input.exec.startedAt, advances: input.exec.advances + 1 } : { startedAt: deps.now(), advances: 1 };
-  const step = new RunStep(run, await loadIr(deps, run), deps, input.owner, exec);
+  const step = new Advance(run, await loadIr(deps, run), deps, input.owner, exec);
   const outcome = await dispatch(step, input);
   return run.rev === undefined ? outcome : { ...outcome, rev: run.rev };
 };
 
-const dispatch = (step: RunStep, input: AdvanceInput): Promise<StepOutcome> => {
+const dispatch = (step: Advance, input: AdvanceInput): Promise<AdvanceOutcome> => {
   switch (input.kind) {
     case 'start':
       return start(step);
@@ -64,7 +64,7 @@ const dispatch = (step: RunStep, input: AdvanceInput): Promise<StepOutcome> => {
   }
 };
 
-const start = async (step: RunStep): Promise<StepOutcome> => {
+const start = async (step: Advance): Promise<AdvanceOutcome> => {
   const { run, ir } = step;
   // A run stopped before its first node has nothing to replay: it starts (and validates) as new.
   if (run.seq === 0) run.needsWalk = false;
@@ -84,7 +84,7 @@ const start = async (step: RunStep): Promise<StepOutcome> => {
   return step.prepare(startNodeId(ir));
 };
 
-const recordNode = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'run' }>): Promise<StepOutcome> => {
+const recordNode = async (step: Advance, input: Extract<AdvanceInput, { kind: 'run' }>): Promise<AdvanceOutcome> => {
   const { run, ir, deps } = step;
   const current = run.current;
   if (!current || current.seq !== input.seq) {
@@ -104,7 +104,7 @@ const recordNode = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'r
     ...(ir.classification ? { rules: ir.classification } : {}),
   });
   const now = deps.now();
-  const record: StepRecord = {
+  const record: NodeRecord = {
     runId: run.runId,
     seq: current.seq,
     nodeId: current.nodeId,
@@ -124,7 +124,7 @@ const recordNode = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'r
     ...(current.interrupted ? { interrupted: true } : {}),
     ...(current.repaired ? { repaired: true } : {}),
   };
-  await step.stageStep(record);
+  await step.stageRecord(record);
   delete run.current;
   run.metrics.nodesExecuted += 1;
   if (result?.usage) {
@@ -147,7 +147,7 @@ const recordNode = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'r
   }
 };
 
-const afterRepair = async (step: RunStep, input: Extract<AdvanceInput, { kind: 'repair' }>): Promise<StepOutcome> => {
+const afterRepair = async (step: Advance, input: Extract<AdvanceInput, { kind: 'repair' }>): Promise<AdvanceOutcome> => {
   const { run, deps } = step;
   const failure = run.lastError ?? { category: 'execution_failure' as const, code: 'FAILED', message: 'the run failed', fixable: false };
   const spent = input.repair?.usage;

@@ -1,5 +1,5 @@
 import { StaleRunError } from './errors.ts';
-import type { IrVersionItem, RunEvent, RunItem, StepRecord } from './run-model.ts';
+import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from './run-model.ts';
 import type { RunStore, RunWriteCondition } from './run-store.ts';
 import { copyStoredValue, sameStoredValue } from './stored-value.ts';
 
@@ -16,7 +16,7 @@ const newestFirst = (a: RunItem, b: RunItem): number =>
 export class MemoryRunStore implements RunStore {
   private readonly runs = new Map<string, RunItem>();
   private readonly irVersions = new Map<string, IrVersionItem>();
-  private readonly steps = new Map<string, Map<number, StepRecord>>();
+  private readonly steps = new Map<string, Map<number, NodeRecord>>();
   private readonly events = new Map<string, Map<string, RunEvent>>();
   private readonly now: () => number;
 
@@ -60,8 +60,8 @@ export class MemoryRunStore implements RunStore {
     return item && copyStoredValue(item);
   }
 
-  async putStep(step: StepRecord, expectStatus?: StepRecord['status'] | null): Promise<void> {
-    const steps = this.steps.get(step.runId) ?? new Map<number, StepRecord>();
+  async putRecord(step: NodeRecord, expectStatus?: NodeRecord['status'] | null): Promise<void> {
+    const steps = this.steps.get(step.runId) ?? new Map<number, NodeRecord>();
     const existing = steps.get(step.seq);
     if (expectStatus === null && existing) {
       throw new StaleRunError(`step ${step.seq} of run ${step.runId} already exists`, { details: { runId: step.runId, seq: step.seq } });
@@ -75,15 +75,15 @@ export class MemoryRunStore implements RunStore {
     this.steps.set(step.runId, steps);
   }
 
-  async putSteps(records: readonly StepRecord[]): Promise<void> {
+  async putRecords(records: readonly NodeRecord[]): Promise<void> {
     for (const step of records) {
-      const steps = this.steps.get(step.runId) ?? new Map<number, StepRecord>();
+      const steps = this.steps.get(step.runId) ?? new Map<number, NodeRecord>();
       steps.set(step.seq, copyStoredValue(step));
       this.steps.set(step.runId, steps);
     }
   }
 
-  async getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]> {
+  async getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]> {
     const steps = this.steps.get(runId);
     const found = [...new Set(seqs)].flatMap((seq) => {
       const step = steps?.get(seq);
@@ -92,7 +92,7 @@ export class MemoryRunStore implements RunStore {
     return found;
   }
 
-  async listSteps(runId: string): Promise<StepRecord[]> {
+  async listRecords(runId: string): Promise<NodeRecord[]> {
     return [...(this.steps.get(runId)?.values() ?? [])].sort((a, b) => a.seq - b.seq).map((s) => copyStoredValue(s));
   }
 

@@ -49,7 +49,7 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
     warnings: [],
     owner: spec.owner,
     eventSeq: 0,
-    repairedNodes: [], pendingSteps: [], flushedThrough: 0,
+    repairedNodes: [], pendingRecords: [], flushedThrough: 0,
     metrics: { nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0, repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0 },
     mode: spec.mode ?? 'express',
   };

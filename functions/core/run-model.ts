@@ -78,7 +78,7 @@ export const RunItemSchema = z.object({
    * Records of the last nodes, carried by the run item (the commit point of a step) until they are
    * written as their own items, in batches beside a later write of the run item. Small records only.
    */
-  pendingSteps: z.array(z.lazy(() => StepRecordSchema)).default([]),
+  pendingRecords: z.array(z.lazy(() => NodeRecordSchema)).default([]),
   /** Pending records up to this seq were sent to their own items by the commit that wrote this run item. */
   flushedThrough: z.number().int().nonnegative().default(0),
   /** Changes on every write: a payload carrying it proves that a cached copy of the run is current. */
@@ -108,18 +108,18 @@ export const RunItemSchema = z.object({
 });
 export type RunItem = z.infer<typeof RunItemSchema>;
 
-export const StepStatusSchema = z.enum(['running', 'completed', 'failed', 'warning', 'interrupted']);
-export type StepStatus = z.infer<typeof StepStatusSchema>;
+export const NodeRecordStatusSchema = z.enum(['running', 'completed', 'failed', 'warning', 'interrupted']);
+export type NodeRecordStatus = z.infer<typeof NodeRecordStatusSchema>;
 
 /** One visit of one node. A node in a loop has one record per visit. */
-export const StepRecordSchema = z.object({
+export const NodeRecordSchema = z.object({
   runId: RunIdSchema,
   seq: z.number().int().positive(),
   nodeId: z.string(),
   nodeType: z.string(),
   /** 1 for the first visit of this node on the path, 2 for the second, ... */
   visit: z.number().int().positive(),
-  status: StepStatusSchema,
+  status: NodeRecordStatusSchema,
   cacheKey: z.string(),
   sideEffects: z.boolean(),
   irVersion: z.number().int().nonnegative(),
@@ -135,7 +135,7 @@ export const StepRecordSchema = z.object({
   /** The node was changed by a repair before this visit. */
   repaired: z.boolean().optional(),
 });
-export type StepRecord = z.infer<typeof StepRecordSchema>;
+export type NodeRecord = z.infer<typeof NodeRecordSchema>;
 
 export const IrVersionSourceSchema = z.enum(['original', 'rules', 'llm', 'manual']);
 export type IrVersionSource = z.infer<typeof IrVersionSourceSchema>;

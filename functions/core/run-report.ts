@@ -1,11 +1,11 @@
-import type { IrVersionItem, RunError, RunEvent, RunItem, RunStatus, StepRecord, StepStatus } from './run-model.ts';
+import type { IrVersionItem, RunError, RunEvent, RunItem, RunStatus, NodeRecord, NodeRecordStatus } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
 
 export interface ReportStep {
   node_id: string;
   seq?: number;
   visit?: number;
-  status: StepStatus | 'cached' | 'running';
+  status: NodeRecordStatus | 'cached' | 'running';
   action?: string;
   duration_ms: number;
   cached: boolean;
@@ -48,7 +48,7 @@ export interface RunReport {
   };
 }
 
-const stepOf = (record: StepRecord): ReportStep => ({
+const stepOf = (record: NodeRecord): ReportStep => ({
   node_id: record.nodeId,
   seq: record.seq,
   visit: record.visit,
@@ -62,7 +62,7 @@ const stepOf = (record: StepRecord): ReportStep => ({
 });
 
 /** Executed steps and replayed (cached) ones, in the order they happened. */
-const orderedSteps = (steps: readonly StepRecord[], events: readonly RunEvent[]): ReportStep[] => {
+const orderedSteps = (steps: readonly NodeRecord[], events: readonly RunEvent[]): ReportStep[] => {
   const timeline: { at: number; order: number; step: ReportStep }[] = steps.map((s) => ({ at: s.startedAt, order: s.seq, step: stepOf(s) }));
   for (const event of events) {
     if (event.type !== 'node_cached') continue;
@@ -88,7 +88,7 @@ const repairsOf = (versions: readonly IrVersionItem[]): ReportRepair[] =>
       cost_usd: v.usage?.cost_usd ?? 0,
     }));
 
-export const buildRunReport = (run: RunItem, steps: readonly StepRecord[], events: readonly RunEvent[], versions: readonly IrVersionItem[]): RunReport => {
+export const buildRunReport = (run: RunItem, steps: readonly NodeRecord[], events: readonly RunEvent[], versions: readonly IrVersionItem[]): RunReport => {
   const m = run.metrics;
   return {
     success: run.status === 'succeeded',
@@ -113,17 +113,17 @@ export const buildRunReport = (run: RunItem, steps: readonly StepRecord[], event
 };
 
 /** Every step record of a run: its own items and those the run item still carries, by seq. */
-export const stepsOfRun = async (store: RunStore, run: RunItem): Promise<StepRecord[]> => {
-  const listed = await store.listSteps(run.runId);
+export const recordsOfRun = async (store: RunStore, run: RunItem): Promise<NodeRecord[]> => {
+  const listed = await store.listRecords(run.runId);
   const written = new Set(listed.map((s) => s.seq));
-  return [...listed, ...run.pendingSteps.filter((s) => !written.has(s.seq))].sort((a, b) => a.seq - b.seq);
+  return [...listed, ...run.pendingRecords.filter((s) => !written.has(s.seq))].sort((a, b) => a.seq - b.seq);
 };
 
 /** Reads everything a report needs from the store. */
 export const loadRunReport = async (store: RunStore, runId: string): Promise<RunReport | undefined> => {
   const run = await store.getRun(runId);
   if (!run) return undefined;
-  const [steps, events] = await Promise.all([stepsOfRun(store, run), store.listEvents(runId)]);
+  const [steps, events] = await Promise.all([recordsOfRun(store, run), store.listEvents(runId)]);
   const versions: IrVersionItem[] = [];
   for (let v = 0; v <= run.irVersion; v += 1) {
     const item = await store.getIrVersion(runId, v);

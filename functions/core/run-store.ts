@@ -1,4 +1,4 @@
-import type { IrVersionItem, RunEvent, RunItem, StepRecord } from './run-model.ts';
+import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from './run-model.ts';
 
 /** Conditions a run write is made under; a failed condition rejects with `StaleRunError`. */
 export interface RunWriteCondition {
@@ -22,16 +22,16 @@ export interface RunStore {
   putIrVersion(item: IrVersionItem): Promise<void>;
   getIrVersion(runId: string, version: number): Promise<IrVersionItem | undefined>;
   /** Writes a step record; with `expectStatus`, only over a record in that status (or absent when null). */
-  putStep(step: StepRecord, expectStatus?: StepRecord['status'] | null): Promise<void>;
+  putRecord(step: NodeRecord, expectStatus?: NodeRecord['status'] | null): Promise<void>;
   /**
    * Writes records the run item already holds (so they are durable) as their own items, in as few
    * requests as the store allows; unconditional, so writing the same records again is harmless.
    */
-  putSteps(steps: readonly StepRecord[]): Promise<void>;
+  putRecords(steps: readonly NodeRecord[]): Promise<void>;
   /** Records of the given steps, in any order; missing ones are left out. */
-  getSteps(runId: string, seqs: readonly number[]): Promise<StepRecord[]>;
+  getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]>;
   /** Every step of a run, by seq. */
-  listSteps(runId: string): Promise<StepRecord[]>;
+  listRecords(runId: string): Promise<NodeRecord[]>;
   /** Appends events; an event with a key already written is overwritten (same content on a retry). */
   appendEvents(events: readonly RunEvent[]): Promise<void>;
   /** Events of a run in key order, after `afterKey` when given. */

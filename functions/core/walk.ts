@@ -1,8 +1,8 @@
 import { computeCacheKey } from './cache-key.ts';
 import { nextNodeId, startNodeId, type Workflow } from './ir.ts';
-import type { RunError, StepRecord } from './run-model.ts';
-import type { StepOutcome } from './step.ts';
-import type { RunStep } from './engine-step.ts';
+import type { RunError, NodeRecord } from './run-model.ts';
+import type { AdvanceOutcome } from './state-io.ts';
+import type { Advance } from './engine-step.ts';
 import { resolveParams, TemplateResolutionError } from './templates.ts';
 
 const position = (nodeId: string, visit: number): string => `${nodeId}#${visit}`;
@@ -11,12 +11,12 @@ const position = (nodeId: string, visit: number): string => `${nodeId}#${visit}`
  * A record the walk may replay: a completed or warning visit, or a failed one that an `error` edge routed on
  * (its failure chose the way, like a loop's exit check). A failed node with no `error` edge runs again.
  */
-const isReplayable = (step: StepRecord, ir: Workflow): boolean =>
+const isReplayable = (step: NodeRecord, ir: Workflow): boolean =>
   step.status === 'completed' || step.status === 'warning' || (step.status === 'failed' && nextNodeId(ir, step.nodeId, 'error') !== undefined);
 
 /** The newest record at each position (node, visit) that can be replayed. */
-const replayableByPosition = (steps: readonly StepRecord[], ir: Workflow): Map<string, StepRecord> => {
-  const byPosition = new Map<string, StepRecord>();
+const replayableByPosition = (steps: readonly NodeRecord[], ir: Workflow): Map<string, NodeRecord> => {
+  const byPosition = new Map<string, NodeRecord>();
   for (const step of steps) {
     if (!isReplayable(step, ir)) continue;
     const key = position(step.nodeId, step.visit);
@@ -26,7 +26,7 @@ const replayableByPosition = (steps: readonly StepRecord[], ir: Workflow): Map<s
   return byPosition;
 };
 
-const warningOf = (record: StepRecord): RunError => ({
+const warningOf = (record: NodeRecord): RunError => ({
   node_id: record.nodeId,
   category: 'non_repairable',
   code: record.error?.code ?? 'WARNING',
@@ -39,14 +39,14 @@ const warningOf = (record: StepRecord): RunError => ({
  * call: a node whose recorded visit has the same cache key is replayed (its recorded action routes on);
  * the first node without one runs. A completed node with side effects whose key changed is blocked.
  */
-export const walkFromStart = async (step: RunStep): Promise<StepOutcome> => {
+export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
   const { run, ir } = step;
-  const listed = await step.deps.store.listSteps(run.runId);
+  const listed = await step.deps.store.listRecords(run.runId);
   const written = new Set(listed.map((s) => s.seq));
   // Records the run item carries that never reached their own items (the process stopped first).
-  const unwritten = run.pendingSteps.filter((s) => !written.has(s.seq));
-  if (unwritten.length > 0) await step.deps.store.putSteps(unwritten);
-  run.pendingSteps = [];
+  const unwritten = run.pendingRecords.filter((s) => !written.has(s.seq));
+  if (unwritten.length > 0) await step.deps.store.putRecords(unwritten);
+  run.pendingRecords = [];
   run.flushedThrough = run.seq;
   const records = replayableByPosition([...listed, ...unwritten], ir);
   const inFlight = run.current;

@@ -9,7 +9,7 @@ import { BLOB_MARKER, expandOutputs, MAX_INLINE_OUTPUT_BYTES, stepBlobKey, uploa
 import { InvalidInputError } from '../../functions/core/errors.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { RunnerResult } from '../../functions/core/node-type.ts';
-import type { StepRecord } from '../../functions/core/run-model.ts';
+import type { NodeRecord } from '../../functions/core/run-model.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const RUN = 'run-offload';
-const step = (seq: number, outputs: Record<string, unknown>): StepRecord => ({
+const step = (seq: number, outputs: Record<string, unknown>): NodeRecord => ({
   runId: RUN, seq, nodeId: `n${seq}`, nodeType: 'shell', visit: 1, status: 'completed', cacheKey: `k${seq}`,
   sideEffects: false, irVersion: 0, action: 'default', outputs, startedAt: 1, finishedAt: 2,
 });
@@ -33,16 +33,16 @@ const setup = () => {
 describe('BlobOffloadRunStore', () => {
   it('keeps small outputs in the record and moves large ones to a blob the reads restore', async () => {
     const { inner, store } = setup();
-    await store.putStep(step(1, { stdout: 'small', exit_code: 0 }));
-    await store.putStep(step(2, big));
-    const [raw1, raw2] = await inner.getSteps(RUN, [1, 2]).then((s) => s.sort((a, b) => a.seq - b.seq));
+    await store.putRecord(step(1, { stdout: 'small', exit_code: 0 }));
+    await store.putRecord(step(2, big));
+    const [raw1, raw2] = await inner.getRecords(RUN, [1, 2]).then((s) => s.sort((a, b) => a.seq - b.seq));
     expect(raw1?.outputs).toEqual({ stdout: 'small', exit_code: 0 });
     expect(raw2?.outputs).toEqual({ [BLOB_MARKER]: expect.objectContaining({ key: stepBlobKey(RUN, 2) }) });
     expect(JSON.stringify(raw2).length).toBeLessThan(1_000);
 
-    const restored = await store.getSteps(RUN, [2, 1]);
+    const restored = await store.getRecords(RUN, [2, 1]);
     expect(restored.find((s) => s.seq === 2)?.outputs).toEqual(big);
-    expect((await store.listSteps(RUN)).map((s) => s.outputs)).toEqual([{ stdout: 'small', exit_code: 0 }, big]);
+    expect((await store.listRecords(RUN)).map((s) => s.outputs)).toEqual([{ stdout: 'small', exit_code: 0 }, big]);
   });
 
   it('records the reference of outputs a runner already uploaded, and restores them', async () => {
@@ -51,9 +51,9 @@ describe('BlobOffloadRunStore', () => {
     const result: RunnerResult = { kind: 'ok', outputs: big, action: 'default', durationMs: 5 };
     const shrunk = await shrinkRunnerResult(result, upload);
     expect(JSON.stringify(shrunk).length).toBeLessThan(1_000);
-    await store.putStep(step(7, shrunk.outputs ?? {}));
-    expect((await inner.getSteps(RUN, [7]))[0]?.outputs).toEqual(shrunk.outputs);
-    expect((await store.getSteps(RUN, [7]))[0]?.outputs).toEqual(big);
+    await store.putRecord(step(7, shrunk.outputs ?? {}));
+    expect((await inner.getRecords(RUN, [7]))[0]?.outputs).toEqual(shrunk.outputs);
+    expect((await store.getRecords(RUN, [7]))[0]?.outputs).toEqual(big);
   });
 
   it('leaves a small runner result alone', async () => {
@@ -65,7 +65,7 @@ describe('BlobOffloadRunStore', () => {
   it("refuses a reference to another step's blob (a runner must not read other runs through the engine)", async () => {
     const { blobs, store } = setup();
     const victim = await blobs.put(stepBlobKey('other-run', 1), JSON.stringify({ secret: 'theirs' }));
-    await expect(store.putStep(step(8, { [BLOB_MARKER]: victim }))).rejects.toThrow(InvalidInputError);
+    await expect(store.putRecord(step(8, { [BLOB_MARKER]: victim }))).rejects.toThrow(InvalidInputError);
   });
 });
 

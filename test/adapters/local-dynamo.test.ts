@@ -12,7 +12,7 @@ import {
   readDaemonInfo,
   stopLocalDaemon,
 } from '../../functions/adapters/local-dynamo.ts';
-import type { RunItem, StepRecord } from '../../functions/core/run-model.ts';
+import type { RunItem, NodeRecord } from '../../functions/core/run-model.ts';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const WRITER = fileURLToPath(new URL('./local-store-writer.ts', import.meta.url));
@@ -34,14 +34,14 @@ const open = async (dir: string) => {
 
 const makeRun = (runId: string): RunItem => ({
   runId, workflowName: 'local', status: 'running', irVersion: 0, params: { nested: { text: 'ünïcode ✓', n: 1.25 } },
-  createdAt: Date.now(), updatedAt: Date.now(), seq: 0, eventSeq: 0, repairedNodes: [], pendingSteps: [], flushedThrough: 0, needsWalk: false, latest: {},
+  createdAt: Date.now(), updatedAt: Date.now(), seq: 0, eventSeq: 0, repairedNodes: [], pendingRecords: [], flushedThrough: 0, needsWalk: false, latest: {},
   visits: {}, repairEnabled: true, maxRepairs: 3, repairAttempts: 0, warnings: [], mode: 'express',
   metrics: {
     nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0,
     repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0,
   },
 });
-const makeStep = (runId: string, seq: number): StepRecord => ({
+const aRecord = (runId: string, seq: number): NodeRecord => ({
   runId, seq, nodeId: `n${seq}`, nodeType: 'shell', visit: 1, status: 'completed', cacheKey: `k${seq}`,
   sideEffects: true, irVersion: 0, startedAt: Date.now(), outputs: { stdout: `out ${seq}` }, action: 'default',
 });
@@ -93,9 +93,9 @@ describe('openLocalStore', () => {
     const dir = newStateDir();
     const first = await open(dir);
     const run = makeRun('persisted_run');
-    const step = makeStep(run.runId, 1);
+    const step = aRecord(run.runId, 1);
     await first.store.putRun(run, { notExists: true });
-    await first.store.putStep(step, null);
+    await first.store.putRecord(step, null);
     const firstPid = readDaemonInfo(dir)?.pid;
     await first.close();
     await stopLocalDaemon(dir);
@@ -104,7 +104,7 @@ describe('openLocalStore', () => {
     const second = await open(dir);
     expect(readDaemonInfo(dir)?.pid).not.toBe(firstPid);
     expect(await second.store.getRun(run.runId)).toEqual(run);
-    expect(await second.store.listSteps(run.runId)).toEqual([step]);
+    expect(await second.store.listRecords(run.runId)).toEqual([step]);
   });
 
   it('lets two processes write to one state dir at once, through one daemon', async () => {
@@ -118,7 +118,7 @@ describe('openLocalStore', () => {
     expect(local.endpoint).toBe(endpoints[0]);
     for (const runId of ['writer_one', 'writer_two']) {
       expect((await local.store.getRun(runId))?.workflowName).toBe('writer');
-      expect((await local.store.listSteps(runId)).map((s) => s.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+      expect((await local.store.listRecords(runId)).map((s) => s.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
       expect(await local.store.listEvents(runId)).toHaveLength(30);
     }
   });

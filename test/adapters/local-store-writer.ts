@@ -7,7 +7,7 @@ const now = Date.now();
 await local.store.putRun(
   {
     runId, workflowName: 'writer', status: 'running', irVersion: 0, params: { writer: process.pid }, createdAt: now,
-    updatedAt: now, seq: 0, eventSeq: 0, repairedNodes: [], pendingSteps: [], flushedThrough: 0, needsWalk: false, latest: {}, visits: {}, repairEnabled: false,
+    updatedAt: now, seq: 0, eventSeq: 0, repairedNodes: [], pendingRecords: [], flushedThrough: 0, needsWalk: false, latest: {}, visits: {}, repairEnabled: false,
     maxRepairs: 0, repairAttempts: 0, warnings: [], mode: 'express',
     metrics: {
       nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0,
@@ -17,7 +17,7 @@ await local.store.putRun(
   { notExists: true },
 );
 for (let seq = 1; seq <= 30; seq++) {
-  await local.store.putStep(
+  await local.store.putRecord(
     { runId, seq, nodeId: `n${seq}`, nodeType: 'shell', visit: 1, status: 'completed', cacheKey: `k${seq}`, sideEffects: false, irVersion: 0, startedAt: now },
     null,
   );

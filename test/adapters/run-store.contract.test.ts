@@ -5,7 +5,7 @@ import { createLocalDynamoClient, type DynaliteServer, startDynalite } from '../
 import { ensureTable, RUN_SK, runPk, stepSk } from '../../functions/adapters/table-schema.ts';
 import { StaleRunError, StoreError } from '../../functions/core/errors.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
-import type { IrVersionItem, RunEvent, RunItem, StepRecord } from '../../functions/core/run-model.ts';
+import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../../functions/core/run-model.ts';
 import type { RunStore } from '../../functions/core/run-store.ts';
 
 const HOUR = 3_600_000;
@@ -25,7 +25,7 @@ const makeRun = (overrides: Partial<RunItem> = {}): RunItem => ({
   seq: 0,
   eventSeq: 0,
   repairedNodes: [],
-  pendingSteps: [],
+  pendingRecords: [],
   flushedThrough: 0,
   needsWalk: false,
   latest: {},
@@ -43,7 +43,7 @@ const makeRun = (overrides: Partial<RunItem> = {}): RunItem => ({
   ...overrides,
 });
 
-const makeStep = (runId: string, seq: number, overrides: Partial<StepRecord> = {}): StepRecord => ({
+const aRecord = (runId: string, seq: number, overrides: Partial<NodeRecord> = {}): NodeRecord => ({
   runId, seq, nodeId: `n${seq}`, nodeType: 'shell', visit: 1, status: 'running', cacheKey: `key-${seq}`,
   sideEffects: true, irVersion: 0, startedAt: NOW + seq, ...overrides,
 });
@@ -132,49 +132,49 @@ describe.each([
     const run = makeRun({ params, outputs: { json: '{"a":1}' }, lastErrorSignature: '' });
     await store.putRun(run, { notExists: true });
     expect(await store.getRun(run.runId)).toEqual(run);
-    const step = makeStep(run.runId, 1, { status: 'completed', outputs: params, action: 'default' });
-    await store.putStep(step);
-    expect(await store.listSteps(run.runId)).toEqual([step]);
+    const step = aRecord(run.runId, 1, { status: 'completed', outputs: params, action: 'default' });
+    await store.putRecord(step);
+    expect(await store.listRecords(run.runId)).toEqual([step]);
   });
 
   it('creates a step once, and moves it on only from the expected status', async () => {
     const runId = newRunId();
-    const step = makeStep(runId, 1);
-    await store.putStep(step, null);
-    await expect(store.putStep(step, null)).rejects.toBeInstanceOf(StaleRunError);
+    const step = aRecord(runId, 1);
+    await store.putRecord(step, null);
+    await expect(store.putRecord(step, null)).rejects.toBeInstanceOf(StaleRunError);
     const done = { ...step, status: 'completed' as const, action: 'default', outputs: { stdout: 'ok' }, finishedAt: NOW + 5 };
-    await store.putStep(done, 'running');
-    await expect(store.putStep({ ...done, status: 'failed' }, 'running')).rejects.toBeInstanceOf(StaleRunError);
-    await expect(store.putStep(makeStep(runId, 2), 'running')).rejects.toBeInstanceOf(StaleRunError);
-    expect(await store.getSteps(runId, [1, 2])).toEqual([done]);
-    await store.putStep({ ...done, action: 'again' });
-    expect((await store.getSteps(runId, [1]))[0]?.action).toBe('again');
+    await store.putRecord(done, 'running');
+    await expect(store.putRecord({ ...done, status: 'failed' }, 'running')).rejects.toBeInstanceOf(StaleRunError);
+    await expect(store.putRecord(aRecord(runId, 2), 'running')).rejects.toBeInstanceOf(StaleRunError);
+    expect(await store.getRecords(runId, [1, 2])).toEqual([done]);
+    await store.putRecord({ ...done, action: 'again' });
+    expect((await store.getRecords(runId, [1]))[0]?.action).toBe('again');
   });
 
   it('writes a batch of steps, more than one request holds, and writing them again changes nothing', async () => {
     const runId = newRunId();
-    const batch = Array.from({ length: 40 }, (_, i) => makeStep(runId, i + 1, { status: 'completed', action: 'default', outputs: { n: i } }));
-    await store.putSteps(batch);
-    await store.putSteps(batch.slice(0, 5));
-    await store.putSteps([]);
-    expect(await store.listSteps(runId)).toEqual(batch);
+    const batch = Array.from({ length: 40 }, (_, i) => aRecord(runId, i + 1, { status: 'completed', action: 'default', outputs: { n: i } }));
+    await store.putRecords(batch);
+    await store.putRecords(batch.slice(0, 5));
+    await store.putRecords([]);
+    expect(await store.listRecords(runId)).toEqual(batch);
   });
 
   it('gets and lists more than a page of steps, in seq order', async () => {
     const runId = newRunId();
     const padding = 'x'.repeat(5000); // 250 steps of ~5 KB make more than one 1 MB Query page
     const seqs = Array.from({ length: 250 }, (_, i) => i + 1);
-    for (const seq of shuffled(seqs)) await store.putStep(makeStep(runId, seq, { outputs: { stdout: padding } }));
-    await store.putStep(makeStep(newRunId(), 1));
+    for (const seq of shuffled(seqs)) await store.putRecord(aRecord(runId, seq, { outputs: { stdout: padding } }));
+    await store.putRecord(aRecord(newRunId(), 1));
 
-    const listed = await store.listSteps(runId);
+    const listed = await store.listRecords(runId);
     expect(listed.map((s) => s.seq)).toEqual(seqs);
     expect(listed[249]?.outputs).toEqual({ stdout: padding });
 
     const wanted = [...seqs.filter((s) => s % 2 === 0), 999, 2, 4];
-    const got = await store.getSteps(runId, wanted);
+    const got = await store.getRecords(runId, wanted);
     expect(got.map((s) => s.seq).sort((a, b) => a - b)).toEqual(seqs.filter((s) => s % 2 === 0));
-    expect(await store.getSteps(runId, [])).toEqual([]);
+    expect(await store.getRecords(runId, [])).toEqual([]);
   });
 
   it('appends events and lists them in key order, after a key when asked', async () => {
@@ -182,7 +182,7 @@ describe.each([
     const events = Array.from({ length: 60 }, (_, i) => makeEvent(runId, i + 1));
     await store.appendEvents(shuffled(events));
     await store.appendEvents([makeEvent(newRunId(), 1)]);
-    await store.putStep(makeStep(runId, 1));
+    await store.putRecord(aRecord(runId, 1));
     await store.putRun(makeRun({ runId }), { notExists: true });
 
     expect(await store.listEvents(runId)).toEqual(events);
@@ -242,8 +242,8 @@ describe.each([
 
 describe('DynamoRunStore', () => {
   it('refuses an item over 400 KB with an error naming the run, the step and its size', async () => {
-    const step = makeStep(newRunId(), 7, { nodeId: 'fetch', outputs: { response: 'é'.repeat(210_000) } });
-    const error = await dynamoStore().putStep(step).catch((e: unknown) => e);
+    const step = aRecord(newRunId(), 7, { nodeId: 'fetch', outputs: { response: 'é'.repeat(210_000) } });
+    const error = await dynamoStore().putRecord(step).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect((error as Error).message).toMatch(new RegExp(`run ${step.runId}: step 7 \\(node fetch\\) is 410\\.\\d KB, over`));
   });
@@ -254,7 +254,7 @@ describe('DynamoRunStore', () => {
     await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: runPk(runId), sk: RUN_SK, ...makeRun({ runId }), status: 'bogus' } }));
     await expect(dynamoStore().getRun(runId)).rejects.toThrow(/corrupt run item .*status/);
     await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: runPk(runId), sk: stepSk(1), runId } }));
-    await expect(dynamoStore().listSteps(runId)).rejects.toBeInstanceOf(StoreError);
+    await expect(dynamoStore().listRecords(runId)).rejects.toBeInstanceOf(StoreError);
   });
 
   it('stamps items with expiresAt when a retention is set, and leaves it out of what it returns', async () => {
@@ -289,8 +289,8 @@ describe('DynamoRunStore', () => {
     const run = makeRun();
     await store.putRun(run, { notExists: true });
     await store.putRun({ ...run, seq: 1 }, { seq: 0, ownerId: 'owner-a' });
-    await store.putStep(makeStep(run.runId, 1), null);
-    await store.putStep(makeStep(run.runId, 1, { status: 'completed' }), 'running');
+    await store.putRecord(aRecord(run.runId, 1), null);
+    await store.putRecord(aRecord(run.runId, 1, { status: 'completed' }), 'running');
     expect((await store.getRun(run.runId))?.seq).toBe(1);
     await expect(store.putRun({ ...run, seq: 2 }, { seq: 0 })).rejects.toBeInstanceOf(StaleRunError);
   });

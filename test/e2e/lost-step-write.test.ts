@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
-import type { StepRecord } from '../../functions/core/run-model.ts';
+import type { NodeRecord } from '../../functions/core/run-model.ts';
 
 /** A store whose write of one node's step item fails once, as a lost request would. */
 class LosingStore extends MemoryRunStore {
@@ -13,12 +13,12 @@ class LosingStore extends MemoryRunStore {
   constructor(private readonly nodeToLose: string) {
     super();
   }
-  override async putSteps(steps: readonly StepRecord[]): Promise<void> {
+  override async putRecords(steps: readonly NodeRecord[]): Promise<void> {
     if (steps.some((s) => s.nodeId === this.nodeToLose) && this.lost === 0) {
       this.lost += 1;
       throw new Error('connection reset while writing the step items');
     }
-    return super.putSteps(steps);
+    return super.putRecords(steps);
   }
 }
 
@@ -40,7 +40,7 @@ describe('a step item lost while the run item was written', () => {
     const first = new LocalHost({ store, stepBatch: 1 });
     await expect(first.start({ workflow, workflowName: 'lost', params: {}, repairEnabled: false, maxRepairs: 0, runId: 'lost-step-1' })).rejects.toThrow(/connection reset/);
     expect(store.lost).toBe(1);
-    expect(await store.listSteps('lost-step-1')).toEqual([]);
+    expect(await store.listRecords('lost-step-1')).toEqual([]);
 
     const report = await new LocalHost({ store, stepBatch: 1 }).resume('lost-step-1', { force: true });
     expect(report.status).toBe('succeeded');
@@ -48,6 +48,6 @@ describe('a step item lost while the run item was written', () => {
     expect(readFileSync(join(dir, 'send.count'), 'utf8')).toBe('sent\n');
     expect(readFileSync(join(dir, 'after.count'), 'utf8')).toBe('after\n');
     expect(report.steps.find((s) => s.node_id === 'send' && s.cached)).toBeDefined();
-    expect((await store.listSteps('lost-step-1')).map((s) => s.nodeId)).toEqual(['send', 'after']);
+    expect((await store.listRecords('lost-step-1')).map((s) => s.nodeId)).toEqual(['send', 'after']);
   });
 });

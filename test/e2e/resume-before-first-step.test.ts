@@ -23,6 +23,6 @@ describe('resume of a run stopped before its first step', () => {
     expect(report.status).toBe('failed');
     expect(report.errors[0]).toMatchObject({ category: 'validation', code: 'INVALID_WORKFLOW' });
     expect(report.metrics.nodes_executed).toBe(0);
-    expect(await store.listSteps('never-started')).toEqual([]);
+    expect(await store.listRecords('never-started')).toEqual([]);
   });
 });

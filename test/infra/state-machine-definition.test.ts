@@ -1,7 +1,7 @@
 import aslValidator from 'asl-validator';
 import { describe, expect, it } from 'vitest';
 import { buildDefinition, runnerStateName, STATE } from '../../functions/core/definition.ts';
-import { StepOutcomeSchema } from '../../functions/core/step.ts';
+import { AdvanceOutcomeSchema } from '../../functions/core/state-io.ts';
 import { RUNNER_TIMEOUTS } from '../../infra/flowmend-stack.ts';
 import { extractStateMachines, fakeArn } from '../support/cfn-asl.ts';
 import { synthFlowmend } from '../support/synth-flowmend.ts';
@@ -46,7 +46,7 @@ describe.each(Object.keys(machines))('state machine %s in the synthesized templa
   });
 
   it('has a branch for every outcome kind, and one runner Task per node type', () => {
-    const kinds = StepOutcomeSchema.options.map((option) => option.shape.kind.value);
+    const kinds = AdvanceOutcomeSchema.options.map((option) => option.shape.kind.value);
     expect(kinds.sort()).toEqual(['continue', 'done', 'failed', 'repair', 'run']);
     const targets: Record<string, [string, string]> = {
       repair: [STATE.repair, 'Task'],

@@ -20,7 +20,7 @@ const matches = (write: StoreWrite): boolean => {
   // A record is durable once a write holds it: its own item, a batch of them, or the run item carrying it.
   if (kind === 'step' && write.kind === 'step') return isTarget(write.step);
   if (kind === 'step' && write.kind === 'steps') return write.steps.some(isTarget);
-  if (kind === 'step' && write.kind === 'run') return write.run.pendingSteps.some(isTarget);
+  if (kind === 'step' && write.kind === 'run') return write.run.pendingRecords.some(isTarget);
   if (kind === 'run' && write.kind === 'run') {
     if (nodeId === 'created') return write.run.seq === 0 && write.run.current === undefined;
     if (nodeId === 'succeeded') return write.run.status === 'succeeded';

@@ -1,8 +1,8 @@
-import type { RunItem, StepRecord } from '../run-model.ts';
+import type { RunItem, NodeRecord } from '../run-model.ts';
 import type { CompletedNode } from './types.ts';
 
 /** The latest visit of each node on the run's current path that has a recorded result (completed, or a warning). */
-export function completedNodes(run: Pick<RunItem, 'latest'>, steps: readonly StepRecord[]): CompletedNode[] {
+export function completedNodes(run: Pick<RunItem, 'latest'>, steps: readonly NodeRecord[]): CompletedNode[] {
   const bySeq = new Map(steps.map((s) => [s.seq, s]));
   const out: CompletedNode[] = [];
   for (const [nodeId, seq] of Object.entries(run.latest)) {

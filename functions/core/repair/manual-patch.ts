@@ -1,5 +1,5 @@
 import type { NodeCatalog } from '../node-type.ts';
-import type { IrVersionItem, RunItem, StepRecord } from '../run-model.ts';
+import type { IrVersionItem, RunItem, NodeRecord } from '../run-model.ts';
 import { checkProposal } from './check-proposal.ts';
 import { completedNodes } from './completed-nodes.ts';
 import { changedNodeIds, diffWorkflows } from './diff.ts';
@@ -8,7 +8,7 @@ export interface ManualPatchInput {
   run: RunItem;
   /** The run's current IR version (run.irVersion). */
   current: IrVersionItem;
-  steps: readonly StepRecord[];
+  steps: readonly NodeRecord[];
   /** The patched workflow as read from the person's file. */
   patch: unknown;
   catalog: NodeCatalog;

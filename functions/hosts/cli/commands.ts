@@ -6,7 +6,7 @@ import type { IrVersionItem } from '../../core/run-model.ts';
 import type { RunStore } from '../../core/run-store.ts';
 import { makeCatalog } from '../../core/node-type.ts';
 import { DEFAULT_MAX_REPAIRS } from '../../core/run-lifecycle.ts';
-import { type RunReport, stepsOfRun } from '../../core/run-report.ts';
+import { type RunReport, recordsOfRun } from '../../core/run-report.ts';
 import { hasErrors, validateWorkflow } from '../../core/validate.ts';
 import { LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
@@ -36,7 +36,7 @@ const checkPatch = async (store: RunStore, runId: string, path: string): Promise
   if (!loaded.ok) return { ok: false, message: `invalid workflow ${path}:\n${renderIssues(loaded.issues)}`, problems: loaded.issues.map((i) => i.message) };
   const current = await store.getIrVersion(runId, run.irVersion);
   if (!current) return { ok: false, message: `run ${runId} has no workflow version ${run.irVersion}`, problems: [] };
-  const result = applyManualPatch({ run, current, steps: await stepsOfRun(store, run), patch: loaded.workflow, catalog, now: Date.now(), reason: `Workflow patched by hand from ${path}` });
+  const result = applyManualPatch({ run, current, steps: await recordsOfRun(store, run), patch: loaded.workflow, catalog, now: Date.now(), reason: `Workflow patched by hand from ${path}` });
   if (!result.ok) return { ok: false, message: `the patch in ${path} cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`, problems: result.problems };
   return result;
 };

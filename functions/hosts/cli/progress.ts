@@ -1,5 +1,5 @@
 import type { StoreWrite } from '../../adapters/observed-run-store.ts';
-import type { StepRecord } from '../../core/run-model.ts';
+import type { NodeRecord } from '../../core/run-model.ts';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 /** One line for a progress message: its first line, joined with the next when it only introduces it. */
@@ -31,7 +31,7 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
     write(`  ${nodeId}...`);
     open = { nodeId, seq };
   };
-  const finish = (records: readonly StepRecord[]) => {
+  const finish = (records: readonly NodeRecord[]) => {
     for (const s of [...records].sort((a, b) => a.seq - b.seq)) {
       if (s.seq <= baseline || printed.has(s.seq)) continue;
       printed.add(s.seq);
@@ -52,7 +52,7 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
           seen = true;
           baseline = startedSeq = event.run.seq;
         }
-        finish(event.run.pendingSteps);
+        finish(event.run.pendingRecords);
         if (queued.length > 0 && open) close('');
         for (const text of queued.splice(0)) write(text);
         const current = event.run.current;

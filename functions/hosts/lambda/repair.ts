@@ -3,11 +3,11 @@ import { makeAnthropicRepairLlm, repairModelFromEnv } from '../../adapters/anthr
 import { makeCatalog, type NodeCatalog, type NodeRunner } from '../../core/node-type.ts';
 import { completedNodes, planRepair, type RepairFailure, type RepairLlm } from '../../core/repair/index.ts';
 import type { RunStore } from '../../core/run-store.ts';
-import { type RepairReport, StepOutcomeSchema } from '../../core/step.ts';
+import { type RepairReport, AdvanceOutcomeSchema } from '../../core/state-io.ts';
 import { validateWorkflow } from '../../core/validate.ts';
 import { builtinCatalog } from '../../nodes/catalog.ts';
 import { costUsd } from '../../nodes/llm-prices.ts';
-import { stepsOfRun } from '../../core/run-report.ts';
+import { recordsOfRun } from '../../core/run-report.ts';
 
 export interface RepairDeps {
   store: RunStore;
@@ -19,7 +19,7 @@ export interface RepairDeps {
   maxLlmCallsPerRepair?: number;
 }
 
-const RepairEventSchema = StepOutcomeSchema.options[1];
+const RepairEventSchema = AdvanceOutcomeSchema.options[1];
 
 /**
  * The Repair state: plans a repair of the run's current workflow and, when one is found, writes it as
@@ -45,7 +45,7 @@ export const makeRepairHandler = (deps: RepairDeps) => async (event: unknown): P
   else if (run.lastError) failure = { kind: 'runtime', error: run.lastError };
   else return { applied: false, message: 'nothing to repair: the run records no error and its workflow validates' };
 
-  const steps = await stepsOfRun(deps.store, run);
+  const steps = await recordsOfRun(deps.store, run);
   const plan = await planRepair(
     { workflow: current.ir, failure, failedNode, completed: completedNodes(run, steps), inputs: run.params, catalog: deps.catalog },
     { ...(deps.llm ? { llm: deps.llm } : {}), model: deps.model, costOf: costUsd, ...(deps.maxLlmCallsPerRepair ? { maxLlmCalls: deps.maxLlmCallsPerRepair } : {}) },

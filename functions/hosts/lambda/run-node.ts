@@ -2,10 +2,10 @@ import type { z } from 'zod';
 import { closestMatch } from '../../core/closest-match.ts';
 import { InvalidInputError } from '../../core/errors.ts';
 import type { NodeRunner, RunnerResult } from '../../core/node-type.ts';
-import { StepOutcomeSchema } from '../../core/step.ts';
+import { AdvanceOutcomeSchema } from '../../core/state-io.ts';
 import { shrinkRunnerResult } from '../../adapters/blob-upload.ts';
 
-const RunEventSchema = StepOutcomeSchema.options[0];
+const RunEventSchema = AdvanceOutcomeSchema.options[0];
 
 const MAX_LISTED_ISSUES = 10;
 

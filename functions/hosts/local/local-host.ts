@@ -12,7 +12,7 @@ import { claimRun, createRun, newRunId, type ClaimOptions } from '../../core/run
 import type { Owner } from '../../core/run-model.ts';
 import { loadRunReport, type RunReport } from '../../core/run-report.ts';
 import type { RunStore } from '../../core/run-store.ts';
-import type { RepairReport } from '../../core/step.ts';
+import type { RepairReport } from '../../core/state-io.ts';
 import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
 import { builtinRunners } from '../../nodes/catalog.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Workflow } from '../../../functions/core/ir.ts';
 import { applyManualPatch } from '../../../functions/core/repair/index.ts';
-import type { IrVersionItem, RunItem, StepRecord } from '../../../functions/core/run-model.ts';
+import type { IrVersionItem, RunItem, NodeRecord } from '../../../functions/core/run-model.ts';
 import { builtinCatalog } from '../../../functions/nodes/catalog.ts';
 import { wf } from './support.ts';
 
@@ -15,7 +15,7 @@ const ir = wf({
 
 const run = { runId: 'run-manual', irVersion: 2, latest: { send: 1, check: 2 } } as unknown as RunItem;
 const current: IrVersionItem = { runId: 'run-manual', version: 2, ir, source: 'llm', createdAt: 1 };
-const steps: StepRecord[] = [
+const steps: NodeRecord[] = [
   { runId: 'run-manual', seq: 1, nodeId: 'send', nodeType: 'shell', visit: 1, status: 'completed', cacheKey: 'k1', sideEffects: true, irVersion: 2, outputs: { stdout: 'sent' }, startedAt: 1 },
   { runId: 'run-manual', seq: 2, nodeId: 'check', nodeType: 'shell', visit: 1, status: 'failed', cacheKey: 'k2', sideEffects: true, irVersion: 2, startedAt: 1 },
 ];

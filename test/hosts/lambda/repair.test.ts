@@ -3,7 +3,7 @@ import type { Workflow } from '../../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../../functions/core/memory-run-store.ts';
 import type { RepairLlm, RepairLlmRequest } from '../../../functions/core/repair/index.ts';
 import { createRun } from '../../../functions/core/run-lifecycle.ts';
-import type { RunError, StepRecord } from '../../../functions/core/run-model.ts';
+import type { RunError, NodeRecord } from '../../../functions/core/run-model.ts';
 import { makeRepairHandler } from '../../../functions/hosts/lambda/repair.ts';
 import { builtinCatalog } from '../../../functions/nodes/catalog.ts';
 import { wf } from '../../core/repair/support.ts';
@@ -34,16 +34,16 @@ const workflow = wf({
   edges: [{ from: 'a', to: 'b' }],
 });
 
-const step = (seq: number, nodeId: string, status: StepRecord['status'], outputs: Record<string, unknown>): StepRecord => ({
+const step = (seq: number, nodeId: string, status: NodeRecord['status'], outputs: Record<string, unknown>): NodeRecord => ({
   runId: RUN, seq, nodeId, nodeType: 'shell', visit: 1, status, cacheKey: `k${seq}`, sideEffects: true, irVersion: 0,
   action: status === 'completed' ? 'default' : 'error', outputs, startedAt: NOW, finishedAt: NOW, durationMs: 1,
 });
 
 let store: MemoryRunStore;
 
-const setUp = async (ir: Workflow, lastError: RunError | undefined, steps: StepRecord[] = []) => {
+const setUp = async (ir: Workflow, lastError: RunError | undefined, steps: NodeRecord[] = []) => {
   const run = await createRun(store, { runId: RUN, workflow: ir, workflowName: 'wf', params: {}, owner: { id: OWNER, since: NOW }, repairEnabled: true, maxRepairs: 3, now: NOW });
-  for (const s of steps) await store.putStep(s);
+  for (const s of steps) await store.putRecord(s);
   run.latest = Object.fromEntries(steps.map((s) => [s.nodeId, s.seq]));
   run.seq = steps.length;
   if (lastError) run.lastError = lastError;

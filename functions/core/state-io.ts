@@ -39,15 +39,15 @@ const rev = z.string().optional();
  * What Advance returns; the Route Choice state branches on `kind` (and on `node.type` for runs).
  * Every kind carries `owner` so that each step can prove it still owns the run.
  */
-export const StepOutcomeSchema = z.discriminatedUnion('kind', [
+export const AdvanceOutcomeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('run'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), node: RunNodeSpecSchema }),
   z.object({ kind: z.literal('repair'), runId: RunIdSchema, owner: z.string(), exec, rev, failedNode: z.string(), attempt: z.number().int().positive() }),
   z.object({ kind: z.literal('continue'), runId: RunIdSchema, owner: z.string(), exec, rev }),
   z.object({ kind: z.literal('done'), runId: RunIdSchema, owner: z.string(), exec, rev }),
   z.object({ kind: z.literal('failed'), runId: RunIdSchema, owner: z.string(), exec, rev, error: RunErrorSchema }),
 ]);
-export type StepOutcome = z.infer<typeof StepOutcomeSchema>;
-export type StepKind = StepOutcome['kind'];
+export type AdvanceOutcome = z.infer<typeof AdvanceOutcomeSchema>;
+export type AdvanceKind = AdvanceOutcome['kind'];
 
 /**
  * What Advance receives: the execution input (`start`), or the previous outcome with the
