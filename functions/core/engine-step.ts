@@ -3,6 +3,7 @@ import { type BlobStore, uploadTargetFor } from './blob-store.ts';
 import { computeCacheKey } from './cache-key.ts';
 import { errorSignature } from './error-signature.ts';
 import { InvalidInputError, StaleRunError } from './errors.ts';
+import { DEFAULT_LIMITS, LIMIT_VARIABLES, type Limits } from './limits.ts';
 import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import type { NodeCatalog } from './node-type.ts';
 import type { RunError, RunEvent, RunEventType, RunItem, NodeRecord } from './run-model.ts';
@@ -33,6 +34,8 @@ export interface EngineDeps {
    * slow and capacity is free (the embedded store), at the price of a larger run item.
    */
   stepBatch?: number;
+  /** Node visits and events one run may make (default: DEFAULT_LIMITS). */
+  runLimits?: Pick<Limits, 'maxNodeVisits' | 'maxEvents'>;
 }
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
@@ -134,6 +137,8 @@ export class Advance {
       return this.fail({ node_id: nodeId, category: 'validation', code: 'UNKNOWN_NODE_TYPE', message: `node '${nodeId}' has unknown type '${node.type}'`, fixable: true });
     }
     const visit = (this.run.visits[nodeId] ?? 0) + 1;
+    const overLimit = this.runLimitReached(nodeId, visit);
+    if (overLimit) return this.fail(overLimit);
     const nodes = options.nodes ?? (await this.referencedOutputs(node.params));
     let params: Record<string, unknown>;
     try {
@@ -178,6 +183,19 @@ export class Advance {
         ...(this.deps.blobs ? { upload: await uploadTargetFor(this.deps.blobs, this.run.runId, seq) } : {}),
       },
     };
+  }
+
+  /** A run that has used its node visits or its events stops with a clear, non-repairable error. */
+  private runLimitReached(nodeId: string, visit: number): RunError | undefined {
+    const limits = this.deps.runLimits ?? DEFAULT_LIMITS;
+    const stop = (code: string, message: string): RunError => ({ node_id: nodeId, category: 'non_repairable', code, message, fixable: false, details: { visit } });
+    if (this.run.seq >= limits.maxNodeVisits) {
+      return stop('NODE_VISIT_LIMIT', `the run stopped before visit ${visit} of node '${nodeId}': it has made ${this.run.seq} node visits, the limit (${LIMIT_VARIABLES.maxNodeVisits}=${limits.maxNodeVisits}). A cycle with no exit? Give the loop an edge out of it, or raise the limit`);
+    }
+    if (this.run.eventSeq >= limits.maxEvents) {
+      return stop('EVENT_LIMIT', `the run stopped before visit ${visit} of node '${nodeId}': it has written ${this.run.eventSeq} events, the limit (${LIMIT_VARIABLES.maxEvents}=${limits.maxEvents})`);
+    }
+    return undefined;
   }
 
   /**

@@ -5,6 +5,7 @@ import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts'
 import { startNodeId, type Workflow } from './ir.ts';
 import type { RunItem, NodeRecord } from './run-model.ts';
 import { recallIr, recallRun, rememberIr } from './engine-cache.ts';
+import { failOnUnexpected } from './fail-unexpected.ts';
 import { Advance, type EngineDeps } from './engine-step.ts';
 import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type AdvanceOutcome } from './state-io.ts';
 import { formatIssues, validateWorkflow } from './validate.ts';
@@ -48,8 +49,14 @@ export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<A
   const terminal = terminalOutcome(run, input.owner);
   if (terminal) return terminal;
   const exec: ExecCounters = input.exec ? { startedAt: input.exec.startedAt, advances: input.exec.advances + 1 } : { startedAt: deps.now(), advances: 1 };
-  const step = new Advance(run, await loadIr(deps, run), deps, input.owner, exec);
-  const outcome = await dispatch(step, input);
+  let outcome: AdvanceOutcome;
+  try {
+    outcome = await dispatch(new Advance(run, await loadIr(deps, run), deps, input.owner, exec), input);
+  } catch (error) {
+    const failed = await failOnUnexpected(deps.store, input.runId, input.owner, error, deps.now());
+    if (!failed) throw error;
+    return failed;
+  }
   return run.rev === undefined ? outcome : { ...outcome, rev: run.rev };
 };
 

@@ -37,7 +37,8 @@ export function buildGraph(workflow: Workflow): WorkflowGraph {
     // Tarjan numbers components in reverse topological order: a path a -> b needs a > b.
     if (a < b) return false;
     const seen = new Set<number>([a]);
-    const stack = [from];
+    // Any member of from's component is reachable from it, so all of its edges count.
+    const stack = [...(components[a] as string[])];
     while (stack.length > 0) {
       for (const next of successors.get(stack.pop() as string) ?? []) {
         const c = component.get(next) as number;

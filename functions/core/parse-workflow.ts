@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import { closestMatch } from './closest-match.ts';
+import { checkIrShape } from './ir-shape.ts';
+import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { ClassificationRulesSchema, InputSpecSchema, isReservedName, NodeSchema, OutputSpecSchema, reservedNameMessage, type Workflow, WorkflowSchema } from './ir.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
@@ -106,7 +108,9 @@ function reservedNameIssues(raw: unknown): ValidationIssue[] {
 }
 
 /** Parses raw JSON as a workflow; on failure every problem is an issue naming the field and what would be valid. */
-export function parseWorkflow(raw: unknown): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] } {
+export function parseWorkflow(raw: unknown, limits: Limits = DEFAULT_LIMITS): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] } {
+  const shape = checkIrShape(raw, limits);
+  if (shape.length > 0) return { ok: false, issues: shape };
   const reserved = reservedNameIssues(raw);
   const result = WorkflowSchema.safeParse(raw, { reportInput: true });
   if (result.success && reserved.length === 0) return { ok: true, workflow: result.data };

@@ -63,3 +63,16 @@ describe('names that are Object.prototype members', () => {
     if (name !== '__proto__') expect(messages.join('\n')).toContain(`node id '${name}' is reserved`);
   });
 });
+
+describe('buildGraph', () => {
+  it('reaches through a cycle to what follows it, and not backwards', async () => {
+    const { buildGraph } = await import('../../functions/core/graph.ts');
+    const parsed = parseWorkflow({
+      nodes: ['a', 'b', 'c', 'd'].map((id) => ({ id, type: 'shell', params: { command: 'true' } })),
+      edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a', action: 'error' }, { from: 'b', to: 'c' }],
+    });
+    if (!parsed.ok) throw new Error('did not parse');
+    const graph = buildGraph(parsed.workflow);
+    expect([graph.reaches('a', 'c'), graph.reaches('b', 'c'), graph.reaches('a', 'a'), graph.reaches('c', 'a'), graph.reaches('c', 'c'), graph.reaches('a', 'd')]).toEqual([true, true, true, false, false, false]);
+  });
+});

@@ -8,6 +8,7 @@ import { makeCatalog } from '../../core/node-type.ts';
 import { DEFAULT_MAX_REPAIRS } from '../../core/run-lifecycle.ts';
 import { type RunReport, recordsOfRun } from '../../core/run-report.ts';
 import { hasErrors, validateWorkflow } from '../../core/validate.ts';
+import { LimitConfigError, type Limits, limitsFrom } from '../../core/limits.ts';
 import { LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import { FileBlobStore } from '../../adapters/file-blob-store.ts';
@@ -44,6 +45,10 @@ const catalog = makeCatalog(builtinRunners);
 
 const exitFor = (report: RunReport): number => (report.success ? EXIT.ok : report.status === 'failed' ? EXIT.failed : EXIT.ok);
 
+/** Whether a command line that did not parse still asked for JSON, which then gets a JSON error. */
+const wantsJson = (argv: readonly string[]): boolean =>
+  argv.some((arg, i) => arg === '--output-format=json' || (arg === '--output-format' && argv[i + 1] === 'json'));
+
 /** Runs one command line; returns the exit code. Never throws for bad input: it says what to do. */
 export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
   let command: Command;
@@ -51,7 +56,8 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     command = parseCommandLine(argv, io.env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.stderr(`flowmend: ${error.message}\n`);
+    if (wantsJson(argv)) io.stdout(`${JSON.stringify({ success: false, status: 'invalid', error: error.message }, null, 2)}\n`);
+    else io.stderr(`flowmend: ${error.message}\n`);
     return EXIT.usage;
   }
   if (command.name === 'help') {
@@ -65,8 +71,29 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     return code;
   };
 
+  let limits: Limits;
+  try {
+    limits = limitsFrom(io.env);
+  } catch (error) {
+    if (!(error instanceof LimitConfigError)) throw error;
+    return fail(EXIT.usage, error.message);
+  }
+  try {
+    return await runCommand(command, io, limits, fail);
+  } catch (error) {
+    // A bug or a broken store must still end in one clear line (one JSON object in JSON mode), never a stack trace.
+    const name = error instanceof Error ? error.name : 'Error';
+    const message = error instanceof Error ? error.message : String(error);
+    return fail(EXIT.failed, `internal error: ${name}: ${message}`, { internal: true });
+  }
+};
+
+type Fail = (code: number, message: string, extra?: Record<string, unknown>) => number;
+
+const runCommand = async (command: Exclude<Command, { name: 'help' }>, io: CliIo, limits: Limits, fail: Fail): Promise<number> => {
+  const json = command.outputFormat === 'json';
   if (command.name === 'validate') {
-    const loaded = await loadWorkflowFile(command.workflowPath);
+    const loaded = await loadWorkflowFile(command.workflowPath, limits);
     const issues = loaded.ok ? validateWorkflow(loaded.workflow, catalog) : loaded.issues;
     const valid = !hasErrors(issues);
     if (json) io.stdout(`${JSON.stringify({ success: valid, valid, issues }, null, 2)}\n`);
@@ -81,7 +108,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   // Outputs too large for one DynamoDB item live under <state-dir>/blobs, as they live in S3 on AWS.
   const blobs = new FileBlobStore(stateDir);
   const store = new BlobOffloadRunStore(local.store, blobs);
-  const host = new LocalHost({ ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
+  const host = new LocalHost({ limits, ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
   const emit = (report: RunReport): number => {
     io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report)}\n`);
     return exitFor(report);
@@ -89,7 +116,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   try {
     switch (command.name) {
       case 'run': {
-        const loaded = await loadWorkflowFile(command.workflowPath);
+        const loaded = await loadWorkflowFile(command.workflowPath, limits);
         if (!loaded.ok) return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
         const inputs = prepareInputs(loaded.workflow, command.params);
         if (!inputs.ok) return fail(EXIT.usage, inputs.problems.map((p) => p.message).join('\n'), { problems: inputs.problems });
@@ -107,6 +134,11 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
           const checked = await checkPatch(store, command.runId, command.workflowPath);
           if (!checked.ok) return fail(EXIT.usage, checked.message, { problems: checked.problems });
           patch = checked.item;
+        } else if ((await store.getRun(command.runId))?.status === 'succeeded') {
+          const report = await host.report(command.runId);
+          const note = `run ${command.runId} already succeeded; nothing to resume`;
+          if (report) io.stdout(json ? `${JSON.stringify({ ...report, message: note }, null, 2)}\n` : `${note}\n${renderStatus(report)}\n`);
+          return EXIT.ok;
         }
         return emit(await host.resume(command.runId, { ...(patch ? { patch } : {}), ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}), ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}), force: command.force }));
       }

@@ -15,7 +15,8 @@ import type { RunStore } from '../../core/run-store.ts';
 import type { RepairReport } from '../../core/state-io.ts';
 import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
-import { builtinRunners } from '../../nodes/catalog.ts';
+import { builtinRunners, makeBuiltinRunners } from '../../nodes/catalog.ts';
+import type { Limits } from '../../core/limits.ts';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
@@ -33,6 +34,8 @@ export interface LocalHostOptions {
   /** Replaces the ASL retry intervals of runner states (tests); the policy (attempts, errors) stays. */
   retryIntervalMs?: number;
   executionLimits?: ExecutionLimits;
+  /** Limits of runs and of the built-in runners (default: DEFAULT_LIMITS). */
+  limits?: Limits;
   /** Step records the run item carries before they are written as their own items (see EngineDeps). */
   stepBatch?: number;
   now?: () => number;
@@ -95,7 +98,7 @@ export class LocalHost {
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
     this.store = new ObservedRunStore(options.store, options.onWrite);
-    const runners = options.runners ?? builtinRunners;
+    const runners = options.runners ?? (options.limits ? makeBuiltinRunners(options.limits) : builtinRunners);
     const catalog = makeCatalog(runners);
     const definition =
       options.definition ??
@@ -111,6 +114,7 @@ export class LocalHost {
       ...(options.blobs ? { blobs: options.blobs } : {}),
       ...(options.executionLimits ? { executionLimits: options.executionLimits } : {}),
       stepBatch: options.stepBatch ?? LOCAL_STEP_BATCH,
+      ...(options.limits ? { runLimits: options.limits } : {}),
     };
     const repair = options.makeRepairHandler?.({ store: this.store, runners }) ?? noRepair;
     this.handlers = {
