@@ -15,6 +15,8 @@ export const InputSpecSchema = z
     type: InputTypeSchema.optional(),
     default: z.unknown().optional(),
     stdin: z.boolean().optional(),
+    /** The value is never stored, logged or shown: a resume reads it again from FLOWMEND_SECRET_<NAME>. */
+    secret: z.boolean().optional(),
   })
   .strict();
 export type InputSpec = z.infer<typeof InputSpecSchema>;

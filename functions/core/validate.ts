@@ -4,6 +4,7 @@ import { startNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import type { NodeCatalog, NodeTypeSpec } from './node-type.ts';
 import { findTemplates } from './templates.ts';
 import { checkQuoting } from './validate-quoting.ts';
+import { checkSensitiveHeaders } from './sensitive-headers.ts';
 import { checkTemplates } from './validate-templates.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
@@ -151,7 +152,7 @@ function checkInputs(workflow: Workflow): ValidationIssue[] {
 /** Static checks of a parsed workflow against the node types a host knows; an empty list means it may run. */
 export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[] {
   const graph = buildGraph(workflow);
-  return [...checkNodes(workflow, catalog), ...checkGraph(workflow, graph), ...checkInputs(workflow), ...checkTemplates(workflow, catalog, graph), ...checkQuoting(workflow, catalog)];
+  return [...checkNodes(workflow, catalog), ...checkGraph(workflow, graph), ...checkInputs(workflow), ...checkTemplates(workflow, catalog, graph), ...checkQuoting(workflow, catalog), ...checkSensitiveHeaders(workflow)];
 }
 
 /** Whether any issue is an error (warnings alone let a workflow run). */

@@ -23,6 +23,8 @@ const QuerySchema = z.record(z.string(), z.union([ScalarSchema, z.array(ScalarSc
 });
 
 export const HttpParamsSchema = z.strictObject({
+  /** More header names whose values are credentials: validation refuses a literal value for them. */
+  sensitive_headers: z.array(z.string({ error: 'sensitive_headers lists header names' })).optional(),
   url: z.string({ error: 'url is required: an http(s) URL' }).min(1, 'url must not be empty'),
   method: z.string({ error: 'method must be a string such as "GET" or "POST"' }).optional(),
   headers: z.record(z.string(), ScalarSchema, { error: 'headers must be an object of Name: value' }).optional(),

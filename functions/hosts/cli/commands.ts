@@ -8,6 +8,9 @@ import { makeCatalog } from '../../core/node-type.ts';
 import { DEFAULT_MAX_REPAIRS } from '../../core/run-lifecycle.ts';
 import { type RunReport, recordsOfRun } from '../../core/run-report.ts';
 import { hasErrors, validateWorkflow } from '../../core/validate.ts';
+import { Redactor } from '../../core/redactor.ts';
+import { RedactingRunStore } from '../../core/redacting-run-store.ts';
+import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
 import { LimitConfigError, type Limits, limitsFrom } from '../../core/limits.ts';
 import { LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
@@ -23,6 +26,8 @@ export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
+  /** Redacts known secrets from everything printed; set once the command knows its secrets. */
+  redactor?: Redactor;
   /** Extra host wiring (the repair service); the CLI's composition root passes it. */
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
 }
@@ -43,6 +48,28 @@ const checkPatch = async (store: RunStore, runId: string, path: string): Promise
 };
 const catalog = makeCatalog(builtinRunners);
 
+/** A resume gets the run's secret inputs again from the environment: the store never had them. */
+const secretsForResume = async (
+  store: RunStore, runId: string, env: Readonly<Record<string, string | undefined>>,
+): Promise<{ ok: true; inputs: Record<string, string>; values: string[] } | { ok: false; message: string }> => {
+  const run = await store.getRun(runId);
+  const item = run ? await store.getIrVersion(runId, run.irVersion) : undefined;
+  if (!run || !item) return { ok: true, inputs: {}, values: [] };
+  const inputs: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const name of secretInputNames(item.ir)) {
+    if (!Object.hasOwn(run.params, name)) continue;
+    const value = env[secretVariable(name)];
+    if (value === undefined) missing.push(name);
+    else inputs[name] = value;
+  }
+  if (missing.length > 0) {
+    const names = missing.map((name) => `'${name}' (set ${secretVariable(name)})`).join(', ');
+    return { ok: false, message: `run ${runId} needs its secret input${missing.length === 1 ? '' : 's'} again, which flowmend never stores: ${names}` };
+  }
+  return { ok: true, inputs, values: [] };
+};
+
 const exitFor = (report: RunReport): number => (report.success ? EXIT.ok : report.status === 'failed' ? EXIT.failed : EXIT.ok);
 
 /** Whether a command line that did not parse still asked for JSON, which then gets a JSON error. */
@@ -50,7 +77,10 @@ const wantsJson = (argv: readonly string[]): boolean =>
   argv.some((arg, i) => arg === '--output-format=json' || (arg === '--output-format' && argv[i + 1] === 'json'));
 
 /** Runs one command line; returns the exit code. Never throws for bad input: it says what to do. */
-export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
+export const runCli = async (argv: readonly string[], given: CliIo): Promise<number> => {
+  const io: CliIo = { ...given, redactor: new Redactor(engineSecrets(given.env)) };
+  io.stdout = (text) => given.stdout(io.redactor?.text(text) ?? text);
+  io.stderr = (text) => given.stderr(io.redactor?.text(text) ?? text);
   let command: Command;
   try {
     command = parseCommandLine(argv, io.env);
@@ -107,8 +137,16 @@ const runCommand = async (command: Exclude<Command, { name: 'help' }>, io: CliIo
   const local = await openLocalStore(stateDir);
   // Outputs too large for one DynamoDB item live under <state-dir>/blobs, as they live in S3 on AWS.
   const blobs = new FileBlobStore(stateDir);
-  const store = new BlobOffloadRunStore(local.store, blobs);
-  const host = new LocalHost({ limits, ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
+  const baseStore = new BlobOffloadRunStore(local.store, blobs);
+  let store: RunStore = baseStore;
+  let host = new LocalHost({ limits, ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
+  /** From here on, these secret inputs are put back on reads, and they and `values` are redacted everywhere. */
+  const keepSecret = (secretInputs: Record<string, string>, values: readonly string[]): void => {
+    io.redactor = new Redactor([...Object.values(secretInputs), ...values, ...engineSecrets(io.env)]);
+    store = new RedactingRunStore(baseStore, io.redactor, secretInputs);
+    host = new LocalHost({ limits, ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
+  };
+  keepSecret({}, []);
   const emit = (report: RunReport): number => {
     io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report)}\n`);
     return exitFor(report);
@@ -118,7 +156,16 @@ const runCommand = async (command: Exclude<Command, { name: 'help' }>, io: CliIo
       case 'run': {
         const loaded = await loadWorkflowFile(command.workflowPath, limits);
         if (!loaded.ok) return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
-        const inputs = prepareInputs(loaded.workflow, command.params);
+        const given = { ...command.params };
+        const secretInputs: Record<string, string> = {};
+        for (const name of secretInputNames(loaded.workflow)) {
+          const value = given[name] ?? io.env[secretVariable(name)];
+          if (value === undefined) continue;
+          given[name] = value;
+          secretInputs[name] = value;
+        }
+        keepSecret(secretInputs, []);
+        const inputs = prepareInputs(loaded.workflow, given);
         if (!inputs.ok) return fail(EXIT.usage, inputs.problems.map((p) => p.message).join('\n'), { problems: inputs.problems });
         const issues = validateWorkflow(loaded.workflow, catalog);
         // With repair on, an invalid workflow is repaired before any node runs; without, it is a usage error.
@@ -140,6 +187,9 @@ const runCommand = async (command: Exclude<Command, { name: 'help' }>, io: CliIo
           if (report) io.stdout(json ? `${JSON.stringify({ ...report, message: note }, null, 2)}\n` : `${note}\n${renderStatus(report)}\n`);
           return EXIT.ok;
         }
+        const secrets = await secretsForResume(baseStore, command.runId, io.env);
+        if (!secrets.ok) return fail(EXIT.usage, secrets.message);
+        keepSecret(secrets.inputs, secrets.values);
         return emit(await host.resume(command.runId, { ...(patch ? { patch } : {}), ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}), ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}), force: command.force }));
       }
       case 'status': {
