@@ -7,7 +7,7 @@ import '../functions/adapters/node20-polyfills.ts';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DEFAULT_EXECUTION_LIMITS } from '../functions/hosts/lambda/aws-deps.ts';
+import { DEFAULT_EXECUTION_LIMITS } from '../functions/core/execution-limits.ts';
 import { createLocalDynamoClient, startDynalite } from '../functions/adapters/dynalite-server.ts';
 import { createDocumentClient, DynamoRunStore } from '../functions/adapters/dynamo-run-store.ts';
 import { LocalHost } from '../functions/hosts/local/local-host.ts';

@@ -1,77 +1,151 @@
-// Engine overhead: a chain of 200 no-op transform nodes through the local host (real ASL in
-// aws-local-stepfunctions, real handlers, checkpoints in dynalite on disk) versus calling the same
-// runner directly in a loop. Prints ms per node and the ratio; no assertions (see README).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+// Engine overhead on the embedded default, in the shape the peers are measured in (issue 13):
+//  - per node: chains of 200 and 1,000 no-op transform nodes through the local host (the real ASL in
+//    aws-local-stepfunctions, the real handlers, SQLite on disk with synchronous FULL), less the same
+//    runner called directly in a loop;
+//  - start-up: `flowmend validate` / `flowmend run examples/hello.json` as child processes (the bundle);
+//  - resume: a 100-node run that failed at its last node, resumed; its work is wall time less that of
+//    `flowmend status` of the same run (start-up plus a read), as a fraction of the first run's;
+//  - peak memory (max RSS) of a process that runs a 1,000-node chain.
+// Prints figures and the machine; no assertions (see README).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalHost } from '../functions/hosts/local/local-host.ts';
-import { openLocalStore, stopLocalDaemon } from '../functions/adapters/local-dynamo.ts';
-import { WorkflowSchema } from '../functions/core/ir.ts';
+import { fileURLToPath } from 'node:url';
+import { openSqlite } from '../functions/adapters/sqlite-database.ts';
+import { SqliteRunStore } from '../functions/adapters/sqlite-run-store.ts';
+import { type WorkflowInput, WorkflowSchema } from '../functions/core/ir.ts';
 import { MemoryRunStore } from '../functions/core/memory-run-store.ts';
+import { LocalHost } from '../functions/hosts/local/local-host.ts';
 import { transformRunner } from '../functions/nodes/transform.ts';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-const NODES = Number(process.env.BENCH_NODES ?? 200);
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(REPO, 'bin', 'flowmend.mjs');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SIZES = (process.env.BENCH_NODES ?? '200,1000').split(',').map(Number);
 
-const workflow = WorkflowSchema.parse({
-  nodes: Array.from({ length: NODES }, (_, i) => ({
-    id: `n${i}`,
-    type: 'transform',
-    params: { expression: '$', input: i === 0 ? 0 : `\${n${i - 1}.result}` },
-  })),
-  edges: Array.from({ length: NODES - 1 }, (_, i) => ({ from: `n${i}`, to: `n${i + 1}` })),
+const chain = (nodes: number, last?: WorkflowInput['nodes'][number]): WorkflowInput => ({
+  nodes: Array.from({ length: nodes }, (_, i) =>
+    i === nodes - 1 && last ? last : { id: `n${i}`, type: 'transform', params: { expression: '$', input: i === 0 ? 0 : `\${n${i - 1}.result}` } },
+  ),
+  edges: Array.from({ length: nodes - 1 }, (_, i) => ({ from: `n${i}`, to: `n${i + 1}` })),
 });
 
-const direct = async (): Promise<number> => {
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const timed = async (work: () => Promise<unknown>): Promise<number> => {
   const t = performance.now();
+  await work();
+  return performance.now() - t;
+};
+
+const direct = async (nodes: number): Promise<void> => {
   let value: unknown = 0;
-  for (let i = 0; i < NODES; i += 1) {
+  for (let i = 0; i < nodes; i += 1) {
     const r = await transformRunner.run({ expression: '$', input: value }, { runId: 'bench', nodeId: `n${i}`, seq: i + 1, cacheKey: 'k' });
     if (r.kind !== 'ok') throw new Error('transform failed');
     value = r.outputs.result;
   }
-  return performance.now() - t;
 };
 
-const throughHost = async (host: LocalHost): Promise<number> => {
+const runThrough = async (host: LocalHost, nodes: number): Promise<void> => {
+  const report = await host.start({ workflow: WorkflowSchema.parse(chain(nodes)), workflowName: 'bench', params: {}, repairEnabled: false, maxRepairs: 0 });
+  if (!report.success || report.metrics.nodes_executed !== nodes) throw new Error(`run failed: ${JSON.stringify(report.errors)}`);
+};
+
+/** In a child process: one 1,000-node run on SQLite, then the process's peak RSS in MB. */
+if (process.env.BENCH_CHILD === 'peak') {
+  const stateDir = mkdtempSync(join(tmpdir(), 'flowmend-bench-peak-'));
+  const store = SqliteRunStore.open(stateDir);
+  await runThrough(new LocalHost({ store }), 1000);
+  store.close();
+  rmSync(stateDir, { recursive: true, force: true });
+  process.stdout.write(String(process.resourceUsage().maxRSS / 1024));
+  process.exit(0);
+}
+
+const cli = (args: string[]): { ms: number; stdout: string; code: number | null } => {
   const t = performance.now();
-  const report = await host.start({ workflow, workflowName: 'bench', params: {}, repairEnabled: false, maxRepairs: 0 });
-  if (!report.success || report.metrics.nodes_executed !== NODES) throw new Error(`run failed: ${JSON.stringify(report.errors)}`);
-  return performance.now() - t;
+  const out = spawnSync(process.execPath, [BIN, ...args], { cwd: REPO, encoding: 'utf8' });
+  return { ms: performance.now() - t, stdout: out.stdout, code: out.status };
 };
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 const stateDir = mkdtempSync(join(tmpdir(), 'flowmend-bench-'));
-const local = await openLocalStore(stateDir);
 try {
-  const onDisk = new LocalHost({ store: local.store });
+  console.log(`machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, node ${process.version}, load average ${loadavg()[0]?.toFixed(1)} when started`);
+
+  // What one commit costs on this disk (WAL, synchronous FULL: one fsync), so the figures below can be read.
+  const probe = openSqlite(join(stateDir, 'probe'));
+  probe.db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
+  const put = probe.db.prepare('INSERT OR REPLACE INTO t VALUES (?, ?)');
+  const commit = probe.db.transaction((k: number) => put.run(k, 'x'.repeat(2000)));
+  const commitMs = median(
+    Array.from({ length: 5 }, () => {
+      const t = performance.now();
+      for (let i = 0; i < 50; i += 1) commit(i);
+      return (performance.now() - t) / 50;
+    }),
+  );
+  probe.db.close();
+  console.log(`SQLite commit on this disk (WAL, synchronous FULL): ${commitMs.toFixed(3)} ms`);
+
+  const sqlite = SqliteRunStore.open(join(stateDir, 'runs'));
+  const onDisk = new LocalHost({ store: sqlite });
   const inMemory = new LocalHost({ store: new MemoryRunStore() });
-  await direct();
-  await throughHost(inMemory); // warm-up: JIT, jsonata cache, ASL
-  const d: number[] = [];
-  const disk: number[] = [];
-  const mem: number[] = [];
-  for (let round = 0; round < ROUNDS; round += 1) {
-    d.push(await direct());
-    disk.push(await throughHost(onDisk));
-    mem.push(await throughHost(inMemory));
+  await direct(50);
+  await runThrough(inMemory, 50); // warm-up: JIT, jsonata cache, ASL
+  await runThrough(onDisk, 50);
+  let nodesOnDisk = 50;
+  for (const nodes of SIZES) {
+    const d: number[] = [];
+    const disk: number[] = [];
+    const mem: number[] = [];
+    const rounds = nodes >= 1000 ? Math.min(ROUNDS, 2) : ROUNDS;
+    for (let round = 0; round < rounds; round += 1) {
+      d.push(await timed(() => direct(nodes)));
+      disk.push(await timed(() => runThrough(onDisk, nodes)));
+      nodesOnDisk += nodes;
+      mem.push(await timed(() => runThrough(inMemory, nodes)));
+    }
+    const per = (ms: number) => ms / nodes;
+    const base = per(median(d));
+    console.log(
+      `${nodes} nodes (median of ${rounds}): engine overhead on SQLite ${(per(median(disk)) - base).toFixed(3)} ms/node` +
+        ` (in memory ${(per(median(mem)) - base).toFixed(3)}; direct runner ${base.toFixed(3)}) -> target < 1 ms: ${per(median(disk)) - base < 1 ? 'met' : 'NOT met'}`,
+    );
   }
-  const perNode = (ms: number) => ms / NODES;
-  const ds = perNode(median(d));
-  const hd = perNode(median(disk));
-  const hm = perNode(median(mem));
-  console.log(`machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, node ${process.version}`);
-  console.log(`chain of ${NODES} no-op transform nodes, median of ${ROUNDS} rounds`);
-  console.log(`direct runner calls          ${ds.toFixed(3)} ms/node`);
-  console.log(`local host, dynalite on disk ${hd.toFixed(3)} ms/node  (engine overhead ${(hd - ds).toFixed(3)} ms/node, ratio ${(hd / ds).toFixed(1)}x)`);
-  console.log(`local host, in-memory store  ${hm.toFixed(3)} ms/node  (engine overhead ${(hm - ds).toFixed(3)} ms/node)`);
-  console.log(`store operations per node (on disk): ${JSON.stringify({ reads: onDisk.store.counters.reads / (ROUNDS * NODES), writes: onDisk.store.counters.writes / (ROUNDS * NODES) })}`);
-  console.log(`state transitions per node: ${(onDisk.stats.transitions / (ROUNDS * NODES)).toFixed(2)}`);
-  console.log(`target: engine overhead under 5 ms/node -> ${hd - ds < 5 ? 'met' : 'NOT met'}`);
+  const { reads, writes } = onDisk.store.counters;
+  console.log(`store requests per node on SQLite: ${(reads / nodesOnDisk).toFixed(3)} reads, ${(writes / nodesOnDisk).toFixed(3)} writes (each write one transaction); state transitions per node ${(onDisk.stats.transitions / nodesOnDisk).toFixed(2)}`);
+  sqlite.close();
+
+  // Start-up, through the real bin (the bundle when built).
+  const cliState = join(stateDir, 'cli');
+  const hello = join(REPO, 'examples', 'hello.json');
+  cli(['validate', hello]);
+  cli(['run', hello, '--state-dir', cliState]);
+  const validateMs = median(Array.from({ length: 5 }, () => cli(['validate', hello]).ms));
+  const runMs = median(Array.from({ length: 5 }, () => cli(['run', hello, '--state-dir', cliState]).ms));
+  console.log(`start-up: flowmend validate examples/hello.json ${validateMs.toFixed(0)} ms (target < 150), flowmend run examples/hello.json ${runMs.toFixed(0)} ms (target < 400)`);
+
+  // Resume of a 100-node run that failed at its last node.
+  const gate = join(stateDir, 'go');
+  const failing = join(stateDir, 'fail-last.json');
+  writeFileSync(failing, JSON.stringify(chain(100, { id: 'n99', type: 'shell', params: { command: `test -f ${gate}` } })));
+  const ratios: number[] = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    rmSync(gate, { force: true });
+    const first = cli(['run', failing, '--no-repair', '--output-format', 'json', '--state-dir', cliState]);
+    const runId = (JSON.parse(first.stdout) as { run_id: string }).run_id;
+    const status = cli(['status', runId, '--state-dir', cliState]);
+    writeFileSync(gate, '');
+    const resumed = cli(['resume', runId, '--output-format', 'json', '--state-dir', cliState]);
+    if (first.code !== 1 || resumed.code !== 0) throw new Error(`resume bench: run exited ${first.code}, resume ${resumed.code}`);
+    ratios.push((resumed.ms - status.ms) / (first.ms - status.ms));
+  }
+  console.log(`resume of a 100-node run failed at its last node: ${median(ratios).toFixed(3)} of the first run's work (target < 0.1)`);
+
+  const peak = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], { cwd: REPO, encoding: 'utf8', env: { ...process.env, BENCH_CHILD: 'peak' } });
+  console.log(`peak memory of a 1,000-node run: ${Number(peak.stdout).toFixed(0)} MB RSS (target < 150)`);
+  console.log(`load average when done: ${loadavg()[0]?.toFixed(1)}`);
 } finally {
-  await local.close();
-  await stopLocalDaemon(stateDir);
   rmSync(stateDir, { recursive: true, force: true });
 }

@@ -5,11 +5,14 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export CDK_DISABLE_CLI_TELEMETRY=true AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
 rc=0
+echo "== build (the CLI bundle the child-process tests run)"
+node scripts/build.mjs || rc=1
 echo "== typecheck"
 npx --no-install tsc -p tsconfig.json || rc=1
 if [ -f cdk.json ]; then
   echo "== cdk synth (offline, no credentials)"
-  npx --no-install cdk synth --quiet --no-notices >/dev/null || rc=1
+  # Into cdk.out (cdk.json); the bundling test loads these bundles instead of building them again.
+  npx --no-install cdk synth --quiet --no-notices >/dev/null && export FLOWMEND_SYNTH_OUT="$PWD/cdk.out" || rc=1
 fi
 echo "== vitest"
 rm -f .vitest-results.json

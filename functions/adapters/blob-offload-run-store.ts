@@ -8,7 +8,8 @@ import {
 } from '../core/blob-store.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../core/run-model.ts';
-import type { RunStore, RunWriteCondition } from '../core/run-store.ts';
+import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/run-store.ts';
+import { commitAdvance } from '../core/advance-commit.ts';
 
 /**
  * A RunStore whose step records keep large outputs as blobs: `putRecord` stores outputs over
@@ -27,6 +28,9 @@ export class BlobOffloadRunStore implements RunStore {
   }
   async putRecords(steps: readonly NodeRecord[]): Promise<void> {
     return this.inner.putRecords(await Promise.all(steps.map((step) => this.offload(step))));
+  }
+  async commitAdvance(commit: AdvanceCommit): Promise<void> {
+    return commitAdvance(this.inner, { ...commit, records: await Promise.all(commit.records.map((step) => this.offload(step))) });
   }
   async getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]> {
     return Promise.all((await this.inner.getRecords(runId, seqs)).map((step) => this.restore(step)));

@@ -1,5 +1,5 @@
 import { type BlobUpload, blobMarker, blobRefOf, MAX_INLINE_OUTPUT_BYTES, utf8Length } from '../core/blob-store.ts';
-import { StoreError, TransientError } from '../core/errors.ts';
+import { ConfigurationError, TransientError } from '../core/errors.ts';
 import type { RunnerResult } from '../core/node-type.ts';
 import { filePathOfUrl, writeFileAtomically } from './file-blob-store.ts';
 
@@ -19,7 +19,7 @@ export async function putToUploadUrl(url: string, body: string): Promise<void> {
     throw new TransientError(`uploading a large node output failed: HTTP ${response.status}`);
   }
   if (!response.ok) {
-    throw new StoreError(`uploading a large node output was refused: HTTP ${response.status} ${await response.text()}`);
+    throw new ConfigurationError(`uploading a large node output was refused: HTTP ${response.status} ${await response.text()}`);
   }
 }
 

@@ -5,7 +5,7 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { StoreError } from '../core/errors.ts';
+import { StoreUnavailableError } from '../core/errors.ts';
 
 export type Item = Record<string, unknown>;
 
@@ -25,7 +25,7 @@ export async function batchGetAll(client: DynamoDBDocumentClient, tableName: str
   for (const chunk of chunks(keys, BATCH_GET_MAX)) {
     let pending: Item[] = chunk;
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > BATCH_RETRIES) throw new StoreError(`BatchGetItem on ${tableName} left ${pending.length} keys unread`);
+      if (attempt > BATCH_RETRIES) throw new StoreUnavailableError(`BatchGetItem on ${tableName} left ${pending.length} keys unread`);
       if (attempt > 0) await backoff(attempt);
       const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
       found.push(...(out.Responses?.[tableName] ?? []));
@@ -40,7 +40,7 @@ export async function batchPutAll(client: DynamoDBDocumentClient, tableName: str
   for (const chunk of chunks(items, BATCH_WRITE_MAX)) {
     let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > BATCH_RETRIES) throw new StoreError(`BatchWriteItem on ${tableName} left ${pending.length} items unwritten`);
+      if (attempt > BATCH_RETRIES) throw new StoreUnavailableError(`BatchWriteItem on ${tableName} left ${pending.length} items unwritten`);
       if (attempt > 0) await backoff(attempt);
       const out = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
       pending = (out.UnprocessedItems?.[tableName] ?? []).flatMap((request) =>

@@ -1,68 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { gunzipSync, gzipSync } from 'node:zlib';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, type QueryCommandInput, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
-import { FlowmendError, StaleRunError, StoreError } from '../core/errors.ts';
-import {
-  type IrVersionItem,
-  IrVersionItemSchema,
-  type RunEvent,
-  RunEventSchema,
-  type RunItem,
-  RunItemSchema,
-  type NodeRecord,
-  NodeRecordSchema,
-} from '../core/run-model.ts';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { FlowmendError, StaleRunError, StoreUnavailableError } from '../core/errors.ts';
+import type { IrVersionItem, NodeRecord, RunEvent, RunItem } from '../core/run-model.ts';
 import type { RunStore, RunWriteCondition } from '../core/run-store.ts';
-import { copyStoredValue, sameStoredValue } from '../core/stored-value.ts';
-import { itemSize, MAX_ITEM_BYTES } from './dynamo-item-size.ts';
+import { DynamoItemCodec, type Key, RUN_STORE_TRANSLATE_CONFIG } from './dynamo-item-codec.ts';
 import { batchGetAll, batchPutAll, type Item, queryAll } from './dynamo-paging.ts';
-import {
-  dayGsiPk,
-  dayOf,
-  EVENT_PREFIX,
-  eventSk,
-  GSI,
-  irSk,
-  RECENT_RUNS_LOOKBACK_DAYS,
-  RUN_SK,
-  runGsiSk,
-  runPk,
-  STEP_PREFIX,
-  stepSk,
-  TABLE_KEYS,
-  workflowGsiPk,
-} from './table-schema.ts';
-
-/** Attribute holding a run item or step record as JSON, in the `json` encoding. */
-const BODY = 'body';
-
-/** A run item or step record as written (items from before the JSON body hold every field as an attribute). */
-const decodeBody = (item: Item): Item => {
-  const body = item[BODY];
-  return typeof body === 'string' ? (JSON.parse(body) as Item) : item;
-};
-
-/** Attribute holding an IR version's workflow as gzipped JSON. */
-const IR_GZ = 'irGz';
-
-/** An IR version item with its workflow decoded (items written before compression hold `ir` as a map). */
-const decodeIr = (item: Item): Item => {
-  const packed = item[IR_GZ];
-  if (!(packed instanceof Uint8Array)) return item;
-  const { [IR_GZ]: _packed, ...rest } = item;
-  return { ...rest, ir: JSON.parse(gunzipSync(packed).toString('utf8')) as unknown };
-};
-
-/**
- * Marshalling the store relies on: plain maps, undefined dropped, and numbers read back as JS numbers
- * (the default turns integers beyond 2^53 into BigInt, which JSON and zod reject).
- */
-export const RUN_STORE_TRANSLATE_CONFIG: TranslateConfig = {
-  marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false, allowImpreciseNumbers: true },
-  unmarshallOptions: { wrapNumbers: (value: string) => Number(value) },
-};
+import { dayGsiPk, dayOf, EVENT_PREFIX, eventSk, GSI, RECENT_RUNS_LOOKBACK_DAYS, runPk, STEP_PREFIX, TABLE_KEYS, workflowGsiPk } from './table-schema.ts';
 
 /** The document client the store expects. */
 export const createDocumentClient = (client: DynamoDBClient): DynamoDBDocumentClient =>
@@ -70,7 +14,6 @@ export const createDocumentClient = (client: DynamoDBClient): DynamoDBDocumentCl
 
 const WRITE_TOKEN = TABLE_KEYS.writeToken;
 const DAY_MS = 86_400_000;
-type Key = { pk: string; sk: string };
 interface Condition {
   expression: string;
   names: Record<string, string>;
@@ -104,29 +47,24 @@ export interface DynamoRunStoreOptions {
 export class DynamoRunStore implements RunStore {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
-  private readonly retentionDays: number | undefined;
   private readonly now: () => number;
-  private readonly json: boolean;
+  private readonly codec: DynamoItemCodec;
 
   constructor(options: DynamoRunStoreOptions) {
-    this.json = options.encoding === 'json';
     this.client = options.client;
     this.tableName = options.tableName;
-    this.retentionDays = options.retentionDays;
     this.now = options.now ?? Date.now;
+    this.codec = new DynamoItemCodec({
+      tableName: options.tableName,
+      retentionDays: options.retentionDays,
+      now: this.now,
+      encoding: options.encoding ?? 'attributes',
+    });
   }
 
   async putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {
-    const key = { pk: runPk(run.runId), sk: RUN_SK };
-    // As JSON, only what conditions read stays an attribute.
-    const conditioned = { seq: run.seq, ...(run.owner ? { owner: { id: run.owner.id } } : {}) };
-    const item = this.serialise(run.runId, 'run item', key, this.json ? conditioned : run, {
-      ...(this.json ? { [BODY]: JSON.stringify(run) } : {}),
-      [GSI.byWorkflow.pk]: workflowGsiPk(run.workflowName),
-      [GSI.byWorkflow.sk]: runGsiSk(run.createdAt, run.runId),
-      [GSI.byDay.pk]: dayGsiPk(dayOf(run.createdAt)),
-      [GSI.byDay.sk]: runGsiSk(run.createdAt, run.runId),
-    });
+    const key = this.codec.runKey(run.runId);
+    const item = this.codec.runItem(run);
     const parts: string[] = [];
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
@@ -154,19 +92,16 @@ export class DynamoRunStore implements RunStore {
   }
 
   async getRun(runId: string): Promise<RunItem | undefined> {
-    const item = await this.getItem({ pk: runPk(runId), sk: RUN_SK });
-    return item && this.parse(RunItemSchema, decodeBody(item), `run item of ${runId}`);
+    const item = await this.getItem(this.codec.runKey(runId));
+    return item && this.codec.decodeRun(item, `run item of ${runId}`);
   }
 
   async putIrVersion(irVersion: IrVersionItem): Promise<void> {
-    const key = { pk: runPk(irVersion.runId), sk: irSk(irVersion.version) };
-    // A workflow is written once per version and read by key only, so it is stored gzipped: a 100-node
-    // IR drops from ~20 to ~2 write units, which is most of what a repair-and-resume writes.
-    const { ir, ...rest } = irVersion;
-    const item = this.serialise(irVersion.runId, `IR version ${irVersion.version}`, key, rest, { [IR_GZ]: gzipSync(JSON.stringify(ir)) });
+    const key = this.codec.irKey(irVersion.runId, irVersion.version);
+    const item = this.codec.irItem(irVersion);
     const guard = { expression: 'attribute_not_exists(#pk)', names: { '#pk': TABLE_KEYS.pk } };
     await this.put(key, item, guard, (current) => {
-      if (current && sameStoredValue(this.stripKeys(decodeIr(current)), copyStoredValue(irVersion))) return undefined;
+      if (current && this.codec.sameIr(current, irVersion)) return undefined;
       return new StaleRunError(`IR version ${irVersion.version} of run ${irVersion.runId} already exists with other content`, {
         details: { runId: irVersion.runId, version: irVersion.version },
       });
@@ -174,13 +109,13 @@ export class DynamoRunStore implements RunStore {
   }
 
   async getIrVersion(runId: string, version: number): Promise<IrVersionItem | undefined> {
-    const item = await this.getItem({ pk: runPk(runId), sk: irSk(version) });
-    return item && this.parse(IrVersionItemSchema, decodeIr(item), `IR version ${version} of ${runId}`);
+    const item = await this.getItem(this.codec.irKey(runId, version));
+    return item && this.codec.decodeIr(item, `IR version ${version} of ${runId}`);
   }
 
   async putRecord(step: NodeRecord, expectStatus?: NodeRecord['status'] | null): Promise<void> {
-    const key = { pk: runPk(step.runId), sk: stepSk(step.seq) };
-    const item = this.recordItem(step);
+    const key = this.codec.recordKey(step.runId, step.seq);
+    const item = this.codec.recordItem(step);
     const guard: Condition | undefined =
       expectStatus === null
         ? { expression: 'attribute_not_exists(#pk)', names: { '#pk': TABLE_KEYS.pk } }
@@ -198,14 +133,17 @@ export class DynamoRunStore implements RunStore {
 
   async putRecords(steps: readonly NodeRecord[]): Promise<void> {
     if (steps.length === 0) return;
-    const items = steps.map((step) => this.recordItem(step));
+    const items = steps.map((step) => this.codec.recordItem(step));
     await this.send('BatchWriteItem', () => batchPutAll(this.client, this.tableName, items));
   }
 
   async getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]> {
-    const keys = [...new Set(seqs)].map((seq) => ({ [TABLE_KEYS.pk]: runPk(runId), [TABLE_KEYS.sk]: stepSk(seq) }));
+    const keys = [...new Set(seqs)].map((seq) => {
+      const key = this.codec.recordKey(runId, seq);
+      return { [TABLE_KEYS.pk]: key.pk, [TABLE_KEYS.sk]: key.sk };
+    });
     const found = await this.send('BatchGetItem', () => batchGetAll(this.client, this.tableName, keys));
-    return found.map((item) => this.parse(NodeRecordSchema, decodeBody(item), `step ${String(item[TABLE_KEYS.sk])} of ${runId}`));
+    return found.map((item) => this.codec.decodeRecord(item, runId));
   }
 
   async listRecords(runId: string): Promise<NodeRecord[]> {
@@ -215,15 +153,15 @@ export class DynamoRunStore implements RunStore {
       ExpressionAttributeValues: { ':pk': runPk(runId), ':prefix': STEP_PREFIX },
       ConsistentRead: true,
     });
-    return items.map((item) => this.parse(NodeRecordSchema, decodeBody(item), `step ${String(item[TABLE_KEYS.sk])} of ${runId}`));
+    return items.map((item) => this.codec.decodeRecord(item, runId));
   }
 
   async appendEvents(events: readonly RunEvent[]): Promise<void> {
     // BatchWriteItem rejects a request naming one key twice; the last event with a key wins.
     const byKey = new Map<string, Item>();
     for (const event of events) {
-      const key = { pk: runPk(event.runId), sk: eventSk(event.key) };
-      byKey.set(`${key.pk}\n${key.sk}`, this.serialise(event.runId, `event ${event.key}`, key, event));
+      const item = this.codec.eventItem(event);
+      byKey.set(`${String(item[TABLE_KEYS.pk])}\n${String(item[TABLE_KEYS.sk])}`, item);
     }
     await this.send('BatchWriteItem', () => batchPutAll(this.client, this.tableName, [...byKey.values()]));
   }
@@ -242,7 +180,7 @@ export class DynamoRunStore implements RunStore {
     });
     return items
       .filter((item) => afterKey === undefined || item[TABLE_KEYS.sk] !== eventSk(afterKey))
-      .map((item) => this.parse(RunEventSchema, item, `event ${String(item[TABLE_KEYS.sk])} of ${runId}`));
+      .map((item) => this.codec.decodeEvent(item, runId));
   }
 
   async listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {
@@ -276,43 +214,8 @@ export class DynamoRunStore implements RunStore {
     const byPk = new Map(items.map((item) => [String(item[TABLE_KEYS.pk]), item]));
     return keys.flatMap((key) => {
       const item = byPk.get(String(key[TABLE_KEYS.pk]));
-      return item ? [this.parse(RunItemSchema, decodeBody(item), `run item ${String(item[TABLE_KEYS.pk])}`)] : [];
+      return item ? [this.codec.decodeRun(item, `run item ${String(item[TABLE_KEYS.pk])}`)] : [];
     });
-  }
-
-  /** A step record as an item (as JSON: its status, which conditions read, beside the record). */
-  private recordItem(step: NodeRecord): Item {
-    const key = { pk: runPk(step.runId), sk: stepSk(step.seq) };
-    const what = `step ${step.seq} (node ${step.nodeId})`;
-    return this.json ? this.serialise(step.runId, what, key, { status: step.status }, { [BODY]: JSON.stringify(step) }) : this.serialise(step.runId, what, key, step);
-  }
-
-  /** The one place an item is built from a value: the place to spill large outputs to S3 later. */
-  private serialise(runId: string, what: string, key: Key, value: object, extra: Item = {}): Item {
-    const item: Item = { ...copyStoredValue(value as Item), ...extra, [TABLE_KEYS.pk]: key.pk, [TABLE_KEYS.sk]: key.sk };
-    if (this.retentionDays !== undefined) {
-      item[TABLE_KEYS.ttl] = Math.floor(this.now() / 1000) + Math.round(this.retentionDays * 86_400);
-    }
-    const size = itemSize(item) + WRITE_TOKEN.length + 36;
-    if (size > MAX_ITEM_BYTES) {
-      throw new StoreError(
-        `run ${runId}: ${what} is ${(size / 1024).toFixed(1)} KB, over DynamoDB's 400 KB item limit; make the node's output smaller`,
-        { details: { runId, item: what, sizeBytes: size, limitBytes: MAX_ITEM_BYTES } },
-      );
-    }
-    return item;
-  }
-
-  private stripKeys(item: Item): Item {
-    const { [TABLE_KEYS.pk]: _pk, [TABLE_KEYS.sk]: _sk, [TABLE_KEYS.ttl]: _ttl, [WRITE_TOKEN]: _wt, ...rest } = item;
-    return rest;
-  }
-
-  private parse<S extends z.ZodType>(schema: S, item: Item, what: string): z.infer<S> {
-    const parsed = schema.safeParse(this.stripKeys(item));
-    if (parsed.success) return parsed.data;
-    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw new StoreError(`corrupt ${what} in table ${this.tableName}: ${issues.join('; ')}`, { cause: parsed.error });
   }
 
   /** `stale` builds the error for a failed condition, or returns undefined when the stored item is acceptable. */
@@ -361,6 +264,6 @@ export class DynamoRunStore implements RunStore {
   private storeError(operation: string, error: unknown): FlowmendError {
     if (error instanceof FlowmendError) return error;
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return new StoreError(`DynamoDB ${operation} on ${this.tableName} failed: ${message}`, { cause: error });
+    return new StoreUnavailableError(`DynamoDB ${operation} on ${this.tableName} failed: ${message}`, { cause: error });
   }
 }

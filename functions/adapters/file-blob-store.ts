@@ -2,7 +2,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type BlobRef, type BlobStore, blobRefOf } from '../core/blob-store.ts';
-import { StoreError } from '../core/errors.ts';
+import { BlobPathError, CorruptItemError, StoreUnavailableError } from '../core/errors.ts';
 
 /** Blobs as files under `<stateDir>/blobs` (the local host); upload URLs are `file:` URLs. */
 export class FileBlobStore implements BlobStore {
@@ -22,7 +22,7 @@ export class FileBlobStore implements BlobStore {
     try {
       body = await readFile(this.pathOf(ref.key), 'utf8');
     } catch (error) {
-      throw new StoreError(`blob ${ref.key} cannot be read from ${this.root}`, { cause: error, details: { key: ref.key } });
+      throw new StoreUnavailableError(`blob ${ref.key} cannot be read from ${this.root}`, { cause: error, details: { key: ref.key } });
     }
     checkBlob(ref, body);
     return body;
@@ -35,7 +35,7 @@ export class FileBlobStore implements BlobStore {
   /** The file a key names; keys never leave the blob directory. */
   pathOf(key: string): string {
     const path = resolve(this.root, key);
-    if (!path.startsWith(this.root + sep)) throw new StoreError(`blob key ${JSON.stringify(key)} escapes the blob directory`);
+    if (!path.startsWith(this.root + sep)) throw new BlobPathError(`blob key ${JSON.stringify(key)} escapes the blob directory`);
     return path;
   }
 }
@@ -51,7 +51,7 @@ export async function writeFileAtomically(path: string, body: string): Promise<v
 export function checkBlob(ref: BlobRef, body: string): void {
   const actual = blobRefOf(ref.key, body);
   if (actual.bytes !== ref.bytes || actual.sha256 !== ref.sha256) {
-    throw new StoreError(`blob ${ref.key} does not match its reference (${actual.bytes} bytes, expected ${ref.bytes})`, {
+    throw new CorruptItemError(`blob ${ref.key} does not match its reference (${actual.bytes} bytes, expected ${ref.bytes})`, {
       details: { key: ref.key, expected: ref, actual },
     });
   }

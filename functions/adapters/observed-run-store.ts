@@ -1,5 +1,6 @@
 import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../core/run-model.ts';
-import type { RunStore, RunWriteCondition } from '../core/run-store.ts';
+import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/run-store.ts';
+import { commitOneByOne } from '../core/advance-commit.ts';
 
 /** What a store observer is told after each successful write. */
 export type StoreWrite =
@@ -69,6 +70,15 @@ export class ObservedRunStore implements RunStore {
   async listEvents(runId: string, afterKey?: string): Promise<RunEvent[]> {
     this.counters.reads += 1;
     return this.inner.listEvents(runId, afterKey);
+  }
+  /** One write when the store commits atomically; the listener hears its parts in the order they would be written one by one. */
+  async commitAdvance(commit: AdvanceCommit): Promise<void> {
+    if (!this.inner.commitAdvance) return commitOneByOne(this, commit);
+    this.counters.writes += 1;
+    await this.inner.commitAdvance(commit);
+    if (commit.events.length > 0) this.listener({ kind: 'events', events: commit.events });
+    if (commit.records.length > 0) this.listener({ kind: 'steps', steps: commit.records });
+    this.listener({ kind: 'run', run: commit.run });
   }
   async listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {
     this.counters.reads += 1;

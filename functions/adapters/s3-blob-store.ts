@@ -1,7 +1,7 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { type BlobRef, type BlobStore, blobRefOf } from '../core/blob-store.ts';
-import { StoreError } from '../core/errors.ts';
+import { StoreUnavailableError } from '../core/errors.ts';
 import { checkBlob } from './file-blob-store.ts';
 
 /** Blobs in the stack's S3 bucket; upload URLs are presigned PUTs, so runners need no S3 permission. */
@@ -15,7 +15,7 @@ export class S3BlobStore implements BlobStore {
     try {
       await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: 'application/json' }));
     } catch (error) {
-      throw new StoreError(`blob ${key} cannot be written to s3://${this.bucket}`, { cause: error, details: { key } });
+      throw new StoreUnavailableError(`blob ${key} cannot be written to s3://${this.bucket}`, { cause: error, details: { key } });
     }
     return blobRefOf(key, body);
   }
@@ -27,7 +27,7 @@ export class S3BlobStore implements BlobStore {
       body = await response.Body?.transformToString('utf8');
     } catch (error) {
       const missing = error instanceof NoSuchKey ? ' (missing: expired by the bucket lifecycle?)' : '';
-      throw new StoreError(`blob ${ref.key} cannot be read from s3://${this.bucket}${missing}`, { cause: error, details: { key: ref.key } });
+      throw new StoreUnavailableError(`blob ${ref.key} cannot be read from s3://${this.bucket}${missing}`, { cause: error, details: { key: ref.key } });
     }
     checkBlob(ref, body ?? '');
     return body ?? '';

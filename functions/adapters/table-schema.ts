@@ -6,7 +6,7 @@ import {
   ResourceInUseException,
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
-import { StoreError } from '../core/errors.ts';
+import { StoreUnavailableError } from '../core/errors.ts';
 
 /** Attribute names of the single table (the CDK stack reuses them). */
 export const TABLE_KEYS = {
@@ -89,7 +89,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
         if (!(createError instanceof ResourceInUseException)) throw createError;
       }
     }
-    if (Date.now() > deadline) throw new StoreError(`table ${tableName} did not become ACTIVE within 30 s`);
+    if (Date.now() > deadline) throw new StoreUnavailableError(`table ${tableName} did not become ACTIVE within 30 s`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

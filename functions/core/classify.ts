@@ -2,6 +2,7 @@ import { classifyBusinessError, findBusinessError, formatBusinessError } from '.
 import { classifyHttpStatus } from './http-status.ts';
 import type { ClassificationRules } from './ir.ts';
 import type { NodeError, RunnerResult } from './node-type.ts';
+import { isRetryableErrorName } from './retry-policy.ts';
 import type { RunError } from './run-model.ts';
 import type { TaskError } from './state-io.ts';
 
@@ -28,16 +29,6 @@ export interface ClassifyInput {
 /** Node types whose 2xx responses are inspected for business errors. Shell output never is. */
 export const API_NODE_TYPES: ReadonlySet<string> = new Set(['http', 'llm']);
 
-export interface RetryPolicy {
-  errors: string[];
-  intervalSeconds: number;
-  maxAttempts: number;
-  backoffRate: number;
-}
-
-/** The one retry policy for transient failures: the ASL `Retry` of every RunNode state uses it. */
-export const TRANSIENT_RETRY: RetryPolicy = { errors: ['TransientError'], intervalSeconds: 1, maxAttempts: 3, backoffRate: 2 };
-
 const SAMPLE_CHARS = 500;
 
 /** A bounded text sample of a body, for messages and error details. */
@@ -63,7 +54,8 @@ export const parseTaskCause = (cause: string | undefined): { message: string; de
 
 const classifyTaskError = (nodeId: string, taskError: TaskError): Outcome => {
   const { message, details } = parseTaskCause(taskError.Cause);
-  const transient = taskError.Error === 'TransientError';
+  // A retryable kind that reached the Catch was retried already: its retries are exhausted.
+  const transient = isRetryableErrorName(taskError.Error);
   return {
     kind: 'fatal',
     error: {

@@ -1,4 +1,4 @@
-import { TRANSIENT_RETRY } from './classify.ts';
+import { ENGINE_RETRY, type RetryPolicy, TRANSIENT_RETRY } from './retry-policy.ts';
 
 /**
  * The one state machine definition (DESIGN section 6), JSONPath only because the local interpreter
@@ -45,6 +45,14 @@ export const runnerStateName = (nodeType: string): string =>
 
 const serviceRetry = { ErrorEquals: LAMBDA_SERVICE_ERRORS, IntervalSeconds: 1, MaxAttempts: 3, BackoffRate: 2 };
 
+/** An ASL Retry from one of our policies, whose error lists come from the error classes (retry-policy.ts). */
+const retryOf = (policy: RetryPolicy) => ({
+  ErrorEquals: [...policy.errors],
+  IntervalSeconds: policy.intervalSeconds,
+  MaxAttempts: policy.maxAttempts,
+  BackoffRate: policy.backoffRate,
+});
+
 export type AslDefinition = { Comment: string; StartAt: string; States: Record<string, Record<string, unknown>> };
 
 export const buildDefinition = (resources: DefinitionResources): AslDefinition => {
@@ -58,15 +66,7 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
         Type: 'Task',
         Resource: resources.runners[type],
         ResultPath: '$.result',
-        Retry: [
-          {
-            ErrorEquals: [...TRANSIENT_RETRY.errors],
-            IntervalSeconds: TRANSIENT_RETRY.intervalSeconds,
-            MaxAttempts: TRANSIENT_RETRY.maxAttempts,
-            BackoffRate: TRANSIENT_RETRY.backoffRate,
-          },
-          serviceRetry,
-        ],
+        Retry: [retryOf(TRANSIENT_RETRY), serviceRetry],
         Catch: catchToAdvance,
         Next: STATE.advance,
       },
@@ -82,7 +82,7 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
       [STATE.advance]: {
         Type: 'Task',
         Resource: resources.advance,
-        Retry: [{ ErrorEquals: ['StoreError'], IntervalSeconds: 1, MaxAttempts: 3, BackoffRate: 2 }, serviceRetry],
+        Retry: [retryOf(ENGINE_RETRY), serviceRetry],
         Next: STATE.route,
       },
       [STATE.route]: {

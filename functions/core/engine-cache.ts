@@ -1,54 +1,105 @@
 import type { Workflow } from './ir.ts';
-import type { RunItem, NodeRecord } from './run-model.ts';
+import type { NodeRecord, RunItem } from './run-model.ts';
 
 // What one process keeps between engine steps. Everything here is either immutable once written
-// (step records, IR versions) or trusted only with proof that it is current (the run item's rev).
+// (node records, IR versions) or trusted only with proof that it is current (the run item's rev).
 
 const evictOldest = <K, V>(map: Map<K, V>, limit: number): void => {
   if (map.size >= limit) map.delete(map.keys().next().value as K);
 };
 
-/**
- * Step records never change once written, so a process keeps the outputs of recent ones: the next
- * node usually reads the previous node's outputs, and then needs no store read.
- */
-const recentOutputs = new Map<string, { nodeId: string; outputs: Record<string, unknown> }>();
-const RECENT_OUTPUTS_LIMIT = 256;
-export const rememberOutputs = (record: NodeRecord): void => {
-  if (record.status === 'failed') return;
-  evictOldest(recentOutputs, RECENT_OUTPUTS_LIMIT);
-  recentOutputs.set(`${record.runId}#${record.seq}`, { nodeId: record.nodeId, outputs: record.outputs ?? {} });
-};
+/** How often each cache answered or missed: tests and benchmarks read these. */
+export interface EngineCacheStats {
+  runHits: number;
+  runMisses: number;
+  outputHits: number;
+  outputMisses: number;
+  irHits: number;
+  irMisses: number;
+}
+
+const noStats = (): EngineCacheStats => ({ runHits: 0, runMisses: 0, outputHits: 0, outputMisses: 0, irHits: 0, irMisses: 0 });
+
+export interface EngineCacheLimits {
+  runs: number;
+  outputs: number;
+  irVersions: number;
+}
+
+const DEFAULT_LIMITS: EngineCacheLimits = { runs: 64, outputs: 256, irVersions: 200 };
 
 /**
- * The run item as this process last wrote it. A payload whose `rev` matches proves it is current
- * (any later write changes `rev`), so the next step can skip reading it; a takeover by another owner
- * still fails the conditional write. The object is handed over, not copied (a long run's item is
- * large): recalling it takes it out, and the step that changes it remembers it again once written.
+ * The engine's process-local caches, as a dependency (`EngineDeps.cache`): a host keeps one for as
+ * long as its process lives (a Lambda's cold start, the local host); a test makes its own, reads
+ * `stats` and calls `clear()`.
  */
-const recentRuns = new Map<string, RunItem>();
-const RECENT_RUNS_LIMIT = 64;
-export const rememberRun = (run: RunItem): void => {
-  recentRuns.delete(run.runId);
-  evictOldest(recentRuns, RECENT_RUNS_LIMIT);
-  recentRuns.set(run.runId, run);
-};
-export const recallRun = (runId: string, rev: string | undefined): RunItem | undefined => {
-  const run = recentRuns.get(runId);
-  recentRuns.delete(runId);
-  return rev !== undefined && run?.rev === rev ? run : undefined;
-};
+export class EngineCache {
+  readonly stats: EngineCacheStats = noStats();
+  private readonly limits: EngineCacheLimits;
+  /**
+   * Node records never change once written, so the outputs of recent ones are kept: the next node
+   * usually reads the previous node's outputs, and then needs no store read.
+   */
+  private readonly outputs = new Map<string, { nodeId: string; outputs: Record<string, unknown> }>();
+  /**
+   * The run item as this process last wrote it. A payload whose `rev` matches proves it is current
+   * (any later write changes `rev`), so the next step can skip reading it; a takeover by another owner
+   * still fails the conditional write. The object is handed over, not copied (a long run's item is
+   * large): recalling it takes it out, and the step that changes it remembers it again once written.
+   */
+  private readonly runs = new Map<string, RunItem>();
+  /** IR versions never change once written, so they are kept by run and version. */
+  private readonly irVersions = new Map<string, Workflow>();
 
-export const recallOutputs = (runId: string, seq: number): { nodeId: string; outputs: Record<string, unknown> } | undefined =>
-  recentOutputs.get(`${runId}#${seq}`);
+  constructor(limits: Partial<EngineCacheLimits> = {}) {
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+  }
 
-/** IR versions never change once written, so a process keeps them by run and version. */
-const irVersions = new Map<string, Workflow>();
-const IR_VERSIONS_LIMIT = 200;
+  rememberOutputs(record: NodeRecord): void {
+    if (record.status === 'failed') return;
+    evictOldest(this.outputs, this.limits.outputs);
+    this.outputs.set(`${record.runId}#${record.seq}`, { nodeId: record.nodeId, outputs: record.outputs ?? {} });
+  }
 
-export const recallIr = (runId: string, version: number): Workflow | undefined => irVersions.get(`${runId}#${version}`);
+  recallOutputs(runId: string, seq: number): { nodeId: string; outputs: Record<string, unknown> } | undefined {
+    const found = this.outputs.get(`${runId}#${seq}`);
+    if (found) this.stats.outputHits += 1;
+    else this.stats.outputMisses += 1;
+    return found;
+  }
 
-export const rememberIr = (runId: string, version: number, ir: Workflow): void => {
-  evictOldest(irVersions, IR_VERSIONS_LIMIT);
-  irVersions.set(`${runId}#${version}`, ir);
-};
+  rememberRun(run: RunItem): void {
+    this.runs.delete(run.runId);
+    evictOldest(this.runs, this.limits.runs);
+    this.runs.set(run.runId, run);
+  }
+
+  recallRun(runId: string, rev: string | undefined): RunItem | undefined {
+    const run = this.runs.get(runId);
+    this.runs.delete(runId);
+    const current = rev !== undefined && run?.rev === rev ? run : undefined;
+    if (current) this.stats.runHits += 1;
+    else this.stats.runMisses += 1;
+    return current;
+  }
+
+  recallIr(runId: string, version: number): Workflow | undefined {
+    const found = this.irVersions.get(`${runId}#${version}`);
+    if (found) this.stats.irHits += 1;
+    else this.stats.irMisses += 1;
+    return found;
+  }
+
+  rememberIr(runId: string, version: number, ir: Workflow): void {
+    evictOldest(this.irVersions, this.limits.irVersions);
+    this.irVersions.set(`${runId}#${version}`, ir);
+  }
+
+  /** Forgets everything and zeroes the stats. */
+  clear(): void {
+    this.outputs.clear();
+    this.runs.clear();
+    this.irVersions.clear();
+    Object.assign(this.stats, noStats());
+  }
+}

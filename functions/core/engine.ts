@@ -4,21 +4,22 @@ import { classifyOutcome, type Outcome } from './classify.ts';
 import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { startNodeId, type Workflow } from './ir.ts';
 import type { RunItem, NodeRecord } from './run-model.ts';
-import { recallIr, recallRun, rememberIr } from './engine-cache.ts';
+import { Advance } from './advance.ts';
+import type { EngineDeps } from './engine-deps.ts';
 import { failOnUnexpected } from './fail-unexpected.ts';
-import { Advance, type EngineDeps } from './engine-step.ts';
 import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type AdvanceOutcome } from './state-io.ts';
 import { formatIssues, validateWorkflow } from './validate.ts';
 import { walkFromStart } from './walk.ts';
 
-export type { EngineDeps, ExecutionLimits } from './engine-step.ts';
+export type { EngineDeps } from './engine-deps.ts';
+export type { ExecutionLimits } from './execution-limits.ts';
 
 const loadIr = async (deps: EngineDeps, run: RunItem): Promise<Workflow> => {
-  const cached = recallIr(run.runId, run.irVersion);
+  const cached = deps.cache.recallIr(run.runId, run.irVersion);
   if (cached) return cached;
   const item = await deps.store.getIrVersion(run.runId, run.irVersion);
   if (!item) throw new InvalidInputError(`run ${run.runId} has no workflow version ${run.irVersion}`);
-  rememberIr(run.runId, run.irVersion, item.ir);
+  deps.cache.rememberIr(run.runId, run.irVersion, item.ir);
   return item.ir;
 };
 
@@ -41,7 +42,7 @@ export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<A
   const parsed = AdvanceInputSchema.safeParse(rawInput);
   if (!parsed.success) throw new InvalidInputError(`Advance got an input it cannot read: ${parsed.error.message}`);
   const input = parsed.data;
-  const run = recallRun(input.runId, input.rev) ?? (await deps.store.getRun(input.runId));
+  const run = deps.cache.recallRun(input.runId, input.rev) ?? (await deps.store.getRun(input.runId));
   if (!run) throw new RunNotFoundError(`run ${input.runId} does not exist`);
   if (run.owner?.id !== input.owner) {
     throw new StaleRunError(`run ${input.runId} is now owned by ${run.owner?.id ?? 'nobody'}, not ${input.owner}; this execution stops`);
@@ -87,7 +88,7 @@ const start = async (step: Advance): Promise<AdvanceOutcome> => {
       details: { issues },
     });
   }
-  step.event('run_started', { message: `${ir.nodes.length} nodes` });
+  step.writes.event('run_started', { message: `${ir.nodes.length} nodes` });
   return step.prepare(startNodeId(ir));
 };
 
@@ -131,7 +132,7 @@ const recordNode = async (step: Advance, input: Extract<AdvanceInput, { kind: 'r
     ...(current.interrupted ? { interrupted: true } : {}),
     ...(current.repaired ? { repaired: true } : {}),
   };
-  await step.stageRecord(record);
+  await step.writes.stageRecord(record);
   delete run.current;
   run.metrics.nodesExecuted += 1;
   if (result?.usage) {
@@ -166,7 +167,7 @@ const afterRepair = async (step: Advance, input: Extract<AdvanceInput, { kind: '
   }
   if (input.error || !input.repair?.applied) {
     const why = input.error ? `${input.error.Error}: ${input.error.Cause ?? ''}` : (input.repair?.message ?? 'no repair was proposed');
-    step.event('repair_failed', { ...(failure.node_id ? { nodeId: failure.node_id } : {}), message: why, data: { attempt: input.attempt } });
+    step.writes.event('repair_failed', { ...(failure.node_id ? { nodeId: failure.node_id } : {}), message: why, data: { attempt: input.attempt } });
     return step.fail({ ...failure, message: `${failure.message}\n(repair attempt ${input.attempt} failed: ${why})`, details: { ...failure.details, repairAttempts: run.repairAttempts } });
   }
   const item = await deps.store.getIrVersion(run.runId, run.irVersion + 1);
@@ -178,7 +179,7 @@ const afterRepair = async (step: Advance, input: Extract<AdvanceInput, { kind: '
     run.metrics.repairOutputTokens += item.usage.output_tokens;
     run.metrics.repairCostUsd += item.usage.cost_usd;
   }
-  step.event('repair_applied', { message: item.reason ?? input.repair.message, data: { attempt: input.attempt, version: item.version, source: item.source, nodesChanged: item.nodesChanged ?? [] } });
+  step.writes.event('repair_applied', { message: item.reason ?? input.repair.message, data: { attempt: input.attempt, version: item.version, source: item.source, nodesChanged: item.nodesChanged ?? [] } });
   run.needsWalk = true;
   step.ir = item.ir;
   return walkFromStart(step);

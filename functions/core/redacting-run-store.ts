@@ -1,6 +1,7 @@
 import type { Redactor } from './redactor.ts';
 import type { IrVersionItem, NodeRecord, RunEvent, RunItem } from './run-model.ts';
-import type { RunStore, RunWriteCondition } from './run-store.ts';
+import type { AdvanceCommit, RunStore, RunWriteCondition } from './run-store.ts';
+import { commitAdvance } from './advance-commit.ts';
 
 /** The mark a secret input's value leaves in the stored run item. */
 export const SECRET_INPUT_MARK = '[secret input]';
@@ -18,10 +19,18 @@ export class RedactingRunStore implements RunStore {
     private readonly secretInputs: Readonly<Record<string, string>> = {},
   ) {}
 
-  async putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {
+  private stored(run: RunItem): RunItem {
     const params = { ...run.params };
     for (const name of Object.keys(this.secretInputs)) if (Object.hasOwn(params, name)) params[name] = SECRET_INPUT_MARK;
-    return this.inner.putRun(this.redactor.value({ ...run, params }), condition);
+    return this.redactor.value({ ...run, params });
+  }
+
+  async putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {
+    return this.inner.putRun(this.stored(run), condition);
+  }
+
+  async commitAdvance(commit: AdvanceCommit): Promise<void> {
+    return commitAdvance(this.inner, { ...commit, events: this.redactor.value(commit.events), records: this.redactor.value(commit.records), run: this.stored(commit.run) });
   }
 
   async getRun(runId: string): Promise<RunItem | undefined> {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { cryptoIds, type Ids } from './ids.ts';
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
 import type { Workflow } from './ir.ts';
 import type { IrVersionItem, Owner, RunItem } from './run-model.ts';
@@ -7,9 +7,9 @@ import type { RunStore } from './run-store.ts';
 export const DEFAULT_MAX_REPAIRS = 3;
 
 /** A run id that sorts by start time and reads as one: `20261122-041530-a3f9c1d2`. */
-export const newRunId = (now: number): string => {
+export const newRunId = (now: number, ids: Ids = cryptoIds): string => {
   const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `${stamp}-${randomBytes(4).toString('hex')}`;
+  return `${stamp}-${ids.hex(4)}`;
 };
 
 /** Tells whether the owner of a run is still running it (a live pid locally, a running execution on AWS). */

@@ -10,6 +10,15 @@ export interface RunWriteCondition {
   notExists?: boolean;
 }
 
+/** What one engine step writes at its commit point: its events, step records due for their own items, and the run item. */
+export interface AdvanceCommit {
+  events: readonly RunEvent[];
+  records: readonly NodeRecord[];
+  run: RunItem;
+  /** Guards the run item; when it fails nothing of the commit is written. */
+  condition: RunWriteCondition;
+}
+
 /**
  * Durable run state: one table, single-item conditional writes, no transactions.
  * Rejects with `StaleRunError` when a condition fails, `StoreError` when the store misbehaves.
@@ -36,6 +45,12 @@ export interface RunStore {
   appendEvents(events: readonly RunEvent[]): Promise<void>;
   /** Events of a run in key order, after `afterKey` when given. */
   listEvents(runId: string, afterKey?: string): Promise<RunEvent[]>;
+  /**
+   * Optional: writes a step's events, records and run item as one atomic commit (all or nothing, the run
+   * item's condition guarding all of it). Stores without transactions leave it out; `commitAdvance` in
+   * advance-commit.ts then makes the same writes one by one, in the order that keeps them safe.
+   */
+  commitAdvance?(commit: AdvanceCommit): Promise<void>;
   /** Most recent runs first. */
   listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]>;
 }

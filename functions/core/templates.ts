@@ -115,7 +115,6 @@ export interface TemplateProblem {
 export class TemplateResolutionError extends FlowmendError {
   override readonly name = 'TemplateResolutionError';
   readonly code = 'TEMPLATE_UNRESOLVED';
-  readonly retryable = false;
 }
 
 interface Resolution {

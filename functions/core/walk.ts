@@ -2,7 +2,7 @@ import { computeCacheKey } from './cache-key.ts';
 import { nextNodeId, startNodeId, type Workflow } from './ir.ts';
 import type { RunError, NodeRecord } from './run-model.ts';
 import type { AdvanceOutcome } from './state-io.ts';
-import type { Advance } from './engine-step.ts';
+import type { Advance } from './advance.ts';
 import { resolveParams, TemplateResolutionError } from './templates.ts';
 
 const position = (nodeId: string, visit: number): string => `${nodeId}#${visit}`;
@@ -59,11 +59,11 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
   const replayed: { id: string; seq: number }[] = [];
   const flushReplayed = () => {
     if (replayed.length === 0) return;
-    step.event('node_cached', { data: { nodes: replayed.splice(0) } });
+    step.writes.event('node_cached', { data: { nodes: replayed.splice(0) } });
   };
 
   // A run repaired before its first node (it did not validate) starts here.
-  if (run.seq === 0) step.event('run_started', { message: `${ir.nodes.length} nodes` });
+  if (run.seq === 0) step.writes.event('run_started', { message: `${ir.nodes.length} nodes` });
   let nodeId = startNodeId(ir);
   // Each replay consumes one recorded position, so the walk ends within records.size + 1 turns.
   for (let turn = 0; turn <= records.size; turn += 1) {
@@ -91,7 +91,7 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
         });
       }
       const interrupted = inFlight?.nodeId === nodeId && inFlight.visit === visit;
-      if (interrupted) step.event('node_interrupted', { nodeId, seq: inFlight.seq, message: `'${nodeId}' was running when its process stopped; running it again` });
+      if (interrupted) step.writes.event('node_interrupted', { nodeId, seq: inFlight.seq, message: `'${nodeId}' was running when its process stopped; running it again` });
       return step.prepare(nodeId, { nodes, interrupted });
     }
     nodes[nodeId] = record.outputs ?? {};

@@ -1,12 +1,17 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient, DynamoRunStore } from '../../functions/adapters/dynamo-run-store.ts';
 import { createLocalDynamoClient, type DynaliteServer, startDynalite } from '../../functions/adapters/dynalite-server.ts';
 import { ensureTable, RUN_SK, runPk, stepSk } from '../../functions/adapters/table-schema.ts';
+import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import { StaleRunError, StoreError } from '../../functions/core/errors.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../../functions/core/run-model.ts';
 import type { RunStore } from '../../functions/core/run-store.ts';
+import { commitAdvance } from '../../functions/core/advance-commit.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -65,16 +70,29 @@ const TABLE = 'flowmend-contract';
 const dynamoStore = (encoding: 'attributes' | 'json' = 'attributes') =>
   new DynamoRunStore({ client: createDocumentClient(createLocalDynamoClient(dynalite.endpoint)), tableName: TABLE, encoding });
 
+const sqliteDir = mkdtempSync(join(tmpdir(), 'flowmend-contract-'));
+const sqliteStores: SqliteRunStore[] = [];
+const sqliteStore = (): SqliteRunStore => {
+  const store = SqliteRunStore.open(sqliteDir);
+  sqliteStores.push(store);
+  return store;
+};
+
 beforeAll(async () => {
   dynalite = await startDynalite();
   await ensureTable(createLocalDynamoClient(dynalite.endpoint), TABLE);
 });
-afterAll(async () => dynalite?.close());
+afterAll(async () => {
+  await dynalite?.close();
+  for (const store of sqliteStores) store.close();
+  rmSync(sqliteDir, { recursive: true, force: true });
+});
 
 describe.each([
   { name: 'MemoryRunStore', create: (): RunStore => new MemoryRunStore() },
   { name: 'DynamoRunStore', create: (): RunStore => dynamoStore() },
   { name: 'DynamoRunStore, json encoding', create: (): RunStore => dynamoStore('json') },
+  { name: 'SqliteRunStore', create: (): RunStore => sqliteStore() },
 ])('RunStore contract: $name', ({ create }) => {
   let store: RunStore;
   beforeAll(() => {
@@ -237,6 +255,21 @@ describe.each([
     expect(await store.getIrVersion(runId, 0)).toEqual(original);
     expect(await store.getIrVersion(runId, 1)).toEqual(repaired);
     expect(await store.getIrVersion(runId, 2)).toBeUndefined();
+  });
+
+  it('commits a step: events, records and the run item; a failed condition keeps the run item as it was', async () => {
+    const run = makeRun();
+    await store.putRun(run, { notExists: true });
+    const steps = [1, 2].map((seq) => aRecord(run.runId, seq, { status: 'completed', action: 'default' }));
+    const events = [makeEvent(run.runId, 1), makeEvent(run.runId, 2)];
+    await commitAdvance(store, { run: { ...run, seq: 2 }, condition: { ownerId: 'owner-a' }, records: steps, events });
+    expect((await store.getRun(run.runId))?.seq).toBe(2);
+    expect(await store.listRecords(run.runId)).toEqual(steps);
+    expect(await store.listEvents(run.runId)).toEqual(events);
+
+    const late = { run: { ...run, seq: 3 }, condition: { ownerId: 'owner-b' }, records: [], events: [] };
+    await expect(commitAdvance(store, late)).rejects.toBeInstanceOf(StaleRunError);
+    expect((await store.getRun(run.runId))?.seq).toBe(2);
   });
 });
 

@@ -35,7 +35,7 @@ describe('functions/core (DESIGN: pure engine)', () => {
 
 describe('runners (DESIGN invariant 5: least privilege)', () => {
   it('never import a store, the AWS SDK for DynamoDB/S3, or the engine', () => {
-    const forbidden = /dynamo|run-store|local-dynamo|@aws-sdk\/client-(dynamodb|s3)|@aws-sdk\/lib-dynamodb|core\/engine/;
+    const forbidden = /dynamo|run-store|sqlite|@aws-sdk\/client-(dynamodb|s3)|@aws-sdk\/lib-dynamodb|core\/engine/;
     const files = [...sourcesUnder('functions/nodes'), ...['run-node', 'run-shell', 'run-http', 'run-llm', 'run-transform'].map((h) => join(ROOT, 'functions/hosts/lambda', `${h}.ts`))];
     const offenders = files.flatMap((file) => importsOf(file).filter((spec) => forbidden.test(spec)).map((spec) => `${relative(ROOT, file)} imports ${spec}`));
     expect(offenders).toEqual([]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findBusinessError } from '../../functions/core/business-errors.ts';
-import { type ClassifyInput, classifyOutcome, TRANSIENT_RETRY } from '../../functions/core/classify.ts';
+import { type ClassifyInput, classifyOutcome } from '../../functions/core/classify.ts';
+import { TRANSIENT_RETRY } from '../../functions/core/retry-policy.ts';
 import { classifyHttpStatus } from '../../functions/core/http-status.ts';
 import type { ClassificationRules } from '../../functions/core/ir.ts';
 

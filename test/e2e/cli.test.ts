@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
 import { blockingCommand, killStrayChildren, makeTempDir, parseJsonOutput, REPO, runCli, spawnCli, waitForFile, writeWorkflow } from '../support/cli-process.ts';
 
@@ -11,7 +10,6 @@ const hello = join(REPO, 'examples', 'hello.json');
 afterAll(async () => {
   killStrayChildren();
   writeFileSync(join(dir, 'go'), '');
-  await stopLocalDaemon(stateDir);
 });
 
 const cli = (...args: string[]) => runCli(args, { stateDir });

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
-import { type LocalStore, openLocalStore, stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
+import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
 import {
@@ -22,18 +22,17 @@ import {
 
 const root = makeTempDir('crash');
 const stateDir = join(root, 'state');
-let local: LocalStore;
+let local: { store: SqliteRunStore };
 
 beforeAll(async () => {
-  local = await openLocalStore(stateDir);
+  local = { store: SqliteRunStore.open(stateDir) };
 });
 const caseDirs: string[] = [];
 afterAll(async () => {
   killStrayChildren();
   // A blocking node of a test that failed half-way is waiting for its go file.
   for (const dir of caseDirs) writeFileSync(join(dir, 'go'), '');
-  await local?.close();
-  await stopLocalDaemon(stateDir);
+  local?.store.close();
 });
 
 const caseDir = (name: string): string => {

@@ -41,6 +41,6 @@ describe('a node output larger than a DynamoDB item (400 KB)', () => {
     const resumed = await cli(['resume', failed.report.run_id]);
     expect(resumed.code).toBe(0);
     expect(resumed.report.result).toEqual({ length: 600_000 });
-    expect(existsSync(join(stateDir, 'db'))).toBe(true);
+    expect(existsSync(join(stateDir, 'flowmend.db'))).toBe(true);
   });
 });

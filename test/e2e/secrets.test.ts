@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openLocalStore } from '../../functions/adapters/local-dynamo.ts';
+import { openCliStore } from '../../functions/hosts/cli/cli-store.ts';
 import { runCli } from '../../functions/hosts/cli/commands.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { makeCliSandbox } from '../support/cli-sandbox.ts';
@@ -85,12 +85,12 @@ describe('secrets never reach an output channel or the store', () => {
     expect(again.code + text.code).toBe(0);
 
     // Every channel: what was printed, what the repairer saw, and the store, on disk and through its API.
-    const { store, close } = await openLocalStore(sandbox.stateDir);
+    const { store, close } = await openCliStore({ stateDir: sandbox.stateDir, store: 'sqlite', table: undefined }, {});
     let stored: string;
     try {
       stored = JSON.stringify([await store.getRun(report.run_id), await store.listRecords(report.run_id), await store.listEvents(report.run_id), await store.listRuns({ limit: 10 })]);
     } finally {
-      await close();
+      close();
     }
     expect(stored).toContain('[redacted]');
     const onDisk = filesUnder(sandbox.stateDir).map((file) => readFileSync(file).toString('latin1')).join('\n');

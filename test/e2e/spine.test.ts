@@ -1,8 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
-import { stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
 import { runCli as runCliInProcess } from '../../functions/hosts/cli/commands.ts';
 import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
@@ -11,7 +10,7 @@ import { countLines, makeTempDir, writeWorkflow } from '../support/cli-process.t
 
 const dir = makeTempDir('spine');
 const stateDir = join(dir, 'state');
-afterAll(() => stopLocalDaemon(stateDir));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const run = (workflow: WorkflowInput, params: Record<string, unknown> = {}): Promise<RunReport> =>
   new LocalHost({ store: new MemoryRunStore() }).start({

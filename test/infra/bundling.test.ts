@@ -1,41 +1,64 @@
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { synthFlowmend } from '../support/synth-flowmend.ts';
+import type { CfnTemplate } from '../support/cfn-asl.ts';
 import { asCfn } from './stack-helpers.ts';
 
+const run = promisify(execFile);
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
+/**
+ * The synthesized stack with its bundles: the output of the `cdk synth` that scripts/test.sh has just
+ * run (it sets FLOWMEND_SYNTH_OUT), or, when vitest runs alone, a synth of our own into a temporary dir.
+ */
+const synthesized = async (): Promise<{ outdir: string; cfn: CfnTemplate }> => {
+  const fromScript = process.env.FLOWMEND_SYNTH_OUT;
+  if (fromScript && existsSync(join(fromScript, 'Flowmend.template.json'))) {
+    return { outdir: fromScript, cfn: JSON.parse(readFileSync(join(fromScript, 'Flowmend.template.json'), 'utf8')) as CfnTemplate };
+  }
+  const outdir = await mkdtemp(join(tmpdir(), 'flowmend-cdk-'));
+  dirs.push(outdir);
+  return { outdir, cfn: asCfn(synthFlowmend({}, { bundle: true, outdir }).template) };
+};
+
 describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
   it('are ESM bundles that load and run under plain Node', async () => {
-    const outdir = await mkdtemp(join(tmpdir(), 'flowmend-cdk-'));
-    dirs.push(outdir);
-    const cfn = asCfn(synthFlowmend({}, { bundle: true, outdir }).template);
+    const { outdir, cfn } = await synthesized();
     const functions = Object.entries(cfn.Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
     const assetDir = (id: string) => {
       const code = cfn.Resources[id]?.Properties?.Code as { S3Key: string };
       return join(outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
     };
-    for (const [id] of functions) {
-      const entry = join(assetDir(id), 'index.mjs');
-      expect(existsSync(entry), id).toBe(true);
-      const loaded = (await import(pathToFileURL(entry).href)) as { handler?: unknown };
-      expect(typeof loaded.handler, id).toBe('function');
-    }
-
+    // Plain Node loads the bundles in a child process, as Lambda does: through vitest, each multi-MB
+    // bundle would first go through its transform pipeline, which costs more than the load itself.
+    const entries = Object.fromEntries(functions.map(([id]) => [id, pathToFileURL(join(assetDir(id), 'index.mjs')).href]));
     const transformId = functions.map(([id]) => id).find((id) => id.startsWith('RunTransform')) ?? '';
-    const bundle = (await import(pathToFileURL(join(assetDir(transformId), 'index.mjs')).href)) as { handler: (e: unknown) => Promise<unknown> };
-    const result = await bundle.handler({
+    const event = {
       kind: 'run',
       runId: 'run-bundle-1',
       owner: 'exec-1',
       seq: 1,
       node: { id: 'sum', type: 'transform', params: { expression: '$sum($.n)', input: { n: [1, 2, 3] } }, cacheKey: 'k', timeoutS: 10 },
-    });
+    };
+    const script = `
+      const entries = ${JSON.stringify(entries)};
+      const handlers = {};
+      for (const [id, url] of Object.entries(entries)) handlers[id] = typeof (await import(url)).handler;
+      const result = await (await import(entries[${JSON.stringify(transformId)}])).handler(${JSON.stringify(event)});
+      process.stdout.write(JSON.stringify({ handlers, result }));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { maxBuffer: 1 << 20 });
+    const { handlers, result } = JSON.parse(stdout) as { handlers: Record<string, string>; result: unknown };
+    for (const [id] of functions) {
+      expect(existsSync(join(assetDir(id), 'index.mjs')), id).toBe(true);
+      expect(handlers[id], id).toBe('function');
+    }
     expect(result).toMatchObject({ kind: 'ok', outputs: { result: 6 } });
   });
 });

@@ -24,9 +24,9 @@ export interface CliProcess {
   done: Promise<CliResult>;
 }
 
-/** A child env whose local DynamoDB daemon exits soon after the tests stop using it. */
+/** The env of a child CLI: no real LLM, no state dir of the person running the tests. */
 const childEnv = (): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, FLOWMEND_DAEMON_IDLE_S: '5', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  const env: NodeJS.ProcessEnv = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
   // Tests never reach a real LLM, nor another state dir.
   for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'FLOWMEND_STATE_DIR']) delete env[name];
   return env;

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stopLocalDaemon } from '../../functions/adapters/local-dynamo.ts';
 import { runCli } from '../../functions/hosts/cli/commands.ts';
 
 export interface CliSandbox {
@@ -10,7 +9,7 @@ export interface CliSandbox {
   stateDir: string;
   /** The CLI's own code in this process with `--output-format json` on this sandbox's state dir. */
   json: <T = Record<string, unknown>>(argv: string[]) => Promise<{ code: number; json: T }>;
-  /** Stops the state dir's dynalite daemon and removes everything. */
+  /** Removes everything. */
   cleanup: () => Promise<void>;
 }
 
@@ -26,7 +25,6 @@ export const makeCliSandbox = (prefix: string): CliSandbox => {
       return { code, json: JSON.parse(stdout) as T };
     },
     cleanup: async () => {
-      await stopLocalDaemon(stateDir);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -7,7 +7,7 @@
 //        | `run:succeeded` (after the run item says the run succeeded)
 import { readFileSync } from 'node:fs';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
-import { openLocalStore } from '../../functions/adapters/local-dynamo.ts';
+import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import type { StoreWrite } from '../../functions/adapters/observed-run-store.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';
 
@@ -29,9 +29,9 @@ const matches = (write: StoreWrite): boolean => {
   return false;
 };
 
-const local = await openLocalStore(stateDir);
+const store = SqliteRunStore.open(stateDir);
 const host = new LocalHost({
-  store: local.store,
+  store,
   onWrite: (write) => {
     if (matches(write)) process.kill(process.pid, 'SIGKILL');
   },
@@ -39,5 +39,5 @@ const host = new LocalHost({
 const workflow = WorkflowSchema.parse(JSON.parse(readFileSync(workflowPath, 'utf8')));
 const report = await host.start({ workflow, workflowName: 'crash', params: {}, repairEnabled: false, maxRepairs: 0, runId });
 process.stdout.write(`${JSON.stringify({ crashed: false, status: report.status })}\n`);
-await local.close();
+store.close();
 process.exitCode = 3;

@@ -13,6 +13,9 @@ Usage:
 Every command takes:
   --output-format text|json   text progress (default) or one JSON object on stdout
   --state-dir DIR             where local runs are kept (default $FLOWMEND_STATE_DIR or ./.flowmend)
+  --store sqlite|dynamodb     sqlite: <state-dir>/flowmend.db (default); dynamodb: a DynamoDB table
+                              (AWS_ENDPOINT_URL for a local one, AWS_REGION otherwise)
+  --table NAME                the DynamoDB table (default $FLOWMEND_TABLE or flowmend)
 
 Exit codes: 0 success, 1 the run failed, 2 bad usage or an invalid workflow.`;
 
@@ -28,9 +31,13 @@ const OutputFormatSchema = z.enum(['text', 'json'], { error: '--output-format is
 const CountSchema = (flag: string) =>
   z.coerce.number({ error: `${flag} takes a whole number, e.g. ${flag} 3` }).int(`${flag} takes a whole number`).min(0, `${flag} takes 0 or more`);
 
+const StoreKindSchema = z.enum(['sqlite', 'dynamodb'], { error: '--store is "sqlite" (the default) or "dynamodb"' });
+
 export interface CommonOptions {
   outputFormat: 'text' | 'json';
   stateDir: string;
+  store: 'sqlite' | 'dynamodb';
+  table: string | undefined;
 }
 
 export type Command =
@@ -44,6 +51,8 @@ export type Command =
 const FLAGS = {
   'output-format': { type: 'string' },
   'state-dir': { type: 'string' },
+  store: { type: 'string' },
+  table: { type: 'string' },
   'no-repair': { type: 'boolean' },
   'max-repairs': { type: 'string' },
   workflow: { type: 'string' },
@@ -80,13 +89,16 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
   if (!COMMANDS.includes(name as CommandName)) throw new UsageError(`unknown command '${name}'; commands: ${COMMANDS.join(', ')}\n\n${USAGE}`);
   const command = name as CommandName;
   for (const flag of Object.keys(values) as (keyof typeof FLAGS)[]) {
-    if (['output-format', 'state-dir', 'help'].includes(flag)) continue;
+    if (['output-format', 'state-dir', 'store', 'table', 'help'].includes(flag)) continue;
     if (!ALLOWED[command].includes(flag)) throw new UsageError(`'flowmend ${command}' does not take --${flag}`);
   }
   const common: CommonOptions = {
     outputFormat: parseOrThrow(OutputFormatSchema, values['output-format'] ?? 'text'),
     stateDir: values['state-dir'] ?? env.FLOWMEND_STATE_DIR ?? '.flowmend',
+    store: parseOrThrow(StoreKindSchema, values.store ?? 'sqlite'),
+    table: values.table,
   };
+  if (common.table !== undefined && common.store !== 'dynamodb') throw new UsageError('--table names a DynamoDB table; use it with --store dynamodb');
   const maxRepairs = values['max-repairs'] === undefined ? undefined : parseOrThrow(CountSchema('--max-repairs'), values['max-repairs']);
   const one = (what: string): string => {
     const [first, ...extra] = rest;

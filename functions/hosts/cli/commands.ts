@@ -1,23 +1,21 @@
 import { resolve } from 'node:path';
 import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/errors.ts';
-import { prepareInputs } from '../../core/inputs.ts';
+import { prepareRun } from '../../core/prepare-run.ts';
 import { applyManualPatch } from '../../core/repair/index.ts';
 import type { IrVersionItem } from '../../core/run-model.ts';
 import type { RunStore } from '../../core/run-store.ts';
 import { makeCatalog } from '../../core/node-type.ts';
 import { DEFAULT_MAX_REPAIRS } from '../../core/run-lifecycle.ts';
-import { type RunReport, recordsOfRun } from '../../core/run-report.ts';
+import { loadRunReport, type RunReport, recordsOfRun } from '../../core/run-report.ts';
 import { hasErrors, validateWorkflow } from '../../core/validate.ts';
+import { LimitConfigError, type Limits, limitsFrom } from '../../core/limits.ts';
 import { Redactor } from '../../core/redactor.ts';
 import { RedactingRunStore } from '../../core/redacting-run-store.ts';
 import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
-import { LimitConfigError, type Limits, limitsFrom } from '../../core/limits.ts';
-import { LocalHost, type LocalHostOptions } from '../local/local-host.ts';
-import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
-import { FileBlobStore } from '../../adapters/file-blob-store.ts';
-import { openLocalStore } from '../../adapters/local-dynamo.ts';
+import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
 import { builtinRunners } from '../../nodes/catalog.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
+import { type CliStore, openCliStore } from './cli-store.ts';
 import { makeProgressPrinter } from './progress.ts';
 import { renderIssues, renderReport, renderRuns, renderStatus } from './render.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
@@ -51,10 +49,10 @@ const catalog = makeCatalog(builtinRunners);
 /** A resume gets the run's secret inputs again from the environment: the store never had them. */
 const secretsForResume = async (
   store: RunStore, runId: string, env: Readonly<Record<string, string | undefined>>,
-): Promise<{ ok: true; inputs: Record<string, string>; values: string[] } | { ok: false; message: string }> => {
+): Promise<{ ok: true; inputs: Record<string, string> } | { ok: false; message: string }> => {
   const run = await store.getRun(runId);
   const item = run ? await store.getIrVersion(runId, run.irVersion) : undefined;
-  if (!run || !item) return { ok: true, inputs: {}, values: [] };
+  if (!run || !item) return { ok: true, inputs: {} };
   const inputs: Record<string, string> = {};
   const missing: string[] = [];
   for (const name of secretInputNames(item.ir)) {
@@ -67,14 +65,14 @@ const secretsForResume = async (
     const names = missing.map((name) => `'${name}' (set ${secretVariable(name)})`).join(', ');
     return { ok: false, message: `run ${runId} needs its secret input${missing.length === 1 ? '' : 's'} again, which flowmend never stores: ${names}` };
   }
-  return { ok: true, inputs, values: [] };
+  return { ok: true, inputs };
 };
-
-const exitFor = (report: RunReport): number => (report.success ? EXIT.ok : report.status === 'failed' ? EXIT.failed : EXIT.ok);
 
 /** Whether a command line that did not parse still asked for JSON, which then gets a JSON error. */
 const wantsJson = (argv: readonly string[]): boolean =>
   argv.some((arg, i) => arg === '--output-format=json' || (arg === '--output-format' && argv[i + 1] === 'json'));
+
+const exitFor = (report: RunReport): number => (report.success ? EXIT.ok : report.status === 'failed' ? EXIT.failed : EXIT.ok);
 
 /** Runs one command line; returns the exit code. Never throws for bad input: it says what to do. */
 export const runCli = async (argv: readonly string[], given: CliIo): Promise<number> => {
@@ -134,19 +132,26 @@ const runCommand = async (command: Exclude<Command, { name: 'help' }>, io: CliIo
   let nodeCount = 0;
   const progress = json ? undefined : makeProgressPrinter((text) => io.stdout(text), () => nodeCount);
   const stateDir = resolve(command.stateDir);
-  const local = await openLocalStore(stateDir);
-  // Outputs too large for one DynamoDB item live under <state-dir>/blobs, as they live in S3 on AWS.
-  const blobs = new FileBlobStore(stateDir);
-  const baseStore = new BlobOffloadRunStore(local.store, blobs);
-  let store: RunStore = baseStore;
-  let host = new LocalHost({ limits, ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
-  /** From here on, these secret inputs are put back on reads, and they and `values` are redacted everywhere. */
-  const keepSecret = (secretInputs: Record<string, string>, values: readonly string[]): void => {
-    io.redactor = new Redactor([...Object.values(secretInputs), ...values, ...engineSecrets(io.env)]);
-    store = new RedactingRunStore(baseStore, io.redactor, secretInputs);
-    host = new LocalHost({ limits, ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
+  let opened: CliStore;
+  try {
+    opened = await openCliStore({ stateDir, store: command.store, table: command.table }, io.env);
+  } catch (error) {
+    if (error instanceof FlowmendError) return fail(EXIT.failed, `${error.name}: ${error.message}`);
+    throw error;
+  }
+  const { blobs } = opened;
+  let store: RunStore = opened.store;
+  /** From here on, these secret inputs are put back on reads, and they are redacted from every write and print. */
+  const keepSecret = (secretInputs: Record<string, string>): void => {
+    io.redactor = new Redactor([...Object.values(secretInputs), ...engineSecrets(io.env)]);
+    store = new RedactingRunStore(opened.store, io.redactor, secretInputs);
   };
-  keepSecret({}, []);
+  keepSecret({});
+  // The state machine interpreter is loaded only by the commands that run one (run, resume).
+  const makeHost = async (): Promise<LocalHost> => {
+    const { LocalHost } = await import('../local/local-host.ts');
+    return new LocalHost({ limits, ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
+  };
   const emit = (report: RunReport): number => {
     io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report)}\n`);
     return exitFor(report);
@@ -156,24 +161,24 @@ const runCommand = async (command: Exclude<Command, { name: 'help' }>, io: CliIo
       case 'run': {
         const loaded = await loadWorkflowFile(command.workflowPath, limits);
         if (!loaded.ok) return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
-        const given = { ...command.params };
+        const params = { ...command.params };
         const secretInputs: Record<string, string> = {};
         for (const name of secretInputNames(loaded.workflow)) {
-          const value = given[name] ?? io.env[secretVariable(name)];
+          const value = params[name] ?? io.env[secretVariable(name)];
           if (value === undefined) continue;
-          given[name] = value;
+          params[name] = value;
           secretInputs[name] = value;
         }
-        keepSecret(secretInputs, []);
-        const inputs = prepareInputs(loaded.workflow, given);
-        if (!inputs.ok) return fail(EXIT.usage, inputs.problems.map((p) => p.message).join('\n'), { problems: inputs.problems });
-        const issues = validateWorkflow(loaded.workflow, catalog);
+        keepSecret(secretInputs);
         // With repair on, an invalid workflow is repaired before any node runs; without, it is a usage error.
-        if (hasErrors(issues) && !command.repair) {
+        const prepared = prepareRun({ workflow: loaded.workflow, workflowName: loaded.name, params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }, catalog);
+        if (!prepared.ok) {
+          if (prepared.stage === 'inputs') return fail(EXIT.usage, prepared.message, { problems: prepared.problems });
+          const issues = prepared.issues ?? [];
           return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(issues)}`, { issues });
         }
-        nodeCount = loaded.workflow.nodes.length;
-        return emit(await host.start({ workflow: loaded.workflow, workflowName: loaded.name, params: inputs.params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }));
+        nodeCount = prepared.spec.workflow.nodes.length;
+        return emit(await (await makeHost()).start(prepared.spec));
       }
       case 'resume': {
         let patch: IrVersionItem | undefined;
@@ -182,18 +187,18 @@ const runCommand = async (command: Exclude<Command, { name: 'help' }>, io: CliIo
           if (!checked.ok) return fail(EXIT.usage, checked.message, { problems: checked.problems });
           patch = checked.item;
         } else if ((await store.getRun(command.runId))?.status === 'succeeded') {
-          const report = await host.report(command.runId);
+          const report = await loadRunReport(store, command.runId);
           const note = `run ${command.runId} already succeeded; nothing to resume`;
           if (report) io.stdout(json ? `${JSON.stringify({ ...report, message: note }, null, 2)}\n` : `${note}\n${renderStatus(report)}\n`);
           return EXIT.ok;
         }
-        const secrets = await secretsForResume(baseStore, command.runId, io.env);
+        const secrets = await secretsForResume(opened.store, command.runId, io.env);
         if (!secrets.ok) return fail(EXIT.usage, secrets.message);
-        keepSecret(secrets.inputs, secrets.values);
-        return emit(await host.resume(command.runId, { ...(patch ? { patch } : {}), ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}), ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}), force: command.force }));
+        keepSecret(secrets.inputs);
+        return emit(await (await makeHost()).resume(command.runId, { ...(patch ? { patch } : {}), ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}), ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}), force: command.force }));
       }
       case 'status': {
-        const report = await host.report(command.runId);
+        const report = await loadRunReport(store, command.runId);
         if (!report) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
         io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderStatus(report)}\n`);
         return EXIT.ok;
@@ -210,6 +215,6 @@ const runCommand = async (command: Exclude<Command, { name: 'help' }>, io: CliIo
     if (error instanceof FlowmendError) return fail(EXIT.failed, `${error.name}: ${error.message}`);
     throw error;
   } finally {
-    await local.close();
+    opened.close();
   }
 };

@@ -2,7 +2,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { z } from 'zod';
 import type { BlobStore } from '../../core/blob-store.ts';
-import type { EngineDeps, ExecutionLimits } from '../../core/engine.ts';
+import type { EngineDeps } from '../../core/engine.ts';
+import { EngineCache } from '../../core/engine-cache.ts';
+import { DEFAULT_EXECUTION_LIMITS, type ExecutionLimits } from '../../core/execution-limits.ts';
+import { cryptoIds } from '../../core/ids.ts';
 import { ConfigurationError } from '../../core/errors.ts';
 import type { RunStore } from '../../core/run-store.ts';
 import { builtinCatalog } from '../../nodes/catalog.ts';
@@ -36,12 +39,6 @@ export function parseAwsEnv(env: NodeJS.ProcessEnv = process.env): AwsEnv {
   return parsed.data;
 }
 
-/**
- * When a run continues as a new execution: before a node that might not end within an Express
- * execution's 5 minutes (280 s leaves room for the last Advance), and before a Standard execution's
- * history nears 25,000 events (about 13 per executed node: Advance 5, Route 2, RunNode 5, a retry more).
- */
-export const DEFAULT_EXECUTION_LIMITS: ExecutionLimits = { maxAdvances: 1_000, maxMs: 280_000 };
 
 /** The adapters one Lambda needs, built once per cold start (SDK clients reuse their connections across calls). */
 export interface AwsDeps {
@@ -82,5 +79,5 @@ export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): P
     maxAdvances: parsed.FLOWMEND_MAX_ADVANCES_PER_EXECUTION ?? DEFAULT_EXECUTION_LIMITS.maxAdvances,
     maxMs: parsed.FLOWMEND_MAX_EXECUTION_MS ?? DEFAULT_EXECUTION_LIMITS.maxMs,
   };
-  return { store, blobs, catalog: builtinCatalog, now: Date.now, executionLimits };
+  return { store, blobs, catalog: builtinCatalog, now: Date.now, cache: new EngineCache(), ids: cryptoIds, executionLimits };
 }

@@ -1,4 +1,4 @@
-import { InvalidInputError, RunNotFoundError, StaleRunError, StoreError } from '../../core/errors.ts';
+import { InvalidInputError, RunNotFoundError, StaleRunError, CorruptItemError } from '../../core/errors.ts';
 import { makeAnthropicRepairLlm, repairModelFromEnv } from '../../adapters/anthropic-repair-llm.ts';
 import { makeCatalog, type NodeCatalog, type NodeRunner } from '../../core/node-type.ts';
 import { completedNodes, planRepair, type RepairFailure, type RepairLlm } from '../../core/repair/index.ts';
@@ -37,7 +37,7 @@ export const makeRepairHandler = (deps: RepairDeps) => async (event: unknown): P
   const written = await deps.store.getIrVersion(runId, run.irVersion + 1);
   if (written) return { applied: true, message: written.reason ?? `workflow version ${written.version} (${written.source})` };
   const current = await deps.store.getIrVersion(runId, run.irVersion);
-  if (!current) throw new StoreError(`run ${runId} has no workflow version ${run.irVersion}`);
+  if (!current) throw new CorruptItemError(`run ${runId} has no workflow version ${run.irVersion}`);
 
   const issues = validateWorkflow(current.ir, deps.catalog).filter((i) => i.severity === 'error');
   let failure: RepairFailure;

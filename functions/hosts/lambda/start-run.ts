@@ -1,17 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigurationError, InvalidInputError } from '../../core/errors.ts';
-import type { Workflow } from '../../core/ir.ts';
+import { cryptoIds, type Ids } from '../../core/ids.ts';
 import type { NodeCatalog } from '../../core/node-type.ts';
-import { prepareInputs } from '../../core/inputs.ts';
+import { prepareRun } from '../../core/prepare-run.ts';
 import { createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/run-lifecycle.ts';
 import { RunIdSchema } from '../../core/run-model.ts';
 import type { RunStore } from '../../core/run-store.ts';
-import { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from '../../core/validate.ts';
 
 export const StartRunRequestSchema = z.strictObject({
   workflow: z.unknown(),
-  workflowName: z.string().min(1).max(200).default('workflow'),
+  /** Defaults to the workflow's `name`, then 'workflow'. */
+  workflowName: z.string().min(1).max(200).optional(),
   params: z.record(z.string(), z.unknown()).default({}),
   repairEnabled: z.boolean().default(true),
   maxRepairs: z.number().int().nonnegative().default(DEFAULT_MAX_REPAIRS),
@@ -27,22 +26,12 @@ export interface StartRunResult {
   executionArn: string;
 }
 
-/**
- * Longest node timeout an Express run allows. The engine starts a new execution before a node that would
- * not end within the current one, so a node must fit in a fresh 5-minute execution, with room for a retry.
- */
-export const EXPRESS_MAX_NODE_TIMEOUT_S = 120;
-
-/** Express unless a node may run longer than an Express execution can wait for it. */
-export const chooseMode = (workflow: Workflow, catalog: NodeCatalog): 'express' | 'standard' =>
-  workflow.nodes.every((node) => (catalog.get(node.type)?.timeoutS(node.params) ?? Number.POSITIVE_INFINITY) <= EXPRESS_MAX_NODE_TIMEOUT_S)
-    ? 'express'
-    : 'standard';
-
 export interface StartRunDeps {
   store: RunStore;
   catalog: NodeCatalog;
   now: () => number;
+  /** Randomness for run and owner ids; `cryptoIds` when not given. */
+  ids?: Ids;
   stateMachines: { express: string; standard: string };
   /** Starts an execution named `name`; returns its ARN. */
   startExecution(stateMachineArn: string, name: string, input: string): Promise<string>;
@@ -54,22 +43,17 @@ export const makeStartRunHandler = (deps: StartRunDeps) => async (event: unknown
   if (!request.success) {
     throw new InvalidInputError(`Bad start request: ${request.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; ')}`);
   }
-  const parsed = parseWorkflow(request.data.workflow);
-  if (!parsed.ok) throw new InvalidInputError(`The workflow does not parse:\n${formatIssues(parsed.issues)}`, { details: { issues: parsed.issues } });
-  const { workflowName, repairEnabled, maxRepairs } = request.data;
-  // As in the CLI: with repair on, a workflow that fails validation is repaired before any node runs.
-  const issues = validateWorkflow(parsed.workflow, deps.catalog);
-  if (hasErrors(issues) && !repairEnabled) {
-    throw new InvalidInputError(`The workflow does not validate:\n${formatIssues(issues)}`, { details: { issues } });
+  const prepared = prepareRun(request.data, deps.catalog);
+  if (!prepared.ok) {
+    const { message, issues, problems } = prepared;
+    throw new InvalidInputError(message, { details: { ...(issues ? { issues } : {}), ...(problems ? { problems } : {}) } });
   }
-  const inputs = prepareInputs(parsed.workflow, request.data.params);
-  if (!inputs.ok) throw new InvalidInputError(inputs.problems.map((p) => p.message).join('\n'), { details: { problems: inputs.problems } });
-  const params = inputs.params;
+  const { workflow, workflowName, params, repairEnabled, maxRepairs, mode } = prepared.spec;
   const now = deps.now();
-  const runId = request.data.runId ?? newRunId(now);
-  const mode = request.data.mode ?? chooseMode(parsed.workflow, deps.catalog);
-  const owner = { id: `sfn-${runId}-${randomBytes(4).toString('hex')}`, since: now };
-  await createRun(deps.store, { runId, workflow: parsed.workflow, workflowName, params, owner, repairEnabled, maxRepairs, mode, now });
+  const ids = deps.ids ?? cryptoIds;
+  const runId = request.data.runId ?? newRunId(now, ids);
+  const owner = { id: `sfn-${runId}-${ids.hex(4)}`, since: now };
+  await createRun(deps.store, { runId, workflow, workflowName, params, owner, repairEnabled, maxRepairs, mode, now });
   const executionArn = await deps.startExecution(
     deps.stateMachines[mode],
     runId,

@@ -1,10 +1,11 @@
 import '../../adapters/node20-polyfills.ts';
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import type { BlobStore } from '../../core/blob-store.ts';
 import { buildDefinition, runnerStateName, STATE, type AslDefinition } from '../../core/definition.ts';
-import type { ExecutionLimits } from '../../core/engine.ts';
+import { EngineCache } from '../../core/engine-cache.ts';
+import type { ExecutionLimits } from '../../core/execution-limits.ts';
+import { cryptoIds, type Ids } from '../../core/ids.ts';
 import { StaleRunError } from '../../core/errors.ts';
 import type { Workflow } from '../../core/ir.ts';
 import { makeCatalog, type NodeRunner } from '../../core/node-type.ts';
@@ -39,11 +40,16 @@ export interface LocalHostOptions {
   /** Step records the run item carries before they are written as their own items (see EngineDeps). */
   stepBatch?: number;
   now?: () => number;
+  /** Randomness for run ids, owner ids and revisions; `cryptoIds` when not given. */
+  ids?: Ids;
+  /** The engine's caches; a new one per host when not given (tests pass one to observe it). */
+  cache?: EngineCache;
 }
 
 /**
- * The embedded store answers a request in about 3 ms whatever its size, so the local host lets 16
- * records ride in the run item and writes them out in one batch: one request per node instead of two.
+ * Records the run item carries before they are written as their own items, on a store without atomic
+ * commits (a DynamoDB peer: one request per node instead of two). A store with `commitAdvance` (SQLite)
+ * writes each record in the same transaction as the run item, so it keeps the run item small instead.
  */
 export const LOCAL_STEP_BATCH = 32;
 
@@ -70,7 +76,7 @@ export interface HostStats {
 const noRepair: RepairHandler = async () => ({ applied: false, message: 'this host has no repair service' });
 
 /** A local owner is this process; it is alive while its pid is, on this host. */
-export const localOwner = (now: number): Owner => ({ id: `local-${process.pid}-${randomBytes(4).toString('hex')}`, pid: process.pid, host: hostname(), since: now });
+export const localOwner = (now: number, ids: Ids = cryptoIds): Owner => ({ id: `local-${process.pid}-${ids.hex(4)}`, pid: process.pid, host: hostname(), since: now });
 
 export const isLocalOwnerAlive = async (owner: Owner): Promise<boolean> => {
   if (owner.pid === undefined || owner.host !== hostname()) return true;
@@ -93,10 +99,12 @@ export class LocalHost {
   private readonly handlers: Record<string, (input: never) => Promise<unknown>>;
   private readonly retryOverrides: Record<string, number>;
   private readonly now: () => number;
+  private readonly ids: Ids;
   private continued = false;
 
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
+    this.ids = options.ids ?? cryptoIds;
     this.store = new ObservedRunStore(options.store, options.onWrite);
     const runners = options.runners ?? (options.limits ? makeBuiltinRunners(options.limits) : builtinRunners);
     const catalog = makeCatalog(runners);
@@ -110,10 +118,10 @@ export class LocalHost {
       });
     this.machine = new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { noValidate: true } });
     const engineDeps = {
-      store: this.store, catalog, now: this.now,
+      store: this.store, catalog, now: this.now, ids: this.ids, cache: options.cache ?? new EngineCache(),
       ...(options.blobs ? { blobs: options.blobs } : {}),
       ...(options.executionLimits ? { executionLimits: options.executionLimits } : {}),
-      stepBatch: options.stepBatch ?? LOCAL_STEP_BATCH,
+      stepBatch: options.stepBatch ?? (options.store.commitAdvance ? 1 : LOCAL_STEP_BATCH),
       ...(options.limits ? { runLimits: options.limits } : {}),
     };
     const repair = options.makeRepairHandler?.({ store: this.store, runners }) ?? noRepair;
@@ -132,8 +140,8 @@ export class LocalHost {
   /** Creates a run and drives it to its end. */
   async start(spec: StartOptions): Promise<RunReport> {
     const now = this.now();
-    const owner = localOwner(now);
-    const runId = spec.runId ?? newRunId(now);
+    const owner = localOwner(now, this.ids);
+    const runId = spec.runId ?? newRunId(now, this.ids);
     await createRun(this.store, { ...spec, runId, owner, now });
     return this.drive(runId, owner.id);
   }
@@ -141,7 +149,7 @@ export class LocalHost {
   /** Takes a stopped or failed run over and drives it on, replaying what is recorded. */
   async resume(runId: string, options: ResumeOptions = {}): Promise<RunReport> {
     const now = this.now();
-    const owner = localOwner(now);
+    const owner = localOwner(now, this.ids);
     const { force, ...claim } = options;
     await claimRun(this.store, runId, { ...claim, owner, now, isAlive: force ? async () => false : isLocalOwnerAlive });
     return this.drive(runId, owner.id);

@@ -1,0 +1,252 @@
+import type Database from 'better-sqlite3';
+import type { z } from 'zod';
+import { CorruptItemError, StaleRunError } from '../core/errors.ts';
+import {
+  type IrVersionItem,
+  IrVersionItemSchema,
+  type RunEvent,
+  RunEventSchema,
+  type RunItem,
+  RunItemSchema,
+  type NodeRecord,
+  NodeRecordSchema,
+} from '../core/run-model.ts';
+import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/run-store.ts';
+import { sameStoredValue } from '../core/stored-value.ts';
+import { openSqlite, type SqliteDatabase, sqliteError } from './sqlite-database.ts';
+
+/** Days (today included) that `listRuns` without a workflow name looks back, as the DynamoDB store does. */
+const LOOKBACK_DAYS = 31;
+const DAY_MS = 86_400_000;
+
+/**
+ * The run store's tables. Each row keeps its item as JSON (`body`) beside the few columns that keys,
+ * conditions and listings read, so an item round-trips exactly and a new field needs no migration.
+ * `user_version` numbers the layout; a later layout migrates from it.
+ */
+const SCHEMA_VERSION = 1;
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY, workflow_name TEXT NOT NULL, created_at INTEGER NOT NULL,
+    seq INTEGER NOT NULL, owner_id TEXT, body TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS runs_by_workflow ON runs (workflow_name, created_at DESC, run_id DESC);
+  CREATE INDEX IF NOT EXISTS runs_by_time ON runs (created_at DESC, run_id DESC);
+  CREATE TABLE IF NOT EXISTS ir_versions (
+    run_id TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, version)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS steps (
+    run_id TEXT NOT NULL, seq INTEGER NOT NULL, status TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, seq)
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS events (
+    run_id TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, key)
+  ) WITHOUT ROWID;
+`;
+
+type Row = { body: string };
+type Statements = ReturnType<typeof prepare>;
+
+const prepare = (db: Database.Database) => ({
+  getRun: db.prepare<[string], Row>('SELECT body FROM runs WHERE run_id = ?'),
+  runGuard: db.prepare<[string], { seq: number; owner_id: string | null }>('SELECT seq, owner_id FROM runs WHERE run_id = ?'),
+  putRun: db.prepare(
+    `INSERT INTO runs (run_id, workflow_name, created_at, seq, owner_id, body) VALUES (@runId, @workflowName, @createdAt, @seq, @ownerId, @body)
+     ON CONFLICT (run_id) DO UPDATE SET workflow_name = excluded.workflow_name, created_at = excluded.created_at,
+       seq = excluded.seq, owner_id = excluded.owner_id, body = excluded.body`,
+  ),
+  getIr: db.prepare<[string, number], Row>('SELECT body FROM ir_versions WHERE run_id = ? AND version = ?'),
+  insertIr: db.prepare('INSERT INTO ir_versions (run_id, version, body) VALUES (?, ?, ?)'),
+  getStep: db.prepare<[string, number], Row & { status: string }>('SELECT body, status FROM steps WHERE run_id = ? AND seq = ?'),
+  insertStep: db.prepare('INSERT INTO steps (run_id, seq, status, body) VALUES (?, ?, ?, ?)'),
+  upsertStep: db.prepare('INSERT OR REPLACE INTO steps (run_id, seq, status, body) VALUES (?, ?, ?, ?)'),
+  updateStep: db.prepare('UPDATE steps SET status = ?, body = ? WHERE run_id = ? AND seq = ? AND status = ?'),
+  listRecords: db.prepare<[string], Row>('SELECT body FROM steps WHERE run_id = ? ORDER BY seq'),
+  putEvent: db.prepare('INSERT OR REPLACE INTO events (run_id, key, body) VALUES (?, ?, ?)'),
+  listEvents: db.prepare<[string, string], Row>('SELECT body FROM events WHERE run_id = ? AND key > ? ORDER BY key'),
+  runsByWorkflow: db.prepare<[string, number], Row>(
+    'SELECT body FROM runs WHERE workflow_name = ? ORDER BY created_at DESC, run_id DESC LIMIT ?',
+  ),
+  recentRuns: db.prepare<[number, number, number], Row>(
+    'SELECT body FROM runs WHERE created_at >= ? AND created_at < ? ORDER BY created_at DESC, run_id DESC LIMIT ?',
+  ),
+});
+
+/** Milliseconds of the start of the UTC day of `epochMs`. */
+const startOfDay = (epochMs: number): number => epochMs - (((epochMs % DAY_MS) + DAY_MS) % DAY_MS);
+
+/**
+ * RunStore on SQLite (better-sqlite3): WAL, `synchronous = FULL`, each write one transaction, so a
+ * write that returned is on disk. Conditions are checked and applied inside one IMMEDIATE transaction,
+ * which holds the database's write lock: processes sharing the file cannot interleave between them.
+ */
+export class SqliteRunStore implements RunStore {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly sql: Statements;
+  private readonly now: () => number;
+
+  constructor(database: SqliteDatabase, options: { now?: () => number } = {}) {
+    this.db = database.db;
+    this.path = database.path;
+    this.now = options.now ?? Date.now;
+    this.sql = this.guard('preparing the run store', () => {
+      if (Number(this.db.pragma('user_version', { simple: true })) < SCHEMA_VERSION) {
+        this.db.transaction(() => {
+          this.db.exec(SCHEMA);
+          this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+        }).immediate();
+      }
+      return prepare(this.db);
+    });
+  }
+
+  /** Opens the store of a state dir (`<stateDir>/flowmend.db`). */
+  static open(stateDir: string, options: { now?: () => number } = {}): SqliteRunStore {
+    return new SqliteRunStore(openSqlite(stateDir), options);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  async putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {
+    this.write('writing a run', () => this.putRunNow(run, condition));
+  }
+
+  async getRun(runId: string): Promise<RunItem | undefined> {
+    const row = this.guard('reading a run', () => this.sql.getRun.get(runId));
+    return row && this.parse(RunItemSchema, row, `run item of ${runId}`);
+  }
+
+  async putIrVersion(item: IrVersionItem): Promise<void> {
+    this.write('writing a workflow version', () => {
+      const existing = this.sql.getIr.get(item.runId, item.version);
+      if (existing) {
+        if (sameStoredValue(JSON.parse(existing.body), JSON.parse(JSON.stringify(item)))) return;
+        throw new StaleRunError(`IR version ${item.version} of run ${item.runId} already exists with other content`, {
+          details: { runId: item.runId, version: item.version },
+        });
+      }
+      this.sql.insertIr.run(item.runId, item.version, JSON.stringify(item));
+    });
+  }
+
+  async getIrVersion(runId: string, version: number): Promise<IrVersionItem | undefined> {
+    const row = this.guard('reading a workflow version', () => this.sql.getIr.get(runId, version));
+    return row && this.parse(IrVersionItemSchema, row, `IR version ${version} of ${runId}`);
+  }
+
+  async putRecord(step: NodeRecord, expectStatus?: NodeRecord['status'] | null): Promise<void> {
+    this.write('writing a step', () => {
+      const body = JSON.stringify(step);
+      if (expectStatus === undefined) {
+        this.sql.upsertStep.run(step.runId, step.seq, step.status, body);
+        return;
+      }
+      const changed =
+        expectStatus === null
+          ? this.sql.getStep.get(step.runId, step.seq) === undefined && this.sql.insertStep.run(step.runId, step.seq, step.status, body).changes > 0
+          : this.sql.updateStep.run(step.status, body, step.runId, step.seq, expectStatus).changes > 0;
+      if (changed) return;
+      const current = this.sql.getStep.get(step.runId, step.seq);
+      const found = current ? `is ${current.status}` : 'does not exist';
+      throw new StaleRunError(`step ${step.seq} of run ${step.runId} ${found}, expected ${expectStatus ?? 'absent'}`, {
+        details: { runId: step.runId, seq: step.seq, status: current?.status },
+      });
+    });
+  }
+
+  async putRecords(steps: readonly NodeRecord[]): Promise<void> {
+    if (steps.length === 0) return;
+    this.write('writing steps', () => this.putRecordsNow(steps));
+  }
+
+  async getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]> {
+    const rows = this.guard('reading steps', () => [...new Set(seqs)].flatMap((seq) => this.sql.getStep.get(runId, seq) ?? []));
+    return rows.map((row) => this.parse(NodeRecordSchema, row, `a step of ${runId}`));
+  }
+
+  async listRecords(runId: string): Promise<NodeRecord[]> {
+    const rows = this.guard('listing steps', () => this.sql.listRecords.all(runId));
+    return rows.map((row) => this.parse(NodeRecordSchema, row, `a step of ${runId}`));
+  }
+
+  async appendEvents(events: readonly RunEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    this.write('appending events', () => this.appendEventsNow(events));
+  }
+
+  async listEvents(runId: string, afterKey?: string): Promise<RunEvent[]> {
+    const rows = this.guard('listing events', () => this.sql.listEvents.all(runId, afterKey ?? ''));
+    return rows.map((row) => this.parse(RunEventSchema, row, `an event of ${runId}`));
+  }
+
+  async listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {
+    const limit = Math.max(0, options.limit);
+    const rows = this.guard('listing runs', () => {
+      if (options.workflowName !== undefined) return this.sql.runsByWorkflow.all(options.workflowName, limit);
+      const today = startOfDay(this.now());
+      return this.sql.recentRuns.all(today - (LOOKBACK_DAYS - 1) * DAY_MS, today + DAY_MS, limit);
+    });
+    return rows.map((row) => this.parse(RunItemSchema, row, 'a run item'));
+  }
+
+  /** One transaction, so one fsync: the events, the records and the run item are on disk together, or none is. */
+  async commitAdvance(commit: AdvanceCommit): Promise<void> {
+    this.write('committing a step', () => {
+      this.putRunNow(commit.run, commit.condition);
+      this.appendEventsNow(commit.events);
+      this.putRecordsNow(commit.records);
+    });
+  }
+
+  private putRunNow(run: RunItem, condition: RunWriteCondition): void {
+    const current = this.sql.runGuard.get(run.runId);
+    const failed: string[] = [];
+    if (condition.notExists && current) failed.push('it already exists');
+    if (condition.ownerId !== undefined && current?.owner_id !== condition.ownerId) failed.push(`its owner is not ${condition.ownerId}`);
+    if (condition.seq !== undefined && current?.seq !== condition.seq) failed.push(`its seq is not ${condition.seq}`);
+    if (failed.length > 0) {
+      throw new StaleRunError(`run ${run.runId} was moved on by another writer (${failed.join(', ')})`, { details: { runId: run.runId, ...condition } });
+    }
+    this.sql.putRun.run({
+      runId: run.runId, workflowName: run.workflowName, createdAt: run.createdAt, seq: run.seq,
+      ownerId: run.owner?.id ?? null, body: JSON.stringify(run),
+    });
+  }
+
+  private putRecordsNow(steps: readonly NodeRecord[]): void {
+    for (const step of steps) this.sql.upsertStep.run(step.runId, step.seq, step.status, JSON.stringify(step));
+  }
+
+  private appendEventsNow(events: readonly RunEvent[]): void {
+    for (const event of events) this.sql.putEvent.run(event.runId, event.key, JSON.stringify(event));
+  }
+
+  /** Runs `body` in an IMMEDIATE transaction (the write lock first, so a concurrent writer waits instead of failing). */
+  private write(operation: string, body: () => void): void {
+    this.guard(operation, () => this.db.transaction(body).immediate());
+  }
+
+  private guard<T>(operation: string, body: () => T): T {
+    try {
+      return body();
+    } catch (error) {
+      if (error instanceof StaleRunError) throw error;
+      throw sqliteError(this.path, operation, error);
+    }
+  }
+
+  private parse<S extends z.ZodType>(schema: S, row: Row, what: string): z.infer<S> {
+    let value: unknown;
+    try {
+      value = JSON.parse(row.body);
+    } catch (error) {
+      throw new CorruptItemError(`corrupt ${what} in ${this.path}: not JSON`, { cause: error });
+    }
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new CorruptItemError(`corrupt ${what} in ${this.path}: ${issues.join('; ')}`, { cause: parsed.error });
+  }
+}

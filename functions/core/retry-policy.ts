@@ -1,0 +1,52 @@
+import {
+  BlobPathError,
+  ConfigurationError,
+  CorruptItemError,
+  type FlowmendError,
+  InvalidInputError,
+  ItemTooLargeError,
+  RunNotFoundError,
+  StaleRunError,
+  StoreUnavailableError,
+  TransientError,
+} from './errors.ts';
+
+export interface RetryPolicy {
+  errors: string[];
+  intervalSeconds: number;
+  maxAttempts: number;
+  backoffRate: number;
+}
+
+type ErrorKinds = Readonly<Record<string, { readonly retryable: boolean; prototype: FlowmendError }>>;
+
+/**
+ * The error kinds a Task may throw, by the name the state machine matches on. The keys are written
+ * out (not read from `Class.name`) so that a minifying bundler cannot change them; a test checks
+ * that each key is its class's `name`.
+ */
+export const RUNNER_ERROR_KINDS: ErrorKinds = { TransientError, ConfigurationError, InvalidInputError };
+export const ENGINE_ERROR_KINDS: ErrorKinds = {
+  InvalidInputError,
+  StaleRunError,
+  RunNotFoundError,
+  StoreUnavailableError,
+  CorruptItemError,
+  ItemTooLargeError,
+  BlobPathError,
+};
+
+/** Names of the kinds whose class says the same call may pass later (`static retryable`). */
+export const retryableErrorNames = (kinds: ErrorKinds): string[] =>
+  Object.entries(kinds)
+    .filter(([, kind]) => kind.retryable)
+    .map(([name]) => name);
+
+/** The ASL `Retry` of every runner Task: the kinds a runner throws that may pass on a later try. */
+export const TRANSIENT_RETRY: RetryPolicy = { errors: retryableErrorNames(RUNNER_ERROR_KINDS), intervalSeconds: 1, maxAttempts: 3, backoffRate: 2 };
+
+/** The ASL `Retry` of the Advance and Repair Tasks: an unavailable store, never a corrupt or oversized item. */
+export const ENGINE_RETRY: RetryPolicy = { errors: retryableErrorNames(ENGINE_ERROR_KINDS), intervalSeconds: 1, maxAttempts: 3, backoffRate: 2 };
+
+/** Whether a runner error caught by the state machine is one its Retry already tried (retries exhausted). */
+export const isRetryableErrorName = (name: string): boolean => TRANSIENT_RETRY.errors.includes(name);

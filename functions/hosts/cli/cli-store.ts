@@ -1,0 +1,36 @@
+import type { BlobStore } from '../../core/blob-store.ts';
+import type { RunStore } from '../../core/run-store.ts';
+import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
+import { FileBlobStore } from '../../adapters/file-blob-store.ts';
+
+export interface CliStoreOptions {
+  stateDir: string;
+  store: 'sqlite' | 'dynamodb';
+  /** DynamoDB table (`--table`, else FLOWMEND_TABLE, else `flowmend`). */
+  table: string | undefined;
+}
+
+export interface CliStore {
+  store: RunStore;
+  blobs: BlobStore;
+  /** Where the runs are, for messages. */
+  where: string;
+  close(): void;
+}
+
+/**
+ * The store a CLI command works on: SQLite in `<state-dir>/flowmend.db` (the default), or a DynamoDB
+ * table. Each is imported only when chosen, so a command loads neither the AWS SDK nor the native
+ * SQLite module unless it uses it. Outputs too large for a row live under `<state-dir>/blobs` either way.
+ */
+export const openCliStore = async (options: CliStoreOptions, env: Readonly<Record<string, string | undefined>>): Promise<CliStore> => {
+  const blobs = new FileBlobStore(options.stateDir);
+  if (options.store === 'dynamodb') {
+    const { openDynamoCliStore } = await import('./dynamo-cli-store.ts');
+    const dynamo = await openDynamoCliStore(options.table ?? env.FLOWMEND_TABLE ?? 'flowmend', env);
+    return { store: new BlobOffloadRunStore(dynamo.store, blobs), blobs, where: dynamo.where, close: dynamo.close };
+  }
+  const { SqliteRunStore } = await import('../../adapters/sqlite-run-store.ts');
+  const sqlite = SqliteRunStore.open(options.stateDir);
+  return { store: new BlobOffloadRunStore(sqlite, blobs), blobs, where: options.stateDir, close: () => sqlite.close() };
+};

@@ -1,0 +1,60 @@
+// Bundles the CLI into dist/ with esbuild (run by `npm run build`, and by `prepare` on npm ci/install),
+// so `flowmend` starts without transpiling TypeScript. Chunks split at dynamic imports: a command loads
+// the state machine interpreter, the SQLite module or the AWS SDK only when it uses them.
+import { rmSync } from 'node:fs';
+
+let esbuild;
+try {
+  esbuild = await import('esbuild');
+} catch {
+  // Installed without dev dependencies: bin/flowmend.mjs runs the TypeScript through tsx instead.
+  console.warn('flowmend build: esbuild is not installed; the CLI will run from source (slower start)');
+  process.exit(0);
+}
+
+/**
+ * aws-local-stepfunctions imports the AWS SDK's Lambda client to call Tasks that have no local handler,
+ * and asl-validator (ajv) to check a definition. The local host binds every Task by state name and
+ * passes `noValidate` (the definition is validated where it is built and tested), so neither path runs:
+ * stubs keep both (a third of a second of loading) out of every local run, and throw if ever reached.
+ */
+const noAwsLambdaInInterpreter = {
+  name: 'no-aws-lambda-in-interpreter',
+  setup(build) {
+    build.onResolve({ filter: /^(@aws-sdk\/(client-lambda|credential-providers)|asl-validator)$/ }, (args) =>
+      args.importer.includes('aws-local-stepfunctions') ? { path: args.path, namespace: 'flowmend-stub' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'flowmend-stub' }, () => ({
+      contents: `const unbound = () => { throw new Error('flowmend: the local interpreter reached for AWS Lambda or the ASL validator, which the local host never uses'); };
+        export class LambdaClient { constructor() { unbound(); } }
+        export class InvokeCommand { constructor() { unbound(); } }
+        export const fromCognitoIdentityPool = unbound;
+        export default unbound;`,
+      loader: 'js',
+    }));
+  },
+};
+
+const root = new URL('..', import.meta.url).pathname;
+rmSync(`${root}dist`, { recursive: true, force: true });
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: { flowmend: 'bin/flowmend.ts' },
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outExtension: { '.js': '.mjs' },
+  // Native (better-sqlite3) or large and only loaded on request (the AWS SDK, the Anthropic SDK): resolved from node_modules at run time.
+  external: ['better-sqlite3', '@aws-sdk/*', '@smithy/*', '@anthropic-ai/sdk'],
+  // CommonJS dependencies bundled into ESM still call require().
+  banner: { js: "import { createRequire as __flowmendRequire } from 'node:module'; const require = __flowmendRequire(import.meta.url);" },
+  plugins: [noAwsLambdaInInterpreter],
+  // Smaller files parse faster at every start; identifiers stay (error names and stack traces read them).
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});

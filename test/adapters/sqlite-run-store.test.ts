@@ -1,0 +1,105 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DATABASE_FILE, openSqlite } from '../../functions/adapters/sqlite-database.ts';
+import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
+import { ConfigurationError, StaleRunError, StoreError } from '../../functions/core/errors.ts';
+import type { RunItem } from '../../functions/core/run-model.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'flowmend-sqlite-'));
+let counter = 0;
+const newDir = (): string => join(root, `state-${++counter}`);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const makeRun = (runId: string): RunItem => ({
+  runId, workflowName: 'sqlite', status: 'running', irVersion: 0, params: {}, createdAt: Date.now(), updatedAt: Date.now(),
+  seq: 0, eventSeq: 0, repairedNodes: [], pendingRecords: [], flushedThrough: 0, needsWalk: false, latest: {}, visits: {},
+  repairEnabled: false, maxRepairs: 0, repairAttempts: 0, warnings: [], mode: 'express', owner: { id: 'owner-a', since: 0 },
+  metrics: { nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0, repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0 },
+});
+
+/** Opens the store and returns the error it failed with, and how long that took. */
+const openFailure = (dir: string): { error: unknown; ms: number } => {
+  const started = performance.now();
+  try {
+    SqliteRunStore.open(dir).close();
+  } catch (error) {
+    return { error, ms: performance.now() - started };
+  }
+  throw new Error(`opening ${dir} succeeded`);
+};
+
+describe('SqliteRunStore: a state dir or database it cannot use', () => {
+  it('names the file when it is not a database', () => {
+    const dir = newDir();
+    mkdirSync(dir);
+    writeFileSync(join(dir, DATABASE_FILE), 'this is not a database, just some text that is long enough '.repeat(40));
+    const { error, ms } = openFailure(dir);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toContain(join(dir, DATABASE_FILE));
+    expect((error as Error).message).toMatch(/not a SQLite database/);
+    expect(ms).toBeLessThan(1000);
+  });
+
+  it('names a state dir that cannot be created', () => {
+    const { error } = openFailure('/proc/nope');
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toMatch(/the state dir \/proc\/nope cannot be created \(ENOENT\)/);
+  });
+
+  it('names a state dir where no file can be written', () => {
+    // /proc/self exists and takes no new files, even for root (a chmod'ed dir would not stop root).
+    const { error } = openFailure('/proc/self');
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as Error).message).toContain('/proc/self/flowmend.db');
+    expect((error as Error).message).toMatch(/cannot be opened/);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('names a read-only state dir', () => {
+    const dir = newDir();
+    mkdirSync(dir, { mode: 0o555 });
+    const { error } = openFailure(dir);
+    expect((error as Error).message).toContain(join(dir, DATABASE_FILE));
+  });
+
+  it('refuses a state dir in the old LevelDB layout and says what to do', () => {
+    const dir = newDir();
+    mkdirSync(join(dir, 'db'), { recursive: true });
+    const { error } = openFailure(dir);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toMatch(/old layout .*mv .* or pass another --state-dir/s);
+  });
+});
+
+describe('SqliteRunStore: durability and atomicity', () => {
+  it('opens in WAL mode with synchronous FULL', () => {
+    const { db } = openSqlite(newDir());
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    db.close();
+  });
+
+  it('writes nothing of a commit whose run condition fails', async () => {
+    const store = SqliteRunStore.open(newDir());
+    const run = makeRun('atomic_run');
+    await store.putRun(run, { notExists: true });
+    const step = { runId: run.runId, seq: 1, nodeId: 'a', nodeType: 'shell', visit: 1, status: 'completed' as const, cacheKey: 'k', sideEffects: true, irVersion: 0, startedAt: 1 };
+    const event = { runId: run.runId, key: '00000000', at: 1, type: 'node_started' as const };
+    await expect(store.commitAdvance({ run: { ...run, seq: 1 }, condition: { ownerId: 'someone-else' }, records: [step], events: [event] })).rejects.toBeInstanceOf(StaleRunError);
+    expect(await store.listRecords(run.runId)).toEqual([]);
+    expect(await store.listEvents(run.runId)).toEqual([]);
+    store.close();
+  });
+
+  it('reports a row it cannot read as a StoreError naming the file', async () => {
+    const dir = newDir();
+    const store = SqliteRunStore.open(dir);
+    await store.putRun(makeRun('corrupt_row'), { notExists: true });
+    const { db } = openSqlite(dir);
+    db.prepare("UPDATE runs SET body = json_set(body, '$.status', 'bogus') WHERE run_id = 'corrupt_row'").run();
+    db.close();
+    await expect(store.getRun('corrupt_row')).rejects.toThrow(new RegExp(`corrupt run item of corrupt_row in ${join(dir, DATABASE_FILE)}: status`));
+    store.close();
+  });
+});
