@@ -16,3 +16,5 @@ const code = await runCli(process.argv.slice(2), {
   hostOptions: { makeRepairHandler: envRepairHandler(process.env) },
 });
 process.exitCode = code;
+// serve leaves runs it was driving in the background; they are durable and the next serve resumes them.
+if (process.argv[2] === 'serve') process.exit(code);

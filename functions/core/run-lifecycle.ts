@@ -24,6 +24,8 @@ export interface NewRun {
   repairEnabled: boolean;
   maxRepairs: number;
   mode?: 'express' | 'standard';
+  /** The registered workflow's version the run was started from. */
+  workflowVersion?: number;
   now: number;
 }
 
@@ -34,6 +36,7 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
   const run: RunItem = {
     runId: spec.runId,
     workflowName: spec.workflowName,
+    ...(spec.workflowVersion === undefined ? {} : { workflowVersion: spec.workflowVersion }),
     status: 'running',
     irVersion: 0,
     params: spec.params,

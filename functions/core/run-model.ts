@@ -20,7 +20,8 @@ export const RunErrorSchema = z.object({
 });
 export type RunError = z.infer<typeof RunErrorSchema>;
 
-export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed']);
+/** `cancelled`: stopped by a person (API or CLI); resumable like a failed run. */
+export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /**
@@ -51,6 +52,8 @@ export type RunMetrics = z.infer<typeof RunMetricsSchema>;
 export const RunItemSchema = z.object({
   runId: RunIdSchema,
   workflowName: z.string(),
+  /** The registered workflow's version the run started from (runs of an inline workflow have none). */
+  workflowVersion: z.number().int().positive().optional(),
   status: RunStatusSchema,
   irVersion: z.number().int().nonnegative(),
   params: z.record(z.string(), z.unknown()),
@@ -158,7 +161,7 @@ export type IrVersionItem = z.infer<typeof IrVersionItemSchema>;
 export const RunEventTypeSchema = z.enum([
   'run_started', 'run_resumed', 'node_started', 'node_completed', 'node_cached', 'node_failed',
   'node_warning', 'node_interrupted', 'repair_started', 'repair_applied', 'repair_failed',
-  'run_succeeded', 'run_failed', 'execution_continued',
+  'run_succeeded', 'run_failed', 'run_cancelled', 'execution_continued',
 ]);
 export type RunEventType = z.infer<typeof RunEventTypeSchema>;
 

@@ -31,6 +31,8 @@ export interface RunReport {
   status: RunStatus;
   run_id: string;
   workflow: string;
+  /** The registered workflow's version the run started from. */
+  workflow_version?: number;
   result: Record<string, unknown>;
   errors: RunError[];
   warnings: RunError[];
@@ -95,12 +97,13 @@ export const buildRunReport = (run: RunItem, steps: readonly NodeRecord[], event
     status: run.status,
     run_id: run.runId,
     workflow: run.workflowName,
+    ...(run.workflowVersion === undefined ? {} : { workflow_version: run.workflowVersion }),
     result: run.outputs ?? {},
-    errors: run.status === 'failed' && run.lastError ? [run.lastError] : [],
+    errors: (run.status === 'failed' || run.status === 'cancelled') && run.lastError ? [run.lastError] : [],
     warnings: run.warnings,
     repairs: repairsOf(versions),
     steps: orderedSteps(steps, events),
-    ...(run.current ? { current: { node_id: run.current.nodeId, seq: run.current.seq, started_at: new Date(run.current.startedAt).toISOString() } } : {}),
+    ...(run.current && run.status === 'running' ? { current: { node_id: run.current.nodeId, seq: run.current.seq, started_at: new Date(run.current.startedAt).toISOString() } } : {}),
     metrics: {
       duration_ms: run.updatedAt - run.createdAt,
       nodes_executed: m.nodesExecuted,

@@ -21,6 +21,10 @@ const chain = (length: number) => ({
   outputs: { total: { source: `\${n${length - 1}.result}` } },
 });
 
+// Child processes start slowly on a loaded machine (seconds each when other suites run beside these);
+// a hang still fails, at this bound.
+const MANY_PROCESSES_MS = 300_000;
+
 describe('one SQLite state dir shared by many processes', () => {
   it('runs 20 workflows started at once from 20 processes, each to its own result', async () => {
     const workflow = writeWorkflow(dir, 'concurrent', chain(3));
@@ -34,7 +38,7 @@ describe('one SQLite state dir shared by many processes', () => {
     const listed = parseJsonOutput<{ runs: { run_id: string; status: string }[] }>(await runCli(['runs', '--limit', '50', '--output-format', 'json'], { stateDir }));
     const mine = listed.runs.filter((r) => reports.some((report) => report.run_id === r.run_id));
     expect(mine.map((r) => r.status)).toEqual(Array(20).fill('succeeded'));
-  });
+  }, MANY_PROCESSES_MS);
 
   it('keeps the committed records of a run killed with SIGKILL, on disk for the next process that opens the file', async () => {
     const workflow = writeWorkflow(dir, 'killed', chain(4));
@@ -59,7 +63,7 @@ describe('one SQLite state dir shared by many processes', () => {
     const report = parseJsonOutput<RunReport>(resumed);
     expect(report).toMatchObject({ success: true, result: { total: 4 } });
     expect(report.steps.filter((s) => s.cached).map((s) => s.node_id)).toEqual(['n0', 'n1']);
-  });
+  }, MANY_PROCESSES_MS);
 });
 
 describe('flowmend --store dynamodb', () => {

@@ -8,7 +8,10 @@ Usage:
   flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force]
   flowmend status <run-id>
   flowmend runs [--limit N]
+  flowmend cancel <run-id>
+  flowmend logs <run-id> [--follow]
   flowmend validate <workflow.json>
+  flowmend serve [--port N] [--host 127.0.0.1]
 
 Every command takes:
   --output-format text|json   text progress (default) or one JSON object on stdout
@@ -17,6 +20,9 @@ Every command takes:
                               (AWS_ENDPOINT_URL for a local one, AWS_REGION otherwise)
   --table NAME                the DynamoDB table (default $FLOWMEND_TABLE or flowmend)
 
+run, status, runs, resume, cancel and logs take --api URL (default $FLOWMEND_API_URL) to talk to a
+flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with your AWS credentials).
+
 Exit codes: 0 success, 1 the run failed, 2 bad usage or an invalid workflow.`;
 
 /** A command line that does not make sense: exit code 2 with a message that says what to do. */
@@ -24,7 +30,9 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate'] as const;
+const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate', 'cancel', 'logs', 'serve'] as const;
+/** Commands that talk to an API instead of the local store when given --api or FLOWMEND_API_URL. */
+export const REMOTE_COMMANDS: readonly string[] = ['run', 'resume', 'status', 'runs', 'cancel', 'logs'];
 type CommandName = (typeof COMMANDS)[number];
 
 const OutputFormatSchema = z.enum(['text', 'json'], { error: '--output-format is "text" or "json"' });
@@ -38,6 +46,8 @@ export interface CommonOptions {
   stateDir: string;
   store: 'sqlite' | 'dynamodb';
   table: string | undefined;
+  /** The API to talk to instead of the local store (remote commands only). */
+  apiUrl?: string;
 }
 
 export type Command =
@@ -46,6 +56,9 @@ export type Command =
   | ({ name: 'status'; runId: string } & CommonOptions)
   | ({ name: 'runs'; limit: number } & CommonOptions)
   | ({ name: 'validate'; workflowPath: string } & CommonOptions)
+  | ({ name: 'cancel'; runId: string } & CommonOptions)
+  | ({ name: 'logs'; runId: string; follow: boolean } & CommonOptions)
+  | ({ name: 'serve'; port: number; host: string; manualClock: boolean } & CommonOptions)
   | { name: 'help' };
 
 const FLAGS = {
@@ -58,17 +71,29 @@ const FLAGS = {
   workflow: { type: 'string' },
   force: { type: 'boolean' },
   limit: { type: 'string' },
+  api: { type: 'string' },
+  follow: { type: 'boolean', short: 'f' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  /** serve: the scheduler ticks only on POST /_scheduler/tick (tests drive its clock). */
+  'manual-clock': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Which flags each command accepts beyond the common ones. */
 const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
-  run: ['no-repair', 'max-repairs'],
-  resume: ['no-repair', 'max-repairs', 'workflow', 'force'],
-  status: [],
-  runs: ['limit'],
+  run: ['no-repair', 'max-repairs', 'api'],
+  resume: ['no-repair', 'max-repairs', 'workflow', 'force', 'api'],
+  status: ['api'],
+  runs: ['limit', 'api'],
   validate: [],
+  cancel: ['api'],
+  logs: ['follow', 'api'],
+  serve: ['port', 'host', 'manual-clock'],
 };
+
+const ApiUrlSchema = z.url({ protocol: /^https?$/, error: '--api takes an http(s) URL, e.g. --api http://127.0.0.1:8787' });
+const PortSchema = z.coerce.number({ error: '--port takes a port number, e.g. --port 8787' }).int().min(0, '--port takes 0-65535').max(65535, '--port takes 0-65535');
 
 const parseOrThrow = <T>(schema: z.ZodType<T>, value: unknown): T => {
   const result = schema.safeParse(value);
@@ -92,11 +117,13 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
     if (['output-format', 'state-dir', 'store', 'table', 'help'].includes(flag)) continue;
     if (!ALLOWED[command].includes(flag)) throw new UsageError(`'flowmend ${command}' does not take --${flag}`);
   }
+  const apiUrl = REMOTE_COMMANDS.includes(command) ? (values.api ?? (env.FLOWMEND_API_URL || undefined)) : undefined;
   const common: CommonOptions = {
     outputFormat: parseOrThrow(OutputFormatSchema, values['output-format'] ?? 'text'),
     stateDir: values['state-dir'] ?? env.FLOWMEND_STATE_DIR ?? '.flowmend',
     store: parseOrThrow(StoreKindSchema, values.store ?? 'sqlite'),
     table: values.table,
+    ...(apiUrl === undefined ? {} : { apiUrl: parseOrThrow(ApiUrlSchema, apiUrl).replace(/\/+$/, '') }),
   };
   if (common.table !== undefined && common.store !== 'dynamodb') throw new UsageError('--table names a DynamoDB table; use it with --store dynamodb');
   const maxRepairs = values['max-repairs'] === undefined ? undefined : parseOrThrow(CountSchema('--max-repairs'), values['max-repairs']);
@@ -127,5 +154,15 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
       return { name: 'runs', limit: values.limit === undefined ? 20 : parseOrThrow(CountSchema('--limit'), values.limit), ...common };
     case 'validate':
       return { name: 'validate', workflowPath: one('a workflow file'), ...common };
+    case 'cancel':
+      return { name: 'cancel', runId: one('a run id (see `flowmend runs`)'), ...common };
+    case 'logs':
+      return { name: 'logs', runId: one('a run id (see `flowmend runs`)'), follow: values.follow ?? false, ...common };
+    case 'serve':
+      if (rest.length > 0) throw new UsageError(`'flowmend serve' takes no arguments; unexpected: ${rest.join(' ')}`);
+      return {
+        name: 'serve', port: values.port === undefined ? 8787 : parseOrThrow(PortSchema, values.port), host: values.host ?? '127.0.0.1',
+        manualClock: values['manual-clock'] ?? false, ...common,
+      };
   }
 };

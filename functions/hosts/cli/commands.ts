@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { cancelRun } from '../../core/cancel-run.ts';
 import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/errors.ts';
 import { prepareRun } from '../../core/prepare-run.ts';
 import { applyManualPatch } from '../../core/repair/index.ts';
@@ -6,7 +7,7 @@ import type { IrVersionItem } from '../../core/run-model.ts';
 import type { RunStore } from '../../core/run-store.ts';
 import { makeCatalog } from '../../core/node-type.ts';
 import { DEFAULT_MAX_REPAIRS } from '../../core/run-lifecycle.ts';
-import { loadRunReport, type RunReport, recordsOfRun } from '../../core/run-report.ts';
+import { loadRunReport, recordsOfRun } from '../../core/run-report.ts';
 import { hasErrors, validateWorkflow } from '../../core/validate.ts';
 import { LimitConfigError, type Limits, limitsFrom } from '../../core/limits.ts';
 import { Redactor } from '../../core/redactor.ts';
@@ -15,22 +16,21 @@ import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.t
 import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
 import { builtinRunners } from '../../nodes/catalog.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
+import { type CliIo as OutputIo, type CliOutput, EXIT, makeOutput } from './cli-output.ts';
 import { type CliStore, openCliStore } from './cli-store.ts';
+import { followLocal } from './local-logs.ts';
+import { cancelLine, runRemoteCommand } from './remote-commands.ts';
+import { runServe } from './serve.ts';
 import { makeProgressPrinter } from './progress.ts';
-import { renderIssues, renderReport, renderRuns, renderStatus } from './render.ts';
+import { renderIssues, renderRuns, renderStatus } from './render.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: Readonly<Record<string, string | undefined>>;
+export interface CliIo extends OutputIo {
   /** Redacts known secrets from everything printed; set once the command knows its secrets. */
   redactor?: Redactor;
   /** Extra host wiring (the repair service); the CLI's composition root passes it. */
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
 }
-
-const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** A person's patch for `resume --workflow`: the same schema, validation and frozen-node checks as a repair. */
 const checkPatch = async (store: RunStore, runId: string, path: string): Promise<{ ok: true; item: IrVersionItem } | { ok: false; message: string; problems: string[] }> => {
@@ -72,7 +72,6 @@ const secretsForResume = async (
 const wantsJson = (argv: readonly string[]): boolean =>
   argv.some((arg, i) => arg === '--output-format=json' || (arg === '--output-format' && argv[i + 1] === 'json'));
 
-const exitFor = (report: RunReport): number => (report.success ? EXIT.ok : report.status === 'failed' ? EXIT.failed : EXIT.ok);
 
 /** Runs one command line; returns the exit code. Never throws for bad input: it says what to do. */
 export const runCli = async (argv: readonly string[], given: CliIo): Promise<number> => {
@@ -93,11 +92,18 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
     return EXIT.ok;
   }
   const json = command.outputFormat === 'json';
-  const fail = (code: number, message: string, extra: Record<string, unknown> = {}): number => {
-    if (json) io.stdout(`${JSON.stringify({ success: false, status: code === EXIT.usage ? 'invalid' : 'failed', error: message, ...extra }, null, 2)}\n`);
-    else io.stderr(`flowmend: ${message}\n`);
-    return code;
-  };
+  const out = makeOutput(io, json);
+  const { fail, emit } = out;
+  if (command.name === 'serve') {
+    try {
+      await runServe({ stateDir: command.stateDir, port: command.port, host: command.host, manualClock: command.manualClock, log: (line) => io.stderr(`${line}\n`), ...(io.hostOptions ? { hostOptions: io.hostOptions } : {}) });
+    } catch (error) {
+      if (error instanceof FlowmendError) return fail(EXIT.failed, error.message);
+      throw error;
+    }
+    return EXIT.ok;
+  }
+  if (command.name !== 'validate' && command.apiUrl !== undefined) return runRemoteCommand({ ...command, apiUrl: command.apiUrl }, io, out);
 
   let limits: Limits;
   try {
@@ -107,7 +113,7 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
     return fail(EXIT.usage, error.message);
   }
   try {
-    return await runCommand(command, io, limits, fail);
+    return await runCommand(command, io, limits, out);
   } catch (error) {
     // A bug or a broken store must still end in one clear line (one JSON object in JSON mode), never a stack trace.
     const name = error instanceof Error ? error.name : 'Error';
@@ -116,10 +122,8 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
   }
 };
 
-type Fail = (code: number, message: string, extra?: Record<string, unknown>) => number;
-
-const runCommand = async (command: Exclude<Command, { name: 'help' }>, io: CliIo, limits: Limits, fail: Fail): Promise<number> => {
-  const json = command.outputFormat === 'json';
+const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>, io: CliIo, limits: Limits, out: CliOutput): Promise<number> => {
+  const { json, fail, emit } = out;
   if (command.name === 'validate') {
     const loaded = await loadWorkflowFile(command.workflowPath, limits);
     const issues = loaded.ok ? validateWorkflow(loaded.workflow, catalog) : loaded.issues;
@@ -151,10 +155,6 @@ const runCommand = async (command: Exclude<Command, { name: 'help' }>, io: CliIo
   const makeHost = async (): Promise<LocalHost> => {
     const { LocalHost } = await import('../local/local-host.ts');
     return new LocalHost({ limits, ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
-  };
-  const emit = (report: RunReport): number => {
-    io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report)}\n`);
-    return exitFor(report);
   };
   try {
     switch (command.name) {
@@ -206,6 +206,18 @@ const runCommand = async (command: Exclude<Command, { name: 'help' }>, io: CliIo
       case 'runs': {
         const runs = await store.listRuns({ limit: command.limit });
         io.stdout(json ? `${JSON.stringify({ success: true, runs: runs.map((r) => ({ run_id: r.runId, status: r.status, workflow: r.workflowName, created_at: new Date(r.createdAt).toISOString(), nodes_executed: r.metrics.nodesExecuted })) }, null, 2)}\n` : `${renderRuns(runs)}\n`);
+        return EXIT.ok;
+      }
+      case 'cancel': {
+        // The run's execution (in another local process) stops at its next write, which the cancel made stale.
+        const result = await cancelRun(store, command.runId, Date.now());
+        io.stdout(json ? `${JSON.stringify({ success: true, run_id: command.runId, status: 'cancelled', already_cancelled: result.alreadyCancelled, ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}) }, null, 2)}\n` : `${cancelLine(command.runId, result.alreadyCancelled, result.interruptedNode)}\n`);
+        return EXIT.ok;
+      }
+      case 'logs': {
+        const events = await followLocal(store, command.runId, command.follow, json ? undefined : (text) => io.stdout(text));
+        if (!events) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
+        if (json) io.stdout(`${JSON.stringify({ success: true, run_id: command.runId, status: events.status, events: events.events }, null, 2)}\n`);
         return EXIT.ok;
       }
     }

@@ -17,8 +17,8 @@ export const renderReport = (report: RunReport): string => {
       lines.push('Result:');
       for (const [k, v] of entries) lines.push(`  ${k}: ${show(v).replace(/\n/g, '\n    ')}`);
     }
-  } else if (report.status === 'failed') {
-    lines.push(`✗ Workflow failed (${counts})`);
+  } else if (report.status === 'failed' || report.status === 'cancelled') {
+    lines.push(`✗ Workflow ${report.status} (${counts})`);
     for (const e of report.errors) {
       lines.push(`Error${e.node_id ? ` at node '${e.node_id}'` : ''} [${e.category}${e.fixable ? '' : ', not fixable by repair'}]:`);
       lines.push(`  ${e.message.replace(/\n/g, '\n  ')}`);
@@ -37,7 +37,7 @@ export const renderReport = (report: RunReport): string => {
   }
   if (m.llm.input_tokens + m.llm.output_tokens > 0) lines.push(`LLM: ${m.llm.input_tokens} input + ${m.llm.output_tokens} output tokens, $${m.llm.cost_usd.toFixed(4)}`);
   lines.push(`Run: ${report.run_id}`);
-  if (report.status === 'failed') lines.push(`Resume it after a fix with: flowmend resume ${report.run_id} [--workflow fixed.json]`);
+  if (report.status === 'failed' || report.status === 'cancelled') lines.push(`Resume it after a fix with: flowmend resume ${report.run_id} [--workflow fixed.json]`);
   return lines.join('\n');
 };
 

@@ -100,7 +100,8 @@ export class LocalHost {
   private readonly retryOverrides: Record<string, number>;
   private readonly now: () => number;
   private readonly ids: Ids;
-  private continued = false;
+  /** Runs whose execution ended in Continue: each drive loop starts the next execution of its own run (serve drives many at once). */
+  private readonly continued = new Set<string>();
 
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
@@ -128,8 +129,8 @@ export class LocalHost {
     this.handlers = {
       [STATE.advance]: makeAdvanceHandler(engineDeps),
       [STATE.repair]: repair,
-      [STATE.continueRun]: async () => {
-        this.continued = true;
+      [STATE.continueRun]: async (input: { Input?: { runId?: string } }) => {
+        if (input.Input?.runId !== undefined) this.continued.add(input.Input.runId);
         return {};
       },
       ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), makeRunNodeHandler(r)])),
@@ -159,17 +160,24 @@ export class LocalHost {
     return loadRunReport(this.store, runId);
   }
 
-  /** Runs executions of the state machine until the run stops continuing as a new one. */
-  private async drive(runId: string, owner: string): Promise<RunReport> {
+  /**
+   * Runs executions of the state machine for a run `owner` already holds, until the run stops continuing
+   * as a new one or `signal` aborts (a cancel: the execution stops where it is, as StopExecution does on AWS).
+   */
+  async drive(runId: string, owner: string, signal?: AbortSignal): Promise<RunReport> {
     let input: Record<string, unknown> = { kind: 'start', runId, owner };
     for (;;) {
-      this.continued = false;
+      if (signal?.aborted) break;
+      this.continued.delete(runId);
       this.stats.executions += 1;
       const execution = this.machine.run(input as never, {
         overrides: { taskResourceLocalHandlers: this.countedHandlers() as never, retryIntervalOverrides: this.retryOverrides },
         // The Continue state reads $$.StateMachine.Id (the machine starts itself); the local interpreter has no context unless given one.
         context: { StateMachine: { Id: 'arn:aws:states:us-east-1:000000000000:stateMachine:flowmend-local', Name: 'flowmend-local' } },
+        noThrowOnAbort: true,
       });
+      const abort = () => execution.abort();
+      signal?.addEventListener('abort', abort, { once: true });
       try {
         await execution.result;
       } catch (error) {
@@ -179,10 +187,12 @@ export class LocalHost {
         if (cause?.name !== undefined && !['RunFailed', STATE.unknown].includes(cause.name) && !(await this.isFailedRun(runId))) {
           throw new Error(`the local state machine failed: ${cause.name}: ${cause.message ?? ''}`, { cause: error });
         }
+      } finally {
+        signal?.removeEventListener('abort', abort);
       }
       // The execution ended in a Succeed or Fail state: one more transition.
       this.stats.transitions += 1;
-      if (!this.continued) break;
+      if (!this.continued.delete(runId)) break;
       input = { kind: 'start', runId, owner };
     }
     const report = await this.report(runId);

@@ -1,0 +1,24 @@
+import type { Owner } from './run-model.ts';
+
+/** A run whose item names `owner`: the launcher starts the execution that advances it. */
+export interface LaunchRequest {
+  runId: string;
+  owner: Owner;
+  mode: 'express' | 'standard';
+}
+
+/**
+ * Starts and stops the executions that advance runs: locally the serve process drives them in the
+ * background; on AWS each is a Step Functions execution. The API writes the run (create, claim, cancel);
+ * the launcher only runs it.
+ */
+export interface RunLauncher {
+  /** A fresh owner for a run this launcher is about to start or resume. */
+  newOwner(runId: string, now: number): Owner;
+  /** Starts an execution of a run already written with `owner`; returns once it is started, not finished. */
+  launch(request: LaunchRequest): Promise<void>;
+  /** Whether the execution behind `owner` may still advance its run. */
+  isAlive(owner: Owner): Promise<boolean>;
+  /** Stops the execution behind `owner` when it is still going; a no-op otherwise. */
+  stop(owner: Owner): Promise<void>;
+}

@@ -1,0 +1,31 @@
+import type { NodeCatalog } from '../../core/node-type.ts';
+import type { Schedule } from '../../core/registry-model.ts';
+import type { RegistryStore } from '../../core/registry-store.ts';
+import type { RunLauncher } from '../../core/run-launcher.ts';
+import type { RunStore } from '../../core/run-store.ts';
+
+/** Mirrors the registry's schedules into something that fires them (EventBridge Scheduler on AWS). */
+export interface ScheduleSync {
+  upsert(schedule: Schedule): Promise<void>;
+  remove(workflowName: string): Promise<void>;
+}
+
+/** What the API app is built from: the same on AWS (DynamoDB, Step Functions) and in `flowmend serve`. */
+export interface ApiDeps {
+  store: RunStore;
+  registry: RegistryStore;
+  launcher: RunLauncher;
+  catalog: NodeCatalog;
+  now: () => number;
+  /** Largest request body accepted, in bytes (413 beyond). */
+  bodyLimitBytes?: number;
+  /** Absent locally: `serve` reads schedules from the registry on every tick. */
+  scheduleSync?: ScheduleSync;
+  /** Where an unexpected error is written in full (the client only gets a 500 without details). */
+  logError?: (error: unknown) => void;
+  /** How often a long-poll re-reads the store, ms. */
+  pollIntervalMs?: number;
+}
+
+/** 1 MiB: a workflow is a few KiB; API Gateway would cut at 10 MB and Lambda at 6 MB anyway. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;

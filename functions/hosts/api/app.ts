@@ -1,0 +1,33 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { ApiError, sendError, toApiError } from './api-error.ts';
+import { type ApiDeps, DEFAULT_BODY_LIMIT_BYTES } from './api-deps.ts';
+import { makeRunRoutes } from './run-routes.ts';
+import { makeWorkflowRoutes } from './workflow-routes.ts';
+
+/**
+ * The flowmend HTTP API (DESIGN section 7): one Hono app for API Gateway's Lambda and `flowmend serve`.
+ * Every body, query and path parameter is parsed with zod; every error is `{ error: { code, message, details } }`.
+ * More routes (the run viewer's `/ui/...`) can be added to the returned app.
+ */
+export const makeApiApp = (deps: ApiDeps): Hono => {
+  const app = new Hono();
+  const limit = deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: limit,
+      onError: (c) => sendError(c, new ApiError(413, 'PAYLOAD_TOO_LARGE', `the request body is over the limit of ${limit} bytes`, { limit_bytes: limit })),
+    }),
+  );
+  app.route('/runs', makeRunRoutes(deps));
+  app.route('/workflows', makeWorkflowRoutes(deps));
+  app.notFound((c) => sendError(c, new ApiError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}; see the README's API section`)));
+  app.onError((error, c) => {
+    const api = toApiError(error);
+    // A 5xx tells the client nothing internal; the whole error goes to the server's log.
+    if (api.status >= 500) (deps.logError ?? console.error)(error);
+    return sendError(c, api);
+  });
+  return app;
+};

@@ -1,0 +1,14 @@
+import { InvalidInputError } from '../../core/errors.ts';
+import type { NodeCatalog } from '../../core/node-type.ts';
+import { prepareRun, type RunRequest, type RunSpec } from '../../core/prepare-run.ts';
+
+/** Core's `prepareRun` (the CLI's and StartRun's checks), its refusal as the InvalidInputError the API answers 422 with. */
+export const prepareStart = (request: RunRequest, catalog: NodeCatalog): RunSpec => {
+  const prepared = prepareRun(request, catalog);
+  if (!prepared.ok) {
+    throw new InvalidInputError(prepared.message, {
+      details: { stage: prepared.stage, ...(prepared.issues ? { issues: prepared.issues } : {}), ...(prepared.problems ? { problems: prepared.problems } : {}) },
+    });
+  }
+  return prepared.spec;
+};

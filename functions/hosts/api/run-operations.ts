@@ -1,0 +1,80 @@
+import { cancelRun, type CancelResult } from '../../core/cancel-run.ts';
+import { checkRunPatch } from '../../core/patch-run.ts';
+import { IDEMPOTENCY_TTL_MS } from '../../core/registry-model.ts';
+import { claimRun, createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/run-lifecycle.ts';
+import type { RunItem } from '../../core/run-model.ts';
+import { ApiError, notFound } from './api-error.ts';
+import type { ApiDeps } from './api-deps.ts';
+import type { ResumeBody, StartRunBody } from './api-schemas.ts';
+import { prepareStart } from './prepare-start.ts';
+
+export interface StartedRun {
+  runId: string;
+  workflowName: string;
+  workflowVersion?: number;
+  /** The run an earlier request with the same Idempotency-Key started. */
+  replayed: boolean;
+}
+
+/**
+ * Starts a run: resolves the workflow, checks it like the CLI, claims the idempotency key (a conditional
+ * insert, so concurrent retries get the first run), writes the run and hands it to the launcher.
+ */
+export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey?: string): Promise<StartedRun> => {
+  let raw: unknown = body.workflow;
+  let workflowName = body.name;
+  let workflowVersion: number | undefined;
+  if (body.workflow_name !== undefined) {
+    const registered = await deps.registry.getWorkflow(body.workflow_name, body.version);
+    if (!registered) throw notFound(`workflow '${body.workflow_name}'${body.version === undefined ? '' : ` version ${body.version}`}`);
+    raw = registered.workflow;
+    workflowName = registered.name;
+    workflowVersion = registered.version;
+  }
+  const prepared = prepareStart(
+    { workflow: raw, workflowName, params: body.params, repairEnabled: body.repair, maxRepairs: body.max_repairs ?? DEFAULT_MAX_REPAIRS, mode: body.mode },
+    deps.catalog,
+  );
+  const now = deps.now();
+  const runId = newRunId(now);
+  if (idempotencyKey !== undefined) {
+    const claim = await deps.registry.claimIdempotencyKey({ key: idempotencyKey, runId, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS }, now);
+    if (!claim.claimed) return { runId: claim.runId, workflowName: prepared.workflowName, ...(workflowVersion === undefined ? {} : { workflowVersion }), replayed: true };
+  }
+  const owner = deps.launcher.newOwner(runId, now);
+  await createRun(deps.store, {
+    runId, workflow: prepared.workflow, workflowName: prepared.workflowName, params: prepared.params, owner, repairEnabled: prepared.repairEnabled,
+    maxRepairs: prepared.maxRepairs, mode: prepared.mode, now,
+    ...(workflowVersion === undefined ? {} : { workflowVersion }),
+  });
+  await deps.launcher.launch({ runId, owner, mode: prepared.mode });
+  return { runId, workflowName: prepared.workflowName, ...(workflowVersion === undefined ? {} : { workflowVersion }), replayed: false };
+};
+
+/** Resumes a failed, interrupted or cancelled run, optionally with a person's patch checked as `flowmend resume --workflow` does. */
+export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody): Promise<RunItem> => {
+  const now = deps.now();
+  let patch;
+  if (body.workflow !== undefined) {
+    if (!(await deps.store.getRun(runId))) throw notFound(`run '${runId}'`);
+    const checked = await checkRunPatch(deps.store, runId, body.workflow, { catalog: deps.catalog, now, reason: 'Workflow patched through the API' });
+    if (!checked.ok) throw new ApiError(422, 'INVALID_PATCH', checked.message, { problems: checked.problems });
+    patch = checked.item;
+  }
+  const owner = deps.launcher.newOwner(runId, now);
+  const run = await claimRun(deps.store, runId, {
+    owner, now, isAlive: (o) => deps.launcher.isAlive(o),
+    ...(patch ? { patch } : {}),
+    ...(body.max_repairs !== undefined ? { maxRepairs: body.max_repairs } : {}),
+    ...(body.repair !== undefined ? { repairEnabled: body.repair } : {}),
+  });
+  await deps.launcher.launch({ runId, owner, mode: run.mode });
+  return run;
+};
+
+/** Cancels a running run (conditional write first, so no step can move it on), then stops its execution. */
+export const cancelRunAndStop = async (deps: ApiDeps, runId: string): Promise<CancelResult> => {
+  const result = await cancelRun(deps.store, runId, deps.now());
+  if (result.previousOwner) await deps.launcher.stop(result.previousOwner);
+  return result;
+};

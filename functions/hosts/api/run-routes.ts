@@ -1,0 +1,114 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { readProgress, ProgressCursorSchema } from '../../core/progress-feed.ts';
+import { loadRunReport } from '../../core/run-report.ts';
+import type { RunItem } from '../../core/run-model.ts';
+import { invalidRequest, notFound } from './api-error.ts';
+import type { ApiDeps } from './api-deps.ts';
+import {
+  encodeRunsCursor, EventsQuerySchema, IdempotencyKeySchema, ListRunsQuerySchema, ResumeBodySchema, RunIdParamSchema, RunsCursorSchema, StartRunBodySchema,
+} from './api-schemas.ts';
+import { readBody, readParams, readQuery } from './request-parsing.ts';
+import { cancelRunAndStop, resumeRun, startRun } from './run-operations.ts';
+
+/** How many runs `GET /runs` reads to filter and page through (the store lists newest first). */
+const LIST_SCAN = 1000;
+
+const linksOf = (runId: string) => ({
+  self: `/runs/${runId}`,
+  events: `/runs/${runId}/events`,
+  resume: `/runs/${runId}/resume`,
+  cancel: `/runs/${runId}/cancel`,
+});
+
+const summaryOf = (r: RunItem) => ({
+  run_id: r.runId, status: r.status, workflow: r.workflowName,
+  ...(r.workflowVersion === undefined ? {} : { workflow_version: r.workflowVersion }),
+  created_at: new Date(r.createdAt).toISOString(), updated_at: new Date(r.updatedAt).toISOString(),
+  nodes_executed: r.metrics.nodesExecuted,
+});
+
+const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** `/runs`: start, list, inspect, follow, resume and cancel runs. */
+export const makeRunRoutes = (deps: ApiDeps): Hono => {
+  const app = new Hono();
+
+  app.post('/', async (c) => {
+    const header = c.req.header('Idempotency-Key');
+    const key = header === undefined ? undefined : IdempotencyKeySchema.safeParse(header);
+    if (key && !key.success) throw invalidRequest('Idempotency-Key header', key.error);
+    const body = await readBody(c, StartRunBodySchema);
+    const started = await startRun(deps, body, key?.data);
+    if (started.replayed) c.header('Idempotent-Replayed', 'true');
+    return c.json({
+      run_id: started.runId, status: 'running', workflow: started.workflowName,
+      ...(started.workflowVersion === undefined ? {} : { workflow_version: started.workflowVersion }),
+      replayed: started.replayed, links: linksOf(started.runId),
+    }, 202);
+  });
+
+  app.get('/', async (c) => {
+    const query = readQuery(c, ListRunsQuerySchema);
+    let after: { c: number; r: string } | undefined;
+    if (query.cursor !== undefined) {
+      const cursor = z.object({ cursor: RunsCursorSchema }).safeParse({ cursor: query.cursor });
+      if (!cursor.success) throw invalidRequest('query', cursor.error);
+      after = cursor.data.cursor;
+    }
+    const runs = (await deps.store.listRuns({ limit: LIST_SCAN, ...(query.workflow ? { workflowName: query.workflow } : {}) }))
+      .filter((r) => query.status === undefined || r.status === query.status)
+      // Newest first: a page continues with runs older than the cursor's (ties broken by id, as the store sorts).
+      .filter((r) => !after || r.createdAt < after.c || (r.createdAt === after.c && r.runId < after.r));
+    const page = runs.slice(0, query.limit);
+    const last = page.at(-1);
+    return c.json({ runs: page.map(summaryOf), ...(runs.length > page.length && last ? { next_cursor: encodeRunsCursor(last.createdAt, last.runId) } : {}) });
+  });
+
+  app.get('/:id', async (c) => {
+    const { id } = readParams(c, RunIdParamSchema);
+    const report = await loadRunReport(deps.store, id);
+    if (!report) throw notFound(`run '${id}'`);
+    return c.json(report);
+  });
+
+  app.get('/:id/events', async (c) => {
+    const { id } = readParams(c, RunIdParamSchema);
+    const query = readQuery(c, EventsQuerySchema);
+    let after;
+    if (query.after !== undefined) {
+      const cursor = z.object({ after: ProgressCursorSchema }).safeParse({ after: query.after });
+      if (!cursor.success) throw invalidRequest('query', cursor.error);
+      after = cursor.data.after;
+    }
+    const deadline = deps.now() + query.wait * 1000;
+    for (;;) {
+      const page = await readProgress(deps.store, id, after, query.limit);
+      if (!page) throw notFound(`run '${id}'`);
+      // Long-poll: a running run with nothing new yet is read again until something comes or `wait` runs out.
+      if (page.events.length > 0 || page.status !== 'running' || deps.now() >= deadline) {
+        return c.json({ run_id: id, status: page.status, events: page.events, cursor: page.cursor, more: page.more });
+      }
+      await pause(deps.pollIntervalMs ?? 100);
+    }
+  });
+
+  app.post('/:id/resume', async (c) => {
+    const { id } = readParams(c, RunIdParamSchema);
+    const body = await readBody(c, ResumeBodySchema, { emptyIsObject: true });
+    const run = await resumeRun(deps, id, body);
+    return c.json({ run_id: id, status: 'running', workflow_version: run.irVersion, links: linksOf(id) }, 202);
+  });
+
+  app.post('/:id/cancel', async (c) => {
+    const { id } = readParams(c, RunIdParamSchema);
+    await readBody(c, ResumeBodySchema.pick({}), { emptyIsObject: true });
+    const result = await cancelRunAndStop(deps, id);
+    return c.json({
+      run_id: id, status: 'cancelled', already_cancelled: result.alreadyCancelled,
+      ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}), links: linksOf(id),
+    });
+  });
+
+  return app;
+};

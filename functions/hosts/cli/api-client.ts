@@ -1,0 +1,96 @@
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { z } from 'zod';
+
+/** An API answer other than 2xx, with the API's own error code and message when it sent one. */
+export class ApiCallError extends Error {
+  override readonly name = 'ApiCallError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+const ErrorBodySchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).default({}) }) });
+
+/** `https://<id>.execute-api.<region>.amazonaws.com/...`: API Gateway, whose IAM authorizer wants SigV4. */
+export const executeApiRegion = (url: URL): string | undefined => /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1];
+
+const bytes = (data: string | ArrayBuffer | ArrayBufferView): string | Uint8Array =>
+  typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+
+/** SHA-256 (HMAC when given a secret) in the shape @smithy/signature-v4 asks for, on node:crypto. */
+class NodeSha256 {
+  private readonly hash: Hash | Hmac;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.hash.update(bytes(data));
+  }
+  reset(): void {}
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+}
+
+export type RequestSigner = (request: { method: string; url: URL; headers: Record<string, string>; body?: string }) => Promise<Record<string, string>>;
+
+/** SigV4 for execute-api with the default AWS credential chain (env, profile, SSO, instance role). */
+const makeSigV4Signer = async (region: string): Promise<RequestSigner> => {
+  const [{ SignatureV4 }, { fromNodeProviderChain }] = await Promise.all([import('@smithy/signature-v4'), import('@aws-sdk/credential-providers')]);
+  const signer = new SignatureV4({ service: 'execute-api', region, credentials: fromNodeProviderChain(), sha256: NodeSha256 });
+  return async ({ method, url, headers, body }) => {
+    const signed = await signer.sign({
+      method, protocol: url.protocol, hostname: url.hostname, ...(url.port ? { port: Number(url.port) } : {}), path: url.pathname,
+      query: Object.fromEntries(url.searchParams), headers: { ...headers, host: url.host }, ...(body === undefined ? {} : { body }),
+    });
+    return signed.headers as Record<string, string>;
+  };
+};
+
+/** A client of the flowmend API: JSON in and out, API errors as ApiCallError, signed when the URL is API Gateway's. */
+export class ApiClient {
+  private signer: Promise<RequestSigner | undefined> | undefined;
+
+  constructor(readonly baseUrl: string) {}
+
+  private async sign(): Promise<RequestSigner | undefined> {
+    const region = executeApiRegion(new URL(this.baseUrl));
+    this.signer ??= region === undefined ? Promise.resolve(undefined) : makeSigV4Signer(region);
+    return this.signer;
+  }
+
+  async call<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<T> {
+    const url = new URL(`${this.baseUrl}${path}`);
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    let headers: Record<string, string> = { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
+    const signer = await this.sign();
+    if (signer) headers = await signer({ method, url, headers, ...(body === undefined ? {} : { body }) });
+    let response: Response;
+    try {
+      response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }) });
+    } catch (error) {
+      throw new ApiCallError(0, 'UNREACHABLE', `cannot reach the flowmend API at ${this.baseUrl}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`);
+    }
+    const text = await response.text();
+    if (response.status === 204) return undefined as T;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new ApiCallError(response.status, 'BAD_RESPONSE', `the API at ${this.baseUrl} answered ${method} ${path} with ${response.status} and no JSON`);
+    }
+    if (!response.ok) {
+      const error = ErrorBodySchema.safeParse(json);
+      if (error.success) throw new ApiCallError(response.status, error.data.error.code, error.data.error.message, error.data.error.details);
+      // API Gateway's own answers (403 from the IAM authorizer) are `{ "message": ... }`.
+      const message = (json as { message?: unknown } | null)?.message;
+      throw new ApiCallError(response.status, 'HTTP_' + response.status, typeof message === 'string' ? message : `HTTP ${response.status}`);
+    }
+    return json as T;
+  }
+}

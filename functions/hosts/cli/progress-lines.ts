@@ -1,0 +1,47 @@
+import type { ProgressEvent } from '../../core/progress-feed.ts';
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
+const firstLine = (text: string): string => {
+  const [first = '', second] = text.split('\n').filter((line) => line.trim() !== '');
+  return first.trimEnd().endsWith(':') && second ? `${first.trim()} ${second.trim()}` : first;
+};
+
+/**
+ * The progress lines of `flowmend logs` and of a remote run, from the progress feed: the same lines a
+ * local run prints from its store writes (`  fetch... ✓ 1.8s`, `  fetch... ↻ cached`, ...).
+ */
+export const progressLines = (event: ProgressEvent): string[] => {
+  const tags = [event.repaired ? '[repaired]' : '', event.interrupted && event.type !== 'node_interrupted' ? '[ran again after interruption]' : ''].filter(Boolean).join(' ');
+  const suffix = tags ? ` ${tags}` : '';
+  switch (event.type) {
+    case 'run_started': {
+      const count = Number.parseInt(event.message ?? '', 10);
+      return [`Executing workflow (${count} node${count === 1 ? '' : 's'}):`];
+    }
+    case 'run_resumed':
+      return [`Resuming run (${event.message ?? ''}):`];
+    case 'node_completed':
+      return [`  ${event.node_id}... ✓ ${seconds(event.duration_ms ?? 0)}${suffix}`];
+    case 'node_warning':
+      return [`  ${event.node_id}... ⚠ ${firstLine(event.message ?? 'warning')}${suffix}`];
+    case 'node_failed':
+      return [`  ${event.node_id}... ✗ ${firstLine(event.message ?? 'failed')}${suffix}`];
+    case 'node_interrupted':
+      return [`  ${event.node_id}... ✗ interrupted`];
+    case 'node_cached':
+      return ((event.data?.nodes ?? []) as { id: string }[]).map((n) => `  ${n.id}... ↻ cached`);
+    case 'repair_started':
+      return [`Repairing workflow (attempt ${String(event.data?.attempt)}/${String(event.data?.max)}): ${firstLine(event.message ?? '')}`];
+    case 'repair_applied':
+      return [`  repaired by ${String(event.data?.source)}: ${event.message ?? ''}`];
+    case 'repair_failed':
+      return [`  repair failed: ${firstLine(event.message ?? '')}`];
+    case 'run_cancelled':
+      return [`Run cancelled: ${event.message ?? ''}`];
+    case 'node_started':
+    case 'run_succeeded':
+    case 'run_failed':
+    case 'execution_continued':
+      return [];
+  }
+};

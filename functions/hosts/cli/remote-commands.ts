@@ -1,0 +1,117 @@
+import type { ProgressEvent } from '../../core/progress-feed.ts';
+import type { RunItem, RunStatus } from '../../core/run-model.ts';
+import type { RunReport } from '../../core/run-report.ts';
+import { ApiCallError, ApiClient } from './api-client.ts';
+import type { Command } from './cli-args.ts';
+import { type CliIo, EXIT, type CliOutput } from './cli-output.ts';
+import { progressLines } from './progress-lines.ts';
+import { renderIssues, renderRuns, renderStatus } from './render.ts';
+import { loadWorkflowFile } from './workflow-file.ts';
+
+/** Seconds one long-poll of the events waits on the API (API Gateway cuts a request at 29 s). */
+const LONG_POLL_S = 10;
+/** Polls before a follower gives up on a run that never ends (10 s each: about 3 days). */
+const MAX_POLLS = 25_000;
+
+interface EventsPage {
+  status: RunStatus;
+  events: ProgressEvent[];
+  cursor: string;
+  more: boolean;
+}
+
+/**
+ * Reads a run's progress after `cursor` page by page, handing each event to `onEvent`; with `follow`,
+ * long-polls until the run is no longer running. Returns the last status and cursor.
+ */
+export const followRemote = async (
+  api: ApiClient, runId: string, onEvent: (event: ProgressEvent) => void, follow: boolean, cursor?: string,
+): Promise<{ status: RunStatus; cursor: string | undefined }> => {
+  let after = cursor;
+  for (let poll = 0; poll < MAX_POLLS; poll += 1) {
+    const query = new URLSearchParams({ limit: '500', wait: follow ? String(LONG_POLL_S) : '0', ...(after ? { after } : {}) });
+    const page = await api.call<EventsPage>('GET', `/runs/${encodeURIComponent(runId)}/events?${query}`);
+    page.events.forEach(onEvent);
+    after = page.cursor;
+    if (page.more) continue;
+    if (!follow || page.status !== 'running') return { status: page.status, cursor: after };
+  }
+  return { status: 'running', cursor: after };
+};
+
+const printer = (print: ((text: string) => void) | undefined) => (event: ProgressEvent) => {
+  for (const line of progressLines(event)) print?.(`${line}\n`);
+};
+
+const waitForEnd = async (api: ApiClient, runId: string, print: ((text: string) => void) | undefined, cursor?: string): Promise<RunReport> => {
+  await followRemote(api, runId, printer(print), true, cursor);
+  return api.call<RunReport>('GET', `/runs/${encodeURIComponent(runId)}`);
+};
+
+type RemoteCommand = Extract<Command, { name: 'run' | 'resume' | 'status' | 'runs' | 'cancel' | 'logs' }>;
+
+/** The commands that take `--api`: the same output and exit codes as locally, from the API. */
+export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string }, io: CliIo, out: CliOutput): Promise<number> => {
+  const api = new ApiClient(command.apiUrl);
+  const print = out.json ? undefined : (text: string) => io.stdout(text);
+  try {
+    switch (command.name) {
+      case 'run': {
+        const loaded = await loadWorkflowFile(command.workflowPath);
+        if (!loaded.ok) return out.fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
+        const started = await api.call<{ run_id: string }>('POST', '/runs', {
+          body: { workflow: loaded.workflow, name: loaded.name, params: command.params, repair: command.repair, ...(command.maxRepairs === undefined ? {} : { max_repairs: command.maxRepairs }) },
+        });
+        return out.emit(await waitForEnd(api, started.run_id, print));
+      }
+      case 'resume': {
+        let workflow: unknown;
+        if (command.workflowPath !== undefined) {
+          const loaded = await loadWorkflowFile(command.workflowPath);
+          if (!loaded.ok) return out.fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
+          workflow = loaded.workflow;
+        }
+        // Only what the resume adds is printed, as a local resume does.
+        const { cursor } = await followRemote(api, command.runId, () => {}, false);
+        await api.call('POST', `/runs/${encodeURIComponent(command.runId)}/resume`, {
+          body: { ...(workflow === undefined ? {} : { workflow }), ...(command.repair === undefined ? {} : { repair: command.repair }), ...(command.maxRepairs === undefined ? {} : { max_repairs: command.maxRepairs }) },
+        });
+        return out.emit(await waitForEnd(api, command.runId, print, cursor));
+      }
+      case 'status': {
+        const report = await api.call<RunReport>('GET', `/runs/${encodeURIComponent(command.runId)}`);
+        io.stdout(out.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderStatus(report)}\n`);
+        return EXIT.ok;
+      }
+      case 'runs': {
+        const { runs } = await api.call<{ runs: { run_id: string; status: RunStatus; workflow: string; created_at: string; nodes_executed: number }[] }>('GET', `/runs?limit=${Math.min(100, Math.max(1, command.limit))}`);
+        if (out.json) io.stdout(`${JSON.stringify({ success: true, runs: runs.map((r) => ({ run_id: r.run_id, status: r.status, workflow: r.workflow, created_at: r.created_at, nodes_executed: r.nodes_executed })) }, null, 2)}\n`);
+        else io.stdout(`${renderRuns(runs.map((r) => ({ runId: r.run_id, status: r.status, workflowName: r.workflow, createdAt: Date.parse(r.created_at), metrics: { nodesExecuted: r.nodes_executed } }) as RunItem))}\n`);
+        return EXIT.ok;
+      }
+      case 'cancel': {
+        const result = await api.call<{ run_id: string; status: string; interrupted_node?: string; already_cancelled: boolean }>('POST', `/runs/${encodeURIComponent(command.runId)}/cancel`);
+        io.stdout(out.json ? `${JSON.stringify({ success: true, ...result }, null, 2)}\n` : `${cancelLine(command.runId, result.already_cancelled, result.interrupted_node)}\n`);
+        return EXIT.ok;
+      }
+      case 'logs': {
+        if (out.json) {
+          const events: ProgressEvent[] = [];
+          const { status } = await followRemote(api, command.runId, (e) => events.push(e), command.follow);
+          io.stdout(`${JSON.stringify({ success: true, run_id: command.runId, status, events }, null, 2)}\n`);
+        } else {
+          await followRemote(api, command.runId, printer((text) => io.stdout(text)), command.follow);
+        }
+        return EXIT.ok;
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof ApiCallError)) throw error;
+    // 4xx: the request was wrong (bad workflow, unknown run): a usage error, as locally. A busy run failed.
+    const code = error.status === 409 || error.status === 0 || error.status >= 500 ? EXIT.failed : EXIT.usage;
+    return out.fail(code, error.message, { code: error.code, ...(Object.keys(error.details).length ? { details: error.details } : {}) });
+  }
+};
+
+export const cancelLine = (runId: string, already: boolean, interrupted: string | undefined): string =>
+  already ? `Run ${runId} was already cancelled` : `✗ Run ${runId} cancelled${interrupted ? ` ('${interrupted}' was running; it is reported interrupted)` : ''}\nResume it with: flowmend resume ${runId}`;

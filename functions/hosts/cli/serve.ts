@@ -1,0 +1,105 @@
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { serve } from '@hono/node-server';
+import { z } from 'zod';
+import { ConfigurationError } from '../../core/errors.ts';
+import { makeCatalog } from '../../core/node-type.ts';
+import { claimRun } from '../../core/run-lifecycle.ts';
+import type { RunStore } from '../../core/run-store.ts';
+import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
+import { builtinRunners } from '../../nodes/catalog.ts';
+import { makeApiApp } from '../api/app.ts';
+import type { ApiDeps } from '../api/api-deps.ts';
+import { readBody } from '../api/request-parsing.ts';
+import { ScheduleRunner } from '../api/schedule-runner.ts';
+import { openCliStore } from './cli-store.ts';
+import { isLocalOwnerAlive, LocalHost, type LocalHostOptions } from '../local/local-host.ts';
+import { LocalRunLauncher, SERVE_OWNER_PREFIX } from '../local/local-launcher.ts';
+
+export interface ServeOptions {
+  stateDir: string;
+  port: number;
+  host: string;
+  /** Ticks only when told (`POST /_scheduler/tick`): the tests' injected clock. */
+  manualClock: boolean;
+  hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
+  log: (line: string) => void;
+}
+
+/** How often the scheduler's clock ticks in a real serve. */
+const TICK_MS = 1000;
+/** How many recent runs serve looks through on start for its own interrupted ones. */
+const RECOVERY_SCAN = 500;
+
+const TickBodySchema = z.strictObject({ now: z.iso.datetime({ offset: true }) });
+
+/** Resumes the runs an earlier serve on this machine was driving when it stopped; another serve racing it gets RunBusyError. */
+const resumeOwnRuns = async (store: RunStore, launcher: LocalRunLauncher, now: number, log: (line: string) => void): Promise<void> => {
+  for (const run of await store.listRuns({ limit: RECOVERY_SCAN })) {
+    const owner = run.owner;
+    if (run.status !== 'running' || !owner?.id.startsWith(SERVE_OWNER_PREFIX) || owner.host !== hostname()) continue;
+    if (await isLocalOwnerAlive(owner)) continue;
+    try {
+      const next = launcher.newOwner(run.runId, now);
+      await claimRun(store, run.runId, { owner: next, now, isAlive: isLocalOwnerAlive });
+      await launcher.launch({ runId: run.runId, owner: next, mode: run.mode });
+      log(`resumed run ${run.runId} (its serve process ${owner.pid ?? '?'} stopped)`);
+    } catch (error) {
+      log(`run ${run.runId} was not resumed: ${(error as Error).message}`);
+    }
+  }
+};
+
+/**
+ * `flowmend serve`: the API app on @hono/node-server over the state dir's store, driving runs in this
+ * process and firing registered schedules. Resolves when SIGINT or SIGTERM stopped it.
+ */
+export const runServe = async (options: ServeOptions): Promise<void> => {
+  const stateDir = resolve(options.stateDir);
+  const { store, blobs, close } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
+  const registryDb = openRegistryDatabase(stateDir);
+  const host = new LocalHost({ ...options.hostOptions, store, blobs });
+  const launcher = new LocalRunLauncher(host, options.log);
+  const deps: ApiDeps = {
+    store: host.store, registry: new SqliteRegistryStore(registryDb), launcher, catalog: makeCatalog(builtinRunners), now: Date.now,
+    logError: (error) => options.log(`internal error: ${(error as Error).stack ?? String(error)}`),
+  };
+  const app = makeApiApp(deps);
+  const scheduler = new ScheduleRunner(deps, Date.now(), options.log);
+  let timer: NodeJS.Timeout | undefined;
+  if (options.manualClock) {
+    app.post('/_scheduler/tick', async (c) => {
+      const body = await readBody(c, TickBodySchema);
+      return c.json({ fired: await scheduler.tick(Date.parse(body.now)) });
+    });
+  } else {
+    const tick = () => {
+      scheduler.tick(Date.now()).catch((error: unknown) => options.log(`scheduler tick failed: ${(error as Error).message}`));
+    };
+    timer = setInterval(tick, TICK_MS);
+  }
+  await resumeOwnRuns(store, launcher, Date.now(), options.log);
+  const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
+    const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
+      options.log(`flowmend API listening on http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port} (state dir ${stateDir})`);
+      done(s);
+    });
+    s.once('error', (error: NodeJS.ErrnoException) =>
+      fail(new ConfigurationError(`cannot listen on ${options.host}:${options.port}: ${error.code ?? error.message}; pick another --port`, { cause: error })),
+    );
+  });
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      done();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  if (timer) clearInterval(timer);
+  await new Promise<void>((done) => server.close(() => done()));
+  // Runs still going stay durable and `running`: the next serve resumes them.
+  registryDb.close();
+  close();
+};

@@ -1,0 +1,57 @@
+import type { RunLauncher, LaunchRequest } from '../../core/run-launcher.ts';
+import type { Owner } from '../../core/run-model.ts';
+import { StaleRunError } from '../../core/errors.ts';
+import { isLocalOwnerAlive, type LocalHost, localOwner } from './local-host.ts';
+
+/** Owners of runs that `flowmend serve` drives start with it, so a restarted serve knows which runs are its own. */
+export const SERVE_OWNER_PREFIX = 'serve-';
+
+/**
+ * The launcher of `flowmend serve`: drives each run in the background of this process on the local host.
+ * An owner is alive while this process drives it, or while the other local process named in it lives.
+ */
+export class LocalRunLauncher implements RunLauncher {
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+
+  constructor(
+    private readonly host: LocalHost,
+    private readonly log: (message: string) => void = () => {},
+  ) {}
+
+  newOwner(_runId: string, now: number): Owner {
+    const owner = localOwner(now);
+    return { ...owner, id: `${SERVE_OWNER_PREFIX}${owner.id}` };
+  }
+
+  async launch(request: LaunchRequest): Promise<void> {
+    const abort = new AbortController();
+    const done = this.host
+      .drive(request.runId, request.owner.id, abort.signal)
+      .then((report) => this.log(`run ${request.runId} ${report.status}`))
+      .catch((error: unknown) => {
+        // A cancel or a takeover moved the owner: the execution stops, as it does on AWS.
+        if (error instanceof StaleRunError) this.log(`run ${request.runId}: execution stopped (${error.message})`);
+        else this.log(`run ${request.runId}: execution failed: ${(error as Error).stack ?? String(error)}`);
+      })
+      .finally(() => this.running.delete(request.owner.id));
+    this.running.set(request.owner.id, { abort, done });
+  }
+
+  async isAlive(owner: Owner): Promise<boolean> {
+    if (this.running.has(owner.id)) return true;
+    if (owner.pid === process.pid) return false;
+    return isLocalOwnerAlive(owner);
+  }
+
+  async stop(owner: Owner): Promise<void> {
+    const execution = this.running.get(owner.id);
+    if (!execution) return;
+    execution.abort.abort();
+    await execution.done;
+  }
+
+  /** Waits for every run this process drives to stop (tests and shutdown). */
+  async settle(): Promise<void> {
+    await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+}

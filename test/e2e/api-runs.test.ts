@@ -1,0 +1,229 @@
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkflowInput } from '../../functions/core/ir.ts';
+import { runCli as runCliInProcess } from '../../functions/hosts/cli/commands.ts';
+import { blockingCommand, killShellGroup, killStrayChildren, makeTempDir, waitForFile, writeWorkflow } from '../support/cli-process.ts';
+import { request, type ServeProcess, startServe, waitForRun } from '../support/serve-process.ts';
+
+const hello: WorkflowInput = {
+  ir_version: '0.1.0',
+  inputs: { name: { type: 'string', required: false, default: 'world' } },
+  nodes: [
+    { id: 'greet', type: 'shell', params: { command: 'echo hello ${name}' } },
+    { id: 'shout', type: 'shell', params: { stdin: '${greet.stdout}', command: 'tr a-z A-Z' } },
+  ],
+  edges: [{ from: 'greet', to: 'shout', action: 'default' }],
+  outputs: { loud: { source: '${shout.stdout}' } },
+};
+
+const failing: WorkflowInput = {
+  ir_version: '0.1.0',
+  nodes: [
+    { id: 'first', type: 'shell', params: { command: 'echo one' } },
+    { id: 'second', type: 'shell', params: { command: 'echo broken >&2; exit 3' } },
+  ],
+  edges: [{ from: 'first', to: 'second', action: 'default' }],
+  outputs: { out: { source: '${second.stdout}' } },
+};
+
+let dir: string;
+let serve: ServeProcess;
+let api: string;
+beforeAll(async () => {
+  dir = makeTempDir('api-runs');
+  serve = await startServe(join(dir, 'state'));
+  api = serve.url;
+});
+afterAll(async () => {
+  await serve?.stop();
+  killStrayChildren();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Started {
+  run_id: string;
+  status: string;
+  replayed: boolean;
+  links: Record<string, string>;
+}
+
+describe('flowmend serve: runs over real HTTP', () => {
+  it('starts an inline workflow with 202 and links, and reports it as the CLI does', async () => {
+    const started = await request<Started>(api, 'POST', '/runs', { body: { workflow: hello, params: { name: 'Ada' } } });
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ status: 'running', replayed: false, links: { self: `/runs/${started.body.run_id}` } });
+    const report = await waitForRun(api, started.body.run_id);
+    expect(report).toMatchObject({ success: true, status: 'succeeded', run_id: started.body.run_id, result: { loud: 'HELLO ADA' }, errors: [] });
+    expect((report.steps as { node_id: string }[]).map((s) => s.node_id)).toEqual(['greet', 'shout']);
+  });
+
+  it('starts one run for 10 parallel POSTs with one Idempotency-Key', async () => {
+    const key = `retry-${Date.now()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => request<Started>(api, 'POST', '/runs', { body: { workflow: hello }, headers: { 'Idempotency-Key': key } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
+    const ids = new Set(answers.map((a) => a.body.run_id));
+    expect(ids.size).toBe(1);
+    expect(answers.filter((a) => !a.body.replayed)).toHaveLength(1);
+    expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(9);
+    await waitForRun(api, [...ids][0] as string);
+  });
+
+  it('answers bad requests with the error shape, the right 4xx and no stack', async () => {
+    const cases: [string, string, { body?: unknown; raw?: string; headers?: Record<string, string> }, number, string][] = [
+      ['POST', '/runs', { raw: '{not json' }, 400, 'INVALID_JSON'],
+      ['POST', '/runs', { body: { workflow: hello, workflow_name: 'x' } }, 400, 'INVALID_REQUEST'],
+      ['POST', '/runs', { body: { workflow: hello, surprise: 1 } }, 400, 'INVALID_REQUEST'],
+      ['POST', '/runs', { body: { workflow: hello, max_repairs: -1 } }, 400, 'INVALID_REQUEST'],
+      ['POST', '/runs', { body: { workflow: hello }, headers: { 'Idempotency-Key': 'has space' } }, 400, 'INVALID_REQUEST'],
+      ['POST', '/runs', { body: { workflow: { ir_version: '0.1.0', nodes: [{ id: 'a', type: 'nope', params: {} }] }, repair: false } }, 422, 'INVALID_WORKFLOW'],
+      ['POST', '/runs', { body: { workflow: { ...hello, inputs: { name: { type: 'string', required: true } } } } }, 422, 'INVALID_WORKFLOW'],
+      ['POST', '/runs', { body: { workflow_name: 'never-registered' } }, 404, 'NOT_FOUND'],
+      ['GET', '/runs/not!an!id', {}, 400, 'INVALID_REQUEST'],
+      ['GET', '/runs/nosuchrun-123', {}, 404, 'NOT_FOUND'],
+      ['GET', '/runs?limit=1000', {}, 400, 'INVALID_REQUEST'],
+      ['GET', '/runs?status=sleeping', {}, 400, 'INVALID_REQUEST'],
+      ['GET', '/runs?cursor=garbage', {}, 400, 'INVALID_REQUEST'],
+      ['GET', '/runs/nosuchrun-123/events?after=x', {}, 400, 'INVALID_REQUEST'],
+      ['POST', '/runs/nosuchrun-123/cancel', {}, 404, 'NOT_FOUND'],
+      ['POST', '/runs/nosuchrun-123/resume', { body: { repair: 'yes' } }, 400, 'INVALID_REQUEST'],
+      ['DELETE', '/nowhere', {}, 404, 'NOT_FOUND'],
+    ];
+    for (const [method, path, options, status, code] of cases) {
+      const answer = await request<{ error: { code: string; message: string; details: unknown } }>(api, method, path, options);
+      expect({ method, path, status: answer.status, code: answer.body.error.code }).toEqual({ method, path, status, code });
+      expect(answer.body.error.message).not.toMatch(/\bat .*\.ts:\d+/);
+      expect(answer.body.error.details).toBeTypeOf('object');
+    }
+    const invalid = await request<{ error: { message: string; details: { issues: { path: string[] }[] } } }>(api, 'POST', '/runs', { body: { workflow: hello, max_repairs: 'three' } });
+    expect(invalid.body.error.details.issues[0]?.path).toEqual(['max_repairs']);
+  });
+
+  it('refuses a body over the limit with 413', async () => {
+    const big = await request<{ error: { code: string } }>(api, 'POST', '/runs', { raw: JSON.stringify({ workflow: hello, params: { name: 'x'.repeat(1_100_000) } }), headers: { connection: 'close' } });
+    expect(big.status).toBe(413);
+    expect(big.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('pages through runs newest first with a cursor, filtered by workflow and status', async () => {
+    const put = await request(api, 'PUT', '/workflows/paged', { body: hello });
+    expect(put.status).toBe(201);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const started = await request<Started>(api, 'POST', '/runs', { body: { workflow_name: 'paged', params: { name: `n${i}` } } });
+      ids.push(started.body.run_id);
+      await waitForRun(api, started.body.run_id);
+    }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 5; page += 1) {
+      const answer = await request<{ runs: { run_id: string; workflow_version: number; status: string }[]; next_cursor?: string }>(
+        api, 'GET', `/runs?workflow=paged&status=succeeded&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body.runs.length).toBeLessThanOrEqual(2);
+      for (const r of answer.body.runs) expect(r).toMatchObject({ workflow_version: 1, status: 'succeeded' });
+      seen.push(...answer.body.runs.map((r) => r.run_id));
+      cursor = answer.body.next_cursor;
+      if (!cursor) break;
+    }
+    expect(seen).toEqual([...ids].reverse());
+    const none = await request<{ runs: unknown[] }>(api, 'GET', '/runs?workflow=paged&status=failed');
+    expect(none.body.runs).toEqual([]);
+  });
+
+  it('pages through a run\'s progress events with the after cursor', async () => {
+    const started = await request<Started>(api, 'POST', '/runs', { body: { workflow: hello } });
+    await waitForRun(api, started.body.run_id);
+    const all = await request<{ events: { type: string; node_id?: string }[] }>(api, 'GET', `/runs/${started.body.run_id}/events`);
+    expect(all.body.events.map((e) => `${e.type}${e.node_id ? `:${e.node_id}` : ''}`)).toEqual(['run_started', 'node_completed:greet', 'node_completed:shout', 'run_succeeded']);
+    const paged: unknown[] = [];
+    let after = '';
+    for (let i = 0; i < 10; i += 1) {
+      const page = await request<{ events: unknown[]; cursor: string; more: boolean }>(api, 'GET', `/runs/${started.body.run_id}/events?limit=1${after ? `&after=${after}` : ''}`);
+      paged.push(...page.body.events);
+      after = page.body.cursor;
+      if (!page.body.more) break;
+    }
+    expect(paged).toEqual(all.body.events);
+  });
+
+  it('resumes a failed run with a patched workflow, replaying what completed', async () => {
+    const started = await request<Started>(api, 'POST', '/runs', { body: { workflow: failing, repair: false } });
+    const failed = await waitForRun(api, started.body.run_id);
+    expect(failed).toMatchObject({ status: 'failed', success: false });
+    const badPatch = await request<{ error: { code: string } }>(api, 'POST', `/runs/${started.body.run_id}/resume`, {
+      body: { workflow: { ...failing, nodes: [{ id: 'first', type: 'shell', params: { command: 'echo changed' } }, failing.nodes[1]] } },
+    });
+    expect(badPatch.status).toBe(422);
+    expect(badPatch.body.error.code).toBe('INVALID_PATCH');
+    const patched = { ...failing, nodes: [failing.nodes[0], { id: 'second', type: 'shell', params: { command: 'echo fixed' } }] };
+    const resumed = await request<{ status: string; workflow_version: number }>(api, 'POST', `/runs/${started.body.run_id}/resume`, { body: { workflow: patched } });
+    expect(resumed.status).toBe(202);
+    expect(resumed.body.workflow_version).toBe(1);
+    const report = await waitForRun(api, started.body.run_id);
+    expect(report).toMatchObject({ status: 'succeeded', result: { out: 'fixed' }, repairs: [{ source: 'manual', nodes_changed: ['second'] }] });
+    expect((report.steps as { node_id: string; cached: boolean }[]).filter((s) => s.cached).map((s) => s.node_id)).toEqual(['first']);
+    const again = await request<{ error: { code: string } }>(api, 'POST', `/runs/${started.body.run_id}/resume`);
+    expect(again.status).toBe(409);
+  });
+
+  it('cancels a live run: the node in flight is interrupted, nothing moves it on, and it resumes', async () => {
+    const slow: WorkflowInput = {
+      ir_version: '0.1.0',
+      nodes: [
+        { id: 'slow', type: 'shell', params: { command: blockingCommand(dir, 'slow', { countFirst: true }) } },
+        { id: 'after', type: 'shell', params: { command: `echo ran >> ${dir}/after.count` } },
+      ],
+      edges: [{ from: 'slow', to: 'after', action: 'default' }],
+    };
+    const started = await request<Started>(api, 'POST', '/runs', { body: { workflow: slow } });
+    await waitForFile(join(dir, 'slow.started'), 'the slow node to start');
+    const cancelled = await request<{ status: string; interrupted_node: string }>(api, 'POST', `/runs/${started.body.run_id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', interrupted_node: 'slow' });
+    // The node's command ends now; its result must not move the cancelled run on.
+    writeFileSync(join(dir, 'go'), '');
+    await waitForFile(join(dir, 'slow.count'), 'the slow node to count');
+    const report = (await request(api, 'GET', `/runs/${started.body.run_id}`)).body;
+    expect(report).toMatchObject({ status: 'cancelled', success: false, errors: [{ code: 'CANCELLED', node_id: 'slow' }] });
+    expect(report.steps).toEqual([expect.objectContaining({ node_id: 'slow', status: 'interrupted' })]);
+    expect(existsSync(join(dir, 'after.count'))).toBe(false);
+    const twice = await request<{ already_cancelled: boolean }>(api, 'POST', `/runs/${started.body.run_id}/cancel`);
+    expect(twice.body.already_cancelled).toBe(true);
+    const resumed = await request(api, 'POST', `/runs/${started.body.run_id}/resume`);
+    expect(resumed.status).toBe(202);
+    expect(await waitForRun(api, started.body.run_id)).toMatchObject({ status: 'succeeded' });
+    killShellGroup(join(dir, 'slow.pid'));
+  });
+
+  it('gives the same report through the remote CLI as a local run of the same workflow', async () => {
+    const path = writeWorkflow(dir, 'hello', hello);
+    // The CLI's own code in this process; --api makes it talk HTTP to the serve child, without it the same state dir locally.
+    const cli = async (argv: string[]) => {
+      let stdout = '';
+      const code = await runCliInProcess([...argv, '--state-dir', join(dir, 'state')], { stdout: (t) => (stdout += t), stderr: () => {}, env: {} });
+      return { code, stdout };
+    };
+    const local = await cli(['run', path, 'name=Eve', '--output-format', 'json']);
+    const remote = await cli(['run', path, 'name=Eve', '--output-format', 'json', '--api', api]);
+    expect([local.code, remote.code]).toEqual([0, 0]);
+    const normalise = (text: string) => JSON.parse(text, (k, v: unknown) => (k === 'run_id' ? 'ID' : k === 'duration_ms' ? 0 : v)) as unknown;
+    expect(normalise(remote.stdout)).toEqual(normalise(local.stdout));
+    const lines = (text: string) => text.replace(/\d+\.\d+s/g, 'Ts').replace(/Run: \S+/, 'Run: ID');
+    const remoteText = await cli(['run', path, 'name=Eve', '--api', api]);
+    const localText = await cli(['run', path, 'name=Eve']);
+    expect(lines(remoteText.stdout)).toBe(lines(localText.stdout));
+    const failedRemote = await cli(['run', writeWorkflow(dir, 'failing', failing), '--no-repair', '--api', api]);
+    expect(failedRemote.code).toBe(1);
+    const runId = /Run: (\S+)/.exec(failedRemote.stdout)?.[1] as string;
+    const logs = await cli(['logs', runId, '--api', api]);
+    expect(logs.stdout).toMatch(/Executing workflow \(2 nodes\):\n {2}first\.\.\. ✓ \d+\.\ds\n {2}second\.\.\. ✗ /);
+    expect((await cli(['logs', runId])).stdout).toBe(logs.stdout);
+    const status = await cli(['status', 'nosuchrun-1', '--api', api, '--output-format', 'json']);
+    expect(status.code).toBe(2);
+    expect(JSON.parse(status.stdout)).toMatchObject({ success: false, code: 'NOT_FOUND' });
+  });
+});
