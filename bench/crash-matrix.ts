@@ -5,6 +5,7 @@
  * kill may run twice: at-least-once). Prints how many kill points were tried and how many held.
  * The default test run (test/e2e/crash.test.ts) covers a reduced set of these points.
  */
+import { mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { SqliteRunStore } from '../functions/adapters/sqlite-run-store.ts';
@@ -26,6 +27,7 @@ let held = 0;
 for (const [index, crashAt] of points.entries()) {
   const dir = join(root, `case-${index}`);
   const runId = `matrix-${index}`;
+  mkdirSync(dir, { recursive: true });
   const driver = await spawnCrashDriver({ stateDir, workflowPath: writeWorkflow(dir, 'wf', workflow(dir)), runId, crashAt }).done;
   const store = SqliteRunStore.open(stateDir);
   try {
