@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { openSqlite } from '../functions/adapters/sqlite-database.ts';
 import { SqliteRunStore } from '../functions/adapters/sqlite-run-store.ts';
-import { type WorkflowInput, WorkflowSchema } from '../functions/core/ir.ts';
-import { MemoryRunStore } from '../functions/core/memory-run-store.ts';
+import { type WorkflowInput, WorkflowSchema } from '../functions/core/index.ts';
+import { MemoryRunStore } from '../functions/core/index.ts';
 import { LocalHost } from '../functions/hosts/local/local-host.ts';
 import { transformRunner } from '../functions/nodes/transform.ts';
 

@@ -1,28 +1,55 @@
 import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambdaLib from 'aws-cdk-lib/aws-lambda';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
+import { FlowmendApi } from './constructs/api.ts';
+import { BLOB_PREFIX } from '../functions/core/index.ts';
+import { REPAIR_MAX_S, TASK_TIMEOUT_MARGIN_S } from '../functions/core/index.ts';
 import { BlobBucket } from './constructs/blob-bucket.ts';
+import { acknowledgeNag } from './nag.ts';
 import { FlowmendFunction } from './constructs/flowmend-function.ts';
 import { RunStateMachine } from './constructs/run-state-machine.ts';
 import { RunTable } from './constructs/run-table.ts';
+import { RunSchedules } from './constructs/schedules.ts';
+import { grantRunControl } from './run-control-grants.ts';
 import { type FlowmendSettings, type FlowmendStackProps, resolveSettings, toRemovalPolicy } from './props.ts';
 
-/** Node types with a runner Lambda, and how long one call may take (Standard runs allow the Lambda maximum). */
+/**
+ * Node types with a runner Lambda, and how long one call may take (Standard runs allow the Lambda maximum).
+ * The file family has none: it needs the local host's workspace, and validation on AWS says so.
+ */
 export const RUNNER_TIMEOUTS: Readonly<Record<string, Duration>> = {
   shell: Duration.minutes(15),
   http: Duration.minutes(15),
   llm: Duration.minutes(15),
   transform: Duration.minutes(1),
+  // Streamable HTTP servers only (a Lambda keeps no stdio server process); no table, no bucket, like every runner.
+  mcp: Duration.minutes(15),
 };
+
+const ADVANCE_TIMEOUT = Duration.minutes(1);
+/** The engine continues an Express execution before a repair that may not fit (REPAIR_MAX_S). */
+const REPAIR_TIMEOUT = Duration.seconds(REPAIR_MAX_S);
+const INTERRUPTED_TIMEOUT = Duration.seconds(30);
+
+/** What DynamoRunStore sends (functions/adapters/dynamo-run-store.ts); a test keeps the two in step. */
+export const RUN_STORE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'];
 
 /** The whole engine in one account: table, blob bucket, engine / runner / repair Lambdas, Express and Standard machines. */
 export class FlowmendStack extends Stack {
   readonly settings: FlowmendSettings;
   readonly express: RunStateMachine;
   readonly standard: RunStateMachine;
+  readonly api: FlowmendApi;
+  /** Where schedules live and what they invoke; pass it to `ScheduledWorkflow`. */
+  readonly schedules: RunSchedules;
 
   constructor(scope: Construct, id: string, props: FlowmendStackProps = {}) {
     super(scope, id, props);
@@ -34,7 +61,7 @@ export class FlowmendStack extends Stack {
     const { bucket } = new BlobBucket(this, 'Blobs', { removalPolicy, expiryDays: settings.retentionDays });
     const anthropicKey = secretsmanager.Secret.fromSecretNameV2(this, 'AnthropicKey', settings.anthropicSecretName);
 
-    const lambda = (id: string, handler: string, description: string, timeout: Duration, environment: Record<string, string> = {}) =>
+    const lambda = (id: string, handler: string, description: string, timeout: Duration, environment: Record<string, string> = {}, reservedConcurrency?: number) =>
       new FlowmendFunction(this, id, {
         handler,
         description,
@@ -42,7 +69,21 @@ export class FlowmendStack extends Stack {
         environment,
         memoryMb: settings.lambdaMemoryMb,
         logRetentionDays: settings.logRetentionDays,
+        ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
       }).fn;
+    // The store adapter's requests only (no Scan, DeleteItem, UpdateItem, DescribeTable), on the table and its indexes.
+    // The table only, not its indexes: listing runs (the indexes) is the API's, not the engine's.
+    const grantRunStore = (fn: iam.IGrantable) =>
+      fn.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: RUN_STORE_ACTIONS, resources: [table.tableArn] }));
+    // Blobs live under runs/<runId>/...; presigned PUTs for runners are signed with the engine's own grant.
+    const bucketId = this.resolve(this.getLogicalId(bucket.node.defaultChild as s3.CfnBucket)) as string;
+    const grantBlobs = (fn: lambdaLib.IFunction) => {
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [bucket.arnForObjects(`${BLOB_PREFIX}*`)] }));
+      if (fn.role) {
+        acknowledgeNag(fn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${BLOB_PREFIX}*]`,
+          `blob keys are made per run and node at run time (${BLOB_PREFIX}<runId>/...): the grant is the engine's prefix, GetObject and PutObject only`);
+      }
+    };
     const storeEnv = {
       TABLE_NAME: table.tableName,
       BUCKET_NAME: bucket.bucketName,
@@ -50,34 +91,64 @@ export class FlowmendStack extends Stack {
     };
     const secretEnv = { FLOWMEND_ANTHROPIC_SECRET_ID: settings.anthropicSecretName };
 
-    const advance = lambda('Advance', 'advance', 'flowmend engine: one step of a run', Duration.minutes(1), storeEnv);
-    table.grantReadWriteData(advance);
-    bucket.grantReadWrite(advance);
+    const advance = lambda('Advance', 'advance', 'flowmend engine: one step of a run', ADVANCE_TIMEOUT, storeEnv);
+    grantRunStore(advance);
+    grantBlobs(advance);
 
-    const repair = lambda('Repair', 'repair', 'flowmend repair: patches a failed workflow', Duration.minutes(5), {
+    const repair = lambda('Repair', 'repair', 'flowmend repair: patches a failed workflow', REPAIR_TIMEOUT, {
       ...storeEnv,
       ...secretEnv,
     });
-    table.grantReadWriteData(repair);
-    bucket.grantReadWrite(repair);
+    grantRunStore(repair);
+    grantBlobs(repair);
     anthropicKey.grantRead(repair);
 
     // Runners execute user-supplied work: no table, no bucket (large outputs go up through presigned URLs).
     const runners = Object.fromEntries(
       Object.entries(RUNNER_TIMEOUTS).map(([type, timeout]) => {
-        const fn = lambda(`Run${type[0]?.toUpperCase()}${type.slice(1)}`, `run-${type}`, `flowmend ${type} runner`, timeout, type === 'llm' ? secretEnv : {});
+        const concurrency = settings.runnerConcurrency === 0 ? undefined : settings.runnerConcurrency;
+        const fn = lambda(`Run${type[0]?.toUpperCase()}${type.slice(1)}`, `run-${type}`, `flowmend ${type} runner`, timeout, type === 'llm' ? secretEnv : {}, concurrency);
         return [type, fn] as const;
       }),
     );
     const llmRunner = runners.llm;
     if (llmRunner !== undefined) anthropicKey.grantRead(llmRunner);
 
+    // Watcher events (EventBridge, log subscription) are asynchronous: what cannot be delivered or handled is kept here.
+    const deadLetters = new sqs.Queue(this, 'WatcherDeadLetters', {
+      enforceSSL: true,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledgeNag(deadLetters, 'AwsSolutions', 'AwsSolutions-SQS3', 'this queue is itself the dead-letter queue of the watcher');
+    acknowledgeNag(deadLetters, 'Serverless', 'Serverless-SQSRedrivePolicy', 'this queue is itself the dead-letter queue of the watcher: nothing consumes it to redrive from');
+    const interrupted = new FlowmendFunction(this, 'MarkInterrupted', {
+      handler: 'mark-interrupted',
+      description: 'flowmend: marks the run of an execution that died interrupted (resumable)',
+      timeout: INTERRUPTED_TIMEOUT,
+      environment: storeEnv,
+      memoryMb: settings.lambdaMemoryMb,
+      logRetentionDays: settings.logRetentionDays,
+      deadLetterQueue: deadLetters,
+    }).fn;
+    grantRunStore(interrupted);
+    grantBlobs(interrupted);
+
+    const taskTimeoutsS = {
+      advance: ADVANCE_TIMEOUT.toSeconds() + TASK_TIMEOUT_MARGIN_S,
+      repair: REPAIR_TIMEOUT.toSeconds() + TASK_TIMEOUT_MARGIN_S,
+      interrupted: INTERRUPTED_TIMEOUT.toSeconds() + TASK_TIMEOUT_MARGIN_S,
+      runners: Object.fromEntries(Object.entries(RUNNER_TIMEOUTS).map(([type, timeout]) => [type, timeout.toSeconds() + TASK_TIMEOUT_MARGIN_S])),
+    };
     const machine = (id: string, type: sfn.StateMachineType, suffix: string) =>
       new RunStateMachine(this, id, {
         type,
         stateMachineName: `${this.stackName}-${suffix}`,
         advance,
         repair,
+        interrupted,
+        deadLetters,
+        taskTimeoutsS,
         runners,
         logLevel: sfn.LogLevel[settings.logLevel],
         logRetentionDays: settings.logRetentionDays,
@@ -90,12 +161,47 @@ export class FlowmendStack extends Stack {
       EXPRESS_STATE_MACHINE_ARN: this.express.stateMachine.stateMachineArn,
       STANDARD_STATE_MACHINE_ARN: this.standard.stateMachine.stateMachineArn,
     });
-    table.grantReadWriteData(startRun);
+    grantRunStore(startRun);
     for (const sm of [this.express, this.standard]) sm.stateMachine.grantStartExecution(startRun);
+
+    // The REST API and the target of every schedule: both start, and the API also resumes and cancels, runs.
+    const machineEnv = {
+      EXPRESS_STATE_MACHINE_ARN: this.express.stateMachine.stateMachineArn,
+      STANDARD_STATE_MACHINE_ARN: this.standard.stateMachine.stateMachineArn,
+    };
+    const scheduledStart = lambda('ScheduledStart', 'scheduled-start', 'flowmend: starts one run of a workflow per schedule fire time', Duration.seconds(30), { ...storeEnv, ...machineEnv });
+    grantRunControl({ fn: scheduledStart, table, machines: [this.express, this.standard], stopAndDescribe: false });
+    this.schedules = new RunSchedules(this, 'Schedules', { mode: settings.scheduleMode, target: scheduledStart, name: this.stackName });
+    const apiFn = lambda('Api', 'api', 'flowmend REST API: runs, workflows and schedules', Duration.seconds(30), { ...storeEnv, ...machineEnv, ...this.schedules.environment });
+    grantRunControl({ fn: apiFn, table, machines: [this.express, this.standard], stopAndDescribe: true });
+    this.schedules.grantManage(apiFn);
+    const tableId = this.resolve(this.getLogicalId(table.node.defaultChild as dynamodb.CfnTable)) as string;
+    for (const fn of [scheduledStart, apiFn]) {
+      grantBlobs(fn);
+      if (fn.role) {
+        acknowledgeNag(fn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+          'listing runs queries the run indexes (gsi1, gsi2), whose ARNs are the table ARN and /index/<name>');
+      }
+    }
+    if (apiFn.role) {
+      for (const sm of [this.express, this.standard]) {
+        const smId = this.resolve(this.getLogicalId(sm.stateMachine.node.defaultChild as sfn.CfnStateMachine)) as string;
+        acknowledgeNag(apiFn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${smId}"}]}]}:*]`,
+          'execution names are made per run at run time (the owner id): Describe/StopExecution on this machine\'s executions only');
+      }
+      acknowledgeNag(apiFn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.stackName}/*]`,
+        'schedules are named after workflows registered at run time: the grant is the stack\'s own schedule group');
+    }
+    this.api = new FlowmendApi(this, 'RestApi', { handler: apiFn, auth: settings.apiAuth, throttle: { rateLimit: 50, burstLimit: 100 } });
+    new CfnOutput(this, 'RestApiId', { value: this.api.api.restApiId, description: 'LocalStack serves the API at <endpoint>/restapis/<id>/v1/_user_request_/' });
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: `flowmend REST API (${settings.apiAuth === 'iam' ? 'SigV4-signed, IAM' : 'x-api-key header'})` });
+    if (this.api.apiKey !== undefined) new CfnOutput(this, 'ApiKeyId', { value: this.api.apiKey.keyId, description: 'aws apigateway get-api-key --include-value --api-key <id>' });
 
     if (settings.alarmTopicArn !== undefined) {
       const topic = sns.Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn);
-      for (const sm of [this.express, this.standard]) sm.failedAlarm.addAlarmAction(new cloudwatchActions.SnsAction(topic));
+      for (const sm of [this.express, this.standard]) {
+        for (const alarm of [sm.failedAlarm, sm.timedOutAlarm]) alarm.addAlarmAction(new cloudwatchActions.SnsAction(topic));
+      }
     }
 
     new CfnOutput(this, 'StartRunFunctionName', { value: startRun.functionName });

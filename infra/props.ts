@@ -23,6 +23,16 @@ export const FlowmendSettingsSchema = z.object({
     .default(30),
   /** Memory of every Lambda, MB (also drives the cost model). */
   lambdaMemoryMb: z.coerce.number().int().min(128).max(10240).default(512),
+  /**
+   * Concurrent executions reserved for each runner Lambda, which also caps it: 15-minute shell runners
+   * cannot take the whole account's concurrency from the engine. 0 reserves nothing (for accounts
+   * whose concurrency quota is too small to reserve from: AWS keeps 100 unreserved).
+   */
+  runnerConcurrency: z.coerce.number().int().min(0).max(1000).default(10),
+  /** How callers of the REST API authenticate: SigV4-signed IAM principals (default), or an API key with a usage plan. */
+  apiAuth: z.enum(['iam', 'apiKey']).default('iam'),
+  /** EventBridge Scheduler (default), or EventBridge rules (cron/rate in UTC only) where Scheduler does not fire, as on LocalStack. */
+  scheduleMode: z.enum(['scheduler', 'rules']).default('scheduler'),
   /** SNS topic that the failed-execution alarms notify, if any. */
   alarmTopicArn: z.string().startsWith('arn:').optional(),
 });

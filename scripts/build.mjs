@@ -13,19 +13,19 @@ try {
 }
 
 /**
- * aws-local-stepfunctions imports the AWS SDK's Lambda client to call Tasks that have no local handler,
- * and asl-validator (ajv) to check a definition. The local host binds every Task by state name and
- * passes `noValidate` (the definition is validated where it is built and tested), so neither path runs:
- * stubs keep both (a third of a second of loading) out of every local run, and throw if ever reached.
+ * aws-local-stepfunctions imports the AWS SDK's Lambda client to call Tasks that have no local handler.
+ * The local host binds every Task by state name, so that path never runs: a stub keeps the client out of
+ * every local run, and throws if ever reached. asl-validator stays: the local host validates the
+ * definition as Step Functions does before it runs it (issue 12: what AWS refuses, the laptop refuses).
  */
 const noAwsLambdaInInterpreter = {
   name: 'no-aws-lambda-in-interpreter',
   setup(build) {
-    build.onResolve({ filter: /^(@aws-sdk\/(client-lambda|credential-providers)|asl-validator)$/ }, (args) =>
+    build.onResolve({ filter: /^(@aws-sdk\/(client-lambda|credential-providers))$/ }, (args) =>
       args.importer.includes('aws-local-stepfunctions') ? { path: args.path, namespace: 'flowmend-stub' } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'flowmend-stub' }, () => ({
-      contents: `const unbound = () => { throw new Error('flowmend: the local interpreter reached for AWS Lambda or the ASL validator, which the local host never uses'); };
+      contents: `const unbound = () => { throw new Error('flowmend: the local interpreter reached for AWS Lambda, which the local host never uses'); };
         export class LambdaClient { constructor() { unbound(); } }
         export class InvokeCommand { constructor() { unbound(); } }
         export const fromCognitoIdentityPool = unbound;
@@ -48,7 +48,8 @@ await esbuild.build({
   target: 'node20',
   outExtension: { '.js': '.mjs' },
   // Native (better-sqlite3) or large and only loaded on request (the AWS SDK, the Anthropic SDK): resolved from node_modules at run time.
-  external: ['better-sqlite3', '@aws-sdk/*', '@smithy/*', '@anthropic-ai/sdk'],
+  // esbuild (a dev dependency) builds the run viewer's page when `serve` first serves it.
+  external: ['better-sqlite3', '@aws-sdk/*', '@smithy/*', '@anthropic-ai/sdk', 'esbuild'],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __flowmendRequire } from 'node:module'; const require = __flowmendRequire(import.meta.url);" },
   plugins: [noAwsLambdaInInterpreter],

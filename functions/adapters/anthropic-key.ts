@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ConfigurationError } from '../core/errors.ts';
+import { ConfigurationError } from '../core/index.ts';
 import { envLlmConfig, type LlmConfigProvider } from './anthropic-client.ts';
 
 /** Reads a secret's string value. */

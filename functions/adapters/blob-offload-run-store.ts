@@ -5,11 +5,11 @@ import {
   MAX_INLINE_OUTPUT_BYTES,
   stepBlobKey,
   utf8Length,
-} from '../core/blob-store.ts';
-import { InvalidInputError } from '../core/errors.ts';
-import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../core/run-model.ts';
-import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/run-store.ts';
-import { commitAdvance } from '../core/advance-commit.ts';
+} from '../core/index.ts';
+import { InvalidInputError } from '../core/index.ts';
+import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../core/index.ts';
+import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/index.ts';
+import { commitAdvance } from '../core/index.ts';
 
 /**
  * A RunStore whose step records keep large outputs as blobs: `putRecord` stores outputs over

@@ -34,7 +34,7 @@ export async function startDynalite(options: { path?: string } = {}): Promise<Dy
 }
 
 /** A client for a local DynamoDB peer: fixed region, dummy credentials, no Node-version warning. */
-export function createLocalDynamoClient(endpoint: DynamoDBClientConfig['endpoint'], config: DynamoDBClientConfig = {}): DynamoDBClient {
+export function createLocalDynamoClient(endpoint: NonNullable<DynamoDBClientConfig['endpoint']>, config: DynamoDBClientConfig = {}): DynamoDBClient {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   return new DynamoDBClient({
     endpoint,

@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { TranslateConfig } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
-import { CorruptItemError, ItemTooLargeError } from '../core/errors.ts';
+import type * as z from 'zod';
+import { CorruptItemError, ItemTooLargeError } from '../core/index.ts';
 import {
   type IrVersionItem,
   IrVersionItemSchema,
@@ -11,8 +11,8 @@ import {
   RunEventSchema,
   type RunItem,
   RunItemSchema,
-} from '../core/run-model.ts';
-import { copyStoredValue, sameStoredValue } from '../core/stored-value.ts';
+} from '../core/index.ts';
+import { copyStoredValue, sameStoredValue } from '../core/index.ts';
 import { itemSize, MAX_ITEM_BYTES } from './dynamo-item-size.ts';
 import type { Item } from './dynamo-paging.ts';
 import { dayGsiPk, dayOf, eventSk, GSI, irSk, RUN_SK, runGsiSk, runPk, stepSk, TABLE_KEYS, workflowGsiPk } from './table-schema.ts';

@@ -5,7 +5,7 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { StoreUnavailableError } from '../core/errors.ts';
+import { StoreUnavailableError } from '../core/index.ts';
 
 export type Item = Record<string, unknown>;
 

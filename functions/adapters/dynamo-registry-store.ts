@@ -1,6 +1,6 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { StoreUnavailableError } from '../core/errors.ts';
-import type { Workflow } from '../core/ir.ts';
+import { StoreUnavailableError } from '../core/index.ts';
+import type { Workflow } from '../core/index.ts';
 import {
   type IdempotencyRecord,
   type Schedule,
@@ -8,8 +8,8 @@ import {
   type WorkflowSummary,
   type WorkflowVersion,
   WorkflowVersionSchema,
-} from '../core/registry-model.ts';
-import type { IdempotencyClaim, RegistryStore } from '../core/registry-store.ts';
+} from '../core/index.ts';
+import type { IdempotencyClaim, RegistryStore } from '../core/index.ts';
 import { type Item, queryAll } from './dynamo-paging.ts';
 import { TABLE_KEYS } from './table-schema.ts';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { FlowmendError, StaleRunError, StoreUnavailableError } from '../core/errors.ts';
-import type { IrVersionItem, NodeRecord, RunEvent, RunItem } from '../core/run-model.ts';
-import type { RunStore, RunWriteCondition } from '../core/run-store.ts';
+import { FlowmendError, StaleRunError, StoreUnavailableError } from '../core/index.ts';
+import type { IrVersionItem, NodeRecord, RunEvent, RunItem } from '../core/index.ts';
+import type { RunStore, RunWriteCondition } from '../core/index.ts';
 import { DynamoItemCodec, type Key, RUN_STORE_TRANSLATE_CONFIG } from './dynamo-item-codec.ts';
 import { batchGetAll, batchPutAll, type Item, queryAll } from './dynamo-paging.ts';
 import { dayGsiPk, dayOf, EVENT_PREFIX, eventSk, GSI, RECENT_RUNS_LOOKBACK_DAYS, runPk, STEP_PREFIX, TABLE_KEYS, workflowGsiPk } from './table-schema.ts';

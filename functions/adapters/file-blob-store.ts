@@ -1,8 +1,8 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type BlobRef, type BlobStore, blobRefOf } from '../core/blob-store.ts';
-import { BlobPathError, CorruptItemError, StoreUnavailableError } from '../core/errors.ts';
+import { type BlobRef, type BlobStore, blobRefOf } from '../core/index.ts';
+import { BlobPathError, CorruptItemError, StoreUnavailableError } from '../core/index.ts';
 
 /** Blobs as files under `<stateDir>/blobs` (the local host); upload URLs are `file:` URLs. */
 export class FileBlobStore implements BlobStore {
@@ -29,6 +29,10 @@ export class FileBlobStore implements BlobStore {
   }
 
   async uploadUrl(key: string): Promise<string> {
+    return pathToFileURL(this.pathOf(key)).href;
+  }
+
+  async downloadUrl(key: string): Promise<string> {
     return pathToFileURL(this.pathOf(key)).href;
   }
 

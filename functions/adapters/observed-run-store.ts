@@ -1,6 +1,6 @@
-import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../core/run-model.ts';
-import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/run-store.ts';
-import { commitOneByOne } from '../core/advance-commit.ts';
+import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../core/index.ts';
+import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/index.ts';
+import { commitOneByOne } from '../core/index.ts';
 
 /** What a store observer is told after each successful write. */
 export type StoreWrite =

@@ -1,7 +1,7 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { type BlobRef, type BlobStore, blobRefOf } from '../core/blob-store.ts';
-import { StoreUnavailableError } from '../core/errors.ts';
+import { type BlobRef, type BlobStore, blobRefOf } from '../core/index.ts';
+import { StoreUnavailableError } from '../core/index.ts';
 import { checkBlob } from './file-blob-store.ts';
 
 /** Blobs in the stack's S3 bucket; upload URLs are presigned PUTs, so runners need no S3 permission. */
@@ -35,5 +35,10 @@ export class S3BlobStore implements BlobStore {
 
   uploadUrl(key: string, expiresInS: number): Promise<string> {
     return getSignedUrl(this.client, new PutObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInS });
+  }
+
+  /** A presigned GET: a runner reads its large params without any S3 permission of its own. */
+  downloadUrl(key: string, expiresInS: number): Promise<string> {
+    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInS });
   }
 }

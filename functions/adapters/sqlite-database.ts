@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { ConfigurationError, CorruptItemError, StoreError, StoreUnavailableError } from '../core/errors.ts';
+import { ConfigurationError, CorruptItemError, StoreError, StoreUnavailableError } from '../core/index.ts';
 import { makeDir } from './make-dir.ts';
 
 /** The state dir's one database file: the run store's tables, and any other local tables beside them. */

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { StoreUnavailableError } from '../core/errors.ts';
-import type { Workflow } from '../core/ir.ts';
+import { StoreUnavailableError } from '../core/index.ts';
+import type { Workflow } from '../core/index.ts';
 import {
   type IdempotencyRecord,
   type Schedule,
@@ -8,8 +8,8 @@ import {
   type WorkflowSummary,
   type WorkflowVersion,
   WorkflowVersionSchema,
-} from '../core/registry-model.ts';
-import type { IdempotencyClaim, RegistryStore } from '../core/registry-store.ts';
+} from '../core/index.ts';
+import type { IdempotencyClaim, RegistryStore } from '../core/index.ts';
 import { openSqlite } from './sqlite-database.ts';
 
 const SCHEMA = `

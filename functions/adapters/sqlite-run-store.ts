@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { z } from 'zod';
-import { CorruptItemError, StaleRunError } from '../core/errors.ts';
+import { CorruptItemError, StaleRunError } from '../core/index.ts';
 import {
   type IrVersionItem,
   IrVersionItemSchema,
@@ -10,9 +10,9 @@ import {
   RunItemSchema,
   type NodeRecord,
   NodeRecordSchema,
-} from '../core/run-model.ts';
-import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/run-store.ts';
-import { sameStoredValue } from '../core/stored-value.ts';
+} from '../core/index.ts';
+import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/index.ts';
+import { sameStoredValue } from '../core/index.ts';
 import { openSqlite, type SqliteDatabase, sqliteError } from './sqlite-database.ts';
 
 /** Days (today included) that `listRuns` without a workflow name looks back, as the DynamoDB store does. */

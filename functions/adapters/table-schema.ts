@@ -6,7 +6,7 @@ import {
   ResourceInUseException,
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
-import { StoreUnavailableError } from '../core/errors.ts';
+import { StoreUnavailableError } from '../core/index.ts';
 
 /** Attribute names of the single table (the CDK stack reuses them). */
 export const TABLE_KEYS = {

@@ -1,18 +1,17 @@
-import { uploadTargetFor } from './blob-store.ts';
+import { MAX_INLINE_PARAMS_BYTES, paramsBlobKey, UPLOAD_URL_TTL_S, uploadTargetFor, utf8Length } from './blob-store.ts';
 import { computeCacheKey } from './cache-key.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { errorSignature } from './error-signature.ts';
 import { InvalidInputError } from './errors.ts';
-import { mustContinueBefore } from './execution-limits.ts';
+import { mustContinueBefore, REPAIR_MAX_S } from './execution-limits.ts';
+import { FILE_NODE_TYPES } from './file-node-types.ts';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES } from './limits.ts';
+import { MCP_TYPE } from './mcp-servers.ts';
 import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import type { RunError, RunItem } from './run-model.ts';
 import type { AdvanceOutcome, ExecCounters } from './state-io.ts';
 import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
 import { UnitOfWork } from './unit-of-work.ts';
-
-/** Node types whose runner takes the workflow's classification rules (under `__classification`). */
-const RULE_AWARE_TYPES = new Set(['http']);
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
 
@@ -109,12 +108,11 @@ export class Advance {
     const nodes = options.nodes ?? (await this.referencedOutputs(node.params));
     let params: Record<string, unknown>;
     try {
-      params = resolveParams(node.params, this.context(nodes), spec.templateQuoting?.(node.params));
+      params = this.runnerParams(node, nodes);
     } catch (error) {
       if (!(error instanceof TemplateResolutionError)) throw error;
       return this.templateFailure(node, visit, error);
     }
-    if (this.ir.classification && RULE_AWARE_TYPES.has(node.type)) params.__classification = this.ir.classification;
     const timeoutS = spec.timeoutS(params);
     if (mustContinueBefore(this.deps.executionLimits, this.exec, this.run.mode, this.deps.now(), timeoutS)) {
       this.writes.event('execution_continued', { nodeId, message: `continuing as a new execution after ${this.exec.advances} steps` });
@@ -138,6 +136,11 @@ export class Advance {
       ...(options.interrupted ? { interrupted: true } : {}),
       ...(this.run.repairedNodes.includes(nodeId) ? { repaired: true } : {}),
     };
+    // Params that may have grown with upstream outputs travel by reference, never in the state payload.
+    const blobs = this.deps.blobs;
+    const body = JSON.stringify(params);
+    const byReference = blobs !== undefined && utf8Length(body) > MAX_INLINE_PARAMS_BYTES;
+    const paramsRef = byReference ? await blobs.put(paramsBlobKey(this.run.runId, seq), body) : undefined;
     await this.writes.commit({ flushAll: false });
     return {
       kind: 'run',
@@ -146,8 +149,10 @@ export class Advance {
       exec: this.exec,
       seq,
       node: {
-        id: nodeId, type: node.type, params, cacheKey, timeoutS,
-        ...(this.deps.blobs ? { upload: await uploadTargetFor(this.deps.blobs, this.run.runId, seq) } : {}),
+        id: nodeId, type: node.type, params: paramsRef ? {} : params, cacheKey, timeoutS,
+        ...(this.ir.classification && spec.capabilities?.classificationRules ? { classification: this.ir.classification } : {}),
+        ...(blobs ? { upload: await uploadTargetFor(blobs, this.run.runId, seq) } : {}),
+        ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, UPLOAD_URL_TTL_S) } } : {}),
       },
     };
   }
@@ -163,6 +168,23 @@ export class Advance {
       return stop('EVENT_LIMIT', `the run stopped before visit ${visit} of node '${nodeId}': it has written ${this.run.eventSeq} events, the limit (${LIMIT_VARIABLES.maxEvents}=${limits.maxEvents})`);
     }
     return undefined;
+  }
+
+  /**
+   * A node's params as its runner gets them (and as its cache key sees them, in prepare and in the
+   * walk alike): templates resolved (quoted for the shell where the node type says so), then host configuration the node does not carry itself. The
+   * MCP server (secrets stay `${VAR}` references, expanded by the runner) and the run's workspace.
+   * Throws TemplateResolutionError.
+   */
+  runnerParams(node: WorkflowNode, nodes: NodeOutputs): Record<string, unknown> {
+    const params = resolveParams(node.params, this.context(nodes), this.deps.catalog.get(node.type)?.templateQuoting?.(node.params));
+    if (node.type === MCP_TYPE && typeof params.server === 'string') {
+      const server = this.ir.mcp_servers?.[params.server];
+      if (server !== undefined) params.__server = server;
+    }
+    const readsFiles = FILE_NODE_TYPES.has(node.type) || (node.type === 'llm' && Array.isArray(params.images) && params.images.length > 0);
+    if (readsFiles && this.run.workspace !== undefined) params.__workspace = this.run.workspace;
+    return params;
   }
 
   private async templateFailure(node: WorkflowNode, visit: number, error: TemplateResolutionError): Promise<AdvanceOutcome> {
@@ -197,9 +219,17 @@ export class Advance {
       const tried = run.maxRepairs === 0 ? 'repair is limited to 0 attempts' : `gave up after ${run.repairAttempts} repair attempt(s)`;
       return this.fail({ ...error, message: `${error.message}\n(${tried})`, details: { ...error.details, repairAttempts: run.repairAttempts } });
     }
+    // A repair may take REPAIR_MAX_S: an Express execution without that much time left hands it to a new one.
+    if (mustContinueBefore(this.deps.executionLimits, this.exec, run.mode, this.deps.now(), REPAIR_MAX_S)) {
+      run.repairDue = error;
+      this.writes.event('execution_continued', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: `continuing as a new execution before repair, after ${this.exec.advances} steps` });
+      await this.writes.commit();
+      return { kind: 'continue', runId: run.runId, owner: this.owner };
+    }
+    delete run.repairDue;
     run.repairAttempts += 1;
     run.lastErrorSignature = signature;
-    this.writes.event('repair_started', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { attempt: run.repairAttempts, max: run.maxRepairs } });
+    this.writes.event('repair_started', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { attempt: run.repairAttempts, max: run.maxRepairs, category: error.category, code: error.code } });
     await this.writes.commit();
     return { kind: 'repair', runId: run.runId, owner: this.owner, exec: this.exec, failedNode: error.node_id ?? '', attempt: run.repairAttempts };
   }
@@ -208,7 +238,7 @@ export class Advance {
     this.run.status = 'failed';
     this.run.lastError = error;
     delete this.run.current;
-    this.writes.event('run_failed', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message });
+    this.writes.event('run_failed', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { category: error.category, code: error.code } });
     await this.writes.commit();
     return { kind: 'failed', runId: this.run.runId, owner: this.owner, exec: this.exec, error };
   }
@@ -218,7 +248,8 @@ export class Advance {
     const declared = Object.entries(this.ir.outputs);
     let outputs: Record<string, unknown>;
     if (declared.length > 0) {
-      const sources = Object.fromEntries(declared.map(([name, spec]) => [name, spec.source]));
+      const sources: Record<string, string> = {};
+      for (const [name, spec] of declared) sources[name] = spec.source ?? (await this.lastWriterOf(name));
       try {
         outputs = resolveValue(sources, this.context(await this.referencedOutputs(sources))) as Record<string, unknown>;
       } catch (error) {
@@ -232,8 +263,19 @@ export class Advance {
     this.run.status = 'succeeded';
     this.run.outputs = outputs;
     delete this.run.current;
-    this.writes.event('run_succeeded');
+    this.writes.event('run_succeeded', {});
     await this.writes.commit();
     return { kind: 'done', runId: this.run.runId, owner: this.owner, exec: this.exec };
+  }
+
+  /**
+   * pflow's outputs without `source`: the key of that name from the node on the path that wrote it
+   * last, as a template (so a missing key fails like any output). Read once, at the end of a run.
+   */
+  private async lastWriterOf(key: string): Promise<string> {
+    const byLatest = Object.entries(this.run.latest).sort(([, a], [, b]) => b - a);
+    const outputs = await this.referencedOutputs(byLatest.map(([nodeId]) => `\${${nodeId}}`));
+    const writer = byLatest.find(([nodeId]) => Object.hasOwn(outputs[nodeId] ?? {}, key))?.[0];
+    return writer === undefined ? `\${${key}}` : `\${${writer}.${key}}`;
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from './errors.ts';
 
 /**
@@ -30,10 +30,26 @@ export interface BlobStore {
   get(ref: BlobRef): Promise<string>;
   /** A URL that accepts one HTTP PUT (or file write, locally) of the body for `key`, for `expiresInS` seconds. */
   uploadUrl(key: string, expiresInS: number): Promise<string>;
+  /** A URL that answers an HTTP GET (or file read, locally) with the body of `key`, for `expiresInS` seconds. */
+  downloadUrl(key: string, expiresInS: number): Promise<string>;
 }
 
+/**
+ * Largest resolved params (serialised) sent inline in a RunNode payload; larger ones go as a blob and a
+ * download URL, so neither the Advance output nor the runner state's output (params + a result of up to
+ * MAX_INLINE_OUTPUT_BYTES + the URLs) can reach the 256 KiB state limit, whatever upstream nodes produced.
+ */
+export const MAX_INLINE_PARAMS_BYTES = 32 * 1024;
+
+/** Resolved params handed to a runner by reference: where to read them, and what they must hash to. */
+export const ParamsRefSchema = z.object({ url: z.string().url(), ref: z.lazy(() => BlobRefSchema) });
+export type ParamsRef = z.infer<typeof ParamsRefSchema>;
+
+/** Every blob key starts with this (the stack grants S3 access to this prefix only). */
+export const BLOB_PREFIX = 'runs/';
+
 /** The one blob key of a step's outputs, so a reference can be checked against the record holding it. */
-export const stepBlobKey = (runId: string, seq: number): string => `runs/${runId}/steps/${seq}.json`;
+export const stepBlobKey = (runId: string, seq: number): string => `${BLOB_PREFIX}${runId}/steps/${seq}.json`;
 
 export const utf8Length = (text: string): number => new TextEncoder().encode(text).byteLength;
 
@@ -51,6 +67,9 @@ export const blobRefIn = (outputs: Record<string, unknown> | undefined): BlobRef
   const parsed = BlobRefSchema.safeParse(outputs[BLOB_MARKER]);
   return parsed.success ? parsed.data : undefined;
 };
+
+/** The blob of a step's resolved params, when they are too large to send inline. */
+export const paramsBlobKey = (runId: string, seq: number): string => `${BLOB_PREFIX}${runId}/params/${seq}.json`;
 
 /** How long a runner may take to upload its large result: the longest a node may run, plus margin. */
 export const UPLOAD_URL_TTL_S = 16 * 60;

@@ -1,5 +1,5 @@
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
-import type { NodeRecord, Owner, RunEvent, RunItem } from './run-model.ts';
+import type { NodeRecord, Owner, RunEvent, RunEventFields, RunEventType, RunItem } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
 
 /** How often cancel re-reads a run that a racing step moved on before its write landed. */
@@ -24,12 +24,13 @@ export const cancelRun = async (store: RunStore, runId: string, now: number): Pr
     const run = await store.getRun(runId);
     if (!run) throw new RunNotFoundError(`no run '${runId}' (see GET /runs or \`flowmend runs\`)`);
     if (run.status === 'cancelled') return { run, alreadyCancelled: true };
-    if (run.status !== 'running') throw new RunBusyError(`run ${runId} already ${run.status}; only a running run can be cancelled`);
+    // An interrupted run (its execution died) may be cancelled too, so nobody resumes it by mistake.
+    if (run.status !== 'running' && run.status !== 'interrupted') throw new RunBusyError(`run ${runId} already ${run.status}; only a running or interrupted run can be cancelled`);
     const previousOwner = run.owner;
     const inFlight = run.current;
     const events: RunEvent[] = [];
-    const event = (type: RunEvent['type'], extra: Partial<RunEvent>): void => {
-      events.push({ runId, key: String(run.eventSeq).padStart(8, '0'), at: now, type, ...extra });
+    const event = <T extends RunEventType>(type: T, fields: RunEventFields<T>): void => {
+      events.push({ runId, key: String(run.eventSeq).padStart(8, '0'), at: now, type, ...fields } as RunEvent);
       run.eventSeq += 1;
     };
     if (inFlight) run.current = { ...inFlight, interrupted: true };

@@ -1,7 +1,8 @@
 import { classifyBusinessError, findBusinessError, formatBusinessError } from './business-errors.ts';
 import { classifyHttpStatus } from './http-status.ts';
+import { openJsonText } from './json-text.ts';
 import type { ClassificationRules } from './ir.ts';
-import type { NodeError, RunnerResult } from './node-type.ts';
+import type { NodeCapabilities, NodeError, RunnerResult } from './node-type.ts';
 import { isRetryableErrorName } from './retry-policy.ts';
 import type { RunError } from './run-model.ts';
 import type { TaskError } from './state-io.ts';
@@ -24,10 +25,9 @@ export interface ClassifyInput {
   /** What the state machine's Catch caught, when the runner threw. */
   taskError?: TaskError;
   rules?: ClassificationRules;
+  /** What the node's type declares; `apiResponse` has its 2xx responses inspected for business errors. */
+  capabilities?: NodeCapabilities;
 }
-
-/** Node types whose 2xx responses are inspected for business errors. Shell output never is. */
-export const API_NODE_TYPES: ReadonlySet<string> = new Set(['http', 'llm']);
 
 const SAMPLE_CHARS = 500;
 
@@ -71,7 +71,18 @@ const classifyTaskError = (nodeId: string, taskError: TaskError): Outcome => {
 
 const withDetails = (details: Record<string, unknown> | undefined) => (details ? { details } : {});
 
+/** An MCP tool result with `isError: true`: judged by its text like an API body's business error. */
+const classifyMcpToolError = (nodeId: string, error: NodeError, rules: ClassificationRules | undefined): Outcome => {
+  const text = typeof error.details?.text === 'string' && error.details.text.trim() !== '' ? error.details.text : error.message;
+  const found = findBusinessError(openJsonText(error.details?.structured ?? text)) ?? { message: text };
+  const base = { node_id: nodeId, code: error.code, ...withDetails(error.details) };
+  return classifyBusinessError(found, rules) === 'warning'
+    ? { kind: 'warning', error: { ...base, category: 'non_repairable', message: formatBusinessError(found), fixable: false } }
+    : { kind: 'error', error: { ...base, category: 'execution_failure', message: error.message, fixable: true } };
+};
+
 const classifyFailure = (nodeId: string, error: NodeError, rules: ClassificationRules | undefined): Outcome => {
+  if (error.code === 'MCP_TOOL_ERROR') return classifyMcpToolError(nodeId, error, rules);
   const status = error.details?.status_code;
   if (error.code === 'HTTP_STATUS' && typeof status === 'number') {
     const statusClass = classifyHttpStatus(status, rules);
@@ -92,8 +103,9 @@ const classifyFailure = (nodeId: string, error: NodeError, rules: Classification
   };
 };
 
-const classifyApiBody = (nodeId: string, outputs: Record<string, unknown>, action: string, rules: ClassificationRules | undefined): Outcome => {
-  const body = outputs.response;
+const classifyApiBody = (nodeId: string, nodeType: string, outputs: Record<string, unknown>, action: string, rules: ClassificationRules | undefined): Outcome => {
+  // An MCP tool's result (structured, or text holding JSON) may carry the API's own `ok: false`.
+  const body = nodeType === 'mcp' ? openJsonText(outputs.result) : outputs.response;
   const found = findBusinessError(body);
   if (found === undefined) return { kind: 'success', action };
   const details = {
@@ -109,13 +121,13 @@ const classifyApiBody = (nodeId: string, outputs: Record<string, unknown>, actio
 };
 
 /** Classifies one node outcome. Pure: the same input always gives the same outcome. */
-export const classifyOutcome = ({ nodeId, nodeType, result, taskError, rules }: ClassifyInput): Outcome => {
+export const classifyOutcome = ({ nodeId, nodeType, result, taskError, rules, capabilities }: ClassifyInput): Outcome => {
   if (taskError) return classifyTaskError(nodeId, taskError);
   if (!result) throw new Error(`classifyOutcome: node '${nodeId}' has neither a result nor an error`);
   switch (result.kind) {
     case 'ok':
-      return API_NODE_TYPES.has(nodeType)
-        ? classifyApiBody(nodeId, result.outputs, result.action, rules)
+      return capabilities?.apiResponse
+        ? classifyApiBody(nodeId, nodeType, result.outputs, result.action, rules)
         : { kind: 'success', action: result.action };
     case 'failed':
       return classifyFailure(nodeId, result.error, rules);

@@ -8,7 +8,10 @@ import { ENGINE_RETRY, type RetryPolicy, TRANSIENT_RETRY } from './retry-policy.
  *   Advance -> Route -> Run<Type> -> Advance          (3 transitions per executed node)
  *                    -> Repair -> Advance
  *                    -> Continue (new execution of the same run) -> Continued
+ *                                             (start failed) -> Interrupted -> InterruptedFail
  *                    -> Done | Failed
+ *
+ * Every Task has a TimeoutSeconds, so no execution can wait for ever on a lost call.
  */
 
 export interface DefinitionResources {
@@ -18,7 +21,52 @@ export interface DefinitionResources {
   runners: Readonly<Record<string, string>>;
   /** Starts the next execution of the same run; the Step Functions integration ARN on AWS. */
   continueRun: string;
+  /** Marks a run interrupted (resumable) when its next execution cannot be started. */
+  interrupted: string;
+  /** Longest each Task may wait for its Lambda, in seconds; the defaults match the stack's Lambda timeouts. */
+  timeoutsS?: Partial<TaskTimeouts>;
 }
+
+export interface TaskTimeouts {
+  advance: number;
+  repair: number;
+  interrupted: number;
+  /** By node type; a type not named gets `runnerDefault`. */
+  runners: Readonly<Record<string, number>>;
+  runnerDefault: number;
+}
+
+/**
+ * Lambda timeouts plus a margin, so that the Lambda's own timeout error (caught and classified)
+ * comes first and the Task timeout only fires when the call itself is lost.
+ */
+export const TASK_TIMEOUT_MARGIN_S = 30;
+export const DEFAULT_TASK_TIMEOUTS_S: TaskTimeouts = {
+  advance: 60 + TASK_TIMEOUT_MARGIN_S,
+  repair: 300 + TASK_TIMEOUT_MARGIN_S,
+  interrupted: 30 + TASK_TIMEOUT_MARGIN_S,
+  runners: { transform: 60 + TASK_TIMEOUT_MARGIN_S },
+  runnerDefault: 900 + TASK_TIMEOUT_MARGIN_S,
+};
+
+export { REPAIR_MAX_S } from './execution-limits.ts';
+
+/**
+ * What `arn:aws:states:::states:startExecution` raises (the integration's own errors and the SDK's),
+ * retried before the run is recorded as interrupted. Step Functions names them `StepFunctions.<Exception>`;
+ * `States.TaskFailed` covers any other failure shape of the integration.
+ */
+export const CONTINUE_RETRY_ERRORS = [
+  'StepFunctions.SdkClientException',
+  'StepFunctions.AWSStepFunctionsException',
+  'StepFunctions.ThrottlingException',
+  'StepFunctions.ExecutionLimitExceededException',
+  'States.TaskFailed',
+  'States.Timeout',
+];
+
+/** A retried start whose first try did start the execution: the name is taken, the run goes on there. */
+export const CONTINUE_ALREADY_STARTED = 'StepFunctions.ExecutionAlreadyExistsException';
 
 /** Lambda platform hiccups worth retrying on any Task (never seen locally). */
 const LAMBDA_SERVICE_ERRORS = [
@@ -36,6 +84,8 @@ export const STATE = {
   continued: 'Continued',
   done: 'Done',
   failed: 'Failed',
+  interrupted: 'Interrupted',
+  interruptedFail: 'InterruptedFail',
   unknown: 'UnknownStep',
 } as const;
 
@@ -57,6 +107,8 @@ export type AslDefinition = { Comment: string; StartAt: string; States: Record<s
 
 export const buildDefinition = (resources: DefinitionResources): AslDefinition => {
   const types = Object.keys(resources.runners).sort();
+  const timeouts = { ...DEFAULT_TASK_TIMEOUTS_S, ...resources.timeoutsS };
+  const runnerTimeout = (type: string): number => timeouts.runners[type] ?? timeouts.runnerDefault;
   const catchToAdvance = [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATE.advance }];
 
   const runnerStates = Object.fromEntries(
@@ -65,6 +117,7 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
       {
         Type: 'Task',
         Resource: resources.runners[type],
+        TimeoutSeconds: runnerTimeout(type),
         ResultPath: '$.result',
         Retry: [retryOf(TRANSIENT_RETRY), serviceRetry],
         Catch: catchToAdvance,
@@ -82,6 +135,7 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
       [STATE.advance]: {
         Type: 'Task',
         Resource: resources.advance,
+        TimeoutSeconds: timeouts.advance,
         Retry: [retryOf(ENGINE_RETRY), serviceRetry],
         Next: STATE.route,
       },
@@ -103,6 +157,7 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
       [STATE.repair]: {
         Type: 'Task',
         Resource: resources.repair,
+        TimeoutSeconds: timeouts.repair,
         ResultPath: '$.repair',
         Retry: [serviceRetry],
         Catch: catchToAdvance,
@@ -111,12 +166,40 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
       [STATE.continueRun]: {
         Type: 'Task',
         Resource: resources.continueRun,
+        TimeoutSeconds: 30,
         Parameters: {
           'StateMachineArn.$': '$$.StateMachine.Id',
+          // `<runId>.<rev>`: the run shows in the console, a watcher can tell which run an execution
+          // served, and a retried start reuses the name (rev is the commit that decided to continue).
+          'Name.$': "States.Format('{}.{}', $.runId, $.rev)",
           Input: { 'runId.$': '$.runId', 'owner.$': '$.owner', kind: 'start' },
         },
-        Retry: [serviceRetry],
+        // Backoff 1+2+4+8 s: fits in the 20 s an Express execution keeps after its last Advance.
+        Retry: [
+          { ErrorEquals: [CONTINUE_ALREADY_STARTED], MaxAttempts: 0 },
+          { ErrorEquals: CONTINUE_RETRY_ERRORS, IntervalSeconds: 1, MaxAttempts: 4, BackoffRate: 2 },
+        ],
+        Catch: [
+          { ErrorEquals: [CONTINUE_ALREADY_STARTED], ResultPath: null, Next: STATE.continued },
+          { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATE.interrupted },
+        ],
         Next: STATE.continued,
+      },
+      [STATE.interrupted]: {
+        Type: 'Task',
+        Resource: resources.interrupted,
+        TimeoutSeconds: timeouts.interrupted,
+        Parameters: { 'runId.$': '$.runId', 'owner.$': '$.owner', 'error.$': '$.error', source: 'continue' },
+        ResultPath: null,
+        Retry: [serviceRetry],
+        // Even if the run cannot be marked here, the failed execution is seen by the watcher (the stack's rule).
+        Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: null, Next: STATE.interruptedFail }],
+        Next: STATE.interruptedFail,
+      },
+      [STATE.interruptedFail]: {
+        Type: 'Fail',
+        Error: 'RunInterrupted',
+        Cause: 'the next execution of the run could not be started; the run is marked interrupted and can be resumed',
       },
       [STATE.continued]: { Type: 'Succeed' },
       [STATE.done]: { Type: 'Succeed' },

@@ -10,7 +10,7 @@ import type { RunStore } from './run-store.ts';
 export interface EngineDeps {
   store: RunStore;
   /** Where large node outputs go; without it runners return every output inline. */
-  blobs?: BlobStore;
+  blobs?: BlobStore | undefined;
   catalog: NodeCatalog;
   now: () => number;
   /** The process-local caches: one per host process, one per test that wants to observe them. */

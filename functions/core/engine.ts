@@ -8,7 +8,7 @@ import { Advance } from './advance.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { failOnUnexpected } from './fail-unexpected.ts';
 import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type AdvanceOutcome } from './state-io.ts';
-import { formatIssues, validateWorkflow } from './validate.ts';
+import { formatIssues, unconfiguredMcpServers, validateWorkflow } from './validate.ts';
 import { walkFromStart } from './walk.ts';
 
 export type { EngineDeps } from './engine-deps.ts';
@@ -74,6 +74,8 @@ const dispatch = (step: Advance, input: AdvanceInput): Promise<AdvanceOutcome> =
 
 const start = async (step: Advance): Promise<AdvanceOutcome> => {
   const { run, ir } = step;
+  // The previous execution continued here to give a repair a whole execution's time.
+  if (run.repairDue) return step.repairOrFail(run.repairDue);
   // A run stopped before its first node has nothing to replay: it starts (and validates) as new.
   if (run.seq === 0) run.needsWalk = false;
   else if (run.needsWalk || run.current) return walkFromStart(step);
@@ -86,6 +88,19 @@ const start = async (step: Advance): Promise<AdvanceOutcome> => {
       message: `the workflow does not validate:\n${formatIssues(issues)}`,
       fixable: true,
       details: { issues },
+    });
+  }
+  // A server is configuration, not workflow: no repair can conjure one, so the run stops before any node runs.
+  const unconfigured = unconfiguredMcpServers(ir);
+  if (unconfigured.length > 0) {
+    const names = [...new Set(unconfigured.map((u) => u.server))];
+    return step.fail({
+      node_id: unconfigured[0]?.nodeId,
+      category: 'validation',
+      code: 'MCP_SERVER_NOT_CONFIGURED',
+      message: `MCP server${names.length > 1 ? 's' : ''} ${names.map((n) => `'${n}'`).join(', ')} not configured (called by ${unconfigured.map((u) => `'${u.nodeId}'`).join(', ')}): declare ${names.length > 1 ? 'them' : 'it'} under "mcp_servers" in the workflow or in the file given by --mcp-config`,
+      fixable: false,
+      details: { servers: names },
     });
   }
   step.writes.event('run_started', { message: `${ir.nodes.length} nodes` });
@@ -107,6 +122,7 @@ const recordNode = async (step: Advance, input: Extract<AdvanceInput, { kind: 'r
   const outcome: Outcome = classifyOutcome({
     nodeId: current.nodeId,
     nodeType: current.nodeType,
+    capabilities: deps.catalog.get(current.nodeType)?.capabilities ?? {},
     ...(result ? { result } : {}),
     ...(input.error ? { taskError: input.error } : {}),
     ...(ir.classification ? { rules: ir.classification } : {}),

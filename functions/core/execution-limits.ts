@@ -23,6 +23,9 @@ export const EXPRESS_MAX_NODE_TIMEOUT_S = 120;
 
 export type RunMode = 'express' | 'standard';
 
+/** Longest a repair may take (the Repair Lambda's timeout): an Express execution continues before one it cannot fit. */
+export const REPAIR_MAX_S = 300;
+
 /** Express unless a node may run longer than an Express execution can wait for it. */
 export const chooseMode = (workflow: Workflow, catalog: NodeCatalog): RunMode =>
   workflow.nodes.every((node) => (catalog.get(node.type)?.timeoutS(node.params) ?? Number.POSITIVE_INFINITY) <= EXPRESS_MAX_NODE_TIMEOUT_S)

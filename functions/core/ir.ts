@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import { McpServersSchema } from './mcp-servers.ts';
 
 /** Declared input types, pflow's spelling variants included so pflow workflows parse unchanged. */
 export const InputTypeSchema = z.enum([
@@ -25,7 +26,8 @@ export const OutputSpecSchema = z
   .object({
     description: z.string().optional(),
     type: InputTypeSchema.optional(),
-    source: z.string({ error: 'an output needs "source", e.g. "${node.stdout}"' }),
+    /** Without it (pflow's legacy form) the output is the key of that name from the last node that wrote it. */
+    source: z.string({ error: 'an output\'s "source" is a template, e.g. "${node.stdout}"' }).optional(),
   })
   .strict();
 export type OutputSpec = z.infer<typeof OutputSpecSchema>;
@@ -108,6 +110,8 @@ export const WorkflowSchema = z
     start_node: z.string().optional(),
     outputs: z.record(z.string(), OutputSpecSchema).default({}),
     classification: ClassificationRulesSchema.optional(),
+    /** MCP servers the workflow's mcp nodes call, by name (pflow's mcp-servers.json entries). */
+    mcp_servers: McpServersSchema.optional(),
     // pflow keys accepted for compatibility; flowmend always namespaces and resolves strictly.
     mappings: z.unknown().optional(),
     enable_namespacing: z.boolean().optional(),

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import type { ClassificationRules } from './ir.ts';
 
 /** A node failure described as data: what went wrong, for the user, the classifier and the repairer. */
 export const NodeErrorSchema = z.object({
@@ -47,6 +48,19 @@ export interface RunContext {
   readonly seq: number;
   readonly cacheKey: string;
   readonly signal?: AbortSignal;
+  /** The workflow's classification rules, for a node type that declares `capabilities.classificationRules`. */
+  readonly classification?: ClassificationRules;
+}
+
+/**
+ * What the engine does differently for a node type, declared by the type itself so that adding a type
+ * touches its own file, the catalog and the stack's runner table, and nothing in core.
+ */
+export interface NodeCapabilities {
+  /** Its successful outputs carry an API `response` that is inspected for business errors (classify.ts). */
+  readonly apiResponse?: boolean;
+  /** Its runner reads the workflow's classification rules (`RunContext.classification`). */
+  readonly classificationRules?: boolean;
 }
 
 /**
@@ -67,11 +81,16 @@ export interface NodeTypeSpec {
   templateQuoting?(params: Record<string, unknown>): Readonly<Record<string, 'shell'>>;
   /** Longest a run of the node may take, in seconds, from its params. */
   timeoutS(params: Record<string, unknown>): number;
+  readonly capabilities?: NodeCapabilities;
 }
 
-/** A node type that can run: `run` gets params already parsed by `paramsSchema`. */
-export interface NodeRunner extends NodeTypeSpec {
-  run(params: Record<string, unknown>, context: RunContext): Promise<RunnerResult>;
+/**
+ * A node type that can run. `run` gets its params already parsed by `paramsSchema` (the RunNode
+ * handler parses them and reports bad ones as PARAMS_INVALID), so no runner parses them again.
+ */
+export interface NodeRunner<S extends z.ZodObject = z.ZodObject> extends NodeTypeSpec {
+  readonly paramsSchema: S;
+  run(params: z.output<S>, context: RunContext): Promise<RunnerResult>;
 }
 
 /** The node types a host knows, by type name. */

@@ -1,8 +1,9 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { closestMatch } from './closest-match.ts';
 import { checkIrShape } from './ir-shape.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { ClassificationRulesSchema, InputSpecSchema, isReservedName, NodeSchema, OutputSpecSchema, reservedNameMessage, type Workflow, WorkflowSchema } from './ir.ts';
+import { normalisePflowForms, type PflowFormOptions } from './pflow-forms.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
 interface KnownKeys {
@@ -107,12 +108,16 @@ function reservedNameIssues(raw: unknown): ValidationIssue[] {
   return issues;
 }
 
-/** Parses raw JSON as a workflow; on failure every problem is an issue naming the field and what would be valid. */
-export function parseWorkflow(raw: unknown, limits: Limits = DEFAULT_LIMITS): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] } {
+/**
+ * Parses raw JSON as a workflow (pflow's forms accepted, see pflow-forms.ts); on failure every problem is
+ * an issue naming the field and what would be valid. Size and depth are checked first, on the raw JSON.
+ */
+export function parseWorkflow(raw: unknown, options: PflowFormOptions = {}, limits: Limits = DEFAULT_LIMITS): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] } {
   const shape = checkIrShape(raw, limits);
   if (shape.length > 0) return { ok: false, issues: shape };
-  const reserved = reservedNameIssues(raw);
-  const result = WorkflowSchema.safeParse(raw, { reportInput: true });
+  const normalised = normalisePflowForms(raw, options);
+  const reserved = reservedNameIssues(normalised);
+  const result = WorkflowSchema.safeParse(normalised, { reportInput: true });
   if (result.success && reserved.length === 0) return { ok: true, workflow: result.data };
   return { ok: false, issues: [...reserved, ...(result.success ? [] : result.error.issues.flatMap(toValidationIssues))] };
 }

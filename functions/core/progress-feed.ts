@@ -7,8 +7,11 @@ import type { RunStore } from './run-store.ts';
  * One line of a run's progress, as `GET /runs/{id}/events` and `flowmend logs` give it: the run's events
  * (started, cached, repairs, end) merged in time order with its finished node visits.
  */
+/** The run's own event types, and those of node visits, which the feed builds from their records. */
+export type ProgressEventType = RunEvent['type'] | 'node_started' | 'node_completed' | 'node_failed' | 'node_warning';
+
 export interface ProgressEvent {
-  type: RunEvent['type'];
+  type: ProgressEventType;
   at: string;
   node_id?: string;
   seq?: number;
@@ -38,15 +41,21 @@ export const ProgressCursorSchema = z
     return { eventKey: key, seq: Number(seq) };
   });
 
-const STEP_EVENT: Record<Exclude<NodeRecord['status'], 'running'>, RunEvent['type']> = {
+const STEP_EVENT: Record<Exclude<NodeRecord['status'], 'running'>, ProgressEventType> = {
   completed: 'node_completed', failed: 'node_failed', warning: 'node_warning', interrupted: 'node_interrupted',
 };
 
-const fromEvent = (e: RunEvent): ProgressEvent => ({
+/** The optional fields, read across the union of event shapes. */
+type EventFields = Partial<{ nodeId: string; seq: number; message: string; data: Record<string, unknown> }>;
+
+const fromEvent = (event: RunEvent): ProgressEvent => {
+  const e = event as RunEvent & EventFields;
+  return {
   type: e.type, at: new Date(e.at).toISOString(),
   ...(e.nodeId !== undefined ? { node_id: e.nodeId } : {}), ...(e.seq !== undefined ? { seq: e.seq } : {}),
   ...(e.message !== undefined ? { message: e.message } : {}), ...(e.data !== undefined ? { data: e.data } : {}),
-});
+  };
+};
 
 const fromStep = (s: NodeRecord & { status: Exclude<NodeRecord['status'], 'running'> }): ProgressEvent => ({
   type: STEP_EVENT[s.status], at: new Date(s.finishedAt ?? s.startedAt).toISOString(), node_id: s.nodeId, seq: s.seq,

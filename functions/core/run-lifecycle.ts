@@ -24,6 +24,8 @@ export interface NewRun {
   repairEnabled: boolean;
   maxRepairs: number;
   mode?: 'express' | 'standard';
+  /** Where file nodes resolve relative paths; none on AWS, where file nodes are refused. */
+  workspace?: string;
   /** The registered workflow's version the run was started from. */
   workflowVersion?: number;
   now: number;
@@ -40,6 +42,7 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
     status: 'running',
     irVersion: 0,
     params: spec.params,
+    ...(spec.workspace === undefined ? {} : { workspace: spec.workspace }),
     createdAt: spec.now,
     updatedAt: spec.now,
     seq: 0,
@@ -115,4 +118,50 @@ export const claimRun = async (store: RunStore, runId: string, options: ClaimOpt
     throw new RunBusyError(`run ${runId} was resumed by another process at the same moment; see \`flowmend status ${runId}\``, { cause: error });
   }
   return run;
+};
+
+export interface InterruptedExecution {
+  /** The owner the dead execution advanced the run for, when known (the Continue state's Catch knows it). */
+  ownerId?: string;
+  /** When the execution stopped; a run written after that is being advanced by another execution. */
+  stoppedAt: number;
+  /** What Step Functions reported, e.g. `States.Timeout`, `StepFunctions.ThrottlingException`. */
+  code: string;
+  message: string;
+  now: number;
+}
+
+export type InterruptOutcome = { marked: true } | { marked: false; reason: string };
+
+/**
+ * Records that the execution advancing a run died (failed, timed out, aborted, or its continue could
+ * not start), so the run reads `interrupted` and can be resumed instead of showing `running` for ever.
+ * Only a running run is marked, only for its owner, and only if nothing wrote it after the execution
+ * stopped; a conditional write on the owner makes a concurrent takeover win. Repeating it is harmless.
+ */
+export const markInterrupted = async (store: RunStore, runId: string, execution: InterruptedExecution): Promise<InterruptOutcome> => {
+  const run = await store.getRun(runId);
+  if (!run) return { marked: false, reason: `no run '${runId}'` };
+  if (run.status !== 'running') return { marked: false, reason: `run ${runId} is ${run.status}` };
+  const ownerId = run.owner?.id;
+  if (execution.ownerId !== undefined && ownerId !== execution.ownerId) return { marked: false, reason: `run ${runId} is owned by ${ownerId ?? 'nobody'} now` };
+  if (run.updatedAt > execution.stoppedAt) return { marked: false, reason: `run ${runId} was written after the execution stopped: another execution advances it` };
+  run.status = 'interrupted';
+  run.lastError = {
+    category: 'transient',
+    code: execution.code,
+    message: `the execution running this run stopped: ${execution.message}; resume the run to go on`,
+    fixable: false,
+  };
+  run.updatedAt = execution.now;
+  const key = String(run.eventSeq).padStart(8, '0');
+  run.eventSeq += 1;
+  await store.appendEvents([{ runId, key, at: execution.now, type: 'run_interrupted', message: `${execution.code}: ${execution.message}` }]);
+  try {
+    await store.putRun(run, ownerId === undefined ? { seq: run.seq } : { ownerId });
+  } catch (error) {
+    if (!(error instanceof StaleRunError)) throw error;
+    return { marked: false, reason: `run ${runId} was taken over while being marked` };
+  }
+  return { marked: true };
 };

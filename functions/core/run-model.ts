@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LlmUsageSchema, NodeErrorSchema } from './node-type.ts';
 import { WorkflowSchema } from './ir.ts';
 
@@ -20,8 +20,12 @@ export const RunErrorSchema = z.object({
 });
 export type RunError = z.infer<typeof RunErrorSchema>;
 
-/** `cancelled`: stopped by a person (API or CLI); resumable like a failed run. */
-export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed', 'cancelled']);
+/**
+ * `cancelled`: stopped by a person (API or CLI). `interrupted`: an execution of the run died without
+ * recording an end (a failed or timed-out execution, a continue that could not start). Nothing
+ * advances either until it is resumed, like a failed run.
+ */
+export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed', 'cancelled', 'interrupted']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /**
@@ -57,6 +61,8 @@ export const RunItemSchema = z.object({
   status: RunStatusSchema,
   irVersion: z.number().int().nonnegative(),
   params: z.record(z.string(), z.unknown()),
+  /** The directory file nodes resolve relative paths against (the local host); recorded so a resume uses the same one. */
+  workspace: z.string().optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
   /** Highest step sequence number allocated so far (0 before the first node). */
@@ -100,6 +106,8 @@ export const RunItemSchema = z.object({
   maxRepairs: z.number().int().nonnegative(),
   repairAttempts: z.number().int().nonnegative(),
   lastErrorSignature: z.string().optional(),
+  /** A repair the last execution had no time left for (Express): the next execution starts with it. */
+  repairDue: RunErrorSchema.optional(),
   /** The error that sent the run to repair, or that failed it. */
   lastError: RunErrorSchema.optional(),
   warnings: z.array(RunErrorSchema).default([]),
@@ -158,22 +166,34 @@ export const IrVersionItemSchema = z.object({
 });
 export type IrVersionItem = z.infer<typeof IrVersionItemSchema>;
 
-export const RunEventTypeSchema = z.enum([
-  'run_started', 'run_resumed', 'node_started', 'node_completed', 'node_cached', 'node_failed',
-  'node_warning', 'node_interrupted', 'repair_started', 'repair_applied', 'repair_failed',
-  'run_succeeded', 'run_failed', 'run_cancelled', 'execution_continued',
-]);
-export type RunEventType = z.infer<typeof RunEventTypeSchema>;
+/** Fields every event has. `key` sorts events within a run. */
+const eventBase = { runId: RunIdSchema, key: z.string(), at: z.number() };
+const nodeIdField = z.string().optional();
 
-/** Progress, in order. `key` sorts events within a run. */
-export const RunEventSchema = z.object({
-  runId: RunIdSchema,
-  key: z.string(),
-  at: z.number(),
-  type: RunEventTypeSchema,
-  nodeId: z.string().optional(),
-  seq: z.number().int().optional(),
-  message: z.string().optional(),
-  data: z.record(z.string(), z.unknown()).optional(),
-});
+/** Progress, in order: a discriminated union on `type`, each with the fields its writer sets. */
+export const RunEventSchema = z.discriminatedUnion('type', [
+  z.object({ ...eventBase, type: z.literal('run_started'), message: z.string() }),
+  z.object({ ...eventBase, type: z.literal('run_resumed'), message: z.string() }),
+  /** Nodes the walk replayed from their records, in path order. */
+  z.object({ ...eventBase, type: z.literal('node_cached'), data: z.object({ nodes: z.array(z.object({ id: z.string(), seq: z.number().int() })) }) }),
+  z.object({ ...eventBase, type: z.literal('node_interrupted'), nodeId: z.string(), seq: z.number().int(), message: z.string() }),
+  // category and code: how the failure that sent the run to repair was filed (the run viewer shows it per node).
+  z.object({ ...eventBase, type: z.literal('repair_started'), nodeId: nodeIdField, message: z.string(), data: z.object({ attempt: z.number().int(), max: z.number().int(), category: ErrorCategorySchema.optional(), code: z.string().optional() }) }),
+  z.object({
+    ...eventBase,
+    type: z.literal('repair_applied'),
+    message: z.string(),
+    data: z.object({ attempt: z.number().int(), version: z.number().int(), source: IrVersionSourceSchema, nodesChanged: z.array(z.string()) }),
+  }),
+  z.object({ ...eventBase, type: z.literal('repair_failed'), nodeId: nodeIdField, message: z.string(), data: z.object({ attempt: z.number().int() }) }),
+  z.object({ ...eventBase, type: z.literal('run_succeeded') }),
+  z.object({ ...eventBase, type: z.literal('run_failed'), nodeId: nodeIdField, message: z.string(), data: z.object({ category: ErrorCategorySchema, code: z.string() }).optional() }),
+  z.object({ ...eventBase, type: z.literal('execution_continued'), nodeId: nodeIdField, message: z.string() }),
+  z.object({ ...eventBase, type: z.literal('run_cancelled'), nodeId: nodeIdField, message: z.string() }),
+  /** The execution stopped without recording an outcome (a Lambda timeout, an AWS limit); resume goes on. */
+  z.object({ ...eventBase, type: z.literal('run_interrupted'), message: z.string() }),
+]);
 export type RunEvent = z.infer<typeof RunEventSchema>;
+export type RunEventType = RunEvent['type'];
+/** What the writer of an event of type `T` gives; the unit of work adds runId, key and time. */
+export type RunEventFields<T extends RunEventType> = Omit<Extract<RunEvent, { type: T }>, 'runId' | 'key' | 'at' | 'type'>;

@@ -99,7 +99,7 @@ export const buildRunReport = (run: RunItem, steps: readonly NodeRecord[], event
     workflow: run.workflowName,
     ...(run.workflowVersion === undefined ? {} : { workflow_version: run.workflowVersion }),
     result: run.outputs ?? {},
-    errors: (run.status === 'failed' || run.status === 'cancelled') && run.lastError ? [run.lastError] : [],
+    errors: (run.status === 'failed' || run.status === 'cancelled' || run.status === 'interrupted') && run.lastError ? [run.lastError] : [],
     warnings: run.warnings,
     repairs: repairsOf(versions),
     steps: orderedSteps(steps, events),
@@ -122,15 +122,16 @@ export const recordsOfRun = async (store: RunStore, run: RunItem): Promise<NodeR
   return [...listed, ...run.pendingRecords.filter((s) => !written.has(s.seq))].sort((a, b) => a.seq - b.seq);
 };
 
+/** Every workflow version of a run, the original first. */
+export const irVersionsOfRun = async (store: RunStore, run: RunItem): Promise<IrVersionItem[]> => {
+  const versions = await Promise.all(Array.from({ length: run.irVersion + 1 }, (_, v) => store.getIrVersion(run.runId, v)));
+  return versions.filter((v): v is IrVersionItem => v !== undefined);
+};
+
 /** Reads everything a report needs from the store. */
 export const loadRunReport = async (store: RunStore, runId: string): Promise<RunReport | undefined> => {
   const run = await store.getRun(runId);
   if (!run) return undefined;
-  const [steps, events] = await Promise.all([recordsOfRun(store, run), store.listEvents(runId)]);
-  const versions: IrVersionItem[] = [];
-  for (let v = 0; v <= run.irVersion; v += 1) {
-    const item = await store.getIrVersion(runId, v);
-    if (item) versions.push(item);
-  }
+  const [steps, events, versions] = await Promise.all([recordsOfRun(store, run), store.listEvents(runId), irVersionsOfRun(store, run)]);
   return buildRunReport(run, steps, events, versions);
 };

@@ -1,5 +1,6 @@
-import { z } from 'zod';
-import { BlobUploadSchema } from './blob-store.ts';
+import * as z from 'zod';
+import { BlobUploadSchema, ParamsRefSchema } from './blob-store.ts';
+import { ClassificationRulesSchema } from './ir.ts';
 import { LlmUsageSchema, RunnerResultSchema } from './node-type.ts';
 import { RunErrorSchema, RunIdSchema } from './run-model.ts';
 
@@ -12,6 +13,10 @@ export const RunNodeSpecSchema = z.object({
   timeoutS: z.number().positive(),
   /** Where the runner puts outputs too large for the state payload (a presigned URL; `file:` locally). */
   upload: BlobUploadSchema.optional(),
+  /** The workflow's classification rules, for a node type that reads them (`capabilities.classificationRules`). */
+  classification: ClassificationRulesSchema.optional(),
+  /** Params too large to send inline (MAX_INLINE_PARAMS_BYTES): `params` is empty and the runner reads them here. */
+  paramsRef: ParamsRefSchema.optional(),
 });
 export type RunNodeSpec = z.infer<typeof RunNodeSpecSchema>;
 
@@ -39,13 +44,15 @@ const rev = z.string().optional();
  * What Advance returns; the Route Choice state branches on `kind` (and on `node.type` for runs).
  * Every kind carries `owner` so that each step can prove it still owns the run.
  */
-export const AdvanceOutcomeSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('run'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), node: RunNodeSpecSchema }),
-  z.object({ kind: z.literal('repair'), runId: RunIdSchema, owner: z.string(), exec, rev, failedNode: z.string(), attempt: z.number().int().positive() }),
-  z.object({ kind: z.literal('continue'), runId: RunIdSchema, owner: z.string(), exec, rev }),
-  z.object({ kind: z.literal('done'), runId: RunIdSchema, owner: z.string(), exec, rev }),
-  z.object({ kind: z.literal('failed'), runId: RunIdSchema, owner: z.string(), exec, rev, error: RunErrorSchema }),
-]);
+/** Run a node: what a RunNode Task receives. */
+export const RunOutcomeSchema = z.object({ kind: z.literal('run'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), node: RunNodeSpecSchema });
+/** Repair the run's workflow: what the Repair Task receives. */
+export const RepairOutcomeSchema = z.object({ kind: z.literal('repair'), runId: RunIdSchema, owner: z.string(), exec, rev, failedNode: z.string(), attempt: z.number().int().positive() });
+export const ContinueOutcomeSchema = z.object({ kind: z.literal('continue'), runId: RunIdSchema, owner: z.string(), exec, rev });
+export const DoneOutcomeSchema = z.object({ kind: z.literal('done'), runId: RunIdSchema, owner: z.string(), exec, rev });
+export const FailedOutcomeSchema = z.object({ kind: z.literal('failed'), runId: RunIdSchema, owner: z.string(), exec, rev, error: RunErrorSchema });
+
+export const AdvanceOutcomeSchema = z.discriminatedUnion('kind', [RunOutcomeSchema, RepairOutcomeSchema, ContinueOutcomeSchema, DoneOutcomeSchema, FailedOutcomeSchema]);
 export type AdvanceOutcome = z.infer<typeof AdvanceOutcomeSchema>;
 export type AdvanceKind = AdvanceOutcome['kind'];
 

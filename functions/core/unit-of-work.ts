@@ -1,15 +1,13 @@
 import type { EngineDeps } from './engine-deps.ts';
 import { StaleRunError } from './errors.ts';
 import { cryptoIds } from './ids.ts';
-import type { NodeRecord, RunEvent, RunEventType, RunItem } from './run-model.ts';
+import type { NodeRecord, RunEvent, RunEventFields, RunEventType, RunItem } from './run-model.ts';
 import { commitAdvance } from './advance-commit.ts';
 
 /** Largest node record (serialised) kept in the run item: beyond it, a second write costs less than a bigger run item. */
 const EMBEDDED_RECORD_LIMIT = 8_192;
 /** Pending records are written out once they take this much of the run item (DynamoDB items stop at 400 KB). */
 const PENDING_BYTES_LIMIT = 64 * 1024;
-
-export type EventFields = Partial<Pick<RunEvent, 'nodeId' | 'seq' | 'message' | 'data'>>;
 
 /**
  * What one Advance call writes: the events it appends, the node records it stages, and the run item.
@@ -26,10 +24,10 @@ export class UnitOfWork {
     private readonly owner: string,
   ) {}
 
-  event(type: RunEventType, fields: EventFields = {}): void {
+  event<T extends RunEventType>(type: T, fields: RunEventFields<T>): void {
     const key = String(this.run.eventSeq).padStart(8, '0');
     this.run.eventSeq += 1;
-    this.events.push({ runId: this.run.runId, key, at: this.deps.now(), type, ...fields });
+    this.events.push({ runId: this.run.runId, key, at: this.deps.now(), type, ...fields } as RunEvent);
   }
 
   /**

@@ -1,7 +1,10 @@
 import { closestMatch } from './closest-match.ts';
 import { buildGraph, type WorkflowGraph } from './graph.ts';
 import { startNodeId, type Workflow, type WorkflowNode } from './ir.ts';
+import { FILE_NODE_TYPES, FILE_NODES_LOCAL_ONLY } from './file-node-types.ts';
+import { MCP_TYPE, plainTextSecrets } from './mcp-servers.ts';
 import type { NodeCatalog, NodeTypeSpec } from './node-type.ts';
+import { pflowAlternative } from './pflow-compat.ts';
 import { findTemplates } from './templates.ts';
 import { checkQuoting } from './validate-quoting.ts';
 import { checkSensitiveHeaders } from './sensitive-headers.ts';
@@ -72,7 +75,10 @@ function checkNodes(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[]
     if (earlier === undefined) firstIndex.set(node.id, index);
     else issues.push(error(`nodes[${index}].id`, 'DUPLICATE_NODE_ID', `Node id '${node.id}' is used twice (nodes[${earlier}] and nodes[${index}])`, 'Give every node its own id'));
     const spec = catalog.get(node.type);
-    if (spec === undefined) {
+    const alternative = spec !== undefined ? undefined : FILE_NODE_TYPES.has(node.type) ? FILE_NODES_LOCAL_ONLY : pflowAlternative(node.type);
+    if (alternative !== undefined) {
+      issues.push(error(`nodes[${index}].type`, 'UNSUPPORTED_NODE_TYPE', `Node '${node.id}' has type '${node.type}': ${alternative}`, `Known types: ${knownTypes.join(', ')}`));
+    } else if (spec === undefined) {
       issues.push(error(`nodes[${index}].type`, 'UNKNOWN_NODE_TYPE', `Node '${node.id}' has unknown type '${node.type}'`, `${didYouMean(node.type, knownTypes)}Known types: ${knownTypes.join(', ')}`));
     } else {
       issues.push(...checkParams(node, index, spec));
@@ -149,10 +155,42 @@ function checkInputs(workflow: Workflow): ValidationIssue[] {
   return issues;
 }
 
+/** The mcp nodes whose server the workflow does not declare (nor a config file gave it). */
+export const unconfiguredMcpServers = (workflow: Workflow): { nodeId: string; index: number; server: string }[] =>
+  workflow.nodes.flatMap((node, index) => {
+    const server = node.type === MCP_TYPE ? node.params.server : undefined;
+    return typeof server === 'string' && !Object.hasOwn(workflow.mcp_servers ?? {}, server) ? [{ nodeId: node.id, index, server }] : [];
+  });
+
+function checkMcpServers(workflow: Workflow): ValidationIssue[] {
+  const issues: ValidationIssue[] = unconfiguredMcpServers(workflow).map(({ nodeId, index, server }) =>
+    warning(`nodes[${index}].params.server`, 'MCP_SERVER_NOT_CONFIGURED', `Node '${nodeId}' calls MCP server '${server}', which is not configured: a run fails before any node runs`, `Declare it under "mcp_servers" in the workflow, or in the file given by --mcp-config / FLOWMEND_MCP_CONFIG (pflow's ~/.pflow/mcp-servers.json is read by default)`),
+  );
+  for (const [name, server] of Object.entries(workflow.mcp_servers ?? {})) {
+    for (const where of plainTextSecrets(server)) {
+      issues.push(error(formatIssuePath(['mcp_servers', name, ...where.split('.')]), 'PLAIN_TEXT_SECRET', `MCP server '${name}': ${where} holds a literal secret, which would be stored in plain text with the run`, 'Write a reference to the environment instead, e.g. "Bearer ${SLACK_TOKEN}"'));
+    }
+  }
+  return issues;
+}
+
+/** pflow's outputs without `source`: they still run, taking the key from the last node that wrote it. */
+function checkOutputSources(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[] {
+  return Object.entries(workflow.outputs).flatMap(([name, spec]) => {
+    if (spec.source !== undefined) return [];
+    const writer = [...workflow.nodes].reverse().find((n) => catalog.get(n.type)?.outputKeys.includes(name));
+    const guess = writer === undefined ? '' : ` (here probably '\${${writer.id}.${name}}')`;
+    return [warning(formatIssuePath(['outputs', name]), 'OUTPUT_WITHOUT_SOURCE', `Output '${name}' has no "source": it is the key '${name}' of the last node that wrote one${guess}`, `Add "source": "${writer === undefined ? '${node.key}' : `\${${writer.id}.${name}}`}" to say which`)];
+  });
+}
+
 /** Static checks of a parsed workflow against the node types a host knows; an empty list means it may run. */
 export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[] {
   const graph = buildGraph(workflow);
-  return [...checkNodes(workflow, catalog), ...checkGraph(workflow, graph), ...checkInputs(workflow), ...checkTemplates(workflow, catalog, graph), ...checkQuoting(workflow, catalog), ...checkSensitiveHeaders(workflow)];
+  return [
+    ...checkNodes(workflow, catalog), ...checkGraph(workflow, graph), ...checkInputs(workflow), ...checkTemplates(workflow, catalog, graph),
+    ...checkQuoting(workflow, catalog), ...checkSensitiveHeaders(workflow), ...checkMcpServers(workflow), ...checkOutputSources(workflow, catalog),
+  ];
 }
 
 /** Whether any issue is an error (warnings alone let a workflow run). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** One finding of parsing or static validation; `path` names the field, e.g. "nodes[1].params.command". */
 export const ValidationIssueSchema = z.object({

@@ -3,7 +3,7 @@ import { nextNodeId, startNodeId, type Workflow } from './ir.ts';
 import type { RunError, NodeRecord } from './run-model.ts';
 import type { AdvanceOutcome } from './state-io.ts';
 import type { Advance } from './advance.ts';
-import { resolveParams, TemplateResolutionError } from './templates.ts';
+import { TemplateResolutionError } from './templates.ts';
 
 const position = (nodeId: string, visit: number): string => `${nodeId}#${visit}`;
 
@@ -73,7 +73,7 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
     let cacheKey: string | undefined;
     if (record) {
       try {
-        cacheKey = computeCacheKey(node.type, resolveParams(node.params, step.context(nodes), step.deps.catalog.get(node.type)?.templateQuoting?.(node.params)));
+        cacheKey = computeCacheKey(node.type, step.runnerParams(node, nodes));
       } catch (error) {
         if (!(error instanceof TemplateResolutionError)) throw error;
       }

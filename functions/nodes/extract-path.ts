@@ -1,4 +1,4 @@
-import { openJsonText } from '../core/json-text.ts';
+import { openJsonText } from '../core/index.ts';
 
 /** Paths like `$.a.b[0].c`, `$['key with spaces']`, `$[2]`, or just `$`. */
 export const EXTRACT_PATH_PATTERN = /^\$((\.[A-Za-z_$][\w$-]*)|(\[\d+\])|(\['[^']*'\])|(\["[^"]*"\]))*$/;

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
-import { sampleOf } from '../core/classify.ts';
-import { TransientError } from '../core/errors.ts';
-import { classifyHttpStatus } from '../core/http-status.ts';
-import { ClassificationRulesSchema } from '../core/ir.ts';
-import type { NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
+import * as z from 'zod';
+import { sampleOf } from '../core/index.ts';
+import { TransientError } from '../core/index.ts';
+import { classifyHttpStatus } from '../core/index.ts';
+import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { EXTRACT_PATH_PATTERN, extractPath } from './extract-path.ts';
 
 const DEFAULT_TIMEOUT_S = 30;
@@ -45,8 +44,6 @@ export const HttpParamsSchema = z.strictObject({
   auth_token: z.string().optional(),
   api_key: z.string().optional(),
   api_key_header: z.string().min(1).optional(),
-  /** Reserved: the workflow's classification rules, passed by the engine only when the workflow has some. */
-  __classification: ClassificationRulesSchema.optional(),
 });
 export type HttpParams = z.infer<typeof HttpParamsSchema>;
 
@@ -159,15 +156,10 @@ export interface HttpRunnerOptions {
   readonly maxResponseBytes?: number;
 }
 
-export const makeHttpRunner = (options: HttpRunnerOptions = {}): NodeRunner => {
+export const makeHttpRunner = (options: HttpRunnerOptions = {}): NodeRunner<typeof HttpParamsSchema> => {
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const run = async (raw: Record<string, unknown>, context: RunContext): Promise<RunnerResult> => {
-    const parsed = HttpParamsSchema.safeParse(raw);
-    if (!parsed.success) {
-      return failed('PARAMS_INVALID', `Invalid http params: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`);
-    }
-    const params = parsed.data;
-    const rules = params.__classification;
+  const run = async (params: HttpParams, context: RunContext): Promise<RunnerResult> => {
+    const rules = context.classification;
     const method = methodOf(params);
     if (!METHODS.has(method)) return failed('PARAMS_INVALID', `Unsupported method "${params.method}": use one of ${[...METHODS].join(', ')}`);
     const url = buildUrl(params);
@@ -186,7 +178,7 @@ export const makeHttpRunner = (options: HttpRunnerOptions = {}): NodeRunner => {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(url, { method, headers: request.headers, body: request.body, signal });
+      response = await fetch(url, { method, headers: request.headers, signal, ...(request.body === undefined ? {} : { body: request.body }) });
       text = await readCapped(response, maxResponseBytes);
     } catch (error) {
       const durationMs = performance.now() - started;
@@ -248,8 +240,9 @@ export const makeHttpRunner = (options: HttpRunnerOptions = {}): NodeRunner => {
     outputKeys: HTTP_OUTPUT_KEYS,
     sideEffects: httpSideEffects,
     timeoutS: timeoutOf,
+    capabilities: { apiResponse: true, classificationRules: true },
     run,
   };
 };
 
-export const httpRunner: NodeRunner = makeHttpRunner();
+export const httpRunner: NodeRunner<typeof HttpParamsSchema> = makeHttpRunner();

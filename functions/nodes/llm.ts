@@ -1,33 +1,17 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { z } from 'zod';
 import { envLlmConfig, type LlmConfigProvider, loadAnthropicSdk, makeAnthropicClient, type AnthropicClientOptions } from '../adapters/anthropic-client.ts';
-import { ConfigurationError, TransientError } from '../core/errors.ts';
-import { ClassificationRulesSchema } from '../core/ir.ts';
-import type { LlmUsage, NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
+import { ConfigurationError, TransientError } from '../core/index.ts';
+import type { LlmUsage, NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
+import { ImageError, toImageBlock } from './llm-images.ts';
 import { costUsd } from './llm-prices.ts';
+import { DEFAULT_LLM_MODEL, type LlmParams, LlmParamsSchema, llmSpec, timeoutOf } from './llm-spec.ts';
 
-export const DEFAULT_LLM_MODEL = 'claude-haiku-4-5';
-const DEFAULT_TIMEOUT_S = 120;
-
-export const LlmParamsSchema = z.strictObject({
-  prompt: z.string({ error: 'prompt is required: the text sent to the model' }).min(1, 'prompt must not be empty'),
-  system: z.string({ error: 'system must be a string' }).optional(),
-  model: z.string({ error: 'model must be a model id such as "claude-haiku-4-5"' }).min(1).optional(),
-  max_tokens: z.number({ error: 'max_tokens must be a number' }).int('max_tokens must be a whole number').positive().default(1024),
-  temperature: z.number({ error: 'temperature must be a number' }).min(0, 'temperature is 0 to 1').max(1, 'temperature is 0 to 1').optional(),
-  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive().optional(),
-  /** Reserved: the workflow's classification rules, passed by the engine only when the workflow has some. */
-  __classification: ClassificationRulesSchema.optional(),
-});
-export type LlmParams = z.infer<typeof LlmParamsSchema>;
+export { DEFAULT_LLM_MODEL, LlmParamsSchema, type LlmParams } from './llm-spec.ts';
 
 export interface LlmRunnerDeps {
   config: LlmConfigProvider;
   makeClient?: (options: AnthropicClientOptions) => Anthropic | Promise<Anthropic>;
 }
-
-const timeoutOf = (params: Record<string, unknown>): number =>
-  typeof params.timeout_s === 'number' && params.timeout_s > 0 ? params.timeout_s : DEFAULT_TIMEOUT_S;
 
 const MISSING_KEY =
   'ANTHROPIC_API_KEY is not set: the llm node needs an Anthropic API key ' +
@@ -61,17 +45,19 @@ const toFailure = async (error: unknown, model: string, durationMs: number): Pro
   return failed('LLM_REQUEST_REJECTED', `Anthropic API ${status} (${error.type ?? 'error'}) for model ${model}: ${apiMessage}`, details, durationMs);
 };
 
-export const makeLlmRunner = ({ config, makeClient = makeAnthropicClient }: LlmRunnerDeps): NodeRunner => {
-  const run = async (raw: Record<string, unknown>, context: RunContext): Promise<RunnerResult> => {
-    const parsed = LlmParamsSchema.safeParse(raw);
-    if (!parsed.success) {
-      return failed('PARAMS_INVALID', `Invalid llm params: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`);
-    }
-    const params = parsed.data;
+export const makeLlmRunner = ({ config, makeClient = makeAnthropicClient }: LlmRunnerDeps): NodeRunner<typeof LlmParamsSchema> => {
+  const run = async (params: LlmParams, context: RunContext): Promise<RunnerResult> => {
     const { apiKey, baseURL, defaultModel } = await config();
     if (apiKey === undefined) throw new ConfigurationError(MISSING_KEY);
     if (context.signal?.aborted) return failed('ABORTED', 'LLM call not started: the run was cancelled');
 
+    let images: Awaited<ReturnType<typeof toImageBlock>>[];
+    try {
+      images = await Promise.all((params.images ?? []).map((image) => toImageBlock(image, params.__workspace)));
+    } catch (error) {
+      if (!(error instanceof ImageError)) throw error;
+      return failed('IMAGE_INVALID', error.message);
+    }
     const model = params.model ?? defaultModel ?? DEFAULT_LLM_MODEL;
     const client = await makeClient({ apiKey, ...(baseURL ? { baseURL } : {}), timeoutMs: timeoutOf(params) * 1000 });
     const started = performance.now();
@@ -81,7 +67,7 @@ export const makeLlmRunner = ({ config, makeClient = makeAnthropicClient }: LlmR
         {
           model,
           max_tokens: params.max_tokens,
-          messages: [{ role: 'user', content: params.prompt }],
+          messages: [{ role: 'user', content: images.length === 0 ? params.prompt : [...images, { type: 'text', text: params.prompt }] }],
           ...(params.system === undefined ? {} : { system: params.system }),
           ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
         },
@@ -102,15 +88,8 @@ export const makeLlmRunner = ({ config, makeClient = makeAnthropicClient }: LlmR
     return { kind: 'ok', outputs: { response, usage, stop_reason: message.stop_reason }, action: 'default', durationMs, usage };
   };
 
-  return {
-    type: 'llm',
-    paramsSchema: LlmParamsSchema,
-    outputKeys: ['response', 'usage', 'stop_reason'],
-    sideEffects: () => false,
-    timeoutS: timeoutOf,
-    run,
-  };
+  return { ...llmSpec, paramsSchema: LlmParamsSchema, run };
 };
 
 /** Reads ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL / FLOWMEND_LLM_MODEL from the environment on every call. */
-export const llmRunner: NodeRunner = makeLlmRunner({ config: envLlmConfig() });
+export const llmRunner: NodeRunner<typeof LlmParamsSchema> = makeLlmRunner({ config: envLlmConfig() });

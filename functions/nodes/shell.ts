@@ -1,8 +1,8 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
-import { z } from 'zod';
-import type { NodeRunner, RunContext, RunnerResult } from '../core/node-type.ts';
+import * as z from 'zod';
+import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { CappedBuffer } from './capped-buffer.ts';
 import { commandEnvironment } from './command-env.ts';
 
@@ -101,11 +101,10 @@ interface Finish {
   readonly error?: NodeJS.ErrnoException;
 }
 
-export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner => {
+export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<typeof ShellParamsSchema> => {
   const maxBytes = options.maxOutputBytes ?? MAX_OUTPUT_BYTES;
 
-  const run = async (raw: Record<string, unknown>, context: RunContext): Promise<RunnerResult> => {
-    const params = ShellParamsSchema.parse(raw);
+  const run = async (params: ShellParams, context: RunContext): Promise<RunnerResult> => {
     const timeoutS = timeoutOf(params);
     const started = performance.now();
     const elapsed = (): number => performance.now() - started;
@@ -233,4 +232,4 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner =>
   };
 };
 
-export const shellRunner: NodeRunner = makeShellRunner();
+export const shellRunner: NodeRunner<typeof ShellParamsSchema> = makeShellRunner();

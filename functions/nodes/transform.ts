@@ -1,7 +1,7 @@
 import jsonata from 'jsonata';
-import { z } from 'zod';
-import type { NodeRunner, RunnerResult } from '../core/node-type.ts';
-import { openJsonText } from '../core/json-text.ts';
+import * as z from 'zod';
+import type { NodeRunner, RunnerResult } from '../core/index.ts';
+import { openJsonText } from '../core/index.ts';
 
 const DEFAULT_TIMEOUT_S = 30;
 const CACHE_LIMIT = 500;
@@ -78,8 +78,7 @@ const toJson = (value: unknown): unknown => {
   return JSON.parse(JSON.stringify(value, (_key, inner: unknown) => (isLambda(inner) ? undefined : inner))) as unknown;
 };
 
-const run = async (raw: Record<string, unknown>): Promise<RunnerResult> => {
-  const params = TransformParamsSchema.parse(raw);
+const run = async (params: TransformParams): Promise<RunnerResult> => {
   const started = performance.now();
   try {
     const expr = compile(params.expression, timeoutOf(params) * 1000);
@@ -96,7 +95,7 @@ const run = async (raw: Record<string, unknown>): Promise<RunnerResult> => {
   }
 };
 
-export const transformRunner: NodeRunner = {
+export const transformRunner: NodeRunner<typeof TransformParamsSchema> = {
   type: 'transform',
   paramsSchema: TransformParamsSchema,
   outputKeys: ['result'],

@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { acknowledgeNag } from '../nag.ts';
 
 /** Node outputs too large for a table item or a state payload; private, encrypted, expiring. */
 export class BlobBucket extends Construct {
@@ -18,5 +19,7 @@ export class BlobBucket extends Construct {
       removalPolicy: props.removalPolicy,
       autoDeleteObjects: props.removalPolicy === RemovalPolicy.DESTROY,
     });
+    acknowledgeNag(this.bucket, 'AwsSolutions', 'AwsSolutions-S1',
+      'engine-internal scratch space reached only by the engine roles and one-object presigned URLs, expiring with the runs; access logs would need a second bucket per stack (CloudTrail S3 data events can be enabled account-wide instead)');
   }
 }

@@ -1,9 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { acknowledgeNag, XRAY_REASON } from '../nag.ts';
+import { ESM_REQUIRE_SHIM, LAMBDA_NODE_TARGET, LAMBDA_SOURCE_MAP } from '../bundle-options.ts';
 
 /** Path of a Lambda entry point under functions/hosts/lambda. */
 export const handlerEntry = (name: string): string =>
@@ -11,9 +15,6 @@ export const handlerEntry = (name: string): string =>
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-// An ESM bundle has no `require`; CommonJS dependencies that require Node built-ins need this shim.
-const ESM_REQUIRE_SHIM =
-  "import { createRequire as __flowmendCreateRequire } from 'node:module'; const require = __flowmendCreateRequire(import.meta.url);";
 
 export interface FlowmendFunctionProps {
   /** File name under functions/hosts/lambda, without `.ts`. */
@@ -23,11 +24,24 @@ export interface FlowmendFunctionProps {
   memoryMb: number;
   logRetentionDays: number;
   environment?: Record<string, string>;
+  /** Concurrent executions reserved for (and capped at) this function; undefined shares the account pool. */
+  reservedConcurrency?: number;
+  /** Where failed asynchronous invocations go; only for functions invoked asynchronously (EventBridge, log subscriptions). */
+  deadLetterQueue?: sqs.IQueue;
 }
 
-/** A Lambda with its own role and log group: Node 22 on arm64, an ESM bundle built by the local esbuild, X-Ray on. */
+/** The Lambda runtime of every function (aws-cdk-lib 2.276 has Node 24). */
+export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
+
+/**
+ * A Lambda with its own role and log group: Node 24 on arm64, an ESM bundle built by the local esbuild,
+ * X-Ray on. The role may write only its own log group (not the managed basic-execution policy, which
+ * grants logs on every group in the account); each caller adds what the handler uses.
+ */
 export class FlowmendFunction extends Construct {
   readonly fn: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
 
   constructor(scope: Construct, id: string, props: FlowmendFunctionProps) {
     super(scope, id);
@@ -35,35 +49,47 @@ export class FlowmendFunction extends Construct {
       retention: props.logRetentionDays as logs.RetentionDays,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    this.logGroup = logGroup;
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.description}: writes its own log group only`,
+    });
+    logGroup.grantWrite(this.role);
     this.fn = new NodejsFunction(this, 'Function', {
       entry: handlerEntry(props.handler),
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
       description: props.description,
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: LAMBDA_RUNTIME,
+      role: this.role,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memoryMb,
       timeout: props.timeout,
       tracing: lambda.Tracing.ACTIVE,
       logGroup,
+      ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
+      ...(props.deadLetterQueue === undefined ? {} : { deadLetterQueue: props.deadLetterQueue }),
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         ...props.environment,
       },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
+        target: LAMBDA_NODE_TARGET,
         platform: 'node',
         mainFields: ['module', 'main'],
         minify: true,
-        sourceMap: true,
+        sourceMap: LAMBDA_SOURCE_MAP,
         banner: ESM_REQUIRE_SHIM,
         logLevel: LogLevel.ERROR,
         // Bundle our pinned SDK versions instead of whatever the runtime ships.
         externalModules: [],
       },
     });
+    acknowledgeNag(this.role, 'AwsSolutions', 'AwsSolutions-IAM5[Resource::*]', XRAY_REASON);
+    if (props.deadLetterQueue === undefined) {
+      acknowledgeNag(this.fn, 'Serverless', 'Serverless-LambdaDLQ', 'invoked synchronously only (by Step Functions or a caller waiting for the answer): failures go back to the caller, a DLQ applies to asynchronous invocations');
+    }
   }
 }

@@ -12,6 +12,7 @@ import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../../functions/core/run-model.ts';
 import type { RunStore } from '../../functions/core/run-store.ts';
 import { commitAdvance } from '../../functions/core/advance-commit.ts';
+import { aNodeRecord, aRun } from '../support/builders.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -19,39 +20,10 @@ const NOW = Date.now();
 let idCounter = 0;
 const newRunId = () => `run_${process.pid}_${++idCounter}`;
 
-const makeRun = (overrides: Partial<RunItem> = {}): RunItem => ({
-  runId: newRunId(),
-  workflowName: 'greet',
-  status: 'running',
-  irVersion: 0,
-  params: { name: 'world' },
-  createdAt: NOW,
-  updatedAt: NOW,
-  seq: 0,
-  eventSeq: 0,
-  repairedNodes: [],
-  pendingRecords: [],
-  flushedThrough: 0,
-  needsWalk: false,
-  latest: {},
-  visits: {},
-  repairEnabled: true,
-  maxRepairs: 3,
-  repairAttempts: 0,
-  warnings: [],
-  owner: { id: 'owner-a', pid: 123, host: 'laptop', since: NOW },
-  metrics: {
-    nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0,
-    repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0,
-  },
-  mode: 'express',
-  ...overrides,
-});
+const makeRun = (overrides: Partial<RunItem> = {}): RunItem =>
+  aRun({ runId: newRunId(), workflowName: 'greet', params: { name: 'world' }, createdAt: NOW, updatedAt: NOW, owner: { id: 'owner-a', pid: 123, host: 'laptop', since: NOW }, ...overrides });
 
-const aRecord = (runId: string, seq: number, overrides: Partial<NodeRecord> = {}): NodeRecord => ({
-  runId, seq, nodeId: `n${seq}`, nodeType: 'shell', visit: 1, status: 'running', cacheKey: `key-${seq}`,
-  sideEffects: true, irVersion: 0, startedAt: NOW + seq, ...overrides,
-});
+const aRecord = (runId: string, seq: number, overrides: Partial<NodeRecord> = {}): NodeRecord => aNodeRecord({ runId, seq, startedAt: NOW + seq, ...overrides });
 
 const makeIr = (runId: string, version: number, command = 'echo hi'): IrVersionItem => ({
   runId, version, source: version === 0 ? 'original' : 'rules', createdAt: NOW,
@@ -59,8 +31,8 @@ const makeIr = (runId: string, version: number, command = 'echo hi'): IrVersionI
   ...(version > 0 && { reason: 'fixed a typo', diff: ['a.params.command changed'], nodesChanged: ['a'] }),
 });
 
-const makeEvent = (runId: string, n: number): RunEvent => ({
-  runId, key: String(n).padStart(8, '0'), at: NOW + n, type: 'node_started', nodeId: `n${n}`, seq: n, message: `event ${n}`,
+const makeEvent = (runId: string, n: number): Extract<RunEvent, { type: 'node_interrupted' }> => ({
+  runId, key: String(n).padStart(8, '0'), at: NOW + n, type: 'node_interrupted', nodeId: `n${n}`, seq: n, message: `event ${n}`,
 });
 
 const shuffled = <T>(items: T[]): T[] => items.map((v, i) => ({ v, k: (i * 7919) % 101 })).sort((a, b) => a.k - b.k).map((x) => x.v);
@@ -136,6 +108,7 @@ describe.each([
     await store.putRun(run, { notExists: true });
     (run.params.nested as { list: number[] }).list.push(3);
     const read = await store.getRun(run.runId);
+    // biome-ignore lint/correctness/noUnsafeOptionalChaining: a run that was not found fails the test here
     (read?.params.nested as { list: number[] }).list.push(4);
     expect((await store.getRun(run.runId))?.params).toEqual({ nested: { list: [1, 2] } });
   });

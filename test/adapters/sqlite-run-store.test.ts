@@ -6,18 +6,15 @@ import { DATABASE_FILE, openSqlite } from '../../functions/adapters/sqlite-datab
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import { ConfigurationError, StaleRunError, StoreError } from '../../functions/core/errors.ts';
 import type { RunItem } from '../../functions/core/run-model.ts';
+import { aRun } from '../support/builders.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'flowmend-sqlite-'));
 let counter = 0;
 const newDir = (): string => join(root, `state-${++counter}`);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const makeRun = (runId: string): RunItem => ({
-  runId, workflowName: 'sqlite', status: 'running', irVersion: 0, params: {}, createdAt: Date.now(), updatedAt: Date.now(),
-  seq: 0, eventSeq: 0, repairedNodes: [], pendingRecords: [], flushedThrough: 0, needsWalk: false, latest: {}, visits: {},
-  repairEnabled: false, maxRepairs: 0, repairAttempts: 0, warnings: [], mode: 'express', owner: { id: 'owner-a', since: 0 },
-  metrics: { nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0, repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0 },
-});
+const makeRun = (runId: string): RunItem =>
+  aRun({ runId, workflowName: 'sqlite', createdAt: Date.now(), updatedAt: Date.now(), repairEnabled: false, maxRepairs: 0 });
 
 /** Opens the store and returns the error it failed with, and how long that took. */
 const openFailure = (dir: string): { error: unknown; ms: number } => {
@@ -85,7 +82,7 @@ describe('SqliteRunStore: durability and atomicity', () => {
     const run = makeRun('atomic_run');
     await store.putRun(run, { notExists: true });
     const step = { runId: run.runId, seq: 1, nodeId: 'a', nodeType: 'shell', visit: 1, status: 'completed' as const, cacheKey: 'k', sideEffects: true, irVersion: 0, startedAt: 1 };
-    const event = { runId: run.runId, key: '00000000', at: 1, type: 'node_started' as const };
+    const event = { runId: run.runId, key: '00000000', at: 1, type: 'run_succeeded' as const };
     await expect(store.commitAdvance({ run: { ...run, seq: 1 }, condition: { ownerId: 'someone-else' }, records: [step], events: [event] })).rejects.toBeInstanceOf(StaleRunError);
     expect(await store.listRecords(run.runId)).toEqual([]);
     expect(await store.listEvents(run.runId)).toEqual([]);

@@ -56,3 +56,19 @@ describe('layers (core, then nodes and adapters, then hosts)', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('core has one entry (functions/core/index.ts, an explicit export list)', () => {
+  it('nodes, adapters, hosts, infra, bin and bench import core only through its index', () => {
+    const files = ['functions/nodes', 'functions/adapters', 'functions/hosts', 'infra', 'bin', 'bench'].flatMap(sourcesUnder);
+    const offenders = files.flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => spec.startsWith('.') && /(^|\/)core\//.test(spec) && !/(^|\/)core\/index\.ts$/.test(spec))
+        .map((spec) => `${relative(ROOT, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('the index lists its exports by name (no `export *`)', () => {
+    expect(readFileSync(join(ROOT, 'functions/core/index.ts'), 'utf8')).not.toMatch(/export\s+\*/);
+  });
+});

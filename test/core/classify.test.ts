@@ -4,6 +4,10 @@ import { type ClassifyInput, classifyOutcome } from '../../functions/core/classi
 import { TRANSIENT_RETRY } from '../../functions/core/retry-policy.ts';
 import { classifyHttpStatus } from '../../functions/core/http-status.ts';
 import type { ClassificationRules } from '../../functions/core/ir.ts';
+import { builtinCatalog } from '../../functions/nodes/catalog.ts';
+
+/** As the engine calls it: with what the node's type declares. */
+const classify = (input: ClassifyInput) => classifyOutcome({ ...input, capabilities: builtinCatalog.get(input.nodeType)?.capabilities ?? {} });
 
 const body = (response: unknown, nodeType = 'http'): ClassifyInput => ({
   nodeId: 'call',
@@ -96,13 +100,13 @@ describe('classifyOutcome', () => {
   });
 
   it.each(TABLE)('%s', (_name, input, kind, message) => {
-    const outcome = classifyOutcome(input);
+    const outcome = classify(input);
     expect(outcome.kind).toBe(kind);
     if (message !== undefined && outcome.kind !== 'success') expect(outcome.error.message).toBe(message);
   });
 
   it('files warnings as non_repairable and unfixable, with the body in details', () => {
-    const outcome = classifyOutcome(body({ ok: false, error: 'channel_not_found' }));
+    const outcome = classify(body({ ok: false, error: 'channel_not_found' }));
     expect(outcome).toEqual({
       kind: 'warning',
       error: {
@@ -117,21 +121,21 @@ describe('classifyOutcome', () => {
   });
 
   it('files repairable errors as execution_failure, template errors as template, exhausted retries as transient', () => {
-    expect(classifyOutcome(body({ ok: false, error: 'invalid_parameter' }))).toMatchObject({ kind: 'error', error: { category: 'execution_failure', fixable: true } });
-    expect(classifyOutcome(status(422))).toMatchObject({ kind: 'error', error: { category: 'execution_failure', code: 'HTTP_STATUS', fixable: true } });
-    expect(classifyOutcome(status(404))).toMatchObject({ kind: 'warning', error: { category: 'non_repairable', code: 'HTTP_STATUS', fixable: false } });
-    const template = classifyOutcome({ nodeId: 'b', nodeType: 'shell', result: { kind: 'failed', error: { code: 'TEMPLATE_UNRESOLVED', message: '${a.x}' }, durationMs: 0 } });
+    expect(classify(body({ ok: false, error: 'invalid_parameter' }))).toMatchObject({ kind: 'error', error: { category: 'execution_failure', fixable: true } });
+    expect(classify(status(422))).toMatchObject({ kind: 'error', error: { category: 'execution_failure', code: 'HTTP_STATUS', fixable: true } });
+    expect(classify(status(404))).toMatchObject({ kind: 'warning', error: { category: 'non_repairable', code: 'HTTP_STATUS', fixable: false } });
+    const template = classify({ nodeId: 'b', nodeType: 'shell', result: { kind: 'failed', error: { code: 'TEMPLATE_UNRESOLVED', message: '${a.x}' }, durationMs: 0 } });
     expect(template).toMatchObject({ kind: 'error', error: { category: 'template', fixable: true } });
-    const exhausted = classifyOutcome({ nodeId: 'call', nodeType: 'http', taskError: { Error: 'TransientError', Cause: 'timeout' } });
+    const exhausted = classify({ nodeId: 'call', nodeType: 'http', taskError: { Error: 'TransientError', Cause: 'timeout' } });
     expect(exhausted).toMatchObject({ kind: 'fatal', error: { category: 'transient', code: 'RETRIES_EXHAUSTED', fixable: false } });
   });
 
   it('passes the runner action through on success', () => {
-    expect(classifyOutcome({ ...body({ ok: true }), result: { kind: 'ok', outputs: { response: {} }, action: 'found', durationMs: 0 } })).toEqual({ kind: 'success', action: 'found' });
+    expect(classify({ ...body({ ok: true }), result: { kind: 'ok', outputs: { response: {} }, action: 'found', durationMs: 0 } })).toEqual({ kind: 'success', action: 'found' });
   });
 
   it('throws on an input with neither result nor error (a bug in the caller)', () => {
-    expect(() => classifyOutcome({ nodeId: 'x', nodeType: 'http' })).toThrow(/neither a result nor an error/);
+    expect(() => classify({ nodeId: 'x', nodeType: 'http' })).toThrow(/neither a result nor an error/);
   });
 });
 
@@ -139,18 +143,18 @@ describe('workflow classification rules', () => {
   const withRules = (input: ClassifyInput, rules: ClassificationRules): ClassifyInput => ({ ...input, rules });
 
   it('adds warning patterns', () => {
-    expect(classifyOutcome(body({ ok: false, error: 'workspace_frozen' })).kind).toBe('error');
-    expect(classifyOutcome(withRules(body({ ok: false, error: 'workspace_frozen' }), { warning_patterns: ['Workspace_Frozen'] })).kind).toBe('warning');
+    expect(classify(body({ ok: false, error: 'workspace_frozen' })).kind).toBe('error');
+    expect(classify(withRules(body({ ok: false, error: 'workspace_frozen' }), { warning_patterns: ['Workspace_Frozen'] })).kind).toBe('warning');
   });
 
   it('adds repairable patterns that win over the default resource patterns', () => {
     const input = body({ ok: false, error: 'channel_not_found' });
-    expect(classifyOutcome(withRules(input, { repairable_patterns: ['channel_not_found'] })).kind).toBe('error');
+    expect(classify(withRules(input, { repairable_patterns: ['channel_not_found'] })).kind).toBe('error');
   });
 
   it('overrides status codes', () => {
-    expect(classifyOutcome(status(404, { repairable_status_codes: [404] })).kind).toBe('error');
-    expect(classifyOutcome(status(400, { warning_status_codes: [400] })).kind).toBe('warning');
+    expect(classify(status(404, { repairable_status_codes: [404] })).kind).toBe('error');
+    expect(classify(status(400, { warning_status_codes: [400] })).kind).toBe('warning');
     expect(classifyHttpStatus(409, { transient_status_codes: [409] })).toBe('transient');
     expect(classifyHttpStatus(202, { warning_status_codes: [202] })).toBe('warning');
   });

@@ -3,7 +3,7 @@ import { buildDefinition, runnerStateName, STATE } from '../../functions/core/de
 import { BlobPathError, CorruptItemError, ItemTooLargeError, StoreError, StoreUnavailableError, TransientError } from '../../functions/core/errors.ts';
 import { ENGINE_ERROR_KINDS, ENGINE_RETRY, RUNNER_ERROR_KINDS, TRANSIENT_RETRY } from '../../functions/core/retry-policy.ts';
 
-const definition = buildDefinition({ advance: 'advance', repair: 'repair', continueRun: 'continue', runners: { shell: 'shell' } });
+const definition = buildDefinition({ advance: 'advance', repair: 'repair', continueRun: 'continue', interrupted: 'interrupted', runners: { shell: 'shell' } });
 const retriedIn = (state: string): string[] =>
   ((definition.States[state]?.Retry ?? []) as { ErrorEquals: string[] }[]).flatMap((r) => r.ErrorEquals);
 

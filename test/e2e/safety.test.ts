@@ -15,7 +15,7 @@ const sandbox = makeCliSandbox('safety');
 afterAll(() => sandbox.cleanup());
 
 const run = (workflow: WorkflowInput, params: Record<string, unknown> = {}, options: { store?: MemoryRunStore; limits?: Limits } = {}): Promise<RunReport> =>
-  new LocalHost({ store: options.store ?? new MemoryRunStore(), ...(options.limits ? { limits: options.limits } : {}) }).start({
+  new LocalHost({ store: options.store ?? new MemoryRunStore(), ...(options.limits ? { runLimits: options.limits } : {}) }).start({
     workflow: WorkflowSchema.parse(workflow), workflowName: 'safety', params, repairEnabled: false, maxRepairs: 0,
   });
 

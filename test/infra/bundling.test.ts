@@ -60,5 +60,6 @@ describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
       expect(handlers[id], id).toBe('function');
     }
     expect(result).toMatchObject({ kind: 'ok', outputs: { result: 6 } });
-  });
+    // Eight real esbuild runs: about 20 s of CPU, several times that on a busy 2-core machine.
+  }, 240_000);
 });

@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { GSI, TABLE_KEYS } from '../../functions/adapters/table-schema.ts';
-import { RUNNER_TIMEOUTS } from '../../infra/flowmend-stack.ts';
+import { RUN_STORE_ACTIONS, RUNNER_TIMEOUTS } from '../../infra/flowmend-stack.ts';
 import { synthFlowmend } from '../support/synth-flowmend.ts';
 import { actionsOf, asCfn, logicalId, managedPoliciesOf, statementsOf } from './stack-helpers.ts';
 
@@ -52,11 +53,12 @@ describe('FlowmendStack blob bucket', () => {
 });
 
 describe('FlowmendStack Lambdas', () => {
-  it('run Node 22 on arm64 with tracing, one per node type plus the engine, repair and start-run', () => {
+  it('run Node 24 on arm64 with tracing and no source maps, one per node type plus the engine, repair, start-run, the watcher, the API and scheduled-start', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(3 + RUNNER_TYPES.length);
+    expect(Object.keys(functions)).toHaveLength(6 + RUNNER_TYPES.length);
     for (const fn of Object.values(functions)) {
-      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
+      expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('source-maps');
     }
   });
 
@@ -72,8 +74,18 @@ describe('FlowmendStack Lambdas', () => {
     const secretActions = actions.filter((a) => a.startsWith('secretsmanager:'));
     if (type === 'llm') expect(secretActions).toContain('secretsmanager:GetSecretValue');
     else expect(secretActions).toEqual([]);
-    expect(managedPoliciesOf(cfn, id).join()).toMatch(/AWSLambdaBasicExecutionRole/);
-    expect(managedPoliciesOf(cfn, id)).toHaveLength(1);
+    // No managed basic-execution policy (logs on every group): the role writes its own log group only.
+    expect(managedPoliciesOf(cfn, id)).toEqual([]);
+    const logStatements = statementsOf(cfn, id).filter((s) => actionsOf([s]).some((a) => a.startsWith('logs:')));
+    expect(actionsOf(logStatements).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    const ownLogGroup = logicalId(cfn, 'AWS::Logs::LogGroup', runnerPrefix(type));
+    expect(logStatements.map((s) => JSON.stringify(s.Resource))).toEqual([JSON.stringify({ 'Fn::GetAtt': [ownLogGroup, 'Arn'] })]);
+  });
+
+  it.each(RUNNER_TYPES)('the %s runner has reserved concurrency from the runnerConcurrency setting (0: none)', (type) => {
+    expect(cfn.Resources[fnId(runnerPrefix(type))]?.Properties?.ReservedConcurrentExecutions).toBe(10);
+    const none = asCfn(synthFlowmend({ runnerConcurrency: 0 }).template);
+    expect(none.Resources[logicalId(none, 'AWS::Lambda::Function', runnerPrefix(type))]?.Properties?.ReservedConcurrentExecutions).toBeUndefined();
   });
 
   it('only the llm runner and repair may read the Anthropic key, by its configured name', () => {
@@ -90,9 +102,13 @@ describe('FlowmendStack Lambdas', () => {
     );
   });
 
-  it('the engine reads and writes the table and the bucket, and cannot read the secret', () => {
-    const actions = actionsOf(statementsOf(cfn, fnId('Advance')));
-    expect(actions).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 's3:PutObject', 's3:GetObject*']));
+  it('the engine gets the store adapter\'s table requests and the blob prefix, nothing wider, and cannot read the secret', () => {
+    const statements = statementsOf(cfn, fnId('Advance'));
+    const actions = actionsOf(statements);
+    expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual([...RUN_STORE_ACTIONS].sort());
+    expect(actions.filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
+    const s3Resources = JSON.stringify(statements.filter((s) => actionsOf([s]).includes('s3:GetObject')).map((s) => s.Resource));
+    expect(s3Resources).toContain('/runs/*');
     expect(actions.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
     expect(cfn.Resources[fnId('Advance')]?.Properties?.Environment).toMatchObject({
       Variables: { TABLE_NAME: expect.anything(), BUCKET_NAME: expect.anything(), FLOWMEND_RETENTION_DAYS: '90' },
@@ -143,7 +159,7 @@ describe('FlowmendStack state machines', () => {
     const statements = statementsOf(cfn, id);
     const invoked = statements.filter((s) => actionsOf([s]).includes('lambda:InvokeFunction')).flatMap((s) => s.Resource as unknown[]);
     for (const fn of Object.keys(template.findResources('AWS::Lambda::Function'))) {
-      if (fn.startsWith('StartRun')) expect(JSON.stringify(invoked)).not.toContain(`"${fn}"`);
+      if (/^(StartRun|ScheduledStart|Api)/.test(fn)) expect(JSON.stringify(invoked)).not.toContain(`"${fn}"`);
       else expect(JSON.stringify(invoked)).toContain(`"${fn}"`);
     }
     const starts = statements.filter((s) => actionsOf([s]).includes('states:StartExecution'));
@@ -152,21 +168,55 @@ describe('FlowmendStack state machines', () => {
     expect(cfn.Resources[id]?.Properties?.StateMachineName).toBe(`Flowmend-${name.toLowerCase()}`);
   });
 
-  it('raise an alarm on failed executions of each machine', () => {
+  it('raise an alarm on failed and on timed-out executions of each machine', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(2);
-    const watched = alarms.map((alarm) => {
-      expect(alarm.Properties).toMatchObject({ MetricName: 'ExecutionsFailed', Namespace: 'AWS/States', Threshold: 1 });
-      return alarm.Properties.Dimensions[0].Value.Ref as string;
+    expect(alarms).toHaveLength(4);
+    for (const metric of ['ExecutionsFailed', 'ExecutionsTimedOut']) {
+      const watched = alarms
+        .filter((alarm) => alarm.Properties.MetricName === metric)
+        .map((alarm) => {
+          expect(alarm.Properties).toMatchObject({ Namespace: 'AWS/States', Threshold: 1 });
+          return alarm.Properties.Dimensions[0].Value.Ref as string;
+        });
+      expect(watched.sort(), metric).toEqual(Object.keys(machines).sort());
+    }
+  });
+
+  it('send the end of a dead execution to the watcher: an EventBridge rule (Standard), a log subscription (Express)', () => {
+    const watcher = fnId('MarkInterrupted');
+    const standard = logicalId(cfn, 'AWS::StepFunctions::StateMachine', 'Standard');
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.states'],
+        'detail-type': ['Step Functions Execution Status Change'],
+        detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'], stateMachineArn: [{ Ref: standard }] },
+      },
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [watcher, 'Arn'] }, DeadLetterConfig: Match.anyValue() })],
     });
-    expect(watched.sort()).toEqual(Object.keys(machines).sort());
+    const expressLogs = logicalId(cfn, 'AWS::Logs::LogGroup', 'ExpressLogs');
+    template.hasResourceProperties('AWS::Logs::SubscriptionFilter', {
+      LogGroupName: { Ref: expressLogs },
+      DestinationArn: { 'Fn::GetAtt': [watcher, 'Arn'] },
+      FilterPattern: Match.stringLikeRegexp('ExecutionTimedOut'),
+    });
+    expect(cfn.Resources[watcher]?.Properties?.DeadLetterConfig).toBeDefined();
   });
 
   it('notify the alarm topic when one is given', () => {
     const topic = 'arn:aws:sns:us-east-1:123456789012:oncall';
     const { template: alerted } = synthFlowmend({ alarmTopicArn: topic });
+    expect(Object.keys(alerted.findResources('AWS::CloudWatch::Alarm'))).toHaveLength(4);
     for (const alarm of Object.values(alerted.findResources('AWS::CloudWatch::Alarm'))) {
       expect(alarm.Properties.AlarmActions).toEqual([topic]);
     }
+  });
+});
+
+describe('RUN_STORE_ACTIONS', () => {
+  it('are exactly the requests the DynamoDB adapter sends (a new request needs a grant, an unused grant goes)', () => {
+    const sources = ['dynamo-run-store.ts', 'dynamo-paging.ts'].map((f) => readFileSync(new URL(`../../functions/adapters/${f}`, import.meta.url), 'utf8')).join('\n');
+    const sent = new Set([...sources.matchAll(/\b(Get|Put|Query|Update|Delete|Scan|BatchGet|BatchWrite|TransactWrite|TransactGet)Command\b/g)].map((m) => m[1] ?? ""));
+    const toAction = (command: string) => `dynamodb:${command}${['Query', 'Scan'].includes(command) ? '' : 'Item'}`;
+    expect([...sent].map(toAction).sort()).toEqual([...RUN_STORE_ACTIONS].sort());
   });
 });

@@ -150,6 +150,7 @@ describe('the synthesized state machine runs like the local one', () => {
   it.each(scenarios)('a workflow that $name', async ({ workflow, repairEnabled = true, maxAdvances, before, check }) => {
     before?.();
     const local = await runOn(undefined, workflow(), repairEnabled, maxAdvances);
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: `before` is the scenario's own set-up, not a vitest hook
     before?.();
     const aws = await runOn(synthesized.express, workflow(), repairEnabled, maxAdvances);
     check(aws.report);

@@ -20,6 +20,13 @@ const expected = buildDefinition({
   advance: fnArn('Advance'),
   repair: fnArn('Repair'),
   continueRun: 'arn:aws:states:::states:startExecution',
+  interrupted: fnArn('MarkInterrupted'),
+  timeoutsS: {
+    advance: 90,
+    repair: 330,
+    interrupted: 60,
+    runners: Object.fromEntries(Object.entries(RUNNER_TIMEOUTS).map(([type, timeout]) => [type, timeout.toSeconds() + 30])),
+  },
   runners: Object.fromEntries(RUNNER_TYPES.map((type) => [type, fnArn(`Run${type[0]?.toUpperCase()}${type.slice(1)}`)])),
 });
 

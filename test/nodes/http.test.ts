@@ -4,6 +4,7 @@ import { TransientError } from '../../functions/core/errors.ts';
 import type { RunContext, RunnerResult } from '../../functions/core/node-type.ts';
 import { httpRunner, idempotencyKey } from '../../functions/nodes/http.ts';
 import { type HttpTestServer, startHttpTestServer } from '../support/http-test-server.ts';
+import { runWithParams } from '../support/run-with-params.ts';
 
 let server: HttpTestServer;
 const context: RunContext = { runId: 'run_http_1', nodeId: 'call', seq: 1, cacheKey: 'c0ffee' };
@@ -13,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const run = (params: Record<string, unknown>, ctx: RunContext = context): Promise<RunnerResult> => httpRunner.run(params, ctx);
+const run = (params: Record<string, unknown>, ctx: RunContext = context): Promise<RunnerResult> => runWithParams(httpRunner, params, ctx);
 const ok = (result: RunnerResult) => {
   if (result.kind !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(result.error)}`);
   return result.outputs;
@@ -127,7 +128,7 @@ describe('http runner: Idempotency-Key', () => {
 });
 
 describe('http runner: status classes', () => {
-  const classify = (result: RunnerResult) => classifyOutcome({ nodeId: 'call', nodeType: 'http', result });
+  const classify = (result: RunnerResult) => classifyOutcome({ nodeId: 'call', nodeType: 'http', capabilities: httpRunner.capabilities ?? {}, result });
 
   it.each([401, 403, 404, 410, 429])('returns HTTP %i as data that classifies as a warning', async (status) => {
     const result = await run({ url: `${server.url}/status/${status}` });
@@ -172,11 +173,13 @@ describe('http runner: status classes', () => {
 
   it('follows the workflow\'s status rules over the defaults', async () => {
     const rules = { warning_status_codes: [202], repairable_status_codes: [503], transient_status_codes: [409] };
-    const accepted = await run({ url: `${server.url}/status/202`, __classification: rules });
-    expect(classifyOutcome({ nodeId: 'call', nodeType: 'http', result: accepted, rules }).kind).toBe('warning');
-    const unavailable = await run({ url: `${server.url}/status/503`, __classification: rules });
-    expect(classifyOutcome({ nodeId: 'call', nodeType: 'http', result: unavailable, rules }).kind).toBe('error');
-    await expect(run({ url: `${server.url}/status/409`, __classification: rules })).rejects.toBeInstanceOf(TransientError);
+    // The rules reach the runner through its run context (the engine puts them there for http nodes).
+    const ruled = { ...context, classification: rules };
+    const accepted = await run({ url: `${server.url}/status/202` }, ruled);
+    expect(classifyOutcome({ nodeId: 'call', nodeType: 'http', result: accepted, rules, capabilities: httpRunner.capabilities ?? {} }).kind).toBe('warning');
+    const unavailable = await run({ url: `${server.url}/status/503` }, ruled);
+    expect(classifyOutcome({ nodeId: 'call', nodeType: 'http', result: unavailable, rules, capabilities: httpRunner.capabilities ?? {} }).kind).toBe('error');
+    await expect(run({ url: `${server.url}/status/409` }, ruled)).rejects.toBeInstanceOf(TransientError);
   });
 });
 
@@ -190,7 +193,7 @@ describe('http runner: business errors in 2xx bodies', () => {
   ])('classifies %j from a real response', async (body, kind, message) => {
     const result = await run({ url: jsonUrl(body) });
     expect(result.kind).toBe('ok');
-    const outcome = classifyOutcome({ nodeId: 'call', nodeType: 'http', result });
+    const outcome = classifyOutcome({ nodeId: 'call', nodeType: 'http', capabilities: httpRunner.capabilities ?? {}, result });
     expect(outcome.kind).toBe(kind);
     if (outcome.kind === 'warning' || outcome.kind === 'error') expect(outcome.error.message).toBe(message);
   });
@@ -227,7 +230,7 @@ describe('http runner: extract', () => {
   it('classifies a miss as repairable and keeps the response in the outputs', async () => {
     const result = await run({ url: jsonUrl(body), extract: { x: '$.nope' } });
     expect(result.outputs).toMatchObject({ status_code: 200, response: body });
-    expect(classifyOutcome({ nodeId: 'call', nodeType: 'http', result })).toMatchObject({ kind: 'error', error: { code: 'EXTRACT_MISSING', fixable: true } });
+    expect(classifyOutcome({ nodeId: 'call', nodeType: 'http', capabilities: httpRunner.capabilities ?? {}, result })).toMatchObject({ kind: 'error', error: { code: 'EXTRACT_MISSING', fixable: true } });
   });
 
   it('bounds the response sample of a large body', async () => {

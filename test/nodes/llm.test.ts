@@ -6,6 +6,7 @@ import type { RunContext, RunnerResult } from '../../functions/core/node-type.ts
 import { DEFAULT_LLM_MODEL, makeLlmRunner } from '../../functions/nodes/llm.ts';
 import { costUsd, priceOf } from '../../functions/nodes/llm-prices.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts';
+import { runWithParams } from '../support/run-with-params.ts';
 
 let fake: FakeAnthropic;
 const context: RunContext = { runId: 'run_llm_1', nodeId: 'ask', seq: 1, cacheKey: 'k1' };
@@ -26,7 +27,7 @@ describe('llm runner', () => {
   it('sends prompt, system, model and temperature and returns the text with usage and cost', async () => {
     fake.enqueue({ text: 'Paris', usage: { input_tokens: 1000, output_tokens: 500 } });
     const result = ok(
-      await configured().run({ prompt: 'Capital of France?', system: 'Answer in one word.', model: 'claude-sonnet-4-6', temperature: 0.2, max_tokens: 64 }, context),
+      await runWithParams(configured(), { prompt: 'Capital of France?', system: 'Answer in one word.', model: 'claude-sonnet-4-6', temperature: 0.2, max_tokens: 64 }, context),
     );
     const usage = { model: 'claude-sonnet-4-6', input_tokens: 1000, output_tokens: 500, cost_usd: 0.0105 };
     expect(result.outputs).toEqual({ response: 'Paris', usage, stop_reason: 'end_turn' });
@@ -45,10 +46,10 @@ describe('llm runner', () => {
 
   it('uses the configured default model, else a current Haiku, and 1024 max_tokens', async () => {
     fake.enqueue({ text: 'a' });
-    await runnerWith({ apiKey: 'test-key', baseURL: fake.baseURL, defaultModel: 'claude-opus-4-6' }).run({ prompt: 'x' }, context);
+    await runWithParams(runnerWith({ apiKey: 'test-key', baseURL: fake.baseURL, defaultModel: 'claude-opus-4-6' }), { prompt: 'x' }, context);
     expect(fake.calls.at(-1)?.body).toMatchObject({ model: 'claude-opus-4-6', max_tokens: 1024 });
     fake.enqueue({ text: 'b' });
-    await configured().run({ prompt: 'x' }, context);
+    await runWithParams(configured(), { prompt: 'x' }, context);
     expect(fake.calls.at(-1)?.body.model).toBe(DEFAULT_LLM_MODEL);
     expect(fake.calls.at(-1)?.body).not.toHaveProperty('temperature');
   });
@@ -56,31 +57,31 @@ describe('llm runner', () => {
   it.each([429, 500, 529])('throws TransientError on HTTP %i so the state machine retries', async (status) => {
     fake.enqueue({ status });
     const before = fake.calls.length;
-    await expect(configured().run({ prompt: 'x' }, context)).rejects.toBeInstanceOf(TransientError);
+    await expect(runWithParams(configured(), { prompt: 'x' }, context)).rejects.toBeInstanceOf(TransientError);
     expect(fake.calls.length).toBe(before + 1);
   });
 
   it('throws ConfigurationError when Anthropic rejects the key', async () => {
     fake.enqueue({ status: 401 });
-    await expect(configured().run({ prompt: 'x' }, context)).rejects.toThrow(/401.*ANTHROPIC_API_KEY/);
+    await expect(runWithParams(configured(), { prompt: 'x' }, context)).rejects.toThrow(/401.*ANTHROPIC_API_KEY/);
   });
 
   it('returns a bad request as repairable data', async () => {
     fake.enqueue({ status: 404, body: { type: 'error', error: { type: 'not_found_error', message: 'model: claude-nope' } } });
-    const result = await configured().run({ prompt: 'x', model: 'claude-nope' }, context);
+    const result = await runWithParams(configured(), { prompt: 'x', model: 'claude-nope' }, context);
     expect(result).toMatchObject({ kind: 'failed', error: { code: 'LLM_REQUEST_REJECTED', message: expect.stringContaining('model: claude-nope') } });
-    expect(classifyOutcome({ nodeId: 'ask', nodeType: 'llm', result }).kind).toBe('error');
+    expect(classifyOutcome({ nodeId: 'ask', nodeType: 'llm', capabilities: configured().capabilities ?? {}, result }).kind).toBe('error');
   });
 
   it('throws TransientError when the API cannot be reached', async () => {
     const gone = await startFakeAnthropic();
     await gone.close();
-    await expect(runnerWith({ apiKey: 'k', baseURL: gone.baseURL }).run({ prompt: 'x' }, context)).rejects.toBeInstanceOf(TransientError);
+    await expect(runWithParams(runnerWith({ apiKey: 'k', baseURL: gone.baseURL }), { prompt: 'x' }, context)).rejects.toBeInstanceOf(TransientError);
   });
 
   it('fails with a non-repairable configuration error naming ANTHROPIC_API_KEY before any request when no key is set', async () => {
     const before = fake.calls.length;
-    const attempt = makeLlmRunner({ config: envLlmConfig({ ANTHROPIC_BASE_URL: fake.baseURL }) }).run({ prompt: 'x' }, context);
+    const attempt = runWithParams(makeLlmRunner({ config: envLlmConfig({ ANTHROPIC_BASE_URL: fake.baseURL }) }), { prompt: 'x' }, context);
     await expect(attempt).rejects.toBeInstanceOf(ConfigurationError);
     const error = (await attempt.then(
       () => undefined,
@@ -95,30 +96,30 @@ describe('llm runner', () => {
   it('reads the environment at call time', async () => {
     const env: NodeJS.ProcessEnv = {};
     const runner = makeLlmRunner({ config: envLlmConfig(env) });
-    await expect(runner.run({ prompt: 'x' }, context)).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(runWithParams(runner, { prompt: 'x' }, context)).rejects.toBeInstanceOf(ConfigurationError);
     env.ANTHROPIC_API_KEY = 'late-key';
     env.ANTHROPIC_BASE_URL = fake.baseURL;
     env.FLOWMEND_LLM_MODEL = 'claude-haiku-4-5-20251001';
     fake.enqueue({ text: 'ok' });
-    expect(ok(await runner.run({ prompt: 'x' }, context)).outputs.response).toBe('ok');
+    expect(ok(await runWithParams(runner, { prompt: 'x' }, context)).outputs.response).toBe('ok');
     expect(fake.calls.at(-1)?.headers.authorization).toBe('Bearer late-key');
     expect(fake.calls.at(-1)?.body.model).toBe('claude-haiku-4-5-20251001');
   });
 
   it('rejects bad params as data without calling the API', async () => {
     const before = fake.calls.length;
-    const result = await configured().run({ prompt: '', temperature: 3, images: [] }, context);
+    const result = await runWithParams(configured(), { prompt: '', temperature: 3, imgs: [] }, context);
     expect(result).toMatchObject({ kind: 'failed', error: { code: 'PARAMS_INVALID' } });
     const message = result.kind === 'failed' ? result.error.message : '';
-    for (const name of ['prompt', 'temperature', 'images']) expect(message).toContain(name);
+    for (const name of ['prompt', 'temperature', 'imgs']) expect(message).toContain(name);
     expect(fake.calls.length).toBe(before);
   });
 
   it('is not side-effecting, and its text output is never read as an API error', async () => {
     expect(configured().sideEffects({ prompt: 'x' })).toBe(false);
     fake.enqueue({ text: '{"ok":false,"error":"channel_not_found"}' });
-    const result = await configured().run({ prompt: 'x' }, context);
-    expect(classifyOutcome({ nodeId: 'ask', nodeType: 'llm', result })).toEqual({ kind: 'success', action: 'default' });
+    const result = await runWithParams(configured(), { prompt: 'x' }, context);
+    expect(classifyOutcome({ nodeId: 'ask', nodeType: 'llm', capabilities: configured().capabilities ?? {}, result })).toEqual({ kind: 'success', action: 'default' });
   });
 });
 

@@ -1,6 +1,6 @@
 // Child process for crash.test.ts: starts a run on a state dir through the local host and SIGKILLs itself right
 // after one chosen store write, so the test can crash a run at an exact point and resume it from another process.
-// Usage: node --import tsx crash-driver.ts <stateDir> <workflow.json> <runId> <crashAt>
+// Usage: node --import tsx crash-driver.ts <stateDir> <workflow.json> <runId> <crashAt> [workspace]
 // crashAt: `step:<node>:<visit>` (after that visit's record is written, before the run item moves on)
 //        | `run:<node>:<visit>` (after the run item says that visit is in flight, before RunNode)
 //        | `run:created` (after the run item is first written, before the first Advance)
@@ -11,7 +11,7 @@ import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import type { StoreWrite } from '../../functions/adapters/observed-run-store.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';
 
-const [stateDir, workflowPath, runId, crashAt] = process.argv.slice(2) as [string, string, string, string];
+const [stateDir, workflowPath, runId, crashAt, workspace] = process.argv.slice(2) as [string, string, string, string, string | undefined];
 const [kind, nodeId, visit] = crashAt.split(':');
 
 const isTarget = (step: { nodeId: string; visit: number }) => step.nodeId === nodeId && String(step.visit) === visit;
@@ -37,7 +37,7 @@ const host = new LocalHost({
   },
 });
 const workflow = WorkflowSchema.parse(JSON.parse(readFileSync(workflowPath, 'utf8')));
-const report = await host.start({ workflow, workflowName: 'crash', params: {}, repairEnabled: false, maxRepairs: 0, runId });
+const report = await host.start({ workflow, workflowName: 'crash', params: {}, repairEnabled: false, maxRepairs: 0, runId, ...(workspace ? { workspace } : {}) });
 process.stdout.write(`${JSON.stringify({ crashed: false, status: report.status })}\n`);
 store.close();
 process.exitCode = 3;

@@ -18,9 +18,9 @@ const childPath = (path: string, key: string | number): string => (typeof key ==
 export function replaceTemplates(value: unknown, fixes: ReadonlyMap<string, string>, path: string, edits: RuleEdit[]): unknown {
   if (typeof value === 'string') {
     const seen = new Set<string>();
-    const replaced = value.replace(/(\$?)\$\{([^}]*)\}/g, (match, escape: string, expr: string) => {
+    const replaced = value.replace(/(\$?)\$\{([^}]*)\}/g, (match, escaped: string, expr: string) => {
       const to = fixes.get(expr);
-      if (escape !== '' || to === undefined) return match;
+      if (escaped !== '' || to === undefined) return match;
       if (!seen.has(expr)) edits.push({ path, before: `\${${expr}}`, after: `\${${to}}` });
       seen.add(expr);
       return `\${${to}}`;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** What the repair LLM must answer: the whole repaired workflow and why, in one sentence. */
 export const RepairProposalSchema = z.object({

@@ -7,7 +7,7 @@ const DETAILS_CHARS = 1500;
 const AVAILABLE_PATHS = 60;
 
 export const REPAIR_SYSTEM_PROMPT = [
-  'You repair flowmend workflows: JSON graphs of nodes (shell, http, llm, transform) joined by action-labelled edges.',
+  'You repair flowmend workflows: JSON graphs of nodes (shell, http, llm, transform, mcp, file nodes) joined by action-labelled edges.',
   'A node failed, or the workflow failed static validation. Return the whole workflow with the smallest change that fixes it.',
   'Rules:',
   '- Keep every node, edge, input, output, top-level field and param you have no reason to change, with the same values. Never drop a param to "simplify".',
@@ -34,7 +34,10 @@ function failureSection(ctx: RepairContext): string[] {
   const lines = ['## What failed'];
   lines.push(node === undefined ? 'Failed while producing the workflow outputs.' : `Failed node: '${node.id}' (type ${node.type}), params:\n${JSON.stringify(node.params, null, 2)}`);
   lines.push(`Error [${error.category}] ${error.code}: ${error.message}`);
-  if (error.details !== undefined) lines.push(`Error details: ${clip(JSON.stringify(error.details), DETAILS_CHARS)}`);
+  const { input_schema: inputSchema, ...details } = error.details ?? {};
+  if (Object.keys(details).length > 0) lines.push(`Error details: ${clip(JSON.stringify(details), DETAILS_CHARS)}`);
+  // An MCP tool's own JSON Schema for its arguments: the authority on what "arguments" must hold.
+  if (inputSchema !== undefined) lines.push(`Input schema of the tool (the node's "arguments" must match it):\n${clip(JSON.stringify(inputSchema, null, 2), DETAILS_CHARS)}`);
   return lines;
 }
 

@@ -1,8 +1,8 @@
-import type { NodeCatalog } from '../../core/node-type.ts';
-import type { Schedule } from '../../core/registry-model.ts';
-import type { RegistryStore } from '../../core/registry-store.ts';
-import type { RunLauncher } from '../../core/run-launcher.ts';
-import type { RunStore } from '../../core/run-store.ts';
+import type { NodeCatalog } from '../../core/index.ts';
+import type { Schedule } from '../../core/index.ts';
+import type { RegistryStore } from '../../core/index.ts';
+import type { RunLauncher } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
 
 /** Mirrors the registry's schedules into something that fires them (EventBridge Scheduler on AWS). */
 export interface ScheduleSync {

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
-import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/errors.ts';
+import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/index.ts';
 
 /** The one error shape of the API: `{ "error": { "code", "message", "details" } }`. */
 export interface ApiErrorBody {

@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { ApiError, sendError, toApiError } from './api-error.ts';
 import { type ApiDeps, DEFAULT_BODY_LIMIT_BYTES } from './api-deps.ts';
 import { makeRunRoutes } from './run-routes.ts';
+import { makeRunViewRoute } from '../viewer/run-view-route.ts';
 import { makeWorkflowRoutes } from './workflow-routes.ts';
 
 /**
@@ -21,6 +22,8 @@ export const makeApiApp = (deps: ApiDeps): Hono => {
     }),
   );
   app.route('/runs', makeRunRoutes(deps));
+  // The run viewer's data (GET /runs/{id}/view): on both hosts, so the page works against a deployed stack too.
+  app.route('/', makeRunViewRoute({ store: deps.store, ...(deps.pollIntervalMs === undefined ? {} : { pollMs: deps.pollIntervalMs }) }));
   app.route('/workflows', makeWorkflowRoutes(deps));
   app.notFound((c) => sendError(c, new ApiError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}; see the README's API section`)));
   app.onError((error, c) => {

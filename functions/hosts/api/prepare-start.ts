@@ -1,6 +1,6 @@
-import { InvalidInputError } from '../../core/errors.ts';
-import type { NodeCatalog } from '../../core/node-type.ts';
-import { prepareRun, type RunRequest, type RunSpec } from '../../core/prepare-run.ts';
+import { InvalidInputError } from '../../core/index.ts';
+import type { NodeCatalog } from '../../core/index.ts';
+import { prepareRun, type RunRequest, type RunSpec } from '../../core/index.ts';
 
 /** Core's `prepareRun` (the CLI's and StartRun's checks), its refusal as the InvalidInputError the API answers 422 with. */
 export const prepareStart = (request: RunRequest, catalog: NodeCatalog): RunSpec => {

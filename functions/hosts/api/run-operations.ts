@@ -1,8 +1,8 @@
-import { cancelRun, type CancelResult } from '../../core/cancel-run.ts';
-import { checkRunPatch } from '../../core/patch-run.ts';
-import { IDEMPOTENCY_TTL_MS } from '../../core/registry-model.ts';
-import { claimRun, createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/run-lifecycle.ts';
-import type { RunItem } from '../../core/run-model.ts';
+import { cancelRun, type CancelResult } from '../../core/index.ts';
+import { checkRunPatch } from '../../core/index.ts';
+import { IDEMPOTENCY_TTL_MS } from '../../core/index.ts';
+import { claimRun, createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/index.ts';
+import type { IrVersionItem, RunItem } from '../../core/index.ts';
 import { ApiError, notFound } from './api-error.ts';
 import type { ApiDeps } from './api-deps.ts';
 import type { ResumeBody, StartRunBody } from './api-schemas.ts';
@@ -54,7 +54,7 @@ export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey
 /** Resumes a failed, interrupted or cancelled run, optionally with a person's patch checked as `flowmend resume --workflow` does. */
 export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody): Promise<RunItem> => {
   const now = deps.now();
-  let patch;
+  let patch: IrVersionItem | undefined;
   if (body.workflow !== undefined) {
     if (!(await deps.store.getRun(runId))) throw notFound(`run '${runId}'`);
     const checked = await checkRunPatch(deps.store, runId, body.workflow, { catalog: deps.catalog, now, reason: 'Workflow patched through the API' });

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { readProgress, ProgressCursorSchema } from '../../core/progress-feed.ts';
-import { loadRunReport } from '../../core/run-report.ts';
-import type { RunItem } from '../../core/run-model.ts';
+import { readProgress, ProgressCursorSchema } from '../../core/index.ts';
+import { loadRunReport } from '../../core/index.ts';
+import type { RunItem } from '../../core/index.ts';
 import { invalidRequest, notFound } from './api-error.ts';
 import type { ApiDeps } from './api-deps.ts';
 import {
@@ -75,7 +75,7 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
   app.get('/:id/events', async (c) => {
     const { id } = readParams(c, RunIdParamSchema);
     const query = readQuery(c, EventsQuerySchema);
-    let after;
+    let after: z.output<typeof ProgressCursorSchema> | undefined;
     if (query.after !== undefined) {
       const cursor = z.object({ after: ProgressCursorSchema }).safeParse({ after: query.after });
       if (!cursor.success) throw invalidRequest('query', cursor.error);

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import { prepareInputs } from '../../core/inputs.ts';
-import type { Schedule } from '../../core/registry-model.ts';
-import { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from '../../core/validate.ts';
+import { prepareInputs } from '../../core/index.ts';
+import type { Schedule } from '../../core/index.ts';
+import { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from '../../core/index.ts';
 import { ApiError, notFound } from './api-error.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { ScheduleBodySchema, WorkflowNameParamSchema, WorkflowQuerySchema } from './api-schemas.ts';

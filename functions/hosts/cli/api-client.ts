@@ -40,7 +40,7 @@ class NodeSha256 {
 export type RequestSigner = (request: { method: string; url: URL; headers: Record<string, string>; body?: string }) => Promise<Record<string, string>>;
 
 /** SigV4 for execute-api with the default AWS credential chain (env, profile, SSO, instance role). */
-const makeSigV4Signer = async (region: string): Promise<RequestSigner> => {
+export const makeSigV4Signer = async (region: string): Promise<RequestSigner> => {
   const [{ SignatureV4 }, { fromNodeProviderChain }] = await Promise.all([import('@smithy/signature-v4'), import('@aws-sdk/credential-providers')]);
   const signer = new SignatureV4({ service: 'execute-api', region, credentials: fromNodeProviderChain(), sha256: NodeSha256 });
   return async ({ method, url, headers, body }) => {
@@ -52,6 +52,12 @@ const makeSigV4Signer = async (region: string): Promise<RequestSigner> => {
   };
 };
 
+/** The signer an API URL needs: SigV4 for API Gateway's execute-api, none for `flowmend serve`. */
+export const signerForApi = (baseUrl: string): Promise<RequestSigner | undefined> => {
+  const region = executeApiRegion(new URL(baseUrl));
+  return region === undefined ? Promise.resolve(undefined) : makeSigV4Signer(region);
+};
+
 /** A client of the flowmend API: JSON in and out, API errors as ApiCallError, signed when the URL is API Gateway's. */
 export class ApiClient {
   private signer: Promise<RequestSigner | undefined> | undefined;
@@ -59,8 +65,7 @@ export class ApiClient {
   constructor(readonly baseUrl: string) {}
 
   private async sign(): Promise<RequestSigner | undefined> {
-    const region = executeApiRegion(new URL(this.baseUrl));
-    this.signer ??= region === undefined ? Promise.resolve(undefined) : makeSigV4Signer(region);
+    this.signer ??= signerForApi(this.baseUrl);
     return this.signer;
   }
 

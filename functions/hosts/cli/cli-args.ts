@@ -1,17 +1,18 @@
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const USAGE = `flowmend: durable, self-healing JSON workflows
 
 Usage:
-  flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N]
-  flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force]
+  flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N] [--workspace DIR] [--mcp-config FILE] [--open]
+  flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force] [--mcp-config FILE]
   flowmend status <run-id>
   flowmend runs [--limit N]
+  flowmend validate <workflow.json> [--mcp-config FILE] [--online]
   flowmend cancel <run-id>
   flowmend logs <run-id> [--follow]
-  flowmend validate <workflow.json>
-  flowmend serve [--port N] [--host 127.0.0.1]
+  flowmend serve [--port N] [--host 127.0.0.1] [--api URL]
+  flowmend open <run-id> [--port N] [--api URL]
 
 Every command takes:
   --output-format text|json   text progress (default) or one JSON object on stdout
@@ -23,6 +24,10 @@ Every command takes:
 run, status, runs, resume, cancel and logs take --api URL (default $FLOWMEND_API_URL) to talk to a
 flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with your AWS credentials).
 
+--workspace DIR: where file nodes read and write (default: the current directory; kept with the run).
+--mcp-config FILE: MCP servers in pflow's mcp-servers.json shape (default $FLOWMEND_MCP_CONFIG,
+  else ~/.pflow/mcp-servers.json when it exists).
+
 Exit codes: 0 success, 1 the run failed, 2 bad usage or an invalid workflow.`;
 
 /** A command line that does not make sense: exit code 2 with a message that says what to do. */
@@ -30,7 +35,7 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate', 'cancel', 'logs', 'serve'] as const;
+const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate', 'cancel', 'logs', 'serve', 'open'] as const;
 /** Commands that talk to an API instead of the local store when given --api or FLOWMEND_API_URL. */
 export const REMOTE_COMMANDS: readonly string[] = ['run', 'resume', 'status', 'runs', 'cancel', 'logs'];
 type CommandName = (typeof COMMANDS)[number];
@@ -51,14 +56,16 @@ export interface CommonOptions {
 }
 
 export type Command =
-  | ({ name: 'run'; workflowPath: string; params: Record<string, string>; repair: boolean; maxRepairs: number | undefined } & CommonOptions)
-  | ({ name: 'resume'; runId: string; workflowPath: string | undefined; repair: boolean | undefined; maxRepairs: number | undefined; force: boolean } & CommonOptions)
+  | ({ name: 'run'; workflowPath: string; params: Record<string, string>; repair: boolean; maxRepairs: number | undefined; workspace: string | undefined; mcpConfig: string | undefined; open: boolean; port: number } & CommonOptions)
+  | ({ name: 'resume'; runId: string; workflowPath: string | undefined; repair: boolean | undefined; maxRepairs: number | undefined; force: boolean; mcpConfig: string | undefined } & CommonOptions)
   | ({ name: 'status'; runId: string } & CommonOptions)
   | ({ name: 'runs'; limit: number } & CommonOptions)
-  | ({ name: 'validate'; workflowPath: string } & CommonOptions)
+  | ({ name: 'validate'; workflowPath: string; mcpConfig: string | undefined; online: boolean } & CommonOptions)
   | ({ name: 'cancel'; runId: string } & CommonOptions)
   | ({ name: 'logs'; runId: string; follow: boolean } & CommonOptions)
   | ({ name: 'serve'; port: number; host: string; manualClock: boolean } & CommonOptions)
+  /** The run page in the browser; with `apiUrl`, served here and forwarded to that API. */
+  | ({ name: 'open'; runId: string; port: number } & CommonOptions)
   | { name: 'help' };
 
 const FLAGS = {
@@ -71,26 +78,35 @@ const FLAGS = {
   workflow: { type: 'string' },
   force: { type: 'boolean' },
   limit: { type: 'string' },
+  workspace: { type: 'string' },
+  'mcp-config': { type: 'string' },
+  online: { type: 'boolean' },
   api: { type: 'string' },
   follow: { type: 'boolean', short: 'f' },
   port: { type: 'string' },
   host: { type: 'string' },
   /** serve: the scheduler ticks only on POST /_scheduler/tick (tests drive its clock). */
   'manual-clock': { type: 'boolean' },
+  /** run: open the run's page in the browser. */
+  open: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Which flags each command accepts beyond the common ones. */
 const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
-  run: ['no-repair', 'max-repairs', 'api'],
-  resume: ['no-repair', 'max-repairs', 'workflow', 'force', 'api'],
+  run: ['no-repair', 'max-repairs', 'api', 'workspace', 'mcp-config', 'open', 'port'],
+  resume: ['no-repair', 'max-repairs', 'workflow', 'force', 'api', 'mcp-config'],
   status: ['api'],
   runs: ['limit', 'api'],
-  validate: [],
+  validate: ['mcp-config', 'online'],
   cancel: ['api'],
   logs: ['follow', 'api'],
-  serve: ['port', 'host', 'manual-clock'],
+  serve: ['port', 'host', 'manual-clock', 'api'],
+  open: ['port', 'api'],
 };
+
+/** Where `flowmend serve` listens unless told otherwise; `open` and `run --open` look for a viewer there. */
+export const DEFAULT_SERVE_PORT = 8787;
 
 const ApiUrlSchema = z.url({ protocol: /^https?$/, error: '--api takes an http(s) URL, e.g. --api http://127.0.0.1:8787' });
 const PortSchema = z.coerce.number({ error: '--port takes a port number, e.g. --port 8787' }).int().min(0, '--port takes 0-65535').max(65535, '--port takes 0-65535');
@@ -117,7 +133,9 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
     if (['output-format', 'state-dir', 'store', 'table', 'help'].includes(flag)) continue;
     if (!ALLOWED[command].includes(flag)) throw new UsageError(`'flowmend ${command}' does not take --${flag}`);
   }
-  const apiUrl = REMOTE_COMMANDS.includes(command) ? (values.api ?? (env.FLOWMEND_API_URL || undefined)) : undefined;
+  // serve forwards to an API only when told so on its command line: the environment's API is for the client commands.
+  const apiUrl = REMOTE_COMMANDS.includes(command) || command === 'open' ? (values.api ?? (env.FLOWMEND_API_URL || undefined)) : command === 'serve' ? values.api : undefined;
+  const port = values.port === undefined ? DEFAULT_SERVE_PORT : parseOrThrow(PortSchema, values.port);
   const common: CommonOptions = {
     outputFormat: parseOrThrow(OutputFormatSchema, values['output-format'] ?? 'text'),
     stateDir: values['state-dir'] ?? env.FLOWMEND_STATE_DIR ?? '.flowmend',
@@ -126,6 +144,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
     ...(apiUrl === undefined ? {} : { apiUrl: parseOrThrow(ApiUrlSchema, apiUrl).replace(/\/+$/, '') }),
   };
   if (common.table !== undefined && common.store !== 'dynamodb') throw new UsageError('--table names a DynamoDB table; use it with --store dynamodb');
+  const mcpConfig = values['mcp-config'] ?? env.FLOWMEND_MCP_CONFIG;
   const maxRepairs = values['max-repairs'] === undefined ? undefined : parseOrThrow(CountSchema('--max-repairs'), values['max-repairs']);
   const one = (what: string): string => {
     const [first, ...extra] = rest;
@@ -143,17 +162,18 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         if (eq <= 0) throw new UsageError(`workflow inputs are given as name=value; got '${pair}'`);
         params[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
-      return { name: 'run', workflowPath, params, repair: !values['no-repair'], maxRepairs, ...common };
+      if (values.open && common.apiUrl !== undefined) throw new UsageError(`'flowmend run --open' opens a local run; for a run on an API use 'flowmend open <run-id> --api URL'`);
+      return { name: 'run', workflowPath, params, repair: !values['no-repair'], maxRepairs, workspace: values.workspace, mcpConfig, open: values.open ?? false, port, ...common };
     }
     case 'resume':
-      return { name: 'resume', runId: one('a run id (see `flowmend runs`)'), workflowPath: values.workflow, repair: values['no-repair'] ? false : undefined, maxRepairs, force: values.force ?? false, ...common };
+      return { name: 'resume', runId: one('a run id (see `flowmend runs`)'), workflowPath: values.workflow, repair: values['no-repair'] ? false : undefined, maxRepairs, force: values.force ?? false, mcpConfig, ...common };
     case 'status':
       return { name: 'status', runId: one('a run id (see `flowmend runs`)'), ...common };
     case 'runs':
       if (rest.length > 0) throw new UsageError(`'flowmend runs' takes no arguments; unexpected: ${rest.join(' ')}`);
       return { name: 'runs', limit: values.limit === undefined ? 20 : parseOrThrow(CountSchema('--limit'), values.limit), ...common };
     case 'validate':
-      return { name: 'validate', workflowPath: one('a workflow file'), ...common };
+      return { name: 'validate', workflowPath: one('a workflow file'), mcpConfig, online: values.online ?? false, ...common };
     case 'cancel':
       return { name: 'cancel', runId: one('a run id (see `flowmend runs`)'), ...common };
     case 'logs':
@@ -161,8 +181,10 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
     case 'serve':
       if (rest.length > 0) throw new UsageError(`'flowmend serve' takes no arguments; unexpected: ${rest.join(' ')}`);
       return {
-        name: 'serve', port: values.port === undefined ? 8787 : parseOrThrow(PortSchema, values.port), host: values.host ?? '127.0.0.1',
+        name: 'serve', port, host: values.host ?? '127.0.0.1',
         manualClock: values['manual-clock'] ?? false, ...common,
       };
+    case 'open':
+      return { name: 'open', runId: one('a run id (see `flowmend runs`)'), port, ...common };
   }
 };

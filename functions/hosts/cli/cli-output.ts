@@ -1,4 +1,4 @@
-import type { RunReport } from '../../core/run-report.ts';
+import type { RunReport } from '../../core/index.ts';
 import { renderReport } from './render.ts';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -9,8 +9,8 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-export const exitFor = (report: RunReport): number =>
-  report.success ? EXIT.ok : report.status === 'failed' || report.status === 'cancelled' ? EXIT.failed : EXIT.ok;
+/** A run that did not succeed and stopped (failed, cancelled, interrupted: all resumable) exits 1; a running one 0. */
+export const exitFor = (report: RunReport): number => (report.success || report.status === 'running' ? EXIT.ok : EXIT.failed);
 
 /** How a command answers, the same for local and remote: one JSON object in JSON mode, text otherwise. */
 export const makeOutput = (io: CliIo, json: boolean) => ({

@@ -1,4 +1,4 @@
-import type { Workflow } from '../../core/ir.ts';
+import type { Workflow } from '../../core/index.ts';
 
 /** The variable a secret input is read from: `FLOWMEND_SECRET_API_TOKEN` for `api_token` or `api-token`. */
 export const secretVariable = (name: string): string => `FLOWMEND_SECRET_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;

@@ -1,5 +1,5 @@
-import type { BlobStore } from '../../core/blob-store.ts';
-import type { RunStore } from '../../core/run-store.ts';
+import type { BlobStore } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import { FileBlobStore } from '../../adapters/file-blob-store.ts';
 

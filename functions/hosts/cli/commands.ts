@@ -1,20 +1,21 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { cancelRun } from '../../core/cancel-run.ts';
-import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/errors.ts';
-import { prepareRun } from '../../core/prepare-run.ts';
-import { applyManualPatch } from '../../core/repair/index.ts';
-import type { IrVersionItem } from '../../core/run-model.ts';
-import type { RunStore } from '../../core/run-store.ts';
-import { makeCatalog } from '../../core/node-type.ts';
-import { DEFAULT_MAX_REPAIRS } from '../../core/run-lifecycle.ts';
-import { loadRunReport, recordsOfRun } from '../../core/run-report.ts';
-import { hasErrors, validateWorkflow } from '../../core/validate.ts';
-import { LimitConfigError, type Limits, limitsFrom } from '../../core/limits.ts';
-import { Redactor } from '../../core/redactor.ts';
-import { RedactingRunStore } from '../../core/redacting-run-store.ts';
+import { cancelRun } from '../../core/index.ts';
+import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/index.ts';
+import { prepareRun } from '../../core/index.ts';
+import { applyManualPatch } from '../../core/index.ts';
+import type { IrVersionItem } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
+import { DEFAULT_MAX_REPAIRS } from '../../core/index.ts';
+import { loadRunReport, recordsOfRun } from '../../core/index.ts';
+import { hasErrors, validateWorkflow } from '../../core/index.ts';
+import type { PflowFormOptions } from '../../core/index.ts';
+import { LimitConfigError, type Limits, limitsFrom } from '../../core/index.ts';
+import { Redactor } from '../../core/index.ts';
+import { RedactingRunStore } from '../../core/index.ts';
 import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
 import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
-import { builtinRunners } from '../../nodes/catalog.ts';
+import { localCatalog } from '../../nodes/catalog.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
 import { type CliIo as OutputIo, type CliOutput, EXIT, makeOutput } from './cli-output.ts';
 import { type CliStore, openCliStore } from './cli-store.ts';
@@ -23,20 +24,25 @@ import { cancelLine, runRemoteCommand } from './remote-commands.ts';
 import { runServe } from './serve.ts';
 import { makeProgressPrinter } from './progress.ts';
 import { renderIssues, renderRuns, renderStatus } from './render.ts';
+import { loadMcpConfig } from './mcp-config.ts';
+import { validateOnline } from './validate-online.ts';
+import { openCommand, serveViewerOnly, viewerForRun } from './viewer-commands.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
 export interface CliIo extends OutputIo {
   /** Redacts known secrets from everything printed; set once the command knows its secrets. */
   redactor?: Redactor;
+  /** Resolves when a serving command (serve, open) should stop; SIGINT or SIGTERM by default. */
+  untilStopped?: () => Promise<void>;
   /** Extra host wiring (the repair service); the CLI's composition root passes it. */
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
 }
 
 /** A person's patch for `resume --workflow`: the same schema, validation and frozen-node checks as a repair. */
-const checkPatch = async (store: RunStore, runId: string, path: string): Promise<{ ok: true; item: IrVersionItem } | { ok: false; message: string; problems: string[] }> => {
+const checkPatch = async (store: RunStore, runId: string, path: string, options: PflowFormOptions): Promise<{ ok: true; item: IrVersionItem } | { ok: false; message: string; problems: string[] }> => {
   const run = await store.getRun(runId);
   if (!run) return { ok: false, message: `no run '${runId}' in this state dir (see \`flowmend runs\`)`, problems: [] };
-  const loaded = await loadWorkflowFile(path);
+  const loaded = await loadWorkflowFile(path, options);
   if (!loaded.ok) return { ok: false, message: `invalid workflow ${path}:\n${renderIssues(loaded.issues)}`, problems: loaded.issues.map((i) => i.message) };
   const current = await store.getIrVersion(runId, run.irVersion);
   if (!current) return { ok: false, message: `run ${runId} has no workflow version ${run.irVersion}`, problems: [] };
@@ -44,7 +50,7 @@ const checkPatch = async (store: RunStore, runId: string, path: string): Promise
   if (!result.ok) return { ok: false, message: `the patch in ${path} cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`, problems: result.problems };
   return result;
 };
-const catalog = makeCatalog(builtinRunners);
+const catalog = localCatalog;
 
 /** A resume gets the run's secret inputs again from the environment: the store never had them. */
 const secretsForResume = async (
@@ -93,17 +99,30 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
   }
   const json = command.outputFormat === 'json';
   const out = makeOutput(io, json);
-  const { fail, emit } = out;
+  const { fail } = out;
+  // In JSON mode stdout carries one object only: the viewer's lines go to stderr.
+  const viewerIo = { ...io, stdout: json ? io.stderr : io.stdout };
+  if (command.name === 'serve' && command.apiUrl !== undefined) return serveViewerOnly({ api: command.apiUrl, port: command.port }, viewerIo);
+  if (command.name === 'open' && command.apiUrl !== undefined) return openCommand({ api: command.apiUrl }, { runId: command.runId, port: command.port }, viewerIo);
   if (command.name === 'serve') {
     try {
-      await runServe({ stateDir: command.stateDir, port: command.port, host: command.host, manualClock: command.manualClock, log: (line) => io.stderr(`${line}\n`), ...(io.hostOptions ? { hostOptions: io.hostOptions } : {}) });
+      await runServe({
+        stateDir: command.stateDir, port: command.port, host: command.host, manualClock: command.manualClock, log: (line) => io.stderr(`${line}\n`),
+        onListening: (origin) => viewerIo.stdout(`Run viewer: ${origin}/ui/\n`),
+        ...(io.untilStopped ? { untilStopped: io.untilStopped } : {}),
+        ...(io.hostOptions ? { hostOptions: io.hostOptions } : {}),
+      });
     } catch (error) {
       if (error instanceof FlowmendError) return fail(EXIT.failed, error.message);
       throw error;
     }
     return EXIT.ok;
   }
-  if (command.name !== 'validate' && command.apiUrl !== undefined) return runRemoteCommand({ ...command, apiUrl: command.apiUrl }, io, out);
+  if (command.name !== 'validate' && command.name !== 'open' && command.apiUrl !== undefined) return runRemoteCommand({ ...command, apiUrl: command.apiUrl }, io, out);
+
+  const mcpConfig = 'mcpConfig' in command ? await loadMcpConfig(command.mcpConfig) : { ok: true as const, servers: {} };
+  if (!mcpConfig.ok) return fail(EXIT.usage, renderIssues(mcpConfig.issues), { issues: mcpConfig.issues });
+  const forms: PflowFormOptions = { mcpServers: mcpConfig.servers };
 
   let limits: Limits;
   try {
@@ -113,7 +132,7 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
     return fail(EXIT.usage, error.message);
   }
   try {
-    return await runCommand(command, io, limits, out);
+    return await runCommand(command, io, limits, out, { forms, viewerIo });
   } catch (error) {
     // A bug or a broken store must still end in one clear line (one JSON object in JSON mode), never a stack trace.
     const name = error instanceof Error ? error.name : 'Error';
@@ -122,11 +141,18 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
   }
 };
 
-const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>, io: CliIo, limits: Limits, out: CliOutput): Promise<number> => {
+/** What runCli worked out before the command proper: pflow's forms (MCP servers) and where the viewer's lines go. */
+interface CommandContext {
+  forms: PflowFormOptions;
+  viewerIo: CliIo;
+}
+
+const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>, io: CliIo, limits: Limits, out: CliOutput, { forms, viewerIo }: CommandContext): Promise<number> => {
   const { json, fail, emit } = out;
   if (command.name === 'validate') {
-    const loaded = await loadWorkflowFile(command.workflowPath, limits);
+    const loaded = await loadWorkflowFile(command.workflowPath, forms, limits);
     const issues = loaded.ok ? validateWorkflow(loaded.workflow, catalog) : loaded.issues;
+    if (loaded.ok && command.online) issues.push(...(await validateOnline(loaded.workflow, io.env)));
     const valid = !hasErrors(issues);
     if (json) io.stdout(`${JSON.stringify({ success: valid, valid, issues }, null, 2)}\n`);
     else io.stdout(valid ? `✓ ${command.workflowPath} is valid${issues.length ? `\n${renderIssues(issues)}` : ''}\n` : `✗ ${command.workflowPath} is invalid:\n${renderIssues(issues)}\n`);
@@ -151,15 +177,24 @@ const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>,
     store = new RedactingRunStore(opened.store, io.redactor, secretInputs);
   };
   keepSecret({});
+  // `run --open` opens the run's page once the run is written (its first write).
+  let onRunWritten: ((runId: string) => void) | undefined;
   // The state machine interpreter is loaded only by the commands that run one (run, resume).
   const makeHost = async (): Promise<LocalHost> => {
     const { LocalHost } = await import('../local/local-host.ts');
-    return new LocalHost({ limits, ...io.hostOptions, store, blobs, ...(progress ? { onWrite: progress } : {}) });
+    // The definition is fixed by the build and validated by the tests; validating it costs ~2 s of CPU (and the bundle stubs the validator).
+    return new LocalHost({
+      validateDefinition: false, runLimits: limits, ...io.hostOptions, store, blobs,
+      onWrite: (write) => {
+        progress?.(write);
+        if (write.kind === 'run') onRunWritten?.(write.run.runId);
+      },
+    });
   };
   try {
     switch (command.name) {
       case 'run': {
-        const loaded = await loadWorkflowFile(command.workflowPath, limits);
+        const loaded = await loadWorkflowFile(command.workflowPath, forms, limits);
         if (!loaded.ok) return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
         const params = { ...command.params };
         const secretInputs: Record<string, string> = {};
@@ -177,13 +212,21 @@ const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>,
           const issues = prepared.issues ?? [];
           return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(issues)}`, { issues });
         }
+        const workspace = resolve(command.workspace ?? '.');
+        if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return fail(EXIT.usage, `--workspace ${command.workspace}: no such directory`);
         nodeCount = prepared.spec.workflow.nodes.length;
-        return emit(await (await makeHost()).start(prepared.spec));
+        const viewer = command.open ? await viewerForRun(store, command.port, viewerIo) : undefined;
+        onRunWritten = viewer?.open;
+        try {
+          return emit(await (await makeHost()).start({ ...prepared.spec, workspace }));
+        } finally {
+          await viewer?.close();
+        }
       }
       case 'resume': {
         let patch: IrVersionItem | undefined;
         if (command.workflowPath !== undefined) {
-          const checked = await checkPatch(store, command.runId, command.workflowPath);
+          const checked = await checkPatch(store, command.runId, command.workflowPath, forms);
           if (!checked.ok) return fail(EXIT.usage, checked.message, { problems: checked.problems });
           patch = checked.item;
         } else if ((await store.getRun(command.runId))?.status === 'succeeded') {
@@ -214,6 +257,9 @@ const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>,
         io.stdout(json ? `${JSON.stringify({ success: true, run_id: command.runId, status: 'cancelled', already_cancelled: result.alreadyCancelled, ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}) }, null, 2)}\n` : `${cancelLine(command.runId, result.alreadyCancelled, result.interruptedNode)}\n`);
         return EXIT.ok;
       }
+      case 'open':
+        if (!(await store.getRun(command.runId))) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
+        return await openCommand({ store }, { runId: command.runId, port: command.port }, viewerIo);
       case 'logs': {
         const events = await followLocal(store, command.runId, command.follow, json ? undefined : (text) => io.stdout(text));
         if (!events) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);

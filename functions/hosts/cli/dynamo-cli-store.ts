@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ConfigurationError, FlowmendError, StoreUnavailableError } from '../../core/errors.ts';
+import { ConfigurationError, FlowmendError, StoreUnavailableError } from '../../core/index.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
 import { ensureTable } from '../../adapters/table-schema.ts';
 

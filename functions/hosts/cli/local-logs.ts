@@ -1,6 +1,6 @@
-import { type ProgressEvent, readProgress } from '../../core/progress-feed.ts';
-import type { RunStatus } from '../../core/run-model.ts';
-import type { RunStore } from '../../core/run-store.ts';
+import { type ProgressEvent, readProgress } from '../../core/index.ts';
+import type { RunStatus } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
 import { progressLines } from './progress-lines.ts';
 
 /** How often `flowmend logs --follow` re-reads the local store. */

@@ -1,4 +1,4 @@
-import type { ProgressEvent } from '../../core/progress-feed.ts';
+import type { ProgressEvent } from '../../core/index.ts';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 const firstLine = (text: string): string => {
@@ -38,6 +38,8 @@ export const progressLines = (event: ProgressEvent): string[] => {
       return [`  repair failed: ${firstLine(event.message ?? '')}`];
     case 'run_cancelled':
       return [`Run cancelled: ${event.message ?? ''}`];
+    case 'run_interrupted':
+      return [`Run interrupted (resumable): ${event.message ?? ''}`];
     case 'node_started':
     case 'run_succeeded':
     case 'run_failed':

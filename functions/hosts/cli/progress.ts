@@ -1,5 +1,5 @@
 import type { StoreWrite } from '../../adapters/observed-run-store.ts';
-import type { NodeRecord } from '../../core/run-model.ts';
+import type { NodeRecord } from '../../core/index.ts';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 /** One line for a progress message: its first line, joined with the next when it only introduces it. */

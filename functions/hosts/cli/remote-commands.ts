@@ -1,6 +1,6 @@
-import type { ProgressEvent } from '../../core/progress-feed.ts';
-import type { RunItem, RunStatus } from '../../core/run-model.ts';
-import type { RunReport } from '../../core/run-report.ts';
+import type { ProgressEvent } from '../../core/index.ts';
+import type { RunItem, RunStatus } from '../../core/index.ts';
+import type { RunReport } from '../../core/index.ts';
 import { ApiCallError, ApiClient } from './api-client.ts';
 import type { Command } from './cli-args.ts';
 import { type CliIo, EXIT, type CliOutput } from './cli-output.ts';

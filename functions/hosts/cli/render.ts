@@ -1,7 +1,7 @@
-import type { ValidationIssue } from '../../core/validation-issue.ts';
-import { formatIssues } from '../../core/validate.ts';
-import type { RunItem } from '../../core/run-model.ts';
-import type { RunReport } from '../../core/run-report.ts';
+import type { ValidationIssue } from '../../core/index.ts';
+import { formatIssues } from '../../core/index.ts';
+import type { RunItem } from '../../core/index.ts';
+import type { RunReport } from '../../core/index.ts';
 
 const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -23,6 +23,10 @@ export const renderReport = (report: RunReport): string => {
       lines.push(`Error${e.node_id ? ` at node '${e.node_id}'` : ''} [${e.category}${e.fixable ? '' : ', not fixable by repair'}]:`);
       lines.push(`  ${e.message.replace(/\n/g, '\n  ')}`);
     }
+  } else if (report.status === 'interrupted') {
+    lines.push(`⏸ Run interrupted (${counts}): its execution stopped before the run ended`);
+    for (const e of report.errors) lines.push(`  ${e.code}: ${e.message.replace(/\n/g, '\n  ')}`);
+    lines.push(`Resume it with: flowmend resume ${report.run_id}`);
   } else {
     lines.push(`… Run in progress (${counts})${report.current ? `: running '${report.current.node_id}' since ${report.current.started_at}` : ''}`);
   }

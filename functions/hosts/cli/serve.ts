@@ -2,13 +2,15 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { z } from 'zod';
-import { ConfigurationError } from '../../core/errors.ts';
-import { makeCatalog } from '../../core/node-type.ts';
-import { claimRun } from '../../core/run-lifecycle.ts';
-import type { RunStore } from '../../core/run-store.ts';
+import { ConfigurationError } from '../../core/index.ts';
+import { makeCatalog } from '../../core/index.ts';
+import { claimRun } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
 import { builtinRunners } from '../../nodes/catalog.ts';
 import { makeApiApp } from '../api/app.ts';
+import { makeViewerPageRoutes } from '../viewer/viewer-routes.ts';
+import { untilSignal } from '../viewer/until-signal.ts';
 import type { ApiDeps } from '../api/api-deps.ts';
 import { readBody } from '../api/request-parsing.ts';
 import { ScheduleRunner } from '../api/schedule-runner.ts';
@@ -24,6 +26,10 @@ export interface ServeOptions {
   manualClock: boolean;
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
   log: (line: string) => void;
+  /** Told the server's origin once it listens (the CLI prints the viewer's URL). */
+  onListening?: (origin: string) => void;
+  /** Resolves when the server should stop; SIGINT or SIGTERM by default. */
+  untilStopped?: () => Promise<void>;
 }
 
 /** How often the scheduler's clock ticks in a real serve. */
@@ -37,7 +43,7 @@ const TickBodySchema = z.strictObject({ now: z.iso.datetime({ offset: true }) })
 const resumeOwnRuns = async (store: RunStore, launcher: LocalRunLauncher, now: number, log: (line: string) => void): Promise<void> => {
   for (const run of await store.listRuns({ limit: RECOVERY_SCAN })) {
     const owner = run.owner;
-    if (run.status !== 'running' || !owner?.id.startsWith(SERVE_OWNER_PREFIX) || owner.host !== hostname()) continue;
+    if ((run.status !== 'running' && run.status !== 'interrupted') || !owner?.id.startsWith(SERVE_OWNER_PREFIX) || owner.host !== hostname()) continue;
     if (await isLocalOwnerAlive(owner)) continue;
     try {
       const next = launcher.newOwner(run.runId, now);
@@ -58,13 +64,15 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   const stateDir = resolve(options.stateDir);
   const { store, blobs, close } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
   const registryDb = openRegistryDatabase(stateDir);
-  const host = new LocalHost({ ...options.hostOptions, store, blobs });
+  // The definition is fixed by the build (the tests validate it); validating it costs ~2 s of CPU at start.
+  const host = new LocalHost({ validateDefinition: false, ...options.hostOptions, store, blobs });
   const launcher = new LocalRunLauncher(host, options.log);
   const deps: ApiDeps = {
     store: host.store, registry: new SqliteRegistryStore(registryDb), launcher, catalog: makeCatalog(builtinRunners), now: Date.now,
     logError: (error) => options.log(`internal error: ${(error as Error).stack ?? String(error)}`),
   };
   const app = makeApiApp(deps);
+  app.route('/', makeViewerPageRoutes());
   const scheduler = new ScheduleRunner(deps, Date.now(), options.log);
   let timer: NodeJS.Timeout | undefined;
   if (options.manualClock) {
@@ -81,23 +89,19 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   await resumeOwnRuns(store, launcher, Date.now(), options.log);
   const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
     const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
-      options.log(`flowmend API listening on http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port} (state dir ${stateDir})`);
+      const origin = `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`;
+      options.log(`flowmend API listening on ${origin} (state dir ${stateDir})`);
+      options.onListening?.(origin);
       done(s);
     });
     s.once('error', (error: NodeJS.ErrnoException) =>
       fail(new ConfigurationError(`cannot listen on ${options.host}:${options.port}: ${error.code ?? error.message}; pick another --port`, { cause: error })),
     );
   });
-  await new Promise<void>((done) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      done();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await (options.untilStopped ?? untilSignal)();
   if (timer) clearInterval(timer);
+  // Long-polls (events, the viewer) hold connections open; drop them so close does not wait out their timeouts.
+  (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
   await new Promise<void>((done) => server.close(() => done()));
   // Runs still going stay durable and `running`: the next serve resumes them.
   registryDb.close();

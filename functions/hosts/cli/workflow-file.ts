@@ -1,16 +1,17 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import type { Workflow } from '../../core/ir.ts';
-import { DEFAULT_LIMITS, LIMIT_VARIABLES, type Limits } from '../../core/limits.ts';
-import { parseWorkflow } from '../../core/validate.ts';
-import type { ValidationIssue } from '../../core/validation-issue.ts';
+import type { Workflow } from '../../core/index.ts';
+import { DEFAULT_LIMITS, LIMIT_VARIABLES, type Limits } from '../../core/index.ts';
+import { parseWorkflow } from '../../core/index.ts';
+import type { ValidationIssue } from '../../core/index.ts';
+import type { PflowFormOptions } from '../../core/index.ts';
 
 export type LoadedWorkflow =
   | { ok: true; workflow: Workflow; name: string }
   | { ok: false; issues: ValidationIssue[] };
 
-/** Reads and parses a workflow file; every problem is an issue naming the file or field. */
-export const loadWorkflowFile = async (path: string, limits: Limits = DEFAULT_LIMITS): Promise<LoadedWorkflow> => {
+/** Reads and parses a workflow file (pflow's forms too; servers of an MCP config copied in); every problem is an issue naming the file or field. */
+export const loadWorkflowFile = async (path: string, options: PflowFormOptions = {}, limits: Limits = DEFAULT_LIMITS): Promise<LoadedWorkflow> => {
   let text: string;
   try {
     const size = (await stat(path)).size;
@@ -29,7 +30,7 @@ export const loadWorkflowFile = async (path: string, limits: Limits = DEFAULT_LI
   } catch (error) {
     return { ok: false, issues: [{ path, code: 'INVALID_JSON', message: `'${path}' is not valid JSON: ${(error as Error).message}`, hint: 'flowmend reads pflow-compatible JSON workflows', severity: 'error' }] };
   }
-  const parsed = parseWorkflow(raw, limits);
+  const parsed = parseWorkflow(raw, options, limits);
   if (!parsed.ok) return parsed;
   return { ok: true, workflow: parsed.workflow, name: parsed.workflow.name ?? basename(path, extname(path)) };
 };

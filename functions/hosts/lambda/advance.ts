@@ -1,5 +1,5 @@
-import { advanceRun, type EngineDeps } from '../../core/engine.ts';
-import type { AdvanceOutcome } from '../../core/state-io.ts';
+import { advanceRun, type EngineDeps } from '../../core/index.ts';
+import type { AdvanceOutcome } from '../../core/index.ts';
 
 /** The Advance state: one engine step. */
 export const makeAdvanceHandler = (deps: EngineDeps) => async (event: unknown): Promise<AdvanceOutcome> => advanceRun(event, deps);

@@ -1,16 +1,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { z } from 'zod';
-import type { BlobStore } from '../../core/blob-store.ts';
-import type { EngineDeps } from '../../core/engine.ts';
-import { EngineCache } from '../../core/engine-cache.ts';
-import { DEFAULT_EXECUTION_LIMITS, type ExecutionLimits } from '../../core/execution-limits.ts';
-import { cryptoIds } from '../../core/ids.ts';
-import { ConfigurationError } from '../../core/errors.ts';
-import type { RunStore } from '../../core/run-store.ts';
-import { builtinCatalog } from '../../nodes/catalog.ts';
-import type { LlmConfigProvider } from '../../adapters/anthropic-client.ts';
-import { secretAwareLlmConfig } from '../../adapters/anthropic-key.ts';
+import * as z from 'zod';
+import type { BlobStore } from '../../core/index.ts';
+import type { EngineDeps } from '../../core/index.ts';
+import { EngineCache } from '../../core/index.ts';
+import { DEFAULT_EXECUTION_LIMITS, type ExecutionLimits } from '../../core/index.ts';
+import { cryptoIds } from '../../core/index.ts';
+import { ConfigurationError } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
+import { builtinSpecCatalog } from '../../nodes/specs.ts';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
 import { S3BlobStore } from '../../adapters/s3-blob-store.ts';
@@ -40,12 +38,14 @@ export function parseAwsEnv(env: NodeJS.ProcessEnv = process.env): AwsEnv {
 }
 
 
-/** The adapters one Lambda needs, built once per cold start (SDK clients reuse their connections across calls). */
+/**
+ * The store adapters the engine, repair and start Lambdas share, built once per cold start (SDK clients
+ * reuse their connections across calls). Nothing here loads the Anthropic SDK: only Repair and RunLlm bundle it.
+ */
 export interface AwsDeps {
   env: AwsEnv;
   store: RunStore;
   blobs: BlobStore | undefined;
-  llmConfig: LlmConfigProvider;
 }
 
 let cached: { key: string; deps: AwsDeps } | undefined;
@@ -65,7 +65,6 @@ export function awsDeps(env: NodeJS.ProcessEnv = process.env): AwsDeps {
     env: parsed,
     store: blobs === undefined ? table : new BlobOffloadRunStore(table, blobs),
     blobs,
-    llmConfig: secretAwareLlmConfig(env),
   };
   cached = { key, deps };
   return deps;
@@ -79,5 +78,5 @@ export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): P
     maxAdvances: parsed.FLOWMEND_MAX_ADVANCES_PER_EXECUTION ?? DEFAULT_EXECUTION_LIMITS.maxAdvances,
     maxMs: parsed.FLOWMEND_MAX_EXECUTION_MS ?? DEFAULT_EXECUTION_LIMITS.maxMs,
   };
-  return { store, blobs, catalog: builtinCatalog, now: Date.now, cache: new EngineCache(), ids: cryptoIds, executionLimits };
+  return { store, blobs, catalog: builtinSpecCatalog, now: Date.now, cache: new EngineCache(), ids: cryptoIds, executionLimits };
 }

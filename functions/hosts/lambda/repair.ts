@@ -1,13 +1,13 @@
-import { InvalidInputError, RunNotFoundError, StaleRunError, CorruptItemError } from '../../core/errors.ts';
+import { InvalidInputError, RunNotFoundError, StaleRunError, CorruptItemError } from '../../core/index.ts';
 import { makeAnthropicRepairLlm, repairModelFromEnv } from '../../adapters/anthropic-repair-llm.ts';
-import { makeCatalog, type NodeCatalog, type NodeRunner } from '../../core/node-type.ts';
-import { completedNodes, planRepair, type RepairFailure, type RepairLlm } from '../../core/repair/index.ts';
-import type { RunStore } from '../../core/run-store.ts';
-import { type RepairReport, AdvanceOutcomeSchema } from '../../core/state-io.ts';
-import { validateWorkflow } from '../../core/validate.ts';
+import { makeCatalog, type NodeCatalog, type NodeRunner } from '../../core/index.ts';
+import { completedNodes, planRepair, type RepairFailure, type RepairLlm } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
+import { type RepairReport, RepairOutcomeSchema } from '../../core/index.ts';
+import { validateWorkflow } from '../../core/index.ts';
 import { builtinCatalog } from '../../nodes/catalog.ts';
 import { costUsd } from '../../nodes/llm-prices.ts';
-import { recordsOfRun } from '../../core/run-report.ts';
+import { recordsOfRun } from '../../core/index.ts';
 
 export interface RepairDeps {
   store: RunStore;
@@ -19,15 +19,13 @@ export interface RepairDeps {
   maxLlmCallsPerRepair?: number;
 }
 
-const RepairEventSchema = AdvanceOutcomeSchema.options[1];
-
 /**
  * The Repair state: plans a repair of the run's current workflow and, when one is found, writes it as
  * the next IR version (never the run item: Advance, the run's owner, adopts it). Expected failures
  * come back as `{applied: false, message}`.
  */
 export const makeRepairHandler = (deps: RepairDeps) => async (event: unknown): Promise<RepairReport> => {
-  const parsed = RepairEventSchema.safeParse(event);
+  const parsed = RepairOutcomeSchema.safeParse(event);
   if (!parsed.success) throw new InvalidInputError(`Repair got an event it cannot read: ${parsed.error.message}`);
   const { runId, owner, failedNode } = parsed.data;
   const run = await deps.store.getRun(runId);
@@ -82,8 +80,9 @@ let awsHandler: ((event: unknown) => Promise<RepairReport>) | undefined;
 export const handler = async (event: unknown): Promise<RepairReport> => {
   if (!awsHandler) {
     const { awsDeps } = await import('./aws-deps.ts');
-    const { store, llmConfig } = awsDeps();
-    const llm = llmFrom(await llmConfig());
+    const { secretAwareLlmConfig } = await import('../../adapters/anthropic-key.ts');
+    const { store } = awsDeps();
+    const llm = llmFrom(await secretAwareLlmConfig()());
     awsHandler = makeRepairHandler({ store, catalog: builtinCatalog, ...(llm ? { llm } : {}), model: repairModelFromEnv(), now: Date.now });
   }
   return awsHandler(event);

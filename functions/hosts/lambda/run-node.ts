@@ -1,11 +1,9 @@
-import type { z } from 'zod';
-import { closestMatch } from '../../core/closest-match.ts';
-import { InvalidInputError } from '../../core/errors.ts';
-import type { NodeRunner, RunnerResult } from '../../core/node-type.ts';
-import { AdvanceOutcomeSchema } from '../../core/state-io.ts';
-import { shrinkRunnerResult } from '../../adapters/blob-upload.ts';
-
-const RunEventSchema = AdvanceOutcomeSchema.options[0];
+import type * as z from 'zod';
+import { closestMatch } from '../../core/index.ts';
+import { InvalidInputError } from '../../core/index.ts';
+import type { NodeRunner, RunnerResult } from '../../core/index.ts';
+import { RunOutcomeSchema } from '../../core/index.ts';
+import { readParamsRef, shrinkRunnerResult } from '../../adapters/blob-upload.ts';
 
 const MAX_LISTED_ISSUES = 10;
 
@@ -36,7 +34,7 @@ export const describeParamIssues = (runner: NodeRunner, issues: readonly z.core.
 export const makeRunNodeHandler =
   (runner: NodeRunner) =>
   async (event: unknown): Promise<RunnerResult> => {
-    const parsed = RunEventSchema.safeParse(event);
+    const parsed = RunOutcomeSchema.safeParse(event);
     if (!parsed.success) {
       const problems = parsed.error.issues
         .slice(0, MAX_LISTED_ISSUES)
@@ -47,7 +45,8 @@ export const makeRunNodeHandler =
     if (node.type !== runner.type) {
       throw new InvalidInputError(`Bad RunNode event: node "${node.id}" has type "${node.type}", this handler runs "${runner.type}"`);
     }
-    const params = runner.paramsSchema.safeParse(node.params);
+    // Large params come by reference (a presigned GET on AWS): the runner reads them, it has no store access.
+    const params = runner.paramsSchema.safeParse(node.paramsRef ? await readParamsRef(node.paramsRef) : node.params);
     if (!params.success) {
       return {
         kind: 'failed',
@@ -59,5 +58,6 @@ export const makeRunNodeHandler =
         durationMs: 0,
       };
     }
-    return shrinkRunnerResult(await runner.run(params.data, { runId, nodeId: node.id, seq, cacheKey: node.cacheKey }), node.upload);
+    const context = { runId, nodeId: node.id, seq, cacheKey: node.cacheKey, ...(node.classification ? { classification: node.classification } : {}) };
+    return shrinkRunnerResult(await runner.run(params.data, context), node.upload);
   };

@@ -1,11 +1,12 @@
-import { z } from 'zod';
-import { ConfigurationError, InvalidInputError } from '../../core/errors.ts';
-import { cryptoIds, type Ids } from '../../core/ids.ts';
-import type { NodeCatalog } from '../../core/node-type.ts';
-import { prepareRun } from '../../core/prepare-run.ts';
-import { createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/run-lifecycle.ts';
-import { RunIdSchema } from '../../core/run-model.ts';
-import type { RunStore } from '../../core/run-store.ts';
+import * as z from 'zod';
+import { ConfigurationError, InvalidInputError } from '../../core/index.ts';
+import { cryptoIds, type Ids } from '../../core/index.ts';
+import type { NodeCatalog } from '../../core/index.ts';
+import { prepareRun } from '../../core/index.ts';
+import { DEFAULT_MAX_REPAIRS, newRunId } from '../../core/index.ts';
+import { RunIdSchema } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
+import { startRunOnce } from './start-once.ts';
 
 export const StartRunRequestSchema = z.strictObject({
   workflow: z.unknown(),
@@ -23,7 +24,8 @@ export type StartRunRequest = z.input<typeof StartRunRequestSchema>;
 export interface StartRunResult {
   runId: string;
   mode: 'express' | 'standard';
-  executionArn: string;
+  /** Absent when a retried start found its run already going. */
+  executionArn?: string;
 }
 
 export interface StartRunDeps {
@@ -52,14 +54,17 @@ export const makeStartRunHandler = (deps: StartRunDeps) => async (event: unknown
   const now = deps.now();
   const ids = deps.ids ?? cryptoIds;
   const runId = request.data.runId ?? newRunId(now, ids);
-  const owner = { id: `sfn-${runId}-${ids.hex(4)}`, since: now };
-  await createRun(deps.store, { runId, workflow, workflowName, params, owner, repairEnabled, maxRepairs, mode, now });
-  const executionArn = await deps.startExecution(
-    deps.stateMachines[mode],
-    runId,
-    JSON.stringify({ kind: 'start', runId, owner: owner.id }),
-  );
-  return { runId, mode, executionArn };
+  // Executions are named after their owner, so a resume (a new owner) can start the same run again.
+  let executionArn: string | undefined;
+  const launcher = {
+    newOwner: (id: string, since: number) => ({ id: `sfn-${id}-${ids.hex(4)}`, since }),
+    launch: async (launch: { runId: string; owner: { id: string }; mode: 'express' | 'standard' }) => {
+      const input = JSON.stringify({ kind: 'start', runId: launch.runId, owner: launch.owner.id });
+      executionArn = await deps.startExecution(deps.stateMachines[launch.mode], launch.owner.id, input);
+    },
+  };
+  const { run } = await startRunOnce({ store: deps.store, launcher, now: () => now }, { runId, workflow, workflowName, params, repairEnabled, maxRepairs, mode });
+  return { runId, mode: run.mode, ...(executionArn === undefined ? {} : { executionArn }) };
 };
 
 let awsHandler: ((event: unknown) => Promise<StartRunResult>) | undefined;
@@ -67,10 +72,10 @@ let awsHandler: ((event: unknown) => Promise<StartRunResult>) | undefined;
 /** Lambda entry (`aws lambda invoke --function-name <StartRunFunctionName> --payload '{"workflow": ...}'`). */
 export const handler = async (event: unknown): Promise<StartRunResult> => {
   if (!awsHandler) {
-    const [{ awsDeps }, { SFNClient, StartExecutionCommand }, { builtinCatalog }] = await Promise.all([
+    const [{ awsDeps }, { SFNClient, StartExecutionCommand }, { builtinSpecCatalog }] = await Promise.all([
       import('./aws-deps.ts'),
       import('@aws-sdk/client-sfn'),
-      import('../../nodes/catalog.ts'),
+      import('../../nodes/specs.ts'),
     ]);
     const { store, env } = awsDeps();
     if (!env.EXPRESS_STATE_MACHINE_ARN || !env.STANDARD_STATE_MACHINE_ARN) {
@@ -79,7 +84,7 @@ export const handler = async (event: unknown): Promise<StartRunResult> => {
     const sfn = new SFNClient({});
     awsHandler = makeStartRunHandler({
       store,
-      catalog: builtinCatalog,
+      catalog: builtinSpecCatalog,
       now: Date.now,
       stateMachines: { express: env.EXPRESS_STATE_MACHINE_ARN, standard: env.STANDARD_STATE_MACHINE_ARN },
       startExecution: async (stateMachineArn, name, input) => {

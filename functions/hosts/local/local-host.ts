@@ -1,23 +1,28 @@
 import '../../adapters/node20-polyfills.ts';
 import { hostname } from 'node:os';
-import { ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
-import type { BlobStore } from '../../core/blob-store.ts';
-import { buildDefinition, runnerStateName, STATE, type AslDefinition } from '../../core/definition.ts';
-import { EngineCache } from '../../core/engine-cache.ts';
-import type { ExecutionLimits } from '../../core/execution-limits.ts';
-import { cryptoIds, type Ids } from '../../core/ids.ts';
-import { StaleRunError } from '../../core/errors.ts';
-import type { Workflow } from '../../core/ir.ts';
-import { makeCatalog, type NodeRunner } from '../../core/node-type.ts';
-import { claimRun, createRun, newRunId, type ClaimOptions } from '../../core/run-lifecycle.ts';
-import type { Owner } from '../../core/run-model.ts';
-import { loadRunReport, type RunReport } from '../../core/run-report.ts';
-import type { RunStore } from '../../core/run-store.ts';
-import type { RepairReport } from '../../core/state-io.ts';
+import { ExecutionAbortedError, ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import * as z from 'zod';
+import type { BlobStore } from '../../core/index.ts';
+import { buildDefinition, runnerStateName, STATE, type AslDefinition } from '../../core/index.ts';
+import { EngineCache } from '../../core/index.ts';
+import type { ExecutionLimits } from '../../core/index.ts';
+import { cryptoIds, type Ids } from '../../core/index.ts';
+import { StaleRunError } from '../../core/index.ts';
+import type { Workflow } from '../../core/index.ts';
+import { makeCatalog, type NodeRunner } from '../../core/index.ts';
+import { InvalidInputError } from '../../core/index.ts';
+import { claimRun, createRun, markInterrupted, newRunId, type ClaimOptions } from '../../core/index.ts';
+import { RunIdSchema } from '../../core/index.ts';
+import type { Owner } from '../../core/index.ts';
+import { loadRunReport, type RunReport } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
+import type { RepairReport } from '../../core/index.ts';
 import { makeAdvanceHandler } from '../lambda/advance.ts';
+import { makeMarkInterruptedHandler } from '../lambda/mark-interrupted.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
-import { builtinRunners, makeBuiltinRunners } from '../../nodes/catalog.ts';
-import type { Limits } from '../../core/limits.ts';
+import { chooseMode, DEFAULT_EXECUTION_LIMITS, type Limits } from '../../core/index.ts';
+import { AWS_LIMITS, type AwsLimits, type ExecutionDeath, ExecutionGuard, stateOutput } from './aws-limits.ts';
+import { localRunners, makeLocalRunners } from '../../nodes/catalog.ts';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
@@ -36,7 +41,7 @@ export interface LocalHostOptions {
   retryIntervalMs?: number;
   executionLimits?: ExecutionLimits;
   /** Limits of runs and of the built-in runners (default: DEFAULT_LIMITS). */
-  limits?: Limits;
+  runLimits?: Limits;
   /** Step records the run item carries before they are written as their own items (see EngineDeps). */
   stepBatch?: number;
   now?: () => number;
@@ -44,6 +49,35 @@ export interface LocalHostOptions {
   ids?: Ids;
   /** The engine's caches; a new one per host when not given (tests pass one to observe it). */
   cache?: EngineCache;
+  /**
+   * Validate the definition as Step Functions does on deploy (default true). Validation compiles the
+   * ASL schema with ajv: about 2 s of CPU, so the CLI turns it off for each command; the definition is
+   * fixed by the build, and the tests validate it on every host they make.
+   */
+  validateDefinition?: boolean;
+  /** AWS's limits (payload size, Express duration, history length); tests shrink or keep them. */
+  limits?: Partial<AwsLimits>;
+  /**
+   * Called by the Continue state with the StartExecution request before the next execution is started:
+   * tests make it throw errors named as Step Functions names them (`StepFunctions.ThrottlingException`).
+   */
+  onStartExecution?: (request: StartExecutionRequest) => Promise<void> | void;
+}
+
+/** What the Continue state sends to `arn:aws:states:::states:startExecution` (its Parameters, evaluated). */
+export const StartExecutionRequestSchema = z.object({
+  StateMachineArn: z.string().startsWith('arn:'),
+  Name: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/, 'an execution name is 1-80 letters, digits, . _ or -'),
+  Input: z.object({ runId: RunIdSchema, owner: z.string().min(1), kind: z.literal('start') }),
+});
+export type StartExecutionRequest = z.infer<typeof StartExecutionRequestSchema>;
+
+/** An error Step Functions would report under `name` (a thrown error's name is its Error locally). */
+export class StepFunctionsError extends Error {
+  constructor(name: string, message: string) {
+    super(message);
+    this.name = name;
+  }
 }
 
 /**
@@ -62,6 +96,8 @@ export interface StartOptions {
   runId?: string;
   /** Which AWS state machine the run belongs on; locally it only changes the execution limits. */
   mode?: 'express' | 'standard';
+  /** Where file nodes resolve relative paths; the directory the run was started from by default. */
+  workspace?: string;
 }
 
 export type ResumeOptions = Omit<ClaimOptions, 'owner' | 'isAlive' | 'now'> & { force?: boolean };
@@ -99,15 +135,21 @@ export class LocalHost {
   private readonly handlers: Record<string, (input: never) => Promise<unknown>>;
   private readonly retryOverrides: Record<string, number>;
   private readonly now: () => number;
+  private readonly limits: AwsLimits;
+  private readonly definition: AslDefinition;
+  private readonly startedNames = new Set<string>();
+  /** Why the last execution died, if it hit one of AWS's limits. */
+  lastDeath: ExecutionDeath | undefined;
   private readonly ids: Ids;
-  /** Runs whose execution ended in Continue: each drive loop starts the next execution of its own run (serve drives many at once). */
-  private readonly continued = new Set<string>();
+  /** The input of the execution each run's Continue state started, by run id (serve drives many runs at once). */
+  private readonly next = new Map<string, Record<string, unknown>>();
 
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
     this.ids = options.ids ?? cryptoIds;
+    this.limits = { ...AWS_LIMITS, ...options.limits };
     this.store = new ObservedRunStore(options.store, options.onWrite);
-    const runners = options.runners ?? (options.limits ? makeBuiltinRunners(options.limits) : builtinRunners);
+    const runners = options.runners ?? (options.runLimits ? makeLocalRunners(options.runLimits) : localRunners);
     const catalog = makeCatalog(runners);
     const definition =
       options.definition ??
@@ -115,27 +157,31 @@ export class LocalHost {
         advance: 'arn:aws:lambda:us-east-1:000000000000:function:flowmend-advance',
         repair: 'arn:aws:lambda:us-east-1:000000000000:function:flowmend-repair',
         continueRun: 'arn:aws:states:::states:startExecution',
+        interrupted: 'arn:aws:lambda:us-east-1:000000000000:function:flowmend-mark-interrupted',
         runners: Object.fromEntries(runners.map((r) => [r.type, `arn:aws:lambda:us-east-1:000000000000:function:flowmend-run-${r.type}`])),
       });
-    this.machine = new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { noValidate: true } });
+    this.definition = definition;
+    this.machine = new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { noValidate: options.validateDefinition === false } });
     const engineDeps = {
       store: this.store, catalog, now: this.now, ids: this.ids, cache: options.cache ?? new EngineCache(),
       ...(options.blobs ? { blobs: options.blobs } : {}),
-      ...(options.executionLimits ? { executionLimits: options.executionLimits } : {}),
+      // The limits AWS runs with, so that a run continues locally where it would continue on AWS.
+      executionLimits: options.executionLimits ?? DEFAULT_EXECUTION_LIMITS,
       stepBatch: options.stepBatch ?? (options.store.commitAdvance ? 1 : LOCAL_STEP_BATCH),
-      ...(options.limits ? { runLimits: options.limits } : {}),
+      ...(options.runLimits ? { runLimits: options.runLimits } : {}),
     };
     const repair = options.makeRepairHandler?.({ store: this.store, runners }) ?? noRepair;
     this.handlers = {
       [STATE.advance]: makeAdvanceHandler(engineDeps),
       [STATE.repair]: repair,
-      [STATE.continueRun]: async (input: { Input?: { runId?: string } }) => {
-        if (input.Input?.runId !== undefined) this.continued.add(input.Input.runId);
-        return {};
-      },
+      [STATE.continueRun]: (request: unknown) => this.startExecution(request),
+      [STATE.interrupted]: makeMarkInterruptedHandler({ store: this.store, now: this.now }),
       ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), makeRunNodeHandler(r)])),
     };
-    this.retryOverrides = options.retryIntervalMs === undefined ? {} : Object.fromEntries(runners.map((r) => [runnerStateName(r.type), options.retryIntervalMs as number]));
+    this.retryOverrides =
+      options.retryIntervalMs === undefined
+        ? {}
+        : Object.fromEntries([...runners.map((r) => runnerStateName(r.type)), STATE.continueRun, STATE.advance, STATE.repair, STATE.interrupted].map((state) => [state, options.retryIntervalMs as number]));
   }
 
   /** Creates a run and drives it to its end. */
@@ -143,7 +189,9 @@ export class LocalHost {
     const now = this.now();
     const owner = localOwner(now, this.ids);
     const runId = spec.runId ?? newRunId(now, this.ids);
-    await createRun(this.store, { ...spec, runId, owner, now });
+    // As StartRun does on AWS: Express unless a node may run longer than an Express execution can wait.
+    const mode = spec.mode ?? chooseMode(spec.workflow, makeCatalog(this.options.runners ?? localRunners));
+    await createRun(this.store, { ...spec, mode, runId, owner, now, workspace: spec.workspace ?? process.cwd() });
     return this.drive(runId, owner.id);
   }
 
@@ -162,60 +210,113 @@ export class LocalHost {
 
   /**
    * Runs executions of the state machine for a run `owner` already holds, until the run stops continuing
-   * as a new one or `signal` aborts (a cancel: the execution stops where it is, as StopExecution does on AWS).
+   * as a new one or `signal` aborts (a cancel: the execution stops where it is, as StopExecution does on
+   * AWS). An execution that hits one of AWS's limits dies as it would on AWS, and the run is marked
+   * interrupted (resumable) as the stack's watcher marks it there.
    */
   async drive(runId: string, owner: string, signal?: AbortSignal): Promise<RunReport> {
+    const mode = (await this.store.getRun(runId))?.mode ?? 'express';
     let input: Record<string, unknown> = { kind: 'start', runId, owner };
+    this.lastDeath = undefined;
     for (;;) {
       if (signal?.aborted) break;
-      this.continued.delete(runId);
+      this.next.delete(runId);
       this.stats.executions += 1;
-      const execution = this.machine.run(input as never, {
-        overrides: { taskResourceLocalHandlers: this.countedHandlers() as never, retryIntervalOverrides: this.retryOverrides },
-        // The Continue state reads $$.StateMachine.Id (the machine starts itself); the local interpreter has no context unless given one.
-        context: { StateMachine: { Id: 'arn:aws:states:us-east-1:000000000000:stateMachine:flowmend-local', Name: 'flowmend-local' } },
-        noThrowOnAbort: true,
-      });
-      const abort = () => execution.abort();
-      signal?.addEventListener('abort', abort, { once: true });
-      try {
-        await execution.result;
-      } catch (error) {
-        if (!(error instanceof ExecutionError)) throw error;
-        const cause = (error as ExecutionError & { cause?: { name?: string; message?: string } }).cause;
-        if (cause?.name === 'StaleRunError') throw new StaleRunError(cause.message ?? `run ${runId} was taken over`);
-        if (cause?.name !== undefined && !['RunFailed', STATE.unknown].includes(cause.name) && !(await this.isFailedRun(runId))) {
-          throw new Error(`the local state machine failed: ${cause.name}: ${cause.message ?? ''}`, { cause: error });
-        }
-      } finally {
-        signal?.removeEventListener('abort', abort);
+      const guard = new ExecutionGuard(this.limits, mode, this.now(), this.now);
+      const death = guard.checkInput(input) ?? (await this.runExecution(runId, input, guard, signal));
+      if (death) {
+        this.lastDeath = death;
+        await markInterrupted(this.store, runId, { stoppedAt: this.now(), code: death.error, message: `${death.state}: ${death.cause}`, now: this.now() });
+        break;
       }
       // The execution ended in a Succeed or Fail state: one more transition.
       this.stats.transitions += 1;
-      if (!this.continued.delete(runId)) break;
-      input = { kind: 'start', runId, owner };
+      const next = this.next.get(runId);
+      this.next.delete(runId);
+      if (!next) break;
+      input = next;
     }
     const report = await this.report(runId);
     if (!report) throw new Error(`run ${runId} vanished from the store`);
     return report;
   }
 
+  /** One execution; returns why it died if it hit an AWS limit. */
+  private async runExecution(runId: string, input: Record<string, unknown>, guard: ExecutionGuard, signal?: AbortSignal): Promise<ExecutionDeath | undefined> {
+    let abort: () => void = () => undefined;
+    const execution = this.machine.run(input as never, {
+      overrides: { taskResourceLocalHandlers: this.guardedHandlers(guard, () => abort()) as never, retryIntervalOverrides: this.retryOverrides },
+      // The Continue state reads $$.StateMachine.Id (the machine starts itself); the local interpreter has no context unless given one.
+      context: { StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'flowmend-local' } },
+    });
+    abort = () => execution.abort();
+    // A cancel stops the execution where it is, as StopExecution does on AWS.
+    signal?.addEventListener('abort', abort, { once: true });
+    try {
+      await execution.result;
+    } catch (error) {
+      if (error instanceof ExecutionAbortedError) {
+        if (guard.death) return guard.death;
+        if (signal?.aborted) return undefined;
+      }
+      if (!(error instanceof ExecutionError)) throw error;
+      const cause = (error as ExecutionError & { cause?: { name?: string; message?: string } }).cause;
+      if (cause?.name === 'StaleRunError') throw new StaleRunError(cause.message ?? `run ${runId} was taken over`);
+      const ends = ['RunFailed', 'RunInterrupted', STATE.unknown];
+      if (cause?.name !== undefined && !ends.includes(cause.name) && !(await this.isFailedRun(runId))) {
+        throw new Error(`the local state machine failed: ${cause.name}: ${cause.message ?? ''}`, { cause: error });
+      }
+    } finally {
+      signal?.removeEventListener('abort', abort);
+    }
+    return undefined;
+  }
+
+  /** The Continue state's integration: checks the request as StartExecution would and starts the next execution. */
+  private async startExecution(raw: unknown): Promise<{ ExecutionArn: string; StartDate: string }> {
+    const parsed = StartExecutionRequestSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new InvalidInputError(`StartExecution request is not one Step Functions accepts: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    }
+    const request = parsed.data;
+    await this.options.onStartExecution?.(request);
+    if (this.startedNames.has(request.Name)) {
+      throw new StepFunctionsError('StepFunctions.ExecutionAlreadyExistsException', `Execution already exists: '${request.Name}'`);
+    }
+    this.startedNames.add(request.Name);
+    this.next.set(request.Input.runId, request.Input);
+    return { ExecutionArn: `${LOCAL_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${request.Name}`, StartDate: new Date(this.now()).toISOString() };
+  }
+
   private async isFailedRun(runId: string): Promise<boolean> {
     return (await this.store.getRun(runId))?.status === 'failed';
   }
 
-  /** Task handlers that also count transitions: each Task entered is one, plus the Route Choice after Advance. */
-  private countedHandlers(): Record<string, (input: never) => Promise<never>> {
+  /**
+   * Task handlers that count transitions (each Task entered is one, plus the Route Choice after Advance)
+   * and check AWS's limits on what each state would output; past one, the execution is aborted there.
+   */
+  private guardedHandlers(guard: ExecutionGuard, abort: () => void): Record<string, (input: never) => Promise<never>> {
     return Object.fromEntries(
       Object.entries(this.handlers).map(([state, handle]) => [
         state,
         async (input: never) => {
           this.stats.tasks[state] = (this.stats.tasks[state] ?? 0) + 1;
-          // Advance is always followed by Route (a Choice).
           this.stats.transitions += state === STATE.advance ? 2 : 1;
-          return (await handle(input)) as never;
+          const result = await handle(input);
+          const spec = this.definition.States[state] ?? {};
+          const output = stateOutput(input, result, 'ResultPath' in spec ? (spec.ResultPath as string | null) : undefined);
+          if (state === STATE.advance) guard.choice();
+          if (guard.afterTask(state, output)) {
+            abort();
+            // The execution is dead: nothing may follow this state (the abort settles the execution's result).
+            return new Promise<never>(() => undefined);
+          }
+          return result as never;
         },
       ]),
     );
   }
 }
+
+export const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:flowmend-local';

@@ -1,6 +1,6 @@
-import type { RunLauncher, LaunchRequest } from '../../core/run-launcher.ts';
-import type { Owner } from '../../core/run-model.ts';
-import { StaleRunError } from '../../core/errors.ts';
+import type { RunLauncher, LaunchRequest } from '../../core/index.ts';
+import type { Owner } from '../../core/index.ts';
+import { StaleRunError } from '../../core/index.ts';
 import { isLocalOwnerAlive, type LocalHost, localOwner } from './local-host.ts';
 
 /** Owners of runs that `flowmend serve` drives start with it, so a restarted serve knows which runs are its own. */

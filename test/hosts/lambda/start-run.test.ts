@@ -30,7 +30,8 @@ describe('start-run handler', () => {
     expect(result.mode).toBe('express');
     const run = await store.getRun(result.runId);
     expect(run).toMatchObject({ status: 'running', workflowName: 'hello', mode: 'express' });
-    expect(started).toEqual([{ arn: machines.express, name: result.runId, input: { kind: 'start', runId: result.runId, owner: run?.owner?.id } }]);
+    expect(started).toEqual([{ arn: machines.express, name: run?.owner?.id, input: { kind: 'start', runId: result.runId, owner: run?.owner?.id } }]);
+    expect(run?.owner?.id).toMatch(new RegExp(`^sfn-${result.runId}-[0-9a-f]{8}$`));
   });
 
   it('starts a run with a node that may outlast an Express execution on Standard, or where asked', async () => {
@@ -66,5 +67,36 @@ describe('start-run handler', () => {
     const { runId } = await handler({ workflow, params: { count: '3' } });
     expect((await store.getRun(runId))?.params).toEqual({ count: 3, name: 'world' });
     await expect(handler({ workflow })).rejects.toThrow(/missing required input 'count'/);
+  });
+
+  it('answers a retried start of the same run id with the run it wrote, starting no second execution once it advanced', async () => {
+    const { store, started, handler } = setup();
+    const first = await handler({ workflow: echo(), workflowName: 'hello', runId: 'retried-run-1' });
+    const run = await store.getRun('retried-run-1');
+    if (!run) throw new Error('run missing');
+    // The first execution's first Advance wrote its run_started event.
+    await store.putRun({ ...run, eventSeq: 1 }, { ownerId: run.owner?.id ?? '' });
+    const again = await handler({ workflow: echo(), workflowName: 'hello', runId: 'retried-run-1' });
+    expect(again).toEqual({ runId: first.runId, mode: 'express' });
+    expect(started).toHaveLength(1);
+  });
+
+  it('starts a retried run that no execution advanced under a new owner, so an execution the first try started stops', async () => {
+    const { store, started, handler } = setup();
+    await handler({ workflow: echo(), runId: 'retried-run-2' });
+    const firstOwner = (await store.getRun('retried-run-2'))?.owner?.id;
+    await handler({ workflow: echo(), runId: 'retried-run-2' });
+    const secondOwner = (await store.getRun('retried-run-2'))?.owner?.id;
+    expect(secondOwner).not.toBe(firstOwner);
+    expect(started.map((s) => s.name)).toEqual([firstOwner, secondOwner]);
+  });
+
+  it('refuses a run id already taken by another workflow or other params, and starts nothing', async () => {
+    const { started, handler } = setup();
+    const greet = { inputs: { name: { type: 'string' } }, nodes: [{ id: 'a', type: 'shell', params: { command: 'echo ${name}' } }] };
+    await handler({ workflow: greet, runId: 'taken-run-1', params: { name: 'ada' } });
+    await expect(handler({ workflow: echo(30), runId: 'taken-run-1' })).rejects.toThrow(/run id 'taken-run-1' is taken/);
+    await expect(handler({ workflow: greet, runId: 'taken-run-1', params: { name: 'bob' } })).rejects.toThrow(/run id 'taken-run-1' is taken/);
+    expect(started).toHaveLength(1);
   });
 });

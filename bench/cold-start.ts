@@ -1,0 +1,89 @@
+// Cold start of each Lambda: bundles every handler exactly as `cdk deploy` does (esbuild with the
+// options of infra/bundle-options.ts), then, in a fresh Node process per bundle, times the import
+// and the first call (fed a bad event, so it builds its clients and then throws, and the error's
+// stack is read as the Lambda runtime does when it logs it). Prints bytes and ms; no assertions.
+// `BENCH_SOURCE_MAPS=1` measures the old setting (linked .map files and --enable-source-maps).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { ESM_REQUIRE_SHIM, LAMBDA_NODE_TARGET } from '../infra/bundle-options.ts';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SOURCE_MAPS = process.env.BENCH_SOURCE_MAPS === '1';
+const lambdaDir = fileURLToPath(new URL('../functions/hosts/lambda/', import.meta.url));
+const handlers = readdirSync(lambdaDir)
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.replace(/\.ts$/, ''))
+  .filter((name) => !['aws-deps', 'run-node'].includes(name) && !name.endsWith('-deps'));
+
+/** What the stack puts in each function's environment (values that need no network to build clients). */
+const FAKE_ENV = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  TABLE_NAME: 'bench-table',
+  BUCKET_NAME: 'bench-bucket',
+  EXPRESS_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:bench-express',
+  STANDARD_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:bench-standard',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};
+
+// Runs in the child: import, then one call with an event no handler accepts.
+const PROBE = `
+const t0 = performance.now();
+const mod = await import(process.argv[1]);
+const t1 = performance.now();
+let stackChars = 0;
+try { await mod.handler({ bench: true }); } catch (error) { stackChars = String(error.stack).length; }
+const t2 = performance.now();
+console.log(JSON.stringify({ importMs: t1 - t0, firstCallMs: t2 - t1, stackChars }));
+`;
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/** Median import and first-call times of a bundle over ROUNDS fresh processes. */
+const probe = (file: string): { importMs: number; callMs: number } => {
+  const runs = Array.from({ length: ROUNDS }, () => {
+    const stdout = execFileSync(process.execPath, [...(SOURCE_MAPS ? ['--enable-source-maps'] : []), '--input-type=module', '-e', PROBE, pathToFileURL(file).href], {
+      env: { PATH: process.env.PATH ?? '', ...FAKE_ENV },
+      encoding: 'utf8',
+    });
+    return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { importMs: number; firstCallMs: number };
+  });
+  return { importMs: median(runs.map((r) => r.importMs)), callMs: median(runs.map((r) => r.firstCallMs)) };
+};
+
+const out = mkdtempSync(join(tmpdir(), 'flowmend-cold-'));
+try {
+  console.log(`cold start per Lambda: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, median of ${ROUNDS} fresh processes, source maps ${SOURCE_MAPS ? 'ON' : 'off'}, load average ${loadavg()[0]?.toFixed(1)}`);
+  console.log(`${'lambda'.padEnd(14)} ${'bundle KB'.padStart(10)} ${'import ms'.padStart(10)} ${'1st call ms'.padStart(12)}`);
+  // An empty module, timed the same way: what this machine charges any import right now.
+  const empty = join(out, 'empty.mjs');
+  writeFileSync(empty, 'export const handler = async () => { throw new Error("empty"); };\n');
+  const base = probe(empty);
+  console.log(`${'(empty)'.padEnd(14)} ${'0'.padStart(10)} ${base.importMs.toFixed(1).padStart(10)} ${base.callMs.toFixed(1).padStart(12)}`);
+  for (const name of handlers) {
+    const outfile = join(out, name, 'index.mjs');
+    await build({
+      entryPoints: [join(lambdaDir, `${name}.ts`)],
+      outfile,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: LAMBDA_NODE_TARGET,
+      mainFields: ['module', 'main'],
+      minify: true,
+      sourcemap: SOURCE_MAPS,
+      banner: { js: ESM_REQUIRE_SHIM },
+      logLevel: 'error',
+    });
+    const kb = statSync(outfile).size / 1024;
+    const { importMs, callMs } = probe(outfile);
+    console.log(`${name.padEnd(14)} ${kb.toFixed(0).padStart(10)} ${importMs.toFixed(1).padStart(10)} ${callMs.toFixed(1).padStart(12)}`);
+  }
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}

@@ -1,0 +1,49 @@
+// The one entry to core for the other layers (nodes, adapters, hosts, infra, bench): an explicit list,
+// so that what core offers is visible in one place. test/architecture/boundaries.test.ts checks that
+// nothing outside core (tests of core internals aside) imports a core module directly.
+
+export { commitAdvance, commitOneByOne } from './advance-commit.ts';
+export { BLOB_PREFIX, blobMarker, type BlobRef, blobRefIn, blobRefOf, type BlobStore, type BlobUpload, MAX_INLINE_OUTPUT_BYTES, type ParamsRef, stepBlobKey, utf8Length } from './blob-store.ts';
+export { type CancelResult, cancelRun } from './cancel-run.ts';
+export { sampleOf } from './classify.ts';
+export { closestMatch } from './closest-match.ts';
+export { type AslDefinition, buildDefinition, REPAIR_MAX_S, runnerStateName, STATE, TASK_TIMEOUT_MARGIN_S, type TaskTimeouts } from './definition.ts';
+export { EngineCache } from './engine-cache.ts';
+export { advanceRun, type EngineDeps } from './engine.ts';
+export { BlobPathError, ConfigurationError, CorruptItemError, FlowmendError, InvalidInputError, ItemTooLargeError, RunBusyError, RunNotFoundError, StaleRunError, StoreError, StoreUnavailableError, TransientError } from './errors.ts';
+export { chooseMode, DEFAULT_EXECUTION_LIMITS, type ExecutionLimits } from './execution-limits.ts';
+export { classifyHttpStatus } from './http-status.ts';
+export { cryptoIds, type Ids } from './ids.ts';
+export { prepareInputs } from './inputs.ts';
+export { type Workflow, type WorkflowInput, WorkflowSchema } from './ir.ts';
+export { openJsonText } from './json-text.ts';
+export { MemoryRunStore } from './memory-run-store.ts';
+export { type LlmUsage, makeCatalog, type NodeCatalog, type NodeRunner, type NodeTypeSpec, type RunContext, type RunnerResult } from './node-type.ts';
+export { checkRunPatch } from './patch-run.ts';
+export { prepareRun, type RunRequest, type RunSpec } from './prepare-run.ts';
+export { ProgressCursorSchema, type ProgressEvent, readProgress } from './progress-feed.ts';
+export { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, type Schedule, ScheduleSchema, WorkflowNameSchema, type WorkflowSummary, type WorkflowVersion, WorkflowVersionSchema } from './registry-model.ts';
+export { type IdempotencyClaim, type RegistryStore } from './registry-store.ts';
+export { applyManualPatch, completedNodes, planRepair, type RepairFailure } from './repair/index.ts';
+export { type RepairLlm, type RepairLlmReply, type RepairLlmRequest } from './repair/types.ts';
+export { type LaunchRequest, type RunLauncher } from './run-launcher.ts';
+export { type ClaimOptions, claimRun, createRun, DEFAULT_MAX_REPAIRS, type InterruptOutcome, markInterrupted, newRunId } from './run-lifecycle.ts';
+export { type IrVersionItem, IrVersionItemSchema, type NodeRecord, NodeRecordSchema, type Owner, type RunEvent, RunEventSchema, RunIdSchema, type RunItem, RunItemSchema, type RunStatus, RunStatusSchema } from './run-model.ts';
+export { loadRunReport, recordsOfRun, type RunReport } from './run-report.ts';
+export { type AdvanceCommit, type RunStore, type RunWriteCondition } from './run-store.ts';
+export { type AdvanceOutcome, RepairOutcomeSchema, type RepairReport, RunOutcomeSchema, TaskErrorSchema } from './state-io.ts';
+export { copyStoredValue, sameStoredValue } from './stored-value.ts';
+export { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from './validate.ts';
+export { type ValidationIssue } from './validation-issue.ts';
+export { isRecord } from './json-text.ts';
+export { isHttpServer, MCP_TYPE, McpConfigFileSchema, type McpServer, type McpServers, McpServerSchema } from './mcp-servers.ts';
+export { type PflowFormOptions } from './pflow-forms.ts';
+export { type NewRun } from './run-lifecycle.ts';
+export { changeOf, loadRunView } from './run-view.ts';
+export { SCHEDULE_EXPRESSION, scheduledIdempotencyKey, ScheduledStartEventSchema, SCHEDULER_TIME_PLACEHOLDER } from './scheduled-start-event.ts';
+export { findTemplates } from './templates.ts';
+export { formatIssuePath } from './validation-issue.ts';
+
+export { DEFAULT_LIMITS, LIMIT_VARIABLES, LimitConfigError, type Limits, LimitsSchema, limitsFrom } from './limits.ts';
+export { REDACTED, Redactor } from './redactor.ts';
+export { RedactingRunStore, SECRET_INPUT_MARK } from './redacting-run-store.ts';

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+/**
+ * What a schedule sends to the scheduled-start Lambda: EventBridge Scheduler fills `scheduledTime`
+ * from `<aws.scheduler.scheduled-time>`, an EventBridge rule from the event's `time`. The same
+ * scheduled time always makes the same idempotency key, so a re-delivered event starts one run.
+ */
+export const ScheduledStartEventSchema = z.strictObject({
+  workflowName: z.string().min(1).max(64),
+  /** An inline workflow (schedules kept as code); without it, the registered workflow of that name. */
+  workflow: z.unknown().optional(),
+  /** A registered version; the latest when absent. */
+  version: z.number().int().positive().optional(),
+  params: z.record(z.string(), z.unknown()).default({}),
+  scheduledTime: z.iso.datetime({ offset: true }),
+});
+export type ScheduledStartEvent = z.infer<typeof ScheduledStartEventSchema>;
+
+/** The placeholder EventBridge Scheduler replaces with the time a schedule fired for (ISO 8601, UTC). */
+export const SCHEDULER_TIME_PLACEHOLDER = '<aws.scheduler.scheduled-time>';
+
+/** One run per schedule and fire time. */
+export const scheduledIdempotencyKey = (event: Pick<ScheduledStartEvent, 'workflowName' | 'scheduledTime'>): string =>
+  `schedule:${event.workflowName}:${new Date(event.scheduledTime).toISOString()}`;
+
+/** EventBridge Scheduler's expression syntax; EventBridge rules accept only the first two. */
+export const SCHEDULE_EXPRESSION = /^(cron\([^()]+\)|rate\(\d+ (minute|minutes|hour|hours|day|days)\)|at\(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\))$/;

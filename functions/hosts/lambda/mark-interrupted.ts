@@ -1,0 +1,126 @@
+import { gunzipSync } from 'node:zlib';
+import * as z from 'zod';
+import { InvalidInputError } from '../../core/index.ts';
+import { markInterrupted, type InterruptOutcome } from '../../core/index.ts';
+import { RunIdSchema } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
+import { TaskErrorSchema } from '../../core/index.ts';
+
+/**
+ * The watcher: marks a run `interrupted` when the execution advancing it died, from any of three sources:
+ * - the Continue state's Catch (the next execution could not be started), with the run's owner;
+ * - EventBridge's "Step Functions Execution Status Change" (Standard executions that failed, timed out or were aborted);
+ * - the Express machine's log group, through a subscription filter on the execution's end events
+ *   (Express executions send no EventBridge events; their ERROR-level log has them).
+ * An execution's name is `<runId>` (StartRun) or `<runId>.<rev>` (Continue), so each source names the run.
+ */
+
+/** The Continue state's Catch: the Interrupted Task's Parameters. */
+const FromContinueSchema = z.object({ source: z.literal('continue'), runId: RunIdSchema, owner: z.string(), error: TaskErrorSchema });
+
+const EXECUTION_END_STATUSES = ['FAILED', 'TIMED_OUT', 'ABORTED'] as const;
+const FromEventBridgeSchema = z.object({
+  source: z.literal('aws.states'),
+  'detail-type': z.literal('Step Functions Execution Status Change'),
+  time: z.string().optional(),
+  detail: z.object({
+    name: z.string(),
+    status: z.string(),
+    stopDate: z.number().nullish(),
+    error: z.string().nullish(),
+    cause: z.string().nullish(),
+  }),
+});
+
+const FromLogsSchema = z.object({ awslogs: z.object({ data: z.string() }) });
+const LogsPayloadSchema = z.object({ logEvents: z.array(z.object({ timestamp: z.number(), message: z.string() })) });
+/** One Step Functions log record (the fields the watcher reads). */
+const ExecutionLogSchema = z.object({
+  type: z.string(),
+  execution_arn: z.string(),
+  event_timestamp: z.union([z.string(), z.number()]).optional(),
+  details: z.object({ error: z.string().nullish(), cause: z.string().nullish() }).partial().nullish(),
+});
+/** Log record types that end an execution without the run recording its end. */
+export const EXECUTION_END_LOG_TYPES = ['ExecutionFailed', 'ExecutionTimedOut', 'ExecutionAborted'] as const;
+
+export interface StoppedExecution {
+  runId: string;
+  ownerId?: string;
+  stoppedAt: number;
+  code: string;
+  message: string;
+}
+
+/** The run an execution served, from its name; undefined for an execution flowmend did not name. */
+export const runIdOfExecution = (name: string): string | undefined => {
+  const parsed = RunIdSchema.safeParse(name.split('.')[0]);
+  return parsed.success ? parsed.data : undefined;
+};
+
+/** The execution name inside an execution ARN (Standard `...:execution:<sm>:<name>`, Express `...:express:<sm>:<name>:<id>`). */
+export const executionNameOfArn = (arn: string): string => arn.split(':')[7] ?? '';
+
+/** What stopped, from whichever source called; throws InvalidInputError naming what was expected. */
+export const stoppedExecutions = (event: unknown, now: number): StoppedExecution[] => {
+  const fromContinue = FromContinueSchema.safeParse(event);
+  if (fromContinue.success) {
+    const { runId, owner, error } = fromContinue.data;
+    return [{ runId, ownerId: owner, stoppedAt: now, code: error.Error, message: `its next execution could not be started (${error.Error}${error.Cause ? `: ${error.Cause}` : ''})` }];
+  }
+  const fromRule = FromEventBridgeSchema.safeParse(event);
+  if (fromRule.success) {
+    const { detail, time } = fromRule.data;
+    const runId = runIdOfExecution(detail.name);
+    if (runId === undefined || !(EXECUTION_END_STATUSES as readonly string[]).includes(detail.status)) return [];
+    return [{ runId, stoppedAt: detail.stopDate ?? (time ? Date.parse(time) : now), code: detail.error ?? `States.${detail.status}`, message: `execution ${detail.name} ${detail.status.toLowerCase().replace('_', ' ')}${detail.cause ? ` (${detail.cause})` : ''}` }];
+  }
+  const fromLogs = FromLogsSchema.safeParse(event);
+  if (fromLogs.success) {
+    const payload = LogsPayloadSchema.parse(JSON.parse(gunzipSync(Buffer.from(fromLogs.data.awslogs.data, 'base64')).toString('utf8')));
+    return payload.logEvents.flatMap((logEvent) => {
+      const record = ExecutionLogSchema.safeParse(JSON.parse(logEvent.message));
+      if (!record.success || !(EXECUTION_END_LOG_TYPES as readonly string[]).includes(record.data.type)) return [];
+      const name = executionNameOfArn(record.data.execution_arn);
+      const runId = runIdOfExecution(name);
+      if (runId === undefined) return [];
+      const code = record.data.details?.error ?? (record.data.type === 'ExecutionTimedOut' ? 'States.Timeout' : record.data.type);
+      return [{ runId, stoppedAt: logEvent.timestamp, code, message: `execution ${name}: ${record.data.type}${record.data.details?.cause ? ` (${record.data.details.cause})` : ''}` }];
+    });
+  }
+  throw new InvalidInputError(
+    'the interrupted-run watcher got an event it cannot read: expected the Continue state\'s {source: "continue", runId, owner, error}, ' +
+      'an EventBridge "Step Functions Execution Status Change" event, or a CloudWatch Logs subscription {awslogs: {data}}',
+  );
+};
+
+export interface MarkInterruptedDeps {
+  store: RunStore;
+  now: () => number;
+}
+
+/** The Interrupted Task and the watcher Lambda: marks each run whose execution died. */
+export const makeMarkInterruptedHandler = (deps: MarkInterruptedDeps) => async (event: unknown): Promise<{ runs: Record<string, InterruptOutcome> }> => {
+  const runs: Record<string, InterruptOutcome> = {};
+  for (const stopped of stoppedExecutions(event, deps.now())) {
+    runs[stopped.runId] = await markInterrupted(deps.store, stopped.runId, {
+      ...(stopped.ownerId === undefined ? {} : { ownerId: stopped.ownerId }),
+      stoppedAt: stopped.stoppedAt,
+      code: stopped.code,
+      message: stopped.message,
+      now: deps.now(),
+    });
+  }
+  return { runs };
+};
+
+let awsHandler: ((event: unknown) => Promise<{ runs: Record<string, InterruptOutcome> }>) | undefined;
+
+/** Lambda entry. Env: the store's (aws-deps). */
+export const handler = async (event: unknown): Promise<{ runs: Record<string, InterruptOutcome> }> => {
+  if (!awsHandler) {
+    const { awsDeps } = await import('./aws-deps.ts');
+    awsHandler = makeMarkInterruptedHandler({ store: awsDeps().store, now: Date.now });
+  }
+  return awsHandler(event);
+};

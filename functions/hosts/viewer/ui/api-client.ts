@@ -1,0 +1,104 @@
+import { z } from 'zod';
+
+/**
+ * The API's answers as the page uses them. Parsed loosely (unknown keys pass) so a newer API with
+ * more fields still works; a missing field the page needs is a clear error, not a blank page.
+ */
+const CategorySchema = z.string();
+
+const ErrorEntrySchema = z.object({ node_id: z.string().optional(), category: CategorySchema, code: z.string(), message: z.string() });
+
+const ViewNodeSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  status: z.string(),
+  visits: z.number(),
+  seq: z.number().optional(),
+  action: z.string().optional(),
+  duration_ms: z.number().optional(),
+  total_duration_ms: z.number(),
+  outputs: z.unknown().optional(),
+  error: z.object({ code: z.string(), message: z.string(), category: CategorySchema.optional() }).optional(),
+  repaired: z.boolean(),
+});
+export type ViewNode = z.infer<typeof ViewNodeSchema>;
+
+const ViewEdgeSchema = z.object({ from: z.string(), to: z.string(), action: z.string(), taken: z.number() });
+export type ViewEdge = z.infer<typeof ViewEdgeSchema>;
+
+const ViewVersionSchema = z.object({
+  version: z.number(),
+  source: z.string(),
+  reason: z.string(),
+  created_at: z.string(),
+  nodes_changed: z.array(z.string()),
+  diff: z.array(z.string()),
+  tokens: z.object({ input: z.number(), output: z.number() }),
+  cost_usd: z.number(),
+});
+export type ViewVersion = z.infer<typeof ViewVersionSchema>;
+
+const UsageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number(), cost_usd: z.number() });
+
+export const RunViewSchema = z.object({
+  run_id: z.string(),
+  change: z.string(),
+  report: z.object({
+    status: z.string(),
+    workflow: z.string(),
+    result: z.unknown(),
+    errors: z.array(ErrorEntrySchema),
+    warnings: z.array(ErrorEntrySchema),
+    current: z.object({ node_id: z.string(), seq: z.number(), started_at: z.string() }).optional(),
+    steps: z.array(z.object({ node_id: z.string(), seq: z.number().optional(), status: z.string(), action: z.string().optional(), duration_ms: z.number(), repaired: z.boolean(), interrupted: z.boolean(), error: z.string().optional() })),
+    metrics: z.object({ duration_ms: z.number(), nodes_executed: z.number(), nodes_cached: z.number(), llm: UsageSchema, repair: UsageSchema, total_cost_usd: z.number() }),
+  }),
+  graph: z.object({ start_node: z.string(), nodes: z.array(ViewNodeSchema), edges: z.array(ViewEdgeSchema) }),
+  versions: z.array(ViewVersionSchema),
+});
+export type RunView = z.infer<typeof RunViewSchema>;
+
+const RunSummarySchema = z.object({ run_id: z.string(), status: z.string(), workflow: z.string(), created_at: z.string() });
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+export const RunListSchema = z.object({ runs: z.array(RunSummarySchema), next: z.string().nullish() });
+
+const ApiErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+/** A failed call, with the API's own message when it sent one. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+const call = async <T>(schema: z.ZodType<T>, path: string, init: RequestInit = {}): Promise<T> => {
+  const response = await fetch(path, { ...init, headers: { accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}) } });
+  const body: unknown = await response.json().catch(() => undefined);
+  if (!response.ok) {
+    const api = ApiErrorSchema.safeParse(body);
+    throw new ApiError(api.success ? api.data.error.message : `${init.method ?? 'GET'} ${path} answered ${response.status}`, response.status);
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new ApiError(`unexpected answer from ${path}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, response.status);
+  return parsed.data;
+};
+
+export const fetchRuns = (filter: { workflow?: string; status?: string }): Promise<z.infer<typeof RunListSchema>> => {
+  const query = new URLSearchParams({ limit: '100' });
+  if (filter.workflow) query.set('workflow', filter.workflow);
+  if (filter.status) query.set('status', filter.status);
+  return call(RunListSchema, `/runs?${query}`);
+};
+
+/** The run page's data; with `after`, waits (up to `waitS`) until the run changes from that state. */
+export const fetchRunView = (runId: string, after?: string, waitS = 20, signal?: AbortSignal): Promise<RunView> => {
+  const query = after === undefined ? '' : `?${new URLSearchParams({ after, wait_s: String(waitS) })}`;
+  return call(RunViewSchema, `/runs/${encodeURIComponent(runId)}/view${query}`, signal ? { signal } : {});
+};
+
+export const postRunAction = (runId: string, action: 'resume' | 'cancel'): Promise<unknown> =>
+  call(z.unknown(), `/runs/${encodeURIComponent(runId)}/${action}`, { method: 'POST', body: '{}' });

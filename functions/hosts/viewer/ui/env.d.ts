@@ -1,0 +1,2 @@
+/** esbuild bundles an imported stylesheet into viewer.css. */
+declare module '*.css';

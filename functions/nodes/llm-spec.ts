@@ -1,0 +1,35 @@
+import * as z from 'zod';
+import type { NodeTypeSpec } from '../core/index.ts';
+
+/**
+ * What the engine knows of the llm node without the Anthropic SDK: the engine and StartRun Lambdas
+ * validate and time llm nodes from this, and only the runner (llm.ts) bundles the SDK.
+ */
+export const DEFAULT_LLM_MODEL = 'claude-haiku-4-5';
+export const DEFAULT_TIMEOUT_S = 120;
+
+export const LlmParamsSchema = z.strictObject({
+  prompt: z.string({ error: 'prompt is required: the text sent to the model' }).min(1, 'prompt must not be empty'),
+  system: z.string({ error: 'system must be a string' }).optional(),
+  model: z.string({ error: 'model must be a model id such as "claude-haiku-4-5"' }).min(1).optional(),
+  max_tokens: z.number({ error: 'max_tokens must be a number' }).int('max_tokens must be a whole number').positive().default(1024),
+  temperature: z.number({ error: 'temperature must be a number' }).min(0, 'temperature is 0 to 1').max(1, 'temperature is 0 to 1').optional(),
+  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive().optional(),
+  /** pflow's images: http(s) or data: URLs, or image files in the workspace (see llm-images.ts). */
+  images: z.array(z.string().min(1, 'an image is a URL or a file path'), { error: 'images must be an array of URLs or file paths' }).optional(),
+  /** Reserved: the run's workspace, where image files are read (the local host). */
+  __workspace: z.string().optional(),
+});
+export type LlmParams = z.infer<typeof LlmParamsSchema>;
+
+export const timeoutOf = (params: Record<string, unknown>): number =>
+  typeof params.timeout_s === 'number' && params.timeout_s > 0 ? params.timeout_s : DEFAULT_TIMEOUT_S;
+
+export const llmSpec: NodeTypeSpec = {
+  type: 'llm',
+  paramsSchema: LlmParamsSchema,
+  outputKeys: ['response', 'usage', 'stop_reason'],
+  sideEffects: () => false,
+  timeoutS: timeoutOf,
+  capabilities: { apiResponse: true },
+};

@@ -1,0 +1,49 @@
+import { readFile, stat } from 'node:fs/promises';
+import { z } from 'zod';
+import type { NodeRunner, RunnerResult } from '../core/index.ts';
+import { failedFor, pathParam, resolveInWorkspace, WorkspaceParamSchema, WorkspacePathError } from './workspace.ts';
+
+/** Larger files would not fit a run record even as a blob reference worth keeping; read them with a shell node. */
+const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+
+export const ReadFileParamsSchema = z.strictObject({
+  file_path: pathParam('file_path'),
+  /** "utf-8" (text; a file that is not text comes back as base64) or "base64". */
+  encoding: z.enum(['utf-8', 'utf8', 'base64', 'binary'], { error: 'encoding is "utf-8" or "base64"' }).default('utf-8'),
+  max_bytes: z.number().int().positive().optional(),
+  __workspace: WorkspaceParamSchema,
+});
+
+const isText = (data: Buffer): boolean => !data.includes(0) && Buffer.from(data.toString('utf8'), 'utf8').equals(data);
+
+export const readFileRunner: NodeRunner = {
+  type: 'read-file',
+  paramsSchema: ReadFileParamsSchema,
+  outputKeys: ['content', 'content_is_binary', 'file_path', 'size_bytes'],
+  sideEffects: () => false,
+  timeoutS: () => 30,
+  run: async (raw): Promise<RunnerResult> => {
+    const params = ReadFileParamsSchema.parse(raw);
+    const started = performance.now();
+    try {
+      const path = await resolveInWorkspace(params.__workspace, params.file_path);
+      const info = await stat(path).catch(() => undefined);
+      if (info === undefined) throw new WorkspacePathError('FILE_NOT_FOUND', `no file '${params.file_path}' in the workspace`, params.file_path);
+      if (!info.isFile()) throw new WorkspacePathError('NOT_A_FILE', `'${params.file_path}' is not a regular file`, params.file_path);
+      const max = params.max_bytes ?? DEFAULT_MAX_BYTES;
+      if (info.size > max) {
+        return { kind: 'failed', error: { code: 'FILE_TOO_LARGE', message: `'${params.file_path}' is ${info.size} bytes, more than max_bytes ${max}`, details: { size_bytes: info.size, max_bytes: max } }, durationMs: performance.now() - started };
+      }
+      const data = await readFile(path);
+      const binary = params.encoding === 'base64' || params.encoding === 'binary' || !isText(data);
+      return {
+        kind: 'ok',
+        outputs: { content: binary ? data.toString('base64') : data.toString('utf8'), content_is_binary: binary, file_path: path, size_bytes: data.length },
+        action: 'default',
+        durationMs: performance.now() - started,
+      };
+    } catch (error) {
+      return failedFor(error, performance.now() - started);
+    }
+  },
+};

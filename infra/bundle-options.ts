@@ -1,0 +1,18 @@
+/**
+ * How every Lambda is bundled, in one place so that `bench/cold-start.ts` measures the very bundles
+ * `cdk deploy` uploads (the construct passes these to NodejsFunction, the bench to esbuild).
+ */
+
+// An ESM bundle has no `require`; CommonJS dependencies that require Node built-ins need this shim.
+export const ESM_REQUIRE_SHIM =
+  "import { createRequire as __flowmendCreateRequire } from 'node:module'; const require = __flowmendCreateRequire(import.meta.url);";
+
+/** The Lambda runtime's Node major; esbuild targets it. */
+export const LAMBDA_NODE_TARGET = 'node24';
+
+/**
+ * No source maps in production: with `--enable-source-maps` the first `error.stack` of a cold start
+ * parsed megabytes of maps (230-390 ms), and errors are ordinary control flow here (stale writes).
+ * Stacks name minified functions; the messages and the run's own events say what failed.
+ */
+export const LAMBDA_SOURCE_MAP = false;
