@@ -5,6 +5,7 @@ import { errorSignature } from './error-signature.ts';
 import { InvalidInputError } from './errors.ts';
 import { mustContinueBefore, REPAIR_MAX_S } from './execution-limits.ts';
 import { FILE_NODE_TYPES } from './file-node-types.ts';
+import { DEFAULT_LIMITS, LIMIT_VARIABLES } from './limits.ts';
 import { MCP_TYPE } from './mcp-servers.ts';
 import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import type { RunError, RunItem } from './run-model.ts';
@@ -102,6 +103,8 @@ export class Advance {
       return this.fail({ node_id: nodeId, category: 'validation', code: 'UNKNOWN_NODE_TYPE', message: `node '${nodeId}' has unknown type '${node.type}'`, fixable: true });
     }
     const visit = (this.run.visits[nodeId] ?? 0) + 1;
+    const overLimit = this.runLimitReached(nodeId, visit);
+    if (overLimit) return this.fail(overLimit);
     const nodes = options.nodes ?? (await this.referencedOutputs(node.params));
     let params: Record<string, unknown>;
     try {
@@ -154,14 +157,27 @@ export class Advance {
     };
   }
 
+  /** A run that has used its node visits or its events stops with a clear, non-repairable error. */
+  private runLimitReached(nodeId: string, visit: number): RunError | undefined {
+    const limits = this.deps.runLimits ?? DEFAULT_LIMITS;
+    const stop = (code: string, message: string): RunError => ({ node_id: nodeId, category: 'non_repairable', code, message, fixable: false, details: { visit } });
+    if (this.run.seq >= limits.maxNodeVisits) {
+      return stop('NODE_VISIT_LIMIT', `the run stopped before visit ${visit} of node '${nodeId}': it has made ${this.run.seq} node visits, the limit (${LIMIT_VARIABLES.maxNodeVisits}=${limits.maxNodeVisits}). A cycle with no exit? Give the loop an edge out of it, or raise the limit`);
+    }
+    if (this.run.eventSeq >= limits.maxEvents) {
+      return stop('EVENT_LIMIT', `the run stopped before visit ${visit} of node '${nodeId}': it has written ${this.run.eventSeq} events, the limit (${LIMIT_VARIABLES.maxEvents}=${limits.maxEvents})`);
+    }
+    return undefined;
+  }
+
   /**
    * A node's params as its runner gets them (and as its cache key sees them, in prepare and in the
-   * walk alike): templates resolved, then host configuration the node does not carry itself. The
+   * walk alike): templates resolved (quoted for the shell where the node type says so), then host configuration the node does not carry itself. The
    * MCP server (secrets stay `${VAR}` references, expanded by the runner) and the run's workspace.
    * Throws TemplateResolutionError.
    */
   runnerParams(node: WorkflowNode, nodes: NodeOutputs): Record<string, unknown> {
-    const params = resolveParams(node.params, this.context(nodes));
+    const params = resolveParams(node.params, this.context(nodes), this.deps.catalog.get(node.type)?.templateQuoting?.(node.params));
     if (node.type === MCP_TYPE && typeof params.server === 'string') {
       const server = this.ir.mcp_servers?.[params.server];
       if (server !== undefined) params.__server = server;

@@ -2,6 +2,7 @@ import type { BlobStore } from './blob-store.ts';
 import type { EngineCache } from './engine-cache.ts';
 import type { ExecutionLimits } from './execution-limits.ts';
 import type { Ids } from './ids.ts';
+import type { Limits } from './limits.ts';
 import type { NodeCatalog } from './node-type.ts';
 import type { RunStore } from './run-store.ts';
 
@@ -23,4 +24,6 @@ export interface EngineDeps {
    * slow and capacity is free (the embedded store), at the price of a larger run item.
    */
   stepBatch?: number;
+  /** Node visits and events one run may make (default: DEFAULT_LIMITS). */
+  runLimits?: Pick<Limits, 'maxNodeVisits' | 'maxEvents'>;
 }

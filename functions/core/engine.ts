@@ -6,6 +6,7 @@ import { startNodeId, type Workflow } from './ir.ts';
 import type { RunItem, NodeRecord } from './run-model.ts';
 import { Advance } from './advance.ts';
 import type { EngineDeps } from './engine-deps.ts';
+import { failOnUnexpected } from './fail-unexpected.ts';
 import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type AdvanceOutcome } from './state-io.ts';
 import { formatIssues, unconfiguredMcpServers, validateWorkflow } from './validate.ts';
 import { walkFromStart } from './walk.ts';
@@ -49,8 +50,14 @@ export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<A
   const terminal = terminalOutcome(run, input.owner);
   if (terminal) return terminal;
   const exec: ExecCounters = input.exec ? { startedAt: input.exec.startedAt, advances: input.exec.advances + 1 } : { startedAt: deps.now(), advances: 1 };
-  const step = new Advance(run, await loadIr(deps, run), deps, input.owner, exec);
-  const outcome = await dispatch(step, input);
+  let outcome: AdvanceOutcome;
+  try {
+    outcome = await dispatch(new Advance(run, await loadIr(deps, run), deps, input.owner, exec), input);
+  } catch (error) {
+    const failed = await failOnUnexpected(deps.store, input.runId, input.owner, error, deps.now());
+    if (!failed) throw error;
+    return failed;
+  }
   return run.rev === undefined ? outcome : { ...outcome, rev: run.rev };
 };
 

@@ -43,3 +43,7 @@ export { changeOf, loadRunView } from './run-view.ts';
 export { SCHEDULE_EXPRESSION, scheduledIdempotencyKey, ScheduledStartEventSchema, SCHEDULER_TIME_PLACEHOLDER } from './scheduled-start-event.ts';
 export { findTemplates } from './templates.ts';
 export { formatIssuePath } from './validation-issue.ts';
+
+export { DEFAULT_LIMITS, LIMIT_VARIABLES, LimitConfigError, type Limits, LimitsSchema, limitsFrom } from './limits.ts';
+export { REDACTED, Redactor } from './redactor.ts';
+export { RedactingRunStore, SECRET_INPUT_MARK } from './redacting-run-store.ts';

@@ -16,6 +16,8 @@ export const InputSpecSchema = z
     type: InputTypeSchema.optional(),
     default: z.unknown().optional(),
     stdin: z.boolean().optional(),
+    /** The value is never stored, logged or shown: a resume reads it again from FLOWMEND_SECRET_<NAME>. */
+    secret: z.boolean().optional(),
   })
   .strict();
 export type InputSpec = z.infer<typeof InputSpecSchema>;
@@ -32,9 +34,20 @@ export type OutputSpec = z.infer<typeof OutputSpecSchema>;
 
 export const NODE_ID_PATTERN = /^[a-zA-Z_][\w-]*$/;
 
+/**
+ * Names of `Object.prototype` members (`__proto__`, `constructor`, `toString`...). Node ids, input and
+ * output names key plain objects all the way to the store and the report, where such a name would read
+ * an inherited member or replace the prototype; they are refused with a clear message instead.
+ */
+const RESERVED_NAMES: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+export const isReservedName = (name: string): boolean => RESERVED_NAMES.has(name);
+export const reservedNameMessage = (what: string, name: string): string =>
+  `${what} '${name}' is reserved (a built-in property name of JavaScript objects); choose another name`;
+
 export const NodeIdSchema = z
   .string()
-  .regex(NODE_ID_PATTERN, 'a node id starts with a letter or _ and holds letters, digits, _ or - (so templates can name it)');
+  .regex(NODE_ID_PATTERN, 'a node id starts with a letter or _ and holds letters, digits, _ or - (so templates can name it)')
+  .refine((id) => !isReservedName(id), { error: (issue) => reservedNameMessage('node id', String(issue.input)) });
 export type NodeId = z.infer<typeof NodeIdSchema>;
 
 export const NodeSchema = z

@@ -74,6 +74,11 @@ export interface NodeTypeSpec {
   readonly outputKeys: readonly string[];
   /** Whether running with these (possibly unresolved) params changes the world. */
   sideEffects(params: Record<string, unknown>): boolean;
+  /**
+   * Params whose text gets template values quoted for a context (the shell command), given the node's
+   * params (a node may opt out, e.g. `raw: true`). Absent: values are substituted as text.
+   */
+  templateQuoting?(params: Record<string, unknown>): Readonly<Record<string, 'shell'>>;
   /** Longest a run of the node may take, in seconds, from its params. */
   timeoutS(params: Record<string, unknown>): number;
   readonly capabilities?: NodeCapabilities;

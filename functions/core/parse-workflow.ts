@@ -1,6 +1,8 @@
 import type * as z from 'zod';
 import { closestMatch } from './closest-match.ts';
-import { ClassificationRulesSchema, InputSpecSchema, NodeSchema, OutputSpecSchema, type Workflow, WorkflowSchema } from './ir.ts';
+import { checkIrShape } from './ir-shape.ts';
+import { DEFAULT_LIMITS, type Limits } from './limits.ts';
+import { ClassificationRulesSchema, InputSpecSchema, isReservedName, NodeSchema, OutputSpecSchema, reservedNameMessage, type Workflow, WorkflowSchema } from './ir.ts';
 import { normalisePflowForms, type PflowFormOptions } from './pflow-forms.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
@@ -89,9 +91,33 @@ function toValidationIssues(issue: z.core.$ZodIssue): ValidationIssue[] {
   }
 }
 
-/** Parses raw JSON as a workflow (pflow's forms accepted, see pflow-forms.ts); on failure every problem is an issue naming the field and what would be valid. */
-export function parseWorkflow(raw: unknown, options: PflowFormOptions = {}): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] } {
-  const result = WorkflowSchema.safeParse(normalisePflowForms(raw, options), { reportInput: true });
-  if (result.success) return { ok: true, workflow: result.data };
-  return { ok: false, issues: result.error.issues.flatMap(toValidationIssues) };
+/**
+ * Input and output names that are `Object.prototype` members. Checked on the raw JSON: zod drops a
+ * `__proto__` key silently, so the parsed workflow could no longer tell.
+ */
+function reservedNameIssues(raw: unknown): ValidationIssue[] {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return [];
+  const issues: ValidationIssue[] = [];
+  for (const [section, what] of [['inputs', 'input name'], ['outputs', 'output name']] as const) {
+    const names: unknown = Object.hasOwn(raw, section) ? (raw as Record<string, unknown>)[section] : undefined;
+    if (names === null || typeof names !== 'object' || Array.isArray(names)) continue;
+    for (const name of Object.keys(names)) {
+      if (isReservedName(name)) issues.push({ path: formatIssuePath([section, name]), code: 'RESERVED_NAME', message: reservedNameMessage(what, name), severity: 'error' });
+    }
+  }
+  return issues;
+}
+
+/**
+ * Parses raw JSON as a workflow (pflow's forms accepted, see pflow-forms.ts); on failure every problem is
+ * an issue naming the field and what would be valid. Size and depth are checked first, on the raw JSON.
+ */
+export function parseWorkflow(raw: unknown, options: PflowFormOptions = {}, limits: Limits = DEFAULT_LIMITS): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] } {
+  const shape = checkIrShape(raw, limits);
+  if (shape.length > 0) return { ok: false, issues: shape };
+  const normalised = normalisePflowForms(raw, options);
+  const reserved = reservedNameIssues(normalised);
+  const result = WorkflowSchema.safeParse(normalised, { reportInput: true });
+  if (result.success && reserved.length === 0) return { ok: true, workflow: result.data };
+  return { ok: false, issues: [...reserved, ...(result.success ? [] : result.error.issues.flatMap(toValidationIssues))] };
 }

@@ -1,4 +1,5 @@
 import { FlowmendError } from './errors.ts';
+import { quoteForShell, ShellContextScanner, ShellQuotingError } from './shell-quote.ts';
 import { availablePaths, type TemplateContext, traverseTemplate } from './template-paths.ts';
 
 export { availablePaths, formatPath, type TemplateContext } from './template-paths.ts';
@@ -17,6 +18,12 @@ const TOKEN = new RegExp(`\\$?\\$\\{(${EXPR})\\}`, 'g');
 const SEGMENT = /[^.[\]]+|\[(\d+)\]/g;
 
 type Part = string | TemplateRef;
+
+/** Sets an own property, even one named `__proto__` (plain assignment would replace the prototype instead). */
+const defineEntry = (target: Record<string, unknown>, key: string, value: unknown): void => {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+};
 
 /** A string holding templates or escapes, split once and cached: params are resolved on every step. */
 interface ParsedText {
@@ -148,7 +155,7 @@ function resolveDeep(value: unknown, state: Resolution): unknown {
   if (Array.isArray(value)) return value.map((item) => resolveDeep(item, state));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = resolveDeep(v, state);
+    for (const [k, v] of Object.entries(value)) defineEntry(out, k, resolveDeep(v, state));
     return out;
   }
   return value;
@@ -168,6 +175,39 @@ function failIfUnresolved(state: Resolution): void {
   });
 }
 
+/**
+ * How a param's text quotes the values substituted into it. `shell`: each value is quoted for where it
+ * stands in a `sh -c` command (bare word, "...", '...', backticks), so it is always one piece of data.
+ */
+export type TextQuoting = 'shell';
+export type ParamQuoting = Readonly<Record<string, TextQuoting>>;
+
+function resolveShellText(text: string, state: Resolution): string {
+  const parsed = parseText(text);
+  if (!parsed) return text;
+  const scanner = new ShellContextScanner();
+  let out = '';
+  for (const part of parsed.parts) {
+    if (typeof part === 'string') {
+      scanner.feed(part);
+      out += part;
+      continue;
+    }
+    let where: ReturnType<ShellContextScanner['context']>;
+    try {
+      where = scanner.context();
+    } catch (error) {
+      if (!(error instanceof ShellQuotingError)) throw error;
+      state.problems.push({ template: `\${${part.expr}}`, param: state.param, reason: error.message });
+      continue;
+    }
+    const r = resolveRef(part, state);
+    scanner.feedValue();
+    if (r.ok) out += quoteForShell(stringifyForText(r.value), where);
+  }
+  return out;
+}
+
 const newState = (context: TemplateContext, param?: string): Resolution => ({ context, jsonCache: new Map(), problems: [], param });
 
 /** Resolves every template in a value (deep). Throws `TemplateResolutionError` naming each unresolved one. */
@@ -179,12 +219,13 @@ export function resolveValue(value: unknown, context: TemplateContext): unknown 
 }
 
 /** Resolves a node's params; the error names every unresolved template and the param it is in. */
-export function resolveParams(params: Record<string, unknown>, context: TemplateContext): Record<string, unknown> {
+export function resolveParams(params: Record<string, unknown>, context: TemplateContext, quoting: ParamQuoting = {}): Record<string, unknown> {
   const state = newState(context);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(params)) {
     state.param = key;
-    out[key] = resolveDeep(value, state);
+    const quoted = Object.hasOwn(quoting, key) && typeof value === 'string';
+    defineEntry(out, key, quoted ? resolveShellText(value, state) : resolveDeep(value, state));
   }
   failIfUnresolved(state);
   return out;

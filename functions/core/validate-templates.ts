@@ -1,33 +1,9 @@
 import { closestMatch } from './closest-match.ts';
+import { buildGraph, type WorkflowGraph } from './graph.ts';
 import type { Workflow } from './ir.ts';
 import type { NodeCatalog } from './node-type.ts';
 import { findTemplates, formatPath } from './templates.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
-
-/** Nodes from which some path of edges leads to each node (a node in a cycle is its own ancestor). */
-export function ancestorsOf(workflow: Workflow): (nodeId: string) => ReadonlySet<string> {
-  const predecessors = new Map<string, string[]>();
-  for (const edge of workflow.edges) {
-    const list = predecessors.get(edge.to) ?? [];
-    list.push(edge.from);
-    predecessors.set(edge.to, list);
-  }
-  const memo = new Map<string, Set<string>>();
-  return (nodeId) => {
-    const known = memo.get(nodeId);
-    if (known) return known;
-    const seen = new Set<string>();
-    const stack = [...(predecessors.get(nodeId) ?? [])];
-    while (stack.length > 0) {
-      const next = stack.pop() as string;
-      if (seen.has(next)) continue;
-      seen.add(next);
-      stack.push(...(predecessors.get(next) ?? []));
-    }
-    memo.set(nodeId, seen);
-    return seen;
-  };
-}
 
 interface Site {
   /** Where the template is, e.g. `Node 'b' param 'command'` or `Output 'loud'`. */
@@ -38,13 +14,28 @@ interface Site {
 }
 
 /** Checks every template of the workflow's params and outputs against its inputs, nodes and node types. */
-export function checkTemplates(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[] {
+const LISTED = 20;
+
+/** Up to LISTED nodes from which a path leads to `nodeId`, for a hint (a bounded walk back). */
+function someUpstream(workflow: Workflow, graph: WorkflowGraph, nodeId: string): string[] {
+  const found: string[] = [];
+  for (const node of workflow.nodes) {
+    if (found.length >= LISTED) break;
+    if (node.id !== nodeId && graph.reaches(node.id, nodeId)) found.push(node.id);
+  }
+  return found;
+}
+
+const listNames = (names: readonly string[]): string =>
+  names.length > LISTED ? `${names.slice(0, LISTED).join(', ')}, … (${names.length - LISTED} more)` : names.join(', ');
+
+export function checkTemplates(workflow: Workflow, catalog: NodeCatalog, graph: WorkflowGraph = buildGraph(workflow)): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const nodeTypes = new Map<string, string>();
   for (const node of workflow.nodes) if (!nodeTypes.has(node.id)) nodeTypes.set(node.id, node.type);
   const inputNames = Object.keys(workflow.inputs);
+  const inputSet = new Set(inputNames);
   const nodeIds = [...nodeTypes.keys()];
-  const ancestors = ancestorsOf(workflow);
 
   const check = (value: unknown, site: Site): void => {
     const seen = new Set<string>();
@@ -57,9 +48,9 @@ export function checkTemplates(workflow: Workflow, catalog: NodeCatalog): Valida
       };
       const type = nodeTypes.get(ref.root);
       if (type === undefined) {
-        if (inputNames.includes(ref.root)) continue;
+        if (inputSet.has(ref.root)) continue;
         const close = closestMatch(ref.root, [...inputNames, ...nodeIds]);
-        const listing = `Inputs: ${inputNames.join(', ') || 'none'}. Nodes: ${nodeIds.join(', ')}`;
+        const listing = `Inputs: ${listNames(inputNames) || 'none'}. Nodes: ${listNames(nodeIds)}`;
         const hint = close === undefined
           ? `Declare '${ref.root}' under "inputs", or use one of them. ${listing}`
           : `Did you mean \${${formatPath(close, ref.path)}}? ${listing}`;
@@ -69,8 +60,8 @@ export function checkTemplates(workflow: Workflow, catalog: NodeCatalog): Valida
       if (site.nodeId !== undefined) {
         if (ref.root === site.nodeId) {
           issue('TEMPLATE_SELF_REFERENCE', `node '${site.nodeId}' cannot use its own outputs`, 'Reference an upstream node or an input instead');
-        } else if (!ancestors(site.nodeId).has(ref.root)) {
-          const upstream = [...ancestors(site.nodeId)].filter((id) => id !== site.nodeId);
+        } else if (!graph.reaches(ref.root, site.nodeId)) {
+          const upstream = someUpstream(workflow, graph, site.nodeId);
           issue(
             'TEMPLATE_NOT_UPSTREAM',
             `node '${ref.root}' does not run before '${site.nodeId}' (no path of edges leads from '${ref.root}' to '${site.nodeId}')`,

@@ -1,10 +1,13 @@
 import { closestMatch } from './closest-match.ts';
+import { buildGraph, type WorkflowGraph } from './graph.ts';
 import { startNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import { FILE_NODE_TYPES, FILE_NODES_LOCAL_ONLY } from './file-node-types.ts';
 import { MCP_TYPE, plainTextSecrets } from './mcp-servers.ts';
 import type { NodeCatalog, NodeTypeSpec } from './node-type.ts';
 import { pflowAlternative } from './pflow-compat.ts';
 import { findTemplates } from './templates.ts';
+import { checkQuoting } from './validate-quoting.ts';
+import { checkSensitiveHeaders } from './sensitive-headers.ts';
 import { checkTemplates } from './validate-templates.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
@@ -84,7 +87,10 @@ function checkNodes(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[]
   return issues;
 }
 
-function checkGraph(workflow: Workflow): ValidationIssue[] {
+const LISTED = 20;
+const listIds = (ids: readonly string[]): string => (ids.length > LISTED ? `${ids.slice(0, LISTED).join(', ')}, … (${ids.length - LISTED} more)` : ids.join(', '));
+
+function checkGraph(workflow: Workflow, graph: WorkflowGraph): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const ids = workflow.nodes.map((n) => n.id);
   const idSet = new Set(ids);
@@ -92,7 +98,7 @@ function checkGraph(workflow: Workflow): ValidationIssue[] {
   workflow.edges.forEach((edge, index) => {
     for (const end of ['from', 'to'] as const) {
       if (!idSet.has(edge[end])) {
-        issues.push(error(`edges[${index}].${end}`, 'EDGE_UNKNOWN_NODE', `Edge ${index} ${end === 'from' ? 'starts at' : 'leads to'} unknown node '${edge[end]}'`, `${didYouMean(edge[end], ids)}Nodes: ${ids.join(', ')}`));
+        issues.push(error(`edges[${index}].${end}`, 'EDGE_UNKNOWN_NODE', `Edge ${index} ${end === 'from' ? 'starts at' : 'leads to'} unknown node '${edge[end]}'`, `${didYouMean(edge[end], ids)}Nodes: ${listIds(ids)}`));
       }
     }
     const key = JSON.stringify([edge.from, edge.action]);
@@ -103,17 +109,17 @@ function checkGraph(workflow: Workflow): ValidationIssue[] {
     }
   });
   if (workflow.start_node !== undefined && !idSet.has(workflow.start_node)) {
-    issues.push(error('start_node', 'UNKNOWN_START_NODE', `start_node '${workflow.start_node}' is not a node`, `${didYouMean(workflow.start_node, ids)}Nodes: ${ids.join(', ')}`));
+    issues.push(error('start_node', 'UNKNOWN_START_NODE', `start_node '${workflow.start_node}' is not a node`, `${didYouMean(workflow.start_node, ids)}Nodes: ${listIds(ids)}`));
     return issues;
   }
   const start = startNodeId(workflow);
   const reached = new Set([start]);
   const queue = [start];
   for (let head = 0; head < queue.length; head++) {
-    for (const edge of workflow.edges) {
-      if (edge.from === queue[head] && !reached.has(edge.to)) {
-        reached.add(edge.to);
-        queue.push(edge.to);
+    for (const next of graph.successors.get(queue[head] as string) ?? []) {
+      if (!reached.has(next)) {
+        reached.add(next);
+        queue.push(next);
       }
     }
   }
@@ -122,6 +128,15 @@ function checkGraph(workflow: Workflow): ValidationIssue[] {
       issues.push(warning(`nodes[${index}]`, 'UNREACHABLE_NODE', `Node '${node.id}' cannot be reached from the start node '${start}'`, `Add an edge that leads to '${node.id}', or remove it`));
     }
   });
+  const indexOf = new Map(workflow.nodes.map((node, index) => [node.id, index]));
+  for (const cycle of graph.cyclesWithoutExit()) {
+    const ordered = cycle.toSorted((a, b) => (indexOf.get(a) ?? 0) - (indexOf.get(b) ?? 0));
+    issues.push(warning(
+      `nodes[${indexOf.get(ordered[0] as string)}]`, 'CYCLE_WITHOUT_EXIT',
+      `Nodes ${listIds(ordered.map((id) => `'${id}'`))} form a cycle with no exit: every node's default action leads back into it, so the run only ends on an error or the node visit limit`,
+      'Give one node of the cycle an edge out of it (or a default action with no edge, which ends the run)',
+    ));
+  }
   return issues;
 }
 
@@ -171,9 +186,10 @@ function checkOutputSources(workflow: Workflow, catalog: NodeCatalog): Validatio
 
 /** Static checks of a parsed workflow against the node types a host knows; an empty list means it may run. */
 export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[] {
+  const graph = buildGraph(workflow);
   return [
-    ...checkNodes(workflow, catalog), ...checkGraph(workflow), ...checkInputs(workflow), ...checkTemplates(workflow, catalog),
-    ...checkMcpServers(workflow), ...checkOutputSources(workflow, catalog),
+    ...checkNodes(workflow, catalog), ...checkGraph(workflow, graph), ...checkInputs(workflow), ...checkTemplates(workflow, catalog, graph),
+    ...checkQuoting(workflow, catalog), ...checkSensitiveHeaders(workflow), ...checkMcpServers(workflow), ...checkOutputSources(workflow, catalog),
   ];
 }
 

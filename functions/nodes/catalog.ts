@@ -1,11 +1,11 @@
-import { makeCatalog, type NodeCatalog, type NodeRunner } from '../core/index.ts';
+import { makeCatalog, type Limits, type NodeCatalog, type NodeRunner } from '../core/index.ts';
 import { copyFileRunner, moveFileRunner } from './copy-move-file.ts';
 import { deleteFileRunner } from './delete-file.ts';
-import { httpRunner } from './http.ts';
+import { httpRunner, makeHttpRunner } from './http.ts';
 import { llmRunner } from './llm.ts';
 import { mcpRunner } from './mcp.ts';
 import { readFileRunner } from './read-file.ts';
-import { shellRunner } from './shell.ts';
+import { makeShellRunner, shellRunner } from './shell.ts';
 import { transformRunner } from './transform.ts';
 import { writeFileRunner } from './write-file.ts';
 
@@ -26,3 +26,13 @@ export const builtinCatalog: NodeCatalog = makeCatalog(builtinRunners);
 /** What the local host runs: every builtin type and the file family. */
 export const localRunners: readonly NodeRunner[] = [...builtinRunners, ...fileRunners];
 export const localCatalog: NodeCatalog = makeCatalog(localRunners);
+
+/** The local host's runners with the output limits given (the CLI reads them from its environment). */
+export const makeLocalRunners = (limits: Pick<Limits, 'maxOutputBytes' | 'maxHttpResponseBytes'>): readonly NodeRunner[] => [
+  makeShellRunner({ maxOutputBytes: limits.maxOutputBytes }),
+  transformRunner,
+  makeHttpRunner({ maxResponseBytes: limits.maxHttpResponseBytes }),
+  llmRunner,
+  mcpRunner,
+  ...fileRunners,
+];

@@ -22,6 +22,8 @@ const QuerySchema = z.record(z.string(), z.union([ScalarSchema, z.array(ScalarSc
 });
 
 export const HttpParamsSchema = z.strictObject({
+  /** More header names whose values are credentials: validation refuses a literal value for them. */
+  sensitive_headers: z.array(z.string({ error: 'sensitive_headers lists header names' })).optional(),
   url: z.string({ error: 'url is required: an http(s) URL' }).min(1, 'url must not be empty'),
   method: z.string({ error: 'method must be a string such as "GET" or "POST"' }).optional(),
   headers: z.record(z.string(), ScalarSchema, { error: 'headers must be an object of Name: value' }).optional(),
@@ -116,7 +118,46 @@ const networkCode = (error: unknown): string | undefined => {
   return typeof cause?.code === 'string' ? cause.code : undefined;
 };
 
-export const makeHttpRunner = (): NodeRunner<typeof HttpParamsSchema> => {
+/** Bytes of a response body kept before the request is abandoned (default 10 MiB, as a shell node's output). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+class ResponseTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`response body is over ${limit} bytes`);
+  }
+}
+
+/** Reads a body as text, streamed, and stops (cancelling the download) past `limit` bytes. */
+const readCapped = async (response: Response, limit: number): Promise<string> => {
+  if (!response.body) return '';
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    await response.body.cancel().catch(() => {});
+    throw new ResponseTooLargeError(limit);
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new ResponseTooLargeError(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+};
+
+export interface HttpRunnerOptions {
+  /** Largest response body read, in bytes; a larger one fails the node with RESPONSE_TOO_LARGE. */
+  readonly maxResponseBytes?: number;
+}
+
+export const makeHttpRunner = (options: HttpRunnerOptions = {}): NodeRunner<typeof HttpParamsSchema> => {
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const run = async (params: HttpParams, context: RunContext): Promise<RunnerResult> => {
     const rules = context.classification;
     const method = methodOf(params);
@@ -138,9 +179,17 @@ export const makeHttpRunner = (): NodeRunner<typeof HttpParamsSchema> => {
     let text: string;
     try {
       response = await fetch(url, { method, headers: request.headers, signal, ...(request.body === undefined ? {} : { body: request.body }) });
-      text = await response.text();
+      text = await readCapped(response, maxResponseBytes);
     } catch (error) {
       const durationMs = performance.now() - started;
+      if (error instanceof ResponseTooLargeError) {
+        return failed(
+          'RESPONSE_TOO_LARGE',
+          `Response of ${target} is larger than ${error.limit} bytes; flowmend stopped reading it. Ask for less (a page size, a filter), or raise FLOWMEND_MAX_HTTP_RESPONSE_BYTES`,
+          { url: url.href, max_bytes: error.limit },
+          durationMs,
+        );
+      }
       if (timeoutSignal.aborted) {
         throw new TransientError(`Request timed out after ${timeoutS} s: ${target}`, { cause: error, details: { url: url.href, timeout_s: timeoutS } });
       }

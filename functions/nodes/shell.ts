@@ -4,6 +4,7 @@ import { constants as osConstants } from 'node:os';
 import * as z from 'zod';
 import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { CappedBuffer } from './capped-buffer.ts';
+import { commandEnvironment } from './command-env.ts';
 
 const DEFAULT_TIMEOUT_S = 60;
 const MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
@@ -29,12 +30,19 @@ export const ShellParamsSchema = z.strictObject({
   ignore_errors: z.boolean({ error: 'ignore_errors must be true or false' }).default(false),
   /** pflow's option: drop one trailing newline from stdout and stderr so `${a.stdout}` reads well in text. */
   strip_newline: z.boolean({ error: 'strip_newline must be true or false' }).default(true),
+  /**
+   * Substitute template values into `command` as shell code instead of quoting each one as data.
+   * Only for a workflow that builds commands on purpose; `validate` warns on it.
+   */
+  raw: z.boolean({ error: 'raw must be true or false' }).default(false),
 });
 export type ShellParams = z.infer<typeof ShellParamsSchema>;
 
 export interface ShellRunnerOptions {
   /** Bytes kept of stdout and of stderr, each (default 10 MiB). */
   readonly maxOutputBytes?: number;
+  /** Names of the engine's environment variables a command sees (default: `commandEnvAllowList`). */
+  readonly envAllowList?: readonly string[];
 }
 
 const timeoutOf = (params: Record<string, unknown>): number => {
@@ -104,8 +112,7 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
       return { kind: 'failed', error: { code: 'ABORTED', message: 'Command not started: the run was cancelled' }, durationMs: 0 };
     }
 
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const [name, value] of Object.entries(params.env ?? {})) env[name] = String(value);
+    const env = commandEnvironment(process.env, params.env ?? {}, options.envAllowList);
     const stdout = new CappedBuffer(maxBytes);
     const stderr = new CappedBuffer(maxBytes);
 
@@ -219,6 +226,7 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
     paramsSchema: ShellParamsSchema,
     outputKeys: ['stdout', 'stderr', 'exit_code'],
     sideEffects: () => true,
+    templateQuoting: (params): Readonly<Record<string, 'shell'>> => (params.raw === true ? {} : { command: 'shell' }),
     timeoutS: timeoutOf,
     run,
   };

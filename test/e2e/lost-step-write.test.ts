@@ -38,7 +38,9 @@ describe('a step item lost while the run item was written', () => {
     const store = new LosingStore('send');
     // stepBatch 1, as on AWS: each record is written beside the run item of the next step.
     const first = new LocalHost({ store, stepBatch: 1 });
-    await expect(first.start({ workflow, workflowName: 'lost', params: {}, repairEnabled: false, maxRepairs: 0, runId: 'lost-step-1' })).rejects.toThrow(/connection reset/);
+    // The unexpected store error is recorded as the run failing (issue 11: nothing stays `running`).
+    const failed = await first.start({ workflow, workflowName: 'lost', params: {}, repairEnabled: false, maxRepairs: 0, runId: 'lost-step-1' });
+    expect(failed.errors).toEqual([expect.objectContaining({ code: 'INTERNAL_ERROR', fixable: false, message: expect.stringContaining('connection reset') })]);
     expect(store.lost).toBe(1);
     expect(await store.listRecords('lost-step-1')).toEqual([]);
 

@@ -10,10 +10,14 @@ import { DEFAULT_MAX_REPAIRS } from '../../core/index.ts';
 import { loadRunReport, recordsOfRun } from '../../core/index.ts';
 import { hasErrors, validateWorkflow } from '../../core/index.ts';
 import type { PflowFormOptions } from '../../core/index.ts';
+import { LimitConfigError, type Limits, limitsFrom } from '../../core/index.ts';
+import { Redactor } from '../../core/index.ts';
+import { RedactingRunStore } from '../../core/index.ts';
+import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
 import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
 import { localCatalog } from '../../nodes/catalog.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
-import { type CliIo as OutputIo, EXIT, makeOutput } from './cli-output.ts';
+import { type CliIo as OutputIo, type CliOutput, EXIT, makeOutput } from './cli-output.ts';
 import { type CliStore, openCliStore } from './cli-store.ts';
 import { followLocal } from './local-logs.ts';
 import { cancelLine, runRemoteCommand } from './remote-commands.ts';
@@ -26,6 +30,8 @@ import { openCommand, serveViewerOnly, viewerForRun } from './viewer-commands.ts
 import { loadWorkflowFile } from './workflow-file.ts';
 
 export interface CliIo extends OutputIo {
+  /** Redacts known secrets from everything printed; set once the command knows its secrets. */
+  redactor?: Redactor;
   /** Resolves when a serving command (serve, open) should stop; SIGINT or SIGTERM by default. */
   untilStopped?: () => Promise<void>;
   /** Extra host wiring (the repair service); the CLI's composition root passes it. */
@@ -46,15 +52,45 @@ const checkPatch = async (store: RunStore, runId: string, path: string, options:
 };
 const catalog = localCatalog;
 
+/** A resume gets the run's secret inputs again from the environment: the store never had them. */
+const secretsForResume = async (
+  store: RunStore, runId: string, env: Readonly<Record<string, string | undefined>>,
+): Promise<{ ok: true; inputs: Record<string, string> } | { ok: false; message: string }> => {
+  const run = await store.getRun(runId);
+  const item = run ? await store.getIrVersion(runId, run.irVersion) : undefined;
+  if (!run || !item) return { ok: true, inputs: {} };
+  const inputs: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const name of secretInputNames(item.ir)) {
+    if (!Object.hasOwn(run.params, name)) continue;
+    const value = env[secretVariable(name)];
+    if (value === undefined) missing.push(name);
+    else inputs[name] = value;
+  }
+  if (missing.length > 0) {
+    const names = missing.map((name) => `'${name}' (set ${secretVariable(name)})`).join(', ');
+    return { ok: false, message: `run ${runId} needs its secret input${missing.length === 1 ? '' : 's'} again, which flowmend never stores: ${names}` };
+  }
+  return { ok: true, inputs };
+};
+
+/** Whether a command line that did not parse still asked for JSON, which then gets a JSON error. */
+const wantsJson = (argv: readonly string[]): boolean =>
+  argv.some((arg, i) => arg === '--output-format=json' || (arg === '--output-format' && argv[i + 1] === 'json'));
+
 
 /** Runs one command line; returns the exit code. Never throws for bad input: it says what to do. */
-export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
+export const runCli = async (argv: readonly string[], given: CliIo): Promise<number> => {
+  const io: CliIo = { ...given, redactor: new Redactor(engineSecrets(given.env)) };
+  io.stdout = (text) => given.stdout(io.redactor?.text(text) ?? text);
+  io.stderr = (text) => given.stderr(io.redactor?.text(text) ?? text);
   let command: Command;
   try {
     command = parseCommandLine(argv, io.env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.stderr(`flowmend: ${error.message}\n`);
+    if (wantsJson(argv)) io.stdout(`${JSON.stringify({ success: false, status: 'invalid', error: error.message }, null, 2)}\n`);
+    else io.stderr(`flowmend: ${error.message}\n`);
     return EXIT.usage;
   }
   if (command.name === 'help') {
@@ -63,7 +99,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   }
   const json = command.outputFormat === 'json';
   const out = makeOutput(io, json);
-  const { fail, emit } = out;
+  const { fail } = out;
   // In JSON mode stdout carries one object only: the viewer's lines go to stderr.
   const viewerIo = { ...io, stdout: json ? io.stderr : io.stdout };
   if (command.name === 'serve' && command.apiUrl !== undefined) return serveViewerOnly({ api: command.apiUrl, port: command.port }, viewerIo);
@@ -88,8 +124,33 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   if (!mcpConfig.ok) return fail(EXIT.usage, renderIssues(mcpConfig.issues), { issues: mcpConfig.issues });
   const forms: PflowFormOptions = { mcpServers: mcpConfig.servers };
 
+  let limits: Limits;
+  try {
+    limits = limitsFrom(io.env);
+  } catch (error) {
+    if (!(error instanceof LimitConfigError)) throw error;
+    return fail(EXIT.usage, error.message);
+  }
+  try {
+    return await runCommand(command, io, limits, out, { forms, viewerIo });
+  } catch (error) {
+    // A bug or a broken store must still end in one clear line (one JSON object in JSON mode), never a stack trace.
+    const name = error instanceof Error ? error.name : 'Error';
+    const message = error instanceof Error ? error.message : String(error);
+    return fail(EXIT.failed, `internal error: ${name}: ${message}`, { internal: true });
+  }
+};
+
+/** What runCli worked out before the command proper: pflow's forms (MCP servers) and where the viewer's lines go. */
+interface CommandContext {
+  forms: PflowFormOptions;
+  viewerIo: CliIo;
+}
+
+const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>, io: CliIo, limits: Limits, out: CliOutput, { forms, viewerIo }: CommandContext): Promise<number> => {
+  const { json, fail, emit } = out;
   if (command.name === 'validate') {
-    const loaded = await loadWorkflowFile(command.workflowPath, forms);
+    const loaded = await loadWorkflowFile(command.workflowPath, forms, limits);
     const issues = loaded.ok ? validateWorkflow(loaded.workflow, catalog) : loaded.issues;
     if (loaded.ok && command.online) issues.push(...(await validateOnline(loaded.workflow, io.env)));
     const valid = !hasErrors(issues);
@@ -108,7 +169,14 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     if (error instanceof FlowmendError) return fail(EXIT.failed, `${error.name}: ${error.message}`);
     throw error;
   }
-  const { store, blobs } = opened;
+  const { blobs } = opened;
+  let store: RunStore = opened.store;
+  /** From here on, these secret inputs are put back on reads, and they are redacted from every write and print. */
+  const keepSecret = (secretInputs: Record<string, string>): void => {
+    io.redactor = new Redactor([...Object.values(secretInputs), ...engineSecrets(io.env)]);
+    store = new RedactingRunStore(opened.store, io.redactor, secretInputs);
+  };
+  keepSecret({});
   // `run --open` opens the run's page once the run is written (its first write).
   let onRunWritten: ((runId: string) => void) | undefined;
   // The state machine interpreter is loaded only by the commands that run one (run, resume).
@@ -116,7 +184,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     const { LocalHost } = await import('../local/local-host.ts');
     // The definition is fixed by the build and validated by the tests; validating it costs ~2 s of CPU (and the bundle stubs the validator).
     return new LocalHost({
-      validateDefinition: false, ...io.hostOptions, store, blobs,
+      validateDefinition: false, runLimits: limits, ...io.hostOptions, store, blobs,
       onWrite: (write) => {
         progress?.(write);
         if (write.kind === 'run') onRunWritten?.(write.run.runId);
@@ -126,10 +194,19 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   try {
     switch (command.name) {
       case 'run': {
-        const loaded = await loadWorkflowFile(command.workflowPath, forms);
+        const loaded = await loadWorkflowFile(command.workflowPath, forms, limits);
         if (!loaded.ok) return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
+        const params = { ...command.params };
+        const secretInputs: Record<string, string> = {};
+        for (const name of secretInputNames(loaded.workflow)) {
+          const value = params[name] ?? io.env[secretVariable(name)];
+          if (value === undefined) continue;
+          params[name] = value;
+          secretInputs[name] = value;
+        }
+        keepSecret(secretInputs);
         // With repair on, an invalid workflow is repaired before any node runs; without, it is a usage error.
-        const prepared = prepareRun({ workflow: loaded.workflow, workflowName: loaded.name, params: command.params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }, catalog);
+        const prepared = prepareRun({ workflow: loaded.workflow, workflowName: loaded.name, params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }, catalog);
         if (!prepared.ok) {
           if (prepared.stage === 'inputs') return fail(EXIT.usage, prepared.message, { problems: prepared.problems });
           const issues = prepared.issues ?? [];
@@ -152,7 +229,15 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
           const checked = await checkPatch(store, command.runId, command.workflowPath, forms);
           if (!checked.ok) return fail(EXIT.usage, checked.message, { problems: checked.problems });
           patch = checked.item;
+        } else if ((await store.getRun(command.runId))?.status === 'succeeded') {
+          const report = await loadRunReport(store, command.runId);
+          const note = `run ${command.runId} already succeeded; nothing to resume`;
+          if (report) io.stdout(json ? `${JSON.stringify({ ...report, message: note }, null, 2)}\n` : `${note}\n${renderStatus(report)}\n`);
+          return EXIT.ok;
         }
+        const secrets = await secretsForResume(opened.store, command.runId, io.env);
+        if (!secrets.ok) return fail(EXIT.usage, secrets.message);
+        keepSecret(secrets.inputs);
         return emit(await (await makeHost()).resume(command.runId, { ...(patch ? { patch } : {}), ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}), ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}), force: command.force }));
       }
       case 'status': {

@@ -1,6 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { Workflow } from '../../core/index.ts';
+import { DEFAULT_LIMITS, LIMIT_VARIABLES, type Limits } from '../../core/index.ts';
 import { parseWorkflow } from '../../core/index.ts';
 import type { ValidationIssue } from '../../core/index.ts';
 import type { PflowFormOptions } from '../../core/index.ts';
@@ -10,9 +11,13 @@ export type LoadedWorkflow =
   | { ok: false; issues: ValidationIssue[] };
 
 /** Reads and parses a workflow file (pflow's forms too; servers of an MCP config copied in); every problem is an issue naming the file or field. */
-export const loadWorkflowFile = async (path: string, options: PflowFormOptions = {}): Promise<LoadedWorkflow> => {
+export const loadWorkflowFile = async (path: string, options: PflowFormOptions = {}, limits: Limits = DEFAULT_LIMITS): Promise<LoadedWorkflow> => {
   let text: string;
   try {
+    const size = (await stat(path)).size;
+    if (size > limits.maxIrBytes) {
+      return { ok: false, issues: [{ path, code: 'IR_TOO_LARGE', message: `workflow file '${path}' is ${size} bytes; the limit is ${limits.maxIrBytes}`, hint: `The limit is set by ${LIMIT_VARIABLES.maxIrBytes}`, severity: 'error' }] };
+    }
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -25,7 +30,7 @@ export const loadWorkflowFile = async (path: string, options: PflowFormOptions =
   } catch (error) {
     return { ok: false, issues: [{ path, code: 'INVALID_JSON', message: `'${path}' is not valid JSON: ${(error as Error).message}`, hint: 'flowmend reads pflow-compatible JSON workflows', severity: 'error' }] };
   }
-  const parsed = parseWorkflow(raw, options);
+  const parsed = parseWorkflow(raw, options, limits);
   if (!parsed.ok) return parsed;
   return { ok: true, workflow: parsed.workflow, name: parsed.workflow.name ?? basename(path, extname(path)) };
 };

@@ -20,9 +20,9 @@ import type { RepairReport } from '../../core/index.ts';
 import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeMarkInterruptedHandler } from '../lambda/mark-interrupted.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
-import { chooseMode, DEFAULT_EXECUTION_LIMITS } from '../../core/index.ts';
+import { chooseMode, DEFAULT_EXECUTION_LIMITS, type Limits } from '../../core/index.ts';
 import { AWS_LIMITS, type AwsLimits, type ExecutionDeath, ExecutionGuard, stateOutput } from './aws-limits.ts';
-import { localRunners } from '../../nodes/catalog.ts';
+import { localRunners, makeLocalRunners } from '../../nodes/catalog.ts';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
@@ -40,6 +40,8 @@ export interface LocalHostOptions {
   /** Replaces the ASL retry intervals of runner states (tests); the policy (attempts, errors) stays. */
   retryIntervalMs?: number;
   executionLimits?: ExecutionLimits;
+  /** Limits of runs and of the built-in runners (default: DEFAULT_LIMITS). */
+  runLimits?: Limits;
   /** Step records the run item carries before they are written as their own items (see EngineDeps). */
   stepBatch?: number;
   now?: () => number;
@@ -147,7 +149,7 @@ export class LocalHost {
     this.ids = options.ids ?? cryptoIds;
     this.limits = { ...AWS_LIMITS, ...options.limits };
     this.store = new ObservedRunStore(options.store, options.onWrite);
-    const runners = options.runners ?? localRunners;
+    const runners = options.runners ?? (options.runLimits ? makeLocalRunners(options.runLimits) : localRunners);
     const catalog = makeCatalog(runners);
     const definition =
       options.definition ??
@@ -166,6 +168,7 @@ export class LocalHost {
       // The limits AWS runs with, so that a run continues locally where it would continue on AWS.
       executionLimits: options.executionLimits ?? DEFAULT_EXECUTION_LIMITS,
       stepBatch: options.stepBatch ?? (options.store.commitAdvance ? 1 : LOCAL_STEP_BATCH),
+      ...(options.runLimits ? { runLimits: options.runLimits } : {}),
     };
     const repair = options.makeRepairHandler?.({ store: this.store, runners }) ?? noRepair;
     this.handlers = {

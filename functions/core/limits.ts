@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/** Bounds on what a workflow and a run may use; each has a default and an environment variable. */
+export const LimitsSchema = z.object({
+  /** Size of the workflow JSON. */
+  maxIrBytes: z.number().int().positive(),
+  maxNodes: z.number().int().positive(),
+  /** Nesting of objects and arrays anywhere in the workflow (params, defaults, mappings). */
+  maxDepth: z.number().int().positive(),
+  /** Length of any one string in the workflow. */
+  maxStringChars: z.number().int().positive(),
+  /** Size of one node's params as written in the workflow. */
+  maxParamsBytes: z.number().int().positive(),
+  /** Bytes of stdout and of stderr a shell node keeps. */
+  maxOutputBytes: z.number().int().positive(),
+  maxHttpResponseBytes: z.number().int().positive(),
+  /** Progress events one run may write. */
+  maxEvents: z.number().int().positive(),
+  /** Node visits (executed, not replayed) one run may make: a cycle with no exit stops here. */
+  maxNodeVisits: z.number().int().positive(),
+});
+export type Limits = z.infer<typeof LimitsSchema>;
+
+export const DEFAULT_LIMITS: Limits = {
+  maxIrBytes: 4 * 1024 * 1024,
+  maxNodes: 10_000,
+  maxDepth: 64,
+  maxStringChars: 1_000_000,
+  maxParamsBytes: 1024 * 1024,
+  maxOutputBytes: 10 * 1024 * 1024,
+  maxHttpResponseBytes: 10 * 1024 * 1024,
+  maxEvents: 100_000,
+  maxNodeVisits: 10_000,
+};
+
+/** The environment variable that sets each limit. */
+export const LIMIT_VARIABLES: Readonly<Record<keyof Limits, string>> = {
+  maxIrBytes: 'FLOWMEND_MAX_IR_BYTES',
+  maxNodes: 'FLOWMEND_MAX_NODES',
+  maxDepth: 'FLOWMEND_MAX_DEPTH',
+  maxStringChars: 'FLOWMEND_MAX_STRING_CHARS',
+  maxParamsBytes: 'FLOWMEND_MAX_PARAMS_BYTES',
+  maxOutputBytes: 'FLOWMEND_MAX_OUTPUT_BYTES',
+  maxHttpResponseBytes: 'FLOWMEND_MAX_HTTP_RESPONSE_BYTES',
+  maxEvents: 'FLOWMEND_MAX_EVENTS',
+  maxNodeVisits: 'FLOWMEND_MAX_NODE_VISITS',
+};
+
+export class LimitConfigError extends Error {
+  override readonly name = 'LimitConfigError';
+}
+
+/** The limits, with any set in `env` (the caller passes its environment; core reads none). */
+export function limitsFrom(env: Readonly<Record<string, string | undefined>>): Limits {
+  const limits: Limits = { ...DEFAULT_LIMITS };
+  for (const [key, variable] of Object.entries(LIMIT_VARIABLES) as [keyof Limits, string][]) {
+    const text = env[variable];
+    if (text === undefined || text === '') continue;
+    const value = Number(text);
+    if (!Number.isSafeInteger(value) || value <= 0) throw new LimitConfigError(`${variable} must be a positive whole number, not ${JSON.stringify(text)}`);
+    limits[key] = value;
+  }
+  return limits;
+}
