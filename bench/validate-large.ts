@@ -7,10 +7,9 @@ import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 
 const core = resolve(process.env.FLOWMEND_CORE ?? new URL('../functions/core', import.meta.url).pathname);
-const { validateWorkflow } = (await import(`${core}/validate.ts`)) as typeof import('../functions/core/validate.ts');
-const { WorkflowSchema } = (await import(`${core}/ir.ts`)) as typeof import('../functions/core/ir.ts');
+const { validateWorkflow, WorkflowSchema } = (await import(`${core}/index.ts`)) as typeof import('../functions/core/index.ts');
 const { builtinRunners } = await import('../functions/nodes/catalog.ts');
-const { makeCatalog } = await import('../functions/core/node-type.ts');
+const { makeCatalog } = await import('../functions/core/index.ts');
 
 const catalog = makeCatalog(builtinRunners);
 const chain = (n: number) =>
