@@ -48,7 +48,7 @@ await esbuild.build({
   target: 'node20',
   outExtension: { '.js': '.mjs' },
   // Native (better-sqlite3) or large and only loaded on request (the AWS SDK, the Anthropic SDK): resolved from node_modules at run time.
-  // esbuild (a dev dependency) builds the run viewer's page when `serve` first serves it.
+  // esbuild stays external: the run viewer falls back to building its page in memory only when dist/viewer is missing.
   external: ['better-sqlite3', '@aws-sdk/*', '@smithy/*', '@anthropic-ai/sdk', 'esbuild'],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __flowmendRequire } from 'node:module'; const require = __flowmendRequire(import.meta.url);" },
@@ -56,6 +56,20 @@ await esbuild.build({
   // Smaller files parse faster at every start; identifiers stay (error names and stack traces read them).
   minifyWhitespace: true,
   minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+
+// The run viewer's page (issue 16: static assets bundled at build time): served from dist/viewer by `serve`.
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: { viewer: 'functions/hosts/viewer/ui/main.ts' },
+  outdir: 'dist/viewer',
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
   legalComments: 'none',
   logLevel: 'warning',
 });

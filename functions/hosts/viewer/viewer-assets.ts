@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
@@ -40,12 +40,24 @@ const HTML = `<!doctype html>
 
 let built: Promise<ViewerAssets> | undefined;
 
+const withSizes = (js: string, css: string): ViewerAssets => ({ js, css, html: HTML, gzipBytes: gzipSync(js).length + gzipSync(css).length + gzipSync(HTML).length });
+
+/** The page as `npm run build` (and `prepare`) bundled it: beside the CLI bundle in dist/, or from the sources' tree. */
+const prebuilt = (): ViewerAssets | undefined => {
+  const dirs = [new URL('./viewer/', import.meta.url), new URL('../../../dist/viewer/', import.meta.url)].map((u) => fileURLToPath(u));
+  const dir = dirs.find((d) => existsSync(`${d}viewer.js`) && existsSync(`${d}viewer.css`));
+  return dir === undefined ? undefined : withSizes(readFileSync(`${dir}viewer.js`, 'utf8'), readFileSync(`${dir}viewer.css`, 'utf8'));
+};
+
 /**
- * Bundles the front end with esbuild (dagre and zod included, minified): the page loads nothing from
- * anywhere else, so it works offline. Building takes ~100 ms, once per process.
+ * The front end, bundled with esbuild at build time (dagre and zod included, minified): the page loads
+ * nothing from anywhere else, so it works offline. Without a build (a checkout run through tsx before
+ * `npm run build`), it is bundled in memory once per process (~100 ms).
  */
 export const viewerAssets = (): Promise<ViewerAssets> => {
   built ??= (async () => {
+    const ready = prebuilt();
+    if (ready) return ready;
     const { build } = await import('esbuild');
     const result = await build({
       entryPoints: [entry()], bundle: true, minify: true, write: false, format: 'esm', platform: 'browser', target: 'es2022',
@@ -53,7 +65,7 @@ export const viewerAssets = (): Promise<ViewerAssets> => {
     });
     const js = result.outputFiles.find((f) => f.path.endsWith('.js'))?.text ?? '';
     const css = result.outputFiles.find((f) => f.path.endsWith('.css'))?.text ?? '';
-    return { js, css, html: HTML, gzipBytes: gzipSync(js).length + gzipSync(css).length + gzipSync(HTML).length };
+    return withSizes(js, css);
   })();
   return built;
 };
