@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from './read-body.ts';
 
 export interface FakeS3 {
   endpoint: string;
@@ -8,12 +9,6 @@ export interface FakeS3 {
   requests: { method: string; url: string; authorization?: string }[];
   close(): Promise<void>;
 }
-
-const readBody = async (req: IncomingMessage): Promise<string> => {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-};
 
 /** Path-style S3 on 127.0.0.1: PutObject and GetObject (NoSuchKey when absent); signatures are not checked. */
 export async function startFakeS3(): Promise<FakeS3> {

@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { readBody } from './read-body.ts';
 
 export interface FakeSchedule {
   Name: string;
@@ -20,12 +21,6 @@ export interface FakeScheduler {
   calls: string[];
   close(): Promise<void>;
 }
-
-const readBody = async (req: IncomingMessage): Promise<string> => {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-};
 
 /** Scheduler accepts these; the fake rejects anything else the way Scheduler does (ValidationException). */
 const VALID_EXPRESSION = /^(cron\([^()]+\)|rate\(\d+ \w+\)|at\([\dT:-]+\))$/;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { readBody } from './read-body.ts';
 
 export interface FakeExecution {
   executionArn: string;
@@ -20,12 +21,6 @@ export interface FakeSfn {
   calls: string[];
   close(): Promise<void>;
 }
-
-const readBody = async (req: IncomingMessage): Promise<string> => {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-};
 
 /**
  * The Step Functions JSON API (AWS JSON 1.0, routed on X-Amz-Target) on 127.0.0.1, as far as the
