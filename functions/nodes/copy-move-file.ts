@@ -15,7 +15,7 @@ export const CopyMoveParamsSchema = z.strictObject({
 });
 
 /** copy-file and move-file: the same params, pflow's `copied` / `moved` output. */
-const makeCopyMoveRunner = (kind: 'copy' | 'move'): NodeRunner => {
+const makeCopyMoveRunner = (kind: 'copy' | 'move'): NodeRunner<typeof CopyMoveParamsSchema> => {
   const flag = kind === 'copy' ? 'copied' : 'moved';
   return {
     type: `${kind}-file`,
@@ -23,8 +23,7 @@ const makeCopyMoveRunner = (kind: 'copy' | 'move'): NodeRunner => {
     outputKeys: [flag, 'source_path', 'dest_path'],
     sideEffects: () => true,
     timeoutS: () => 60,
-    run: async (raw): Promise<RunnerResult> => {
-      const params = CopyMoveParamsSchema.parse(raw);
+    run: async (params): Promise<RunnerResult> => {
       const started = performance.now();
       const destParam = params.dest_path ?? params.destination;
       if (destParam === undefined) return { kind: 'failed', error: { code: 'PARAMS_INVALID', message: `${kind}-file needs dest_path: where the file goes` }, durationMs: 0 };
@@ -54,5 +53,5 @@ const makeCopyMoveRunner = (kind: 'copy' | 'move'): NodeRunner => {
   };
 };
 
-export const copyFileRunner: NodeRunner = makeCopyMoveRunner('copy');
-export const moveFileRunner: NodeRunner = makeCopyMoveRunner('move');
+export const copyFileRunner: NodeRunner<typeof CopyMoveParamsSchema> = makeCopyMoveRunner('copy');
+export const moveFileRunner: NodeRunner<typeof CopyMoveParamsSchema> = makeCopyMoveRunner('move');

@@ -11,14 +11,13 @@ export const DeleteFileParamsSchema = z.strictObject({
 });
 
 /** A file already gone counts as deleted (`existed: false`), so a re-run after a crash succeeds. */
-export const deleteFileRunner: NodeRunner = {
+export const deleteFileRunner: NodeRunner<typeof DeleteFileParamsSchema> = {
   type: 'delete-file',
   paramsSchema: DeleteFileParamsSchema,
   outputKeys: ['deleted', 'existed', 'file_path'],
   sideEffects: () => true,
   timeoutS: () => 30,
-  run: async (raw): Promise<RunnerResult> => {
-    const params = DeleteFileParamsSchema.parse(raw);
+  run: async (params): Promise<RunnerResult> => {
     if (params.confirm_delete === false) return { kind: 'failed', error: { code: 'DELETE_NOT_CONFIRMED', message: 'confirm_delete is false: the file was not deleted' }, durationMs: 0 };
     const started = performance.now();
     try {

@@ -16,14 +16,13 @@ export const ReadFileParamsSchema = z.strictObject({
 
 const isText = (data: Buffer): boolean => !data.includes(0) && Buffer.from(data.toString('utf8'), 'utf8').equals(data);
 
-export const readFileRunner: NodeRunner = {
+export const readFileRunner: NodeRunner<typeof ReadFileParamsSchema> = {
   type: 'read-file',
   paramsSchema: ReadFileParamsSchema,
   outputKeys: ['content', 'content_is_binary', 'file_path', 'size_bytes'],
   sideEffects: () => false,
   timeoutS: () => 30,
-  run: async (raw): Promise<RunnerResult> => {
-    const params = ReadFileParamsSchema.parse(raw);
+  run: async (params): Promise<RunnerResult> => {
     const started = performance.now();
     try {
       const path = await resolveInWorkspace(params.__workspace, params.file_path);

@@ -24,14 +24,13 @@ const bytesOf = (content: unknown, binary: boolean): Buffer => {
  * file. A completed write is recorded and replayed, never done twice; only a crash between the rename
  * and that record runs it again, which rewrites the same bytes (and, with append, appends again).
  */
-export const writeFileRunner: NodeRunner = {
+export const writeFileRunner: NodeRunner<typeof WriteFileParamsSchema> = {
   type: 'write-file',
   paramsSchema: WriteFileParamsSchema,
   outputKeys: ['written', 'file_path', 'bytes_written'],
   sideEffects: () => true,
   timeoutS: () => 30,
-  run: async (raw): Promise<RunnerResult> => {
-    const params = WriteFileParamsSchema.parse(raw);
+  run: async (params): Promise<RunnerResult> => {
     const started = performance.now();
     try {
       const path = await resolveInWorkspace(params.__workspace, params.file_path);
