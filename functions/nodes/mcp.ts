@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type McpClient, withMcpClient } from '../adapters/mcp-client.ts';
 import { sampleOf } from '../core/index.ts';
 import { ConfigurationError, TransientError } from '../core/index.ts';
@@ -76,16 +76,12 @@ const toFailure = (error: unknown, target: string, details: Record<string, unkno
   throw error;
 };
 
-export const makeMcpRunner = ({ env = process.env, allowStdio = true }: McpRunnerDeps = {}): NodeRunner => {
-  const run = async (raw: Record<string, unknown>, context: RunContext): Promise<RunnerResult> => {
-    const parsed = McpParamsSchema.safeParse(raw);
-    if (!parsed.success) {
-      return { kind: 'failed', error: { code: 'PARAMS_INVALID', message: `Invalid mcp params: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}` }, durationMs: 0 };
-    }
-    const { server: serverName, tool, arguments: args, __server: server } = parsed.data;
+export const makeMcpRunner = ({ env = process.env, allowStdio = true }: McpRunnerDeps = {}): NodeRunner<typeof McpParamsSchema> => {
+  const run = async (params: z.infer<typeof McpParamsSchema>, context: RunContext): Promise<RunnerResult> => {
+    const { server: serverName, tool, arguments: args, __server: server } = params;
     const target = `MCP ${serverName}/${tool}`;
     if (server === undefined) throw new ConfigurationError(`MCP server '${serverName}' is not configured: declare it under "mcp_servers" or in the --mcp-config file`);
-    const timeoutMs = timeoutOf(parsed.data) * 1000;
+    const timeoutMs = timeoutOf(params) * 1000;
     const details = { server: serverName, tool };
     const started = performance.now();
     try {
@@ -133,4 +129,4 @@ export const makeMcpRunner = ({ env = process.env, allowStdio = true }: McpRunne
   };
 };
 
-export const mcpRunner: NodeRunner = makeMcpRunner();
+export const mcpRunner: NodeRunner<typeof McpParamsSchema> = makeMcpRunner();
