@@ -1,13 +1,13 @@
 import { MAX_INLINE_PARAMS_BYTES, paramsBlobKey, UPLOAD_URL_TTL_S, uploadTargetFor, utf8Length } from './blob-store.ts';
 import { computeCacheKey } from './cache-key.ts';
 import type { EngineDeps } from './engine-deps.ts';
-import { errorSignature } from './error-signature.ts';
 import { InvalidInputError } from './errors.ts';
-import { mustContinueBefore, REPAIR_MAX_S } from './execution-limits.ts';
+import { mustContinueBefore } from './execution-limits.ts';
 import { FILE_NODE_TYPES } from './file-node-types.ts';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES } from './limits.ts';
 import { MCP_TYPE } from './mcp-servers.ts';
 import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
+import { startRepairAttempt } from './repair/repair-loop.ts';
 import type { RunError, RunItem } from './run-model.ts';
 import type { AdvanceOutcome, ExecCounters } from './state-io.ts';
 import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
@@ -207,31 +207,9 @@ export class Advance {
     return this.repairOrFail(error);
   }
 
-  async repairOrFail(error: RunError): Promise<AdvanceOutcome> {
-    const run = this.run;
-    run.lastError = error;
-    if (!error.fixable || !run.repairEnabled) return this.fail(error);
-    const signature = errorSignature(error);
-    if (run.repairAttempts > 0 && signature === run.lastErrorSignature) {
-      return this.fail({ ...error, message: `${error.message}\n(the same error came back after repair attempt ${run.repairAttempts}; giving up)`, details: { ...error.details, repairAttempts: run.repairAttempts } });
-    }
-    if (run.repairAttempts >= run.maxRepairs) {
-      const tried = run.maxRepairs === 0 ? 'repair is limited to 0 attempts' : `gave up after ${run.repairAttempts} repair attempt(s)`;
-      return this.fail({ ...error, message: `${error.message}\n(${tried})`, details: { ...error.details, repairAttempts: run.repairAttempts } });
-    }
-    // A repair may take REPAIR_MAX_S: an Express execution without that much time left hands it to a new one.
-    if (mustContinueBefore(this.deps.executionLimits, this.exec, run.mode, this.deps.now(), REPAIR_MAX_S)) {
-      run.repairDue = error;
-      this.writes.event('execution_continued', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: `continuing as a new execution before repair, after ${this.exec.advances} steps` });
-      await this.writes.commit();
-      return { kind: 'continue', runId: run.runId, owner: this.owner };
-    }
-    delete run.repairDue;
-    run.repairAttempts += 1;
-    run.lastErrorSignature = signature;
-    this.writes.event('repair_started', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { attempt: run.repairAttempts, max: run.maxRepairs, category: error.category, code: error.code } });
-    await this.writes.commit();
-    return { kind: 'repair', runId: run.runId, owner: this.owner, exec: this.exec, failedNode: error.node_id ?? '', attempt: run.repairAttempts };
+  /** Repair or fail: the repair loop's guards (repair/repair-loop.ts). */
+  repairOrFail(error: RunError): Promise<AdvanceOutcome> {
+    return startRepairAttempt(this, error);
   }
 
   async fail(error: RunError): Promise<AdvanceOutcome> {

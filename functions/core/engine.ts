@@ -5,6 +5,7 @@ import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts'
 import { startNodeId, type Workflow } from './ir.ts';
 import type { RunItem, NodeRecord } from './run-model.ts';
 import { Advance } from './advance.ts';
+import { settleRepairAttempt } from './repair/repair-loop.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { failOnUnexpected } from './fail-unexpected.ts';
 import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type AdvanceOutcome } from './state-io.ts';
@@ -68,7 +69,7 @@ const dispatch = (step: Advance, input: AdvanceInput): Promise<AdvanceOutcome> =
     case 'run':
       return recordNode(step, input);
     case 'repair':
-      return afterRepair(step, input);
+      return settleRepairAttempt(step, input);
   }
 };
 
@@ -169,34 +170,4 @@ const recordNode = async (step: Advance, input: Extract<AdvanceInput, { kind: 'r
     case 'fatal':
       return step.route(record.nodeId, 'error', outcome.error);
   }
-};
-
-const afterRepair = async (step: Advance, input: Extract<AdvanceInput, { kind: 'repair' }>): Promise<AdvanceOutcome> => {
-  const { run, deps } = step;
-  const failure = run.lastError ?? { category: 'execution_failure' as const, code: 'FAILED', message: 'the run failed', fixable: false };
-  const spent = input.repair?.usage;
-  if (spent && !input.repair?.applied) {
-    // A repair that failed after LLM calls still cost money; an applied one reports it in its IR version.
-    run.metrics.repairInputTokens += spent.input_tokens;
-    run.metrics.repairOutputTokens += spent.output_tokens;
-    run.metrics.repairCostUsd += spent.cost_usd;
-  }
-  if (input.error || !input.repair?.applied) {
-    const why = input.error ? `${input.error.Error}: ${input.error.Cause ?? ''}` : (input.repair?.message ?? 'no repair was proposed');
-    step.writes.event('repair_failed', { ...(failure.node_id ? { nodeId: failure.node_id } : {}), message: why, data: { attempt: input.attempt } });
-    return step.fail({ ...failure, message: `${failure.message}\n(repair attempt ${input.attempt} failed: ${why})`, details: { ...failure.details, repairAttempts: run.repairAttempts } });
-  }
-  const item = await deps.store.getIrVersion(run.runId, run.irVersion + 1);
-  if (!item) throw new InvalidInputError(`repair reported success but run ${run.runId} has no workflow version ${run.irVersion + 1}`);
-  run.irVersion = item.version;
-  run.repairedNodes = [...new Set([...run.repairedNodes, ...(item.nodesChanged ?? [])])];
-  if (item.usage) {
-    run.metrics.repairInputTokens += item.usage.input_tokens;
-    run.metrics.repairOutputTokens += item.usage.output_tokens;
-    run.metrics.repairCostUsd += item.usage.cost_usd;
-  }
-  step.writes.event('repair_applied', { message: item.reason ?? input.repair.message, data: { attempt: input.attempt, version: item.version, source: item.source, nodesChanged: item.nodesChanged ?? [] } });
-  run.needsWalk = true;
-  step.ir = item.ir;
-  return walkFromStart(step);
 };

@@ -25,6 +25,7 @@ export { ProgressCursorSchema, type ProgressEvent, readProgress } from './progre
 export { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, type Schedule, ScheduleSchema, WorkflowNameSchema, type WorkflowSummary, type WorkflowVersion, WorkflowVersionSchema } from './registry-model.ts';
 export { type IdempotencyClaim, type RegistryStore } from './registry-store.ts';
 export { applyManualPatch, completedNodes, planRepair, type RepairFailure } from './repair/index.ts';
+export { repairRun, type RepairRunDeps } from './repair/repair-run.ts';
 export { type RepairLlm, type RepairLlmReply, type RepairLlmRequest } from './repair/types.ts';
 export { type LaunchRequest, type RunLauncher } from './run-launcher.ts';
 export { type ClaimOptions, claimRun, createRun, DEFAULT_MAX_REPAIRS, type InterruptOutcome, markInterrupted, newRunId } from './run-lifecycle.ts';

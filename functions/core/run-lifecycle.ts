@@ -52,6 +52,7 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
     repairEnabled: spec.repairEnabled,
     maxRepairs: spec.maxRepairs,
     repairAttempts: 0,
+    repairs: [],
     warnings: [],
     owner: spec.owner,
     eventSeq: 0,

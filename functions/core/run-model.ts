@@ -52,6 +52,27 @@ export const RunMetricsSchema = z.object({
 });
 export type RunMetrics = z.infer<typeof RunMetricsSchema>;
 
+/**
+ * One repair attempt, whatever came of it: `applied` (a new workflow version), `refused` (a proposal
+ * broke a rule; `problems` are told to the next attempt) or `failed` (no proposal could be made).
+ * At most `maxRepairs` per run, each clipped, so the run item stays small.
+ */
+export const RepairAttemptSchema = z.object({
+  attempt: z.number().int().positive(),
+  outcome: z.enum(['applied', 'refused', 'failed']),
+  /** The workflow version the attempt repaired. */
+  irVersion: z.number().int().nonnegative(),
+  /** The version it wrote (applied). */
+  version: z.number().int().positive().optional(),
+  nodeId: z.string().optional(),
+  /** Why: the repair's reason when applied, else why it was refused or failed. */
+  reason: z.string(),
+  problems: z.array(z.string()).optional(),
+  usage: LlmUsageSchema.optional(),
+  at: z.number(),
+});
+export type RepairAttempt = z.infer<typeof RepairAttemptSchema>;
+
 /** The run item: one per run, read by every engine step. */
 export const RunItemSchema = z.object({
   runId: RunIdSchema,
@@ -106,6 +127,8 @@ export const RunItemSchema = z.object({
   maxRepairs: z.number().int().nonnegative(),
   repairAttempts: z.number().int().nonnegative(),
   lastErrorSignature: z.string().optional(),
+  /** Every repair attempt of the run, in order (the report's `repairs`). */
+  repairs: z.array(RepairAttemptSchema).default([]),
   /** A repair the last execution had no time left for (Express): the next execution starts with it. */
   repairDue: RunErrorSchema.optional(),
   /** The error that sent the run to repair, or that failed it. */
@@ -185,7 +208,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     message: z.string(),
     data: z.object({ attempt: z.number().int(), version: z.number().int(), source: IrVersionSourceSchema, nodesChanged: z.array(z.string()) }),
   }),
-  z.object({ ...eventBase, type: z.literal('repair_failed'), nodeId: nodeIdField, message: z.string(), data: z.object({ attempt: z.number().int() }) }),
+  z.object({ ...eventBase, type: z.literal('repair_failed'), nodeId: nodeIdField, message: z.string(), data: z.object({ attempt: z.number().int(), outcome: z.enum(['refused', 'failed']).optional() }) }),
   z.object({ ...eventBase, type: z.literal('run_succeeded') }),
   z.object({ ...eventBase, type: z.literal('run_failed'), nodeId: nodeIdField, message: z.string(), data: z.object({ category: ErrorCategorySchema, code: z.string() }).optional() }),
   z.object({ ...eventBase, type: z.literal('execution_continued'), nodeId: nodeIdField, message: z.string() }),

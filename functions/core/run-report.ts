@@ -1,4 +1,4 @@
-import type { IrVersionItem, RunError, RunEvent, RunItem, RunStatus, NodeRecord, NodeRecordStatus } from './run-model.ts';
+import type { IrVersionItem, RepairAttempt, RunError, RunEvent, RunItem, RunStatus, NodeRecord, NodeRecordStatus } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
 
 export interface ReportStep {
@@ -14,11 +14,19 @@ export interface ReportStep {
   error?: string;
 }
 
+/**
+ * One repair attempt, or a person's patch (source `manual`). `applied`: a new workflow version;
+ * `refused`: a proposal broke a rule (`problems`, told to the next attempt); `failed`: no proposal
+ * could be made (`reason` says why).
+ */
 export interface ReportRepair {
+  /** Position in the run's repair history, from 1. */
   attempt: number;
-  version: number;
-  source: IrVersionItem['source'];
+  outcome: RepairAttempt['outcome'];
+  version?: number;
+  source?: IrVersionItem['source'];
   reason: string;
+  problems?: string[];
   nodes_changed: string[];
   diff: string[];
   tokens: { input: number; output: number };
@@ -76,19 +84,45 @@ const orderedSteps = (steps: readonly NodeRecord[], events: readonly RunEvent[])
   return timeline.sort((a, b) => a.at - b.at || a.order - b.order).map((t) => t.step);
 };
 
-const repairsOf = (versions: readonly IrVersionItem[]): ReportRepair[] =>
-  versions
-    .filter((v) => v.source !== 'original')
-    .map((v, i) => ({
-      attempt: i + 1,
-      version: v.version,
-      source: v.source,
-      reason: v.reason ?? '',
-      nodes_changed: v.nodesChanged ?? [],
-      diff: v.diff ?? [],
-      tokens: { input: v.usage?.input_tokens ?? 0, output: v.usage?.output_tokens ?? 0 },
-      cost_usd: v.usage?.cost_usd ?? 0,
-    }));
+const appliedVersion = (v: IrVersionItem): Omit<ReportRepair, 'attempt'> => ({
+  outcome: 'applied',
+  version: v.version,
+  source: v.source,
+  reason: v.reason ?? '',
+  nodes_changed: v.nodesChanged ?? [],
+  diff: v.diff ?? [],
+  tokens: { input: v.usage?.input_tokens ?? 0, output: v.usage?.output_tokens ?? 0 },
+  cost_usd: v.usage?.cost_usd ?? 0,
+});
+
+const unappliedAttempt = (a: RepairAttempt): Omit<ReportRepair, 'attempt'> => ({
+  outcome: a.outcome,
+  ...(a.usage ? { source: 'llm' as const } : {}),
+  reason: a.reason,
+  ...(a.problems ? { problems: a.problems } : {}),
+  nodes_changed: [],
+  diff: [],
+  tokens: { input: a.usage?.input_tokens ?? 0, output: a.usage?.output_tokens ?? 0 },
+  cost_usd: a.usage?.cost_usd ?? 0,
+});
+
+/**
+ * Every repair attempt the run item recorded (applied ones with their version's diff), and the versions
+ * no attempt wrote (a person's patches, and repairs of runs recorded before attempts were), in time order.
+ */
+const repairsOf = (attempts: readonly RepairAttempt[], versions: readonly IrVersionItem[]): ReportRepair[] => {
+  const byVersion = new Map(versions.map((v) => [v.version, v]));
+  const timeline: { at: number; repair: Omit<ReportRepair, 'attempt'> }[] = [];
+  for (const a of attempts) {
+    const version = a.version === undefined ? undefined : byVersion.get(a.version);
+    timeline.push({ at: a.at, repair: version ? { ...appliedVersion(version), reason: a.reason || (version.reason ?? '') } : unappliedAttempt(a) });
+  }
+  const written = new Set(attempts.flatMap((a) => (a.version === undefined ? [] : [a.version])));
+  for (const v of versions) {
+    if (v.source !== 'original' && !written.has(v.version)) timeline.push({ at: v.createdAt, repair: appliedVersion(v) });
+  }
+  return timeline.sort((a, b) => a.at - b.at).map((t, i) => ({ attempt: i + 1, ...t.repair }));
+};
 
 export const buildRunReport = (run: RunItem, steps: readonly NodeRecord[], events: readonly RunEvent[], versions: readonly IrVersionItem[]): RunReport => {
   const m = run.metrics;
@@ -101,7 +135,7 @@ export const buildRunReport = (run: RunItem, steps: readonly NodeRecord[], event
     result: run.outputs ?? {},
     errors: (run.status === 'failed' || run.status === 'cancelled' || run.status === 'interrupted') && run.lastError ? [run.lastError] : [],
     warnings: run.warnings,
-    repairs: repairsOf(versions),
+    repairs: repairsOf(run.repairs, versions),
     steps: orderedSteps(steps, events),
     ...(run.current && run.status === 'running' ? { current: { node_id: run.current.nodeId, seq: run.current.seq, started_at: new Date(run.current.startedAt).toISOString() } } : {}),
     metrics: {

@@ -28,6 +28,8 @@ export type TaskError = z.infer<typeof TaskErrorSchema>;
 export const RepairReportSchema = z.object({
   applied: z.boolean(),
   message: z.string(),
+  /** A proposal was made and refused: what was wrong with it, for the next attempt. */
+  problems: z.array(z.string()).optional(),
   /** LLM tokens and cost spent on a repair that was not applied (an applied one carries its usage in its IR version). */
   usage: LlmUsageSchema.optional(),
 });

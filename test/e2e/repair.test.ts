@@ -122,17 +122,51 @@ describe('repair through the local host', () => {
     expect(report.repairs).toHaveLength(0);
   });
 
-  it('refuses a proposal that edits a completed node with side effects', async () => {
+  it('refuses a proposal that edits a completed node with side effects, and tells the next attempt why', async () => {
     const workflow = pipeline('exit 1');
     propose(workflow, (w) => setParam(w, 'fetch', 'command', 'echo changed'));
     propose(workflow, (w) => setParam(w, 'fetch', 'command', 'echo changed again'));
-    const report = await start(host(), workflow);
+    const report = await start(host(), workflow, 2);
     expect(report.status).toBe('failed');
     expect(fake.calls).toHaveLength(2);
-    expect(report.errors[0]?.message).toMatch(/node 'fetch' already ran and has side effects, so it is frozen/);
+    expect(report.errors[0]?.message).toMatch(/gave up after 2 repair attempt\(s\); attempt 2 was refused: .*node 'fetch' already ran and has side effects, so it is frozen/s);
     expect(JSON.stringify(fake.calls[1]?.body.messages)).toContain("node 'fetch' already ran and has side effects");
-    expect(report.repairs).toHaveLength(0);
+    const frozen = expect.arrayContaining([expect.stringContaining("node 'fetch' already ran and has side effects, so it is frozen")]);
+    expect(report.repairs).toEqual([
+      expect.objectContaining({ attempt: 1, outcome: 'refused', source: 'llm', problems: frozen, diff: [], tokens: { input: 900, output: 150 } }),
+      expect.objectContaining({ attempt: 2, outcome: 'refused', source: 'llm', problems: frozen }),
+    ]);
+    expect(report.repairs[0]).not.toHaveProperty('version');
+    expect(report.metrics.repair).toMatchObject({ input_tokens: 1800, output_tokens: 300 });
     expect(runs('fetch')).toBe(1);
+  });
+
+  it('--max-repairs N bounds the LLM calls at N: one call per attempt, each refused proposal fed to the next, every attempt reported', async () => {
+    const workflow = pipeline('exit 1');
+    fake.enqueue({ text: 'Change the exit code to 0.' });
+    propose(workflow, (w) => setParam(w, 'fetch', 'command', 'echo changed'));
+    propose(workflow, (w) => setParam(w, 'use', 'command', 'echo fixed'), 'use exits 0.');
+    const report = await start(host(), workflow, 3);
+    expect(report.status).toBe('succeeded');
+    expect(report.result).toEqual({ out: 'fixed' });
+    expect(fake.calls).toHaveLength(3);
+    const prompts = fake.calls.map((c) => JSON.stringify(c.body.messages));
+    expect(prompts[0]).not.toContain('Your previous reply was refused');
+    expect(prompts[1]).toContain('the reply is neither a bare JSON object');
+    expect(prompts[2]).toContain("node 'fetch' already ran and has side effects");
+    expect(prompts[2]).not.toContain('the reply is neither a bare JSON object');
+    expect(report.repairs.map((r) => [r.attempt, r.outcome, r.source])).toEqual([[1, 'refused', 'llm'], [2, 'refused', 'llm'], [3, 'applied', 'llm']]);
+    expect(report.repairs[2]).toMatchObject({ version: 1, reason: 'use exits 0.', nodes_changed: ['use'] });
+    expect(runs('fetch')).toBe(1);
+  });
+
+  it('a failed LLM call is a failed attempt, reported with why, and ends the loop', async () => {
+    fake.enqueue({ status: 401 });
+    const report = await start(host(), pipeline('exit 1'), 3);
+    expect(report.status).toBe('failed');
+    expect(fake.calls).toHaveLength(1);
+    expect(report.errors[0]?.message).toMatch(/repair attempt 1 failed: the repair LLM call failed: Anthropic API rejected the repair request \(401\)/);
+    expect(report.repairs).toEqual([expect.objectContaining({ attempt: 1, outcome: 'failed', reason: expect.stringContaining('check ANTHROPIC_API_KEY') })]);
   });
 
   it('re-runs a changed completed pure node and, through the cache key, what reads it', async () => {
@@ -159,10 +193,11 @@ describe('repair through the local host', () => {
   it('fails with a clear message after malformed replies', async () => {
     fake.enqueue({ text: 'I would change the exit code to 0.' });
     fake.enqueue({ text: '```json\n{"workflow": {"nodes": [}\n```' });
-    const report = await start(host(), pipeline('exit 1'));
+    const report = await start(host(), pipeline('exit 1'), 2);
     expect(report.status).toBe('failed');
     expect(fake.calls).toHaveLength(2);
-    expect(report.errors[0]?.message).toMatch(/repair attempt 1 failed: the LLM's 2 repair proposals were refused .*not valid JSON/s);
+    expect(report.errors[0]?.message).toMatch(/gave up after 2 repair attempt\(s\); attempt 2 was refused: the LLM's repair proposal was refused .*not valid JSON/s);
+    expect(report.repairs.map((r) => r.outcome)).toEqual(['refused', 'refused']);
   });
 
   it('without an API key the rules still run, then the run fails saying an LLM repair needs ANTHROPIC_API_KEY', async () => {
@@ -172,6 +207,7 @@ describe('repair through the local host', () => {
     const report = await start(host({}), pipeline('exit 1'));
     expect(report.status).toBe('failed');
     expect(report.errors[0]?.message).toMatch(/an LLM repair needs ANTHROPIC_API_KEY; the rules found no fix for: node 'use'/);
+    expect(report.repairs).toEqual([expect.objectContaining({ outcome: 'failed', reason: expect.stringMatching(/^an LLM repair needs ANTHROPIC_API_KEY/) })]);
     expect(fake.calls).toHaveLength(0);
   });
 });

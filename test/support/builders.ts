@@ -19,6 +19,7 @@ export const aRun = (overrides: Partial<RunItem> & Pick<RunItem, 'runId'>): RunI
   repairEnabled: true,
   maxRepairs: 3,
   repairAttempts: 0,
+  repairs: [],
   warnings: [],
   owner: { id: 'owner-a', since: 0 },
   metrics: { nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0, repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0 },

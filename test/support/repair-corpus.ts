@@ -76,7 +76,7 @@ export async function runRepairFixture(file: string, fixture: RepairFixture): Pr
       : report.status !== 'succeeded'
         ? `run ${report.status}: ${report.errors.map((e) => e.message).join(' | ')}`
         : `output ${fixture.check.output} is ${JSON.stringify(value)}, expected ${JSON.stringify(fixture.check.equals)}`;
-    return { file, fixed, sources: report.repairs.map((r) => r.source), llmCalls: calls.length, promptChars, replyChars, report, why };
+    return { file, fixed, sources: report.repairs.flatMap((r) => (r.outcome === 'applied' && r.source ? [r.source] : [])), llmCalls: calls.length, promptChars, replyChars, report, why };
   } finally {
     await fake.close();
   }

@@ -6,7 +6,7 @@ export { keepUnchangedProblems } from './keep-unchanged.ts';
 export { applyManualPatch, type ManualPatchInput, type ManualPatchResult } from './manual-patch.ts';
 export { describeOutputShape } from './output-shape.ts';
 export { type ParsedProposal, parseProposal, type RepairProposal, RepairProposalSchema } from './parse-proposal.ts';
-export { DEFAULT_MAX_LLM_CALLS_PER_REPAIR, DEFAULT_REPAIR_MAX_TOKENS, type PlannerDeps, planRepair, summariseFailure } from './plan-repair.ts';
+export { DEFAULT_REPAIR_MAX_TOKENS, type PlannerDeps, planRepair, summariseFailure } from './plan-repair.ts';
 export { buildRepairPrompt, REPAIR_SYSTEM_PROMPT } from './prompt.ts';
 export { applyRules, describeRuleFix, type RuleFix, runtimeContext } from './rules.ts';
 export { fixTemplateAtRuntime, fixTemplateStatically } from './template-fix.ts';

@@ -8,7 +8,6 @@ import { buildRepairPrompt, REPAIR_SYSTEM_PROMPT } from './prompt.ts';
 import { applyRules, describeRuleFix } from './rules.ts';
 import type { CostOf, RepairContext, RepairLlm, RepairPlan } from './types.ts';
 
-export const DEFAULT_MAX_LLM_CALLS_PER_REPAIR = 2;
 export const DEFAULT_REPAIR_MAX_TOKENS = 8192;
 
 export interface PlannerDeps {
@@ -16,7 +15,6 @@ export interface PlannerDeps {
   llm?: RepairLlm;
   model: string;
   costOf: CostOf;
-  maxLlmCalls?: number;
   maxTokens?: number;
 }
 
@@ -33,18 +31,13 @@ export function summariseFailure(ctx: RepairContext): string {
   return failure.issues.length > 3 ? `${shown}; and ${failure.issues.length - 3} more` : shown;
 }
 
-const addUsage = (total: LlmUsage | undefined, model: string, input: number, output: number, costOf: CostOf): LlmUsage => {
-  const input_tokens = (total?.input_tokens ?? 0) + input;
-  const output_tokens = (total?.output_tokens ?? 0) + output;
-  return { model, input_tokens, output_tokens, cost_usd: costOf(model, { input_tokens, output_tokens }) };
-};
-
 /**
- * Plans one repair: the deterministic rules first (no LLM call), then up to `maxLlmCalls` LLM
- * proposals, each refused one fed back to the next call. Never throws for an expected failure
- * (no key, a failed call, refused proposals): the plan says why.
+ * Plans one repair attempt: the deterministic rules first (no LLM call), then at most one LLM
+ * proposal, told what was wrong with the previous attempt's (`refusals`). Never throws for an
+ * expected failure (no key, a failed call, a refused proposal): the plan says why, and a refused
+ * proposal's `problems` are what the next attempt is told.
  */
-export async function planRepair(ctx: RepairContext, deps: PlannerDeps): Promise<RepairPlan> {
+export async function planRepair(ctx: RepairContext, deps: PlannerDeps, refusals: readonly string[] = []): Promise<RepairPlan> {
   const summary = summariseFailure(ctx);
   const ruled = applyRules(ctx);
   let rulesNote = `the rules found no fix for: ${summary}`;
@@ -60,42 +53,30 @@ export async function planRepair(ctx: RepairContext, deps: PlannerDeps): Promise
   }
   if (deps.llm === undefined) return { ok: false, message: `an LLM repair needs ANTHROPIC_API_KEY; ${rulesNote}`, llmCalls: 0 };
 
-  const maxCalls = deps.maxLlmCalls ?? DEFAULT_MAX_LLM_CALLS_PER_REPAIR;
-  let usage: LlmUsage | undefined;
-  let refusals: string[] = [];
-  for (let call = 1; call <= maxCalls; call++) {
-    let reply: Awaited<ReturnType<RepairLlm['complete']>>;
-    try {
-      reply = await deps.llm.complete({
-        system: REPAIR_SYSTEM_PROMPT, prompt: buildRepairPrompt(ctx, refusals), model: deps.model,
-        maxTokens: deps.maxTokens ?? DEFAULT_REPAIR_MAX_TOKENS,
-      });
-    } catch (error) {
-      if (!(error instanceof FlowmendError)) throw error;
-      return { ok: false, message: `the repair LLM call failed: ${error.message}`, llmCalls: call, ...(usage ? { usage } : {}) };
-    }
-    usage = addUsage(usage, deps.model, reply.usage.input_tokens, reply.usage.output_tokens, deps.costOf);
-    const parsed = parseProposal(reply.text);
-    if (!parsed.ok) {
-      refusals = [parsed.message];
-      continue;
-    }
-    const { workflow, reason } = parsed.proposal;
-    const check = checkProposal({ before: ctx.workflow, proposal: workflow, completed: ctx.completed, catalog: ctx.catalog, keepUnchanged: { reason } });
-    if (!check.ok) {
-      refusals = check.problems;
-      continue;
-    }
-    return {
-      ok: true, source: 'llm', ir: check.ir, reason, diff: diffWorkflows(ctx.workflow, check.ir),
-      nodesChanged: changedNodeIds(ctx.workflow, check.ir), llmCalls: call, usage,
-    };
+  let reply: Awaited<ReturnType<RepairLlm['complete']>>;
+  try {
+    reply = await deps.llm.complete({
+      system: REPAIR_SYSTEM_PROMPT, prompt: buildRepairPrompt(ctx, refusals), model: deps.model,
+      maxTokens: deps.maxTokens ?? DEFAULT_REPAIR_MAX_TOKENS,
+    });
+  } catch (error) {
+    if (!(error instanceof FlowmendError)) throw error;
+    return { ok: false, message: `the repair LLM call failed: ${error.message}`, llmCalls: 1 };
   }
-  const tokens = usage === undefined ? '' : ` (${usage.input_tokens + usage.output_tokens} tokens)`;
-  return {
+  const { input_tokens, output_tokens } = reply.usage;
+  const usage: LlmUsage = { model: deps.model, input_tokens, output_tokens, cost_usd: deps.costOf(deps.model, { input_tokens, output_tokens }) };
+  const refused = (problems: string[]): RepairPlan => ({
     ok: false,
-    message: `the LLM's ${maxCalls} repair proposal${maxCalls === 1 ? ' was' : 's were'} refused${tokens}: ${refusals.join('; ')}; failure: ${summary}`,
-    llmCalls: maxCalls,
-    ...(usage ? { usage } : {}),
+    message: `the LLM's repair proposal was refused (${input_tokens + output_tokens} tokens): ${problems.join('; ')}; failure: ${summary}`,
+    problems, llmCalls: 1, usage,
+  });
+  const parsed = parseProposal(reply.text);
+  if (!parsed.ok) return refused([parsed.message]);
+  const { workflow, reason } = parsed.proposal;
+  const check = checkProposal({ before: ctx.workflow, proposal: workflow, completed: ctx.completed, catalog: ctx.catalog, keepUnchanged: { reason } });
+  if (!check.ok) return refused(check.problems);
+  return {
+    ok: true, source: 'llm', ir: check.ir, reason, diff: diffWorkflows(ctx.workflow, check.ir),
+    nodesChanged: changedNodeIds(ctx.workflow, check.ir), llmCalls: 1, usage,
   };
 }

@@ -36,7 +36,8 @@ export const renderReport = (report: RunReport): string => {
   }
   for (const r of report.repairs) {
     const cost = r.source === 'llm' ? ` (${r.tokens.input}+${r.tokens.output} tokens, $${r.cost_usd.toFixed(4)})` : '';
-    lines.push(`Repair ${r.attempt} by ${r.source}${cost}: ${r.reason}`);
+    const how = r.outcome === 'applied' ? `by ${r.source ?? 'rules'}` : `${r.outcome}${r.source ? ` (${r.source})` : ''}`;
+    lines.push(`Repair ${r.attempt} ${how}${cost}: ${r.outcome === 'applied' ? r.reason : (r.reason.split('\n')[0] ?? '')}`);
     for (const d of r.diff) lines.push(`    ${d}`);
   }
   if (m.llm.input_tokens + m.llm.output_tokens > 0) lines.push(`LLM: ${m.llm.input_tokens} input + ${m.llm.output_tokens} output tokens, $${m.llm.cost_usd.toFixed(4)}`);

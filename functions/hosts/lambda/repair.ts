@@ -1,13 +1,7 @@
-import { InvalidInputError, RunNotFoundError, StaleRunError, CorruptItemError } from '../../core/index.ts';
 import { makeAnthropicRepairLlm, repairModelFromEnv } from '../../adapters/anthropic-repair-llm.ts';
-import { makeCatalog, type NodeCatalog, type NodeRunner } from '../../core/index.ts';
-import { completedNodes, planRepair, type RepairFailure, type RepairLlm } from '../../core/index.ts';
-import type { RunStore } from '../../core/index.ts';
-import { type RepairReport, RepairOutcomeSchema } from '../../core/index.ts';
-import { validateWorkflow } from '../../core/index.ts';
+import { makeCatalog, type NodeCatalog, type NodeRunner, type RepairLlm, type RepairReport, repairRun, type RunStore } from '../../core/index.ts';
 import { builtinCatalog } from '../../nodes/catalog.ts';
 import { costUsd } from '../../nodes/llm-prices.ts';
-import { recordsOfRun } from '../../core/index.ts';
 
 export interface RepairDeps {
   store: RunStore;
@@ -16,45 +10,10 @@ export interface RepairDeps {
   llm?: RepairLlm;
   model: string;
   now: () => number;
-  maxLlmCallsPerRepair?: number;
 }
 
-/**
- * The Repair state: plans a repair of the run's current workflow and, when one is found, writes it as
- * the next IR version (never the run item: Advance, the run's owner, adopts it). Expected failures
- * come back as `{applied: false, message}`.
- */
-export const makeRepairHandler = (deps: RepairDeps) => async (event: unknown): Promise<RepairReport> => {
-  const parsed = RepairOutcomeSchema.safeParse(event);
-  if (!parsed.success) throw new InvalidInputError(`Repair got an event it cannot read: ${parsed.error.message}`);
-  const { runId, owner, failedNode } = parsed.data;
-  const run = await deps.store.getRun(runId);
-  if (!run) throw new RunNotFoundError(`run ${runId} does not exist`);
-  if (run.owner?.id !== owner) throw new StaleRunError(`run ${runId} is now owned by ${run.owner?.id ?? 'nobody'}, not ${owner}`);
-  // A retried call after the version was written: report it again instead of planning a second one.
-  const written = await deps.store.getIrVersion(runId, run.irVersion + 1);
-  if (written) return { applied: true, message: written.reason ?? `workflow version ${written.version} (${written.source})` };
-  const current = await deps.store.getIrVersion(runId, run.irVersion);
-  if (!current) throw new CorruptItemError(`run ${runId} has no workflow version ${run.irVersion}`);
-
-  const issues = validateWorkflow(current.ir, deps.catalog).filter((i) => i.severity === 'error');
-  let failure: RepairFailure;
-  if (issues.length > 0 && (failedNode === '' || run.lastError?.category === 'validation')) failure = { kind: 'static', issues };
-  else if (run.lastError) failure = { kind: 'runtime', error: run.lastError };
-  else return { applied: false, message: 'nothing to repair: the run records no error and its workflow validates' };
-
-  const steps = await recordsOfRun(deps.store, run);
-  const plan = await planRepair(
-    { workflow: current.ir, failure, failedNode, completed: completedNodes(run, steps), inputs: run.params, catalog: deps.catalog },
-    { ...(deps.llm ? { llm: deps.llm } : {}), model: deps.model, costOf: costUsd, ...(deps.maxLlmCallsPerRepair ? { maxLlmCalls: deps.maxLlmCallsPerRepair } : {}) },
-  );
-  if (!plan.ok) return { applied: false, message: plan.message, ...(plan.usage ? { usage: plan.usage } : {}) };
-  await deps.store.putIrVersion({
-    runId, version: run.irVersion + 1, ir: plan.ir, source: plan.source, reason: plan.reason,
-    diff: plan.diff, nodesChanged: plan.nodesChanged, createdAt: deps.now(), ...(plan.usage ? { usage: plan.usage } : {}),
-  });
-  return { applied: true, message: plan.reason };
-};
+/** The Repair state: one repair attempt (core's `repairRun`), priced with the one price table. */
+export const makeRepairHandler = (deps: RepairDeps) => (event: unknown): Promise<RepairReport> => repairRun(event, { ...deps, costOf: costUsd });
 
 /** A RepairLlm from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL; undefined without a key (the rules still run). */
 const llmFrom = (config: { apiKey?: string | undefined; baseURL?: string | undefined }): RepairLlm | undefined =>
@@ -65,10 +24,10 @@ const llmFrom = (config: { apiKey?: string | undefined; baseURL?: string | undef
  * ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, FLOWMEND_REPAIR_MODEL.
  */
 export const envRepairHandler =
-  (env: NodeJS.ProcessEnv = process.env, options: { maxLlmCallsPerRepair?: number } = {}) =>
+  (env: NodeJS.ProcessEnv = process.env) =>
   ({ store, runners }: { store: RunStore; runners: readonly NodeRunner[] }): ((event: unknown) => Promise<RepairReport>) => {
     const llm = llmFrom({ apiKey: env.ANTHROPIC_API_KEY?.trim(), baseURL: env.ANTHROPIC_BASE_URL?.trim() });
-    return makeRepairHandler({ store, catalog: makeCatalog(runners), ...(llm ? { llm } : {}), model: repairModelFromEnv(env), now: Date.now, ...options });
+    return makeRepairHandler({ store, catalog: makeCatalog(runners), ...(llm ? { llm } : {}), model: repairModelFromEnv(env), now: Date.now });
   };
 
 let awsHandler: ((event: unknown) => Promise<RepairReport>) | undefined;

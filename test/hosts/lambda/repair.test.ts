@@ -7,6 +7,7 @@ import type { RunError, NodeRecord } from '../../../functions/core/run-model.ts'
 import { makeRepairHandler } from '../../../functions/hosts/lambda/repair.ts';
 import { builtinCatalog } from '../../../functions/nodes/catalog.ts';
 import { wf } from '../../core/repair/support.ts';
+import { aNodeRecord } from '../../support/builders.ts';
 
 const RUN = 'run-repair-1';
 const OWNER = 'owner-1';
@@ -34,10 +35,8 @@ const workflow = wf({
   edges: [{ from: 'a', to: 'b' }],
 });
 
-const step = (seq: number, nodeId: string, status: NodeRecord['status'], outputs: Record<string, unknown>): NodeRecord => ({
-  runId: RUN, seq, nodeId, nodeType: 'shell', visit: 1, status, cacheKey: `k${seq}`, sideEffects: true, irVersion: 0,
-  action: status === 'completed' ? 'default' : 'error', outputs, startedAt: NOW, finishedAt: NOW, durationMs: 1,
-});
+const step = (seq: number, nodeId: string, status: NodeRecord['status'], outputs: Record<string, unknown>): NodeRecord =>
+  aNodeRecord({ runId: RUN, seq, nodeId, status, action: status === 'completed' ? 'default' : 'error', outputs, startedAt: NOW, finishedAt: NOW, durationMs: 1 });
 
 let store: MemoryRunStore;
 
@@ -95,37 +94,42 @@ describe('makeRepairHandler', () => {
     expect(item?.usage).toEqual({ model: 'claude-haiku-4-5', input_tokens: 1000, output_tokens: 200, cost_usd: 0.002 });
   });
 
-  it('feeds a refused proposal back and accepts the second one', async () => {
+  it('makes one LLM call per attempt: a refused proposal comes back with its problems and usage, and nothing is written', async () => {
     await setUp(workflow, exitError, [step(1, 'a', 'completed', { stdout: 'hi' })]);
-    const dropsParam = structuredClone(fixedB);
-    delete (dropsParam.nodes[0] as Workflow['nodes'][number]).params.timeout_s;
-    const llm = scriptedLlm([JSON.stringify({ workflow: dropsParam, reason: 'fix' }), `\`\`\`json\n${JSON.stringify({ workflow: fixedB, reason: 'fix' })}\n\`\`\``]);
-    const report = await handlerWith(llm)(event('b'));
-    expect(report.applied).toBe(true);
-    expect(llm.requests).toHaveLength(2);
-    expect(llm.requests[1]?.prompt).toContain(`node 'a' lost its param "timeout_s"`);
-    expect((await store.getIrVersion(RUN, 1))?.usage).toMatchObject({ input_tokens: 2000, output_tokens: 400 });
-  });
-
-  it('gives up after the allowed calls and records nothing', async () => {
-    await setUp(workflow, exitError, [step(1, 'a', 'completed', { stdout: 'hi' })]);
-    const llm = scriptedLlm(['I cannot help with that.', 'Sorry.']);
+    const llm = scriptedLlm(['I cannot help with that.', 'never asked for']);
     const report = await handlerWith(llm)(event('b'));
     expect(report.applied).toBe(false);
-    expect(report.message).toMatch(/^the LLM's 2 repair proposals were refused \(2400 tokens\): the reply is neither a bare JSON object/);
-    expect(report.usage).toEqual({ model: 'claude-haiku-4-5', input_tokens: 2000, output_tokens: 400, cost_usd: 0.004 });
-    expect(llm.requests).toHaveLength(2);
+    expect(report.message).toMatch(/^the LLM's repair proposal was refused \(1200 tokens\): the reply is neither a bare JSON object/);
+    expect(report.problems).toEqual([expect.stringMatching(/^the reply is neither a bare JSON object/)]);
+    expect(report.usage).toEqual({ model: 'claude-haiku-4-5', input_tokens: 1000, output_tokens: 200, cost_usd: 0.002 });
+    expect(llm.requests).toHaveLength(1);
     expect(await store.getIrVersion(RUN, 1)).toBeUndefined();
+  });
+
+  it('tells the next attempt what was wrong with the last refused proposal of this workflow version', async () => {
+    await setUp(workflow, exitError, [step(1, 'a', 'completed', { stdout: 'hi' })]);
+    const run = await store.getRun(RUN);
+    if (!run) throw new Error('no run');
+    run.repairs = [{ attempt: 1, outcome: 'refused', irVersion: 0, nodeId: 'b', reason: 'refused', problems: [`node 'a' lost its param "timeout_s"`], at: NOW }];
+    run.repairAttempts = 2;
+    await store.putRun(run, { ownerId: OWNER });
+    const llm = scriptedLlm([`\`\`\`json\n${JSON.stringify({ workflow: fixedB, reason: 'fix' })}\n\`\`\``]);
+    const report = await handlerWith(llm)({ ...event('b'), attempt: 2 });
+    expect(report.applied).toBe(true);
+    expect(llm.requests).toHaveLength(1);
+    expect(llm.requests[0]?.prompt).toContain(`## Your previous reply was refused\n- node 'a' lost its param "timeout_s"`);
+    expect((await store.getIrVersion(RUN, 1))?.usage).toMatchObject({ input_tokens: 1000, output_tokens: 200 });
   });
 
   it('refuses a proposal that edits a completed node with side effects', async () => {
     await setUp(workflow, exitError, [step(1, 'a', 'completed', { stdout: 'hi' })]);
     const editsA = structuredClone(fixedB);
     (editsA.nodes[0] as Workflow['nodes'][number]).params.command = 'echo nothing-here';
-    const llm = scriptedLlm([JSON.stringify({ workflow: editsA, reason: 'x' }), JSON.stringify({ workflow: editsA, reason: 'x' })]);
+    const llm = scriptedLlm([JSON.stringify({ workflow: editsA, reason: 'x' })]);
     const report = await handlerWith(llm)(event('b'));
     expect(report.applied).toBe(false);
     expect(report.message).toContain("node 'a' already ran and has side effects, so it is frozen");
+    expect(report.problems).toContainEqual(expect.stringContaining("node 'a' already ran and has side effects, so it is frozen"));
   });
 
   it('says an LLM repair needs ANTHROPIC_API_KEY when there is no LLM and no rule fits', async () => {

@@ -1,0 +1,73 @@
+import { CorruptItemError, InvalidInputError, RunNotFoundError, StaleRunError } from '../errors.ts';
+import type { NodeCatalog } from '../node-type.ts';
+import type { RunItem } from '../run-model.ts';
+import { recordsOfRun } from '../run-report.ts';
+import type { RunStore } from '../run-store.ts';
+import { type RepairReport, RepairOutcomeSchema } from '../state-io.ts';
+import { validateWorkflow } from '../validate.ts';
+import { completedNodes } from './completed-nodes.ts';
+import { planRepair } from './plan-repair.ts';
+import type { CostOf, RepairFailure, RepairLlm } from './types.ts';
+
+export interface RepairRunDeps {
+  store: RunStore;
+  catalog: NodeCatalog;
+  /** Undefined when no API key is configured: the rules still run. */
+  llm?: RepairLlm;
+  model: string;
+  costOf: CostOf;
+  now: () => number;
+  maxTokens?: number;
+}
+
+/**
+ * What is repaired: the static issues of a workflow no node ran yet (or a run that failed its
+ * validation), else the run's last error. Undefined when there is nothing to repair.
+ */
+const failureOf = (run: RunItem, failedNode: string, issues: RepairFailure & { kind: 'static' }): RepairFailure | undefined => {
+  if (issues.issues.length > 0 && (failedNode === '' || run.lastError?.category === 'validation')) return issues;
+  return run.lastError ? { kind: 'runtime', error: run.lastError } : undefined;
+};
+
+/** What the previous attempt's proposal got wrong, when it was refused for this same workflow version. */
+const previousRefusals = (run: RunItem): string[] => {
+  const last = run.repairs.at(-1);
+  return last?.outcome === 'refused' && last.irVersion === run.irVersion ? (last.problems ?? []) : [];
+};
+
+/**
+ * One repair attempt (the Repair state): plans a repair of the run's current workflow (the rules, then
+ * at most one LLM call told what was wrong with the last refused proposal) and, when one is found,
+ * writes it as the next IR version. It never writes the run item: Advance, the run's owner, records
+ * the attempt and adopts the version (repair-loop.ts). Expected failures come back as data.
+ */
+export const repairRun = async (event: unknown, deps: RepairRunDeps): Promise<RepairReport> => {
+  const parsed = RepairOutcomeSchema.safeParse(event);
+  if (!parsed.success) throw new InvalidInputError(`Repair got an event it cannot read: ${parsed.error.message}`);
+  const { runId, owner, failedNode } = parsed.data;
+  const run = await deps.store.getRun(runId);
+  if (!run) throw new RunNotFoundError(`run ${runId} does not exist`);
+  if (run.owner?.id !== owner) throw new StaleRunError(`run ${runId} is now owned by ${run.owner?.id ?? 'nobody'}, not ${owner}`);
+  // A retried call after the version was written: report it again instead of planning a second one.
+  const written = await deps.store.getIrVersion(runId, run.irVersion + 1);
+  if (written) return { applied: true, message: written.reason ?? `workflow version ${written.version} (${written.source})` };
+  const current = await deps.store.getIrVersion(runId, run.irVersion);
+  if (!current) throw new CorruptItemError(`run ${runId} has no workflow version ${run.irVersion}`);
+
+  const issues = validateWorkflow(current.ir, deps.catalog).filter((i) => i.severity === 'error');
+  const failure = failureOf(run, failedNode, { kind: 'static', issues });
+  if (!failure) return { applied: false, message: 'nothing to repair: the run records no error and its workflow validates' };
+
+  const records = await recordsOfRun(deps.store, run);
+  const plan = await planRepair(
+    { workflow: current.ir, failure, failedNode, completed: completedNodes(run, records), inputs: run.params, catalog: deps.catalog },
+    { ...(deps.llm ? { llm: deps.llm } : {}), model: deps.model, costOf: deps.costOf, ...(deps.maxTokens ? { maxTokens: deps.maxTokens } : {}) },
+    previousRefusals(run),
+  );
+  if (!plan.ok) return { applied: false, message: plan.message, ...(plan.problems ? { problems: plan.problems } : {}), ...(plan.usage ? { usage: plan.usage } : {}) };
+  await deps.store.putIrVersion({
+    runId, version: run.irVersion + 1, ir: plan.ir, source: plan.source, reason: plan.reason,
+    diff: plan.diff, nodesChanged: plan.nodesChanged, createdAt: deps.now(), ...(plan.usage ? { usage: plan.usage } : {}),
+  });
+  return { applied: true, message: plan.reason };
+};
