@@ -35,7 +35,7 @@ export const progressLines = (event: ProgressEvent): string[] => {
     case 'repair_applied':
       return [`  repaired by ${String(event.data?.source)}: ${event.message ?? ''}`];
     case 'repair_failed':
-      return [`  repair failed: ${firstLine(event.message ?? '')}`];
+      return [`  repair ${String(event.data?.outcome ?? 'failed')}: ${firstLine(event.message ?? '')}`];
     case 'run_cancelled':
       return [`Run cancelled: ${event.message ?? ''}`];
     case 'run_interrupted':

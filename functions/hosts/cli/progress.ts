@@ -92,7 +92,7 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
               line(`  repaired by ${String(e.data?.source)}: ${e.message ?? ''}\n`);
               break;
             case 'repair_failed':
-              line(`  repair failed: ${firstLine(e.message ?? '')}\n`);
+              line(`  repair ${e.data?.outcome ?? 'failed'}: ${firstLine(e.message ?? '')}\n`);
               break;
             default:
               break;
