@@ -8,10 +8,9 @@ import { resolve } from 'node:path';
 
 const core = resolve(process.env.FLOWMEND_CORE ?? new URL('../functions/core', import.meta.url).pathname);
 const { validateWorkflow, WorkflowSchema } = (await import(`${core}/index.ts`)) as typeof import('../functions/core/index.ts');
-const { builtinRunners } = await import('../functions/nodes/catalog.ts');
-const { makeCatalog } = await import('../functions/core/index.ts');
+const { builtinCatalog } = await import('../functions/nodes/catalog.ts');
 
-const catalog = makeCatalog(builtinRunners);
+const catalog = builtinCatalog;
 const chain = (n: number) =>
   WorkflowSchema.parse({
     nodes: Array.from({ length: n }, (_, i) => ({ id: `n${i}`, type: 'shell', params: { command: i === 0 ? 'echo start' : `echo \${n${i - 1}.stdout}` } })),

@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { LlmConfigProvider } from '../core/index.ts';
 
 type AnthropicSdk = typeof import('@anthropic-ai/sdk');
 let sdk: AnthropicSdk | undefined;
@@ -30,19 +31,7 @@ export const makeAnthropicClient = async ({ apiKey, baseURL, timeoutMs = 120_000
   return new Client({ apiKey, baseURL: baseURL ?? DEFAULT_ANTHROPIC_BASE_URL, maxRetries: 0, timeout: timeoutMs });
 };
 
-/** Where LLM calls go and with which key. `apiKey` undefined means "not configured". */
-export interface LlmConfig {
-  apiKey?: string;
-  baseURL?: string;
-  /** Model used when a node names none. */
-  defaultModel?: string;
-}
-
-/**
- * Supplies the LLM configuration at call time. Locally it reads the environment; on AWS the handler
- * may plug in a lookup of the Secrets Manager secret named by FLOWMEND_ANTHROPIC_SECRET_ID.
- */
-export type LlmConfigProvider = () => LlmConfig | Promise<LlmConfig>;
+export type { LlmConfig, LlmConfigProvider } from '../core/index.ts';
 
 const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value);
 

@@ -18,6 +18,7 @@ export { prepareInputs } from './inputs.ts';
 export { type Workflow, type WorkflowInput, WorkflowSchema } from './ir.ts';
 export { openJsonText } from './json-text.ts';
 export { MemoryRunStore } from './memory-run-store.ts';
+export type { LlmClient, LlmConfig, LlmConfigProvider, LlmImage, LlmImageMediaType, LlmMessageRequest, LlmMessageResult } from './llm-client.ts';
 export { type LlmUsage, makeCatalog, type NodeCatalog, type NodeRunner, type NodeTypeSpec, type RunContext, type RunnerResult } from './node-type.ts';
 export { checkRunPatch } from './patch-run.ts';
 export { prepareRun, type RunRequest, type RunSpec } from './prepare-run.ts';

@@ -1,38 +1,43 @@
-import { makeCatalog, type Limits, type NodeCatalog, type NodeRunner } from '../core/index.ts';
+import { type Limits, makeCatalog, type NodeCatalog, type NodeRunner, type NodeTypeSpec } from '../core/index.ts';
 import { copyFileRunner, moveFileRunner } from './copy-move-file.ts';
 import { deleteFileRunner } from './delete-file.ts';
 import { httpRunner, makeHttpRunner } from './http.ts';
-import { llmRunner } from './llm.ts';
+import { type LlmRunnerDeps, makeLlmRunner } from './llm.ts';
+import { llmSpec } from './llm-spec.ts';
 import { mcpRunner } from './mcp.ts';
 import { readFileRunner } from './read-file.ts';
 import { makeShellRunner, shellRunner } from './shell.ts';
 import { transformRunner } from './transform.ts';
 import { writeFileRunner } from './write-file.ts';
 
+/** What runners reach the outside through, injected by the host that composes them (adapters live there, not here). */
+export interface RunnerPorts {
+  llm: LlmRunnerDeps;
+}
+
 /** The node types both hosts run (each has a runner Lambda on AWS). */
-export const builtinRunners: readonly NodeRunner[] = [
+export const makeBuiltinRunners = (ports: RunnerPorts): readonly NodeRunner[] => [
   shellRunner,
   transformRunner,
   httpRunner,
-  llmRunner,
+  makeLlmRunner(ports.llm),
   mcpRunner,
 ];
 
 /** The file family: the local host only (a run there has a workspace; see FILE_NODE_TYPES). */
 export const fileRunners: readonly NodeRunner[] = [readFileRunner, writeFileRunner, copyFileRunner, moveFileRunner, deleteFileRunner];
 
-export const builtinCatalog: NodeCatalog = makeCatalog(builtinRunners);
+/** The builtin node types as validation and the engine see them (no port needed to read a spec). */
+const builtinTypes: readonly NodeTypeSpec[] = [shellRunner, transformRunner, httpRunner, llmSpec, mcpRunner];
+export const builtinCatalog: NodeCatalog = makeCatalog(builtinTypes);
+export const localCatalog: NodeCatalog = makeCatalog([...builtinTypes, ...fileRunners]);
 
-/** What the local host runs: every builtin type and the file family. */
-export const localRunners: readonly NodeRunner[] = [...builtinRunners, ...fileRunners];
-export const localCatalog: NodeCatalog = makeCatalog(localRunners);
-
-/** The local host's runners with the output limits given (the CLI reads them from its environment). */
-export const makeLocalRunners = (limits: Pick<Limits, 'maxOutputBytes' | 'maxHttpResponseBytes'>): readonly NodeRunner[] => [
-  makeShellRunner({ maxOutputBytes: limits.maxOutputBytes }),
+/** What the local host runs: every builtin type and the file family, with the output limits given (the CLI reads them from its environment). */
+export const makeLocalRunners = (ports: RunnerPorts, limits?: Pick<Limits, 'maxOutputBytes' | 'maxHttpResponseBytes'>): readonly NodeRunner[] => [
+  limits ? makeShellRunner({ maxOutputBytes: limits.maxOutputBytes }) : shellRunner,
   transformRunner,
-  makeHttpRunner({ maxResponseBytes: limits.maxHttpResponseBytes }),
-  llmRunner,
+  limits ? makeHttpRunner({ maxResponseBytes: limits.maxHttpResponseBytes }) : httpRunner,
+  makeLlmRunner(ports.llm),
   mcpRunner,
   ...fileRunners,
 ];

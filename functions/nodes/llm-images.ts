@@ -1,17 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import type { LlmImage, LlmImageMediaType } from '../core/index.ts';
 import { resolveInWorkspace, WorkspacePathError } from './workspace.ts';
 
 /* pflow's `images` (declared in llm-spec.ts): URLs (http, https, data:) or files in the workspace, sent to the model as image blocks. */
 
-const MEDIA_TYPES: Readonly<Record<string, 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'>> = {
+const MEDIA_TYPES: Readonly<Record<string, LlmImageMediaType>> = {
   '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp',
 };
-type MediaType = (typeof MEDIA_TYPES)[string];
-
-export type ImageBlock =
-  | { type: 'image'; source: { type: 'url'; url: string } }
-  | { type: 'image'; source: { type: 'base64'; media_type: MediaType; data: string } };
+type MediaType = LlmImageMediaType;
+export type ImageBlock = LlmImage;
 
 /** Largest image file read (the Messages API refuses larger ones anyway). */
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;

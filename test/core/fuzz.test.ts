@@ -1,12 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { makeCatalog } from '../../functions/core/node-type.ts';
 import { ShellContextScanner, ShellQuotingError } from '../../functions/core/shell-quote.ts';
 import { resolveParams, resolveValue, TemplateResolutionError } from '../../functions/core/templates.ts';
 import { parseWorkflow, validateWorkflow, type ValidationIssue } from '../../functions/core/validate.ts';
-import { builtinRunners } from '../../functions/nodes/catalog.ts';
+import { builtinCatalog } from '../../functions/nodes/catalog.ts';
 
-const catalog = makeCatalog(builtinRunners);
+const catalog = builtinCatalog;
 const RUNS = { numRuns: 150 };
 
 /** Every rejection is data that names a field and says something. */

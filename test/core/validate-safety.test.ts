@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
-import { makeCatalog } from '../../functions/core/node-type.ts';
 import { parseWorkflow, validateWorkflow } from '../../functions/core/validate.ts';
-import { builtinRunners } from '../../functions/nodes/catalog.ts';
+import { builtinCatalog } from '../../functions/nodes/catalog.ts';
 
-const catalog = makeCatalog(builtinRunners);
+const catalog = builtinCatalog;
 const issuesOf = (raw: WorkflowInput) => {
   const parsed = parseWorkflow(raw);
   if (!parsed.ok) throw new Error(`did not parse: ${JSON.stringify(parsed.issues)}`);

@@ -4,6 +4,7 @@ import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import { httpRunner } from '../../functions/nodes/http.ts';
 import { makeLlmRunner } from '../../functions/nodes/llm.ts';
+import { makeAnthropicLlmClient } from '../../functions/adapters/anthropic-llm-client.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts';
 import { type HttpTestServer, startHttpTestServer } from '../support/http-test-server.ts';
@@ -20,7 +21,7 @@ const hostWithRepairCounter = () => {
   const repairs: unknown[] = [];
   const host = new LocalHost({
     store: new MemoryRunStore(),
-    runners: [httpRunner, shellRunner, makeLlmRunner({ config: () => ({ apiKey: 'test-key', baseURL: fake.baseURL }) })],
+    runners: [httpRunner, shellRunner, makeLlmRunner({ config: () => ({ apiKey: 'test-key', baseURL: fake.baseURL }), client: makeAnthropicLlmClient() })],
     retryIntervalMs: 0,
     makeRepairHandler: () => async (event) => {
       repairs.push(event);

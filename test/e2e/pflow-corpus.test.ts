@@ -11,6 +11,7 @@ import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { fileRunners } from '../../functions/nodes/catalog.ts';
 import { httpRunner } from '../../functions/nodes/http.ts';
 import { makeLlmRunner } from '../../functions/nodes/llm.ts';
+import { makeAnthropicLlmClient } from '../../functions/adapters/anthropic-llm-client.ts';
 import { makeMcpRunner } from '../../functions/nodes/mcp.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
 import { transformRunner } from '../../functions/nodes/transform.ts';
@@ -43,7 +44,7 @@ afterAll(async () => {
 
 const runners = () => [
   shellRunner, transformRunner, httpRunner, ...fileRunners,
-  makeLlmRunner({ config: () => ({ apiKey: 'test-key', baseURL: fake.baseURL }) }),
+  makeLlmRunner({ config: () => ({ apiKey: 'test-key', baseURL: fake.baseURL }), client: makeAnthropicLlmClient() }),
   makeMcpRunner({ env: { MCP_TEST_TOKEN: 't0k' } }),
 ];
 

@@ -9,6 +9,7 @@ import type { RunReport } from '../../functions/core/run-report.ts';
 import { makeRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { httpRunner } from '../../functions/nodes/http.ts';
 import { makeLlmRunner } from '../../functions/nodes/llm.ts';
+import { makeAnthropicLlmClient } from '../../functions/adapters/anthropic-llm-client.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
 import { transformRunner } from '../../functions/nodes/transform.ts';
 import { extractStateMachines } from '../support/cfn-asl.ts';
@@ -32,7 +33,7 @@ const synthesized = {
 };
 
 const runOn = async (definition: AslDefinition | undefined, workflow: WorkflowInput, repairEnabled: boolean, maxAdvances?: number) => {
-  const runners = [shellRunner, transformRunner, httpRunner, makeLlmRunner({ config: () => ({ apiKey: 'test-key', baseURL: fake.baseURL }) })];
+  const runners = [shellRunner, transformRunner, httpRunner, makeLlmRunner({ config: () => ({ apiKey: 'test-key', baseURL: fake.baseURL }), client: makeAnthropicLlmClient() })];
   const host = new LocalHost({
     store: new MemoryRunStore(),
     runners,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envLlmConfig, type LlmConfig } from '../../functions/adapters/anthropic-client.ts';
+import { makeAnthropicLlmClient } from '../../functions/adapters/anthropic-llm-client.ts';
 import { classifyOutcome } from '../../functions/core/classify.ts';
 import { ConfigurationError, TransientError } from '../../functions/core/errors.ts';
 import type { RunContext, RunnerResult } from '../../functions/core/node-type.ts';
@@ -16,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-const runnerWith = (config: LlmConfig) => makeLlmRunner({ config: () => config });
+const runnerWith = (config: LlmConfig) => makeLlmRunner({ config: () => config, client: makeAnthropicLlmClient() });
 const configured = () => runnerWith({ apiKey: 'test-key', baseURL: fake.baseURL });
 const ok = (result: RunnerResult) => {
   if (result.kind !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(result.error)}`);
@@ -81,7 +82,7 @@ describe('llm runner', () => {
 
   it('fails with a non-repairable configuration error naming ANTHROPIC_API_KEY before any request when no key is set', async () => {
     const before = fake.calls.length;
-    const attempt = runWithParams(makeLlmRunner({ config: envLlmConfig({ ANTHROPIC_BASE_URL: fake.baseURL }) }), { prompt: 'x' }, context);
+    const attempt = runWithParams(makeLlmRunner({ config: envLlmConfig({ ANTHROPIC_BASE_URL: fake.baseURL }), client: makeAnthropicLlmClient() }), { prompt: 'x' }, context);
     await expect(attempt).rejects.toBeInstanceOf(ConfigurationError);
     const error = (await attempt.then(
       () => undefined,
@@ -95,7 +96,7 @@ describe('llm runner', () => {
 
   it('reads the environment at call time', async () => {
     const env: NodeJS.ProcessEnv = {};
-    const runner = makeLlmRunner({ config: envLlmConfig(env) });
+    const runner = makeLlmRunner({ config: envLlmConfig(env), client: makeAnthropicLlmClient() });
     await expect(runWithParams(runner, { prompt: 'x' }, context)).rejects.toBeInstanceOf(ConfigurationError);
     env.ANTHROPIC_API_KEY = 'late-key';
     env.ANTHROPIC_BASE_URL = fake.baseURL;

@@ -3,11 +3,10 @@ import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { z } from 'zod';
 import { ConfigurationError } from '../../core/index.ts';
-import { makeCatalog } from '../../core/index.ts';
 import { claimRun } from '../../core/index.ts';
 import type { RunStore } from '../../core/index.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
-import { builtinRunners } from '../../nodes/catalog.ts';
+import { builtinCatalog } from '../../nodes/catalog.ts';
 import { makeApiApp } from '../api/app.ts';
 import { makeViewerPageRoutes } from '../viewer/viewer-routes.ts';
 import { untilSignal } from '../viewer/until-signal.ts';
@@ -68,7 +67,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   const host = new LocalHost({ validateDefinition: false, ...options.hostOptions, store, blobs });
   const launcher = new LocalRunLauncher(host, options.log);
   const deps: ApiDeps = {
-    store: host.store, registry: new SqliteRegistryStore(registryDb), launcher, catalog: makeCatalog(builtinRunners), now: Date.now,
+    store: host.store, registry: new SqliteRegistryStore(registryDb), launcher, catalog: builtinCatalog, now: Date.now,
     logError: (error) => options.log(`internal error: ${(error as Error).stack ?? String(error)}`),
   };
   const app = makeApiApp(deps);

@@ -22,7 +22,7 @@ import { makeMarkInterruptedHandler } from '../lambda/mark-interrupted.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
 import { chooseMode, DEFAULT_EXECUTION_LIMITS, type Limits } from '../../core/index.ts';
 import { AWS_LIMITS, type AwsLimits, type ExecutionDeath, ExecutionGuard, stateOutput } from './aws-limits.ts';
-import { localRunners, makeLocalRunners } from '../../nodes/catalog.ts';
+import { localRunners, localRunnersWithin } from './local-runners.ts';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
@@ -149,7 +149,7 @@ export class LocalHost {
     this.ids = options.ids ?? cryptoIds;
     this.limits = { ...AWS_LIMITS, ...options.limits };
     this.store = new ObservedRunStore(options.store, options.onWrite);
-    const runners = options.runners ?? (options.runLimits ? makeLocalRunners(options.runLimits) : localRunners);
+    const runners = options.runners ?? (options.runLimits ? localRunnersWithin(options.runLimits) : localRunners);
     const catalog = makeCatalog(runners);
     const definition =
       options.definition ??

@@ -1,0 +1,15 @@
+import { envLlmConfig } from '../../adapters/anthropic-client.ts';
+import { makeAnthropicLlmClient } from '../../adapters/anthropic-llm-client.ts';
+import { makeLocalRunners, type RunnerPorts } from '../../nodes/catalog.ts';
+import type { Limits, NodeRunner } from '../../core/index.ts';
+
+/** The runners' ports on a laptop: the Anthropic client, configured from the environment on every call (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, FLOWMEND_LLM_MODEL). */
+export const envRunnerPorts = (env: NodeJS.ProcessEnv = process.env): RunnerPorts => ({
+  llm: { config: envLlmConfig(env), client: makeAnthropicLlmClient() },
+});
+
+/** Every node type the local host runs, wired to the environment. */
+export const localRunners: readonly NodeRunner[] = makeLocalRunners(envRunnerPorts());
+
+/** The local host's runners with the output limits given. */
+export const localRunnersWithin = (limits: Pick<Limits, 'maxOutputBytes' | 'maxHttpResponseBytes'>): readonly NodeRunner[] => makeLocalRunners(envRunnerPorts(), limits);
