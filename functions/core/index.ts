@@ -38,6 +38,7 @@ export { copyStoredValue, sameStoredValue } from './stored-value.ts';
 export { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from './validate.ts';
 export { type ValidationIssue } from './validation-issue.ts';
 export { isRecord } from './json-text.ts';
+export type { McpToolCall, McpToolOutcome, McpTools } from './mcp-tools.ts';
 export { isHttpServer, MCP_TYPE, McpConfigFileSchema, type McpServer, type McpServers, McpServerSchema } from './mcp-servers.ts';
 export { type PflowFormOptions } from './pflow-forms.ts';
 export { type NewRun } from './run-lifecycle.ts';

@@ -4,7 +4,7 @@ import { deleteFileRunner } from './delete-file.ts';
 import { httpRunner, makeHttpRunner } from './http.ts';
 import { type LlmRunnerDeps, makeLlmRunner } from './llm.ts';
 import { llmSpec } from './llm-spec.ts';
-import { mcpRunner } from './mcp.ts';
+import { makeMcpRunner, type McpRunnerDeps, mcpSpec } from './mcp.ts';
 import { readFileRunner } from './read-file.ts';
 import { makeShellRunner, shellRunner } from './shell.ts';
 import { transformRunner } from './transform.ts';
@@ -13,6 +13,7 @@ import { writeFileRunner } from './write-file.ts';
 /** What runners reach the outside through, injected by the host that composes them (adapters live there, not here). */
 export interface RunnerPorts {
   llm: LlmRunnerDeps;
+  mcp: McpRunnerDeps;
 }
 
 /** The node types both hosts run (each has a runner Lambda on AWS). */
@@ -21,14 +22,14 @@ export const makeBuiltinRunners = (ports: RunnerPorts): readonly NodeRunner[] =>
   transformRunner,
   httpRunner,
   makeLlmRunner(ports.llm),
-  mcpRunner,
+  makeMcpRunner(ports.mcp),
 ];
 
 /** The file family: the local host only (a run there has a workspace; see FILE_NODE_TYPES). */
 export const fileRunners: readonly NodeRunner[] = [readFileRunner, writeFileRunner, copyFileRunner, moveFileRunner, deleteFileRunner];
 
 /** The builtin node types as validation and the engine see them (no port needed to read a spec). */
-const builtinTypes: readonly NodeTypeSpec[] = [shellRunner, transformRunner, httpRunner, llmSpec, mcpRunner];
+const builtinTypes: readonly NodeTypeSpec[] = [shellRunner, transformRunner, httpRunner, llmSpec, mcpSpec];
 export const builtinCatalog: NodeCatalog = makeCatalog(builtinTypes);
 export const localCatalog: NodeCatalog = makeCatalog([...builtinTypes, ...fileRunners]);
 
@@ -38,6 +39,6 @@ export const makeLocalRunners = (ports: RunnerPorts, limits?: Pick<Limits, 'maxO
   transformRunner,
   limits ? makeHttpRunner({ maxResponseBytes: limits.maxHttpResponseBytes }) : httpRunner,
   makeLlmRunner(ports.llm),
-  mcpRunner,
+  makeMcpRunner(ports.mcp),
   ...fileRunners,
 ];

@@ -1,10 +1,8 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { type McpClient, withMcpClient } from '../adapters/mcp-client.ts';
 import { sampleOf } from '../core/index.ts';
-import { ConfigurationError, TransientError } from '../core/index.ts';
+import { ConfigurationError } from '../core/index.ts';
 import { MCP_TYPE, McpServerSchema } from '../core/index.ts';
-import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
+import type { McpTools, NodeRunner, NodeTypeSpec, RunContext, RunnerResult } from '../core/index.ts';
 
 const DEFAULT_TIMEOUT_S = 60;
 
@@ -20,10 +18,9 @@ export type McpParams = z.infer<typeof McpParamsSchema>;
 
 export const MCP_OUTPUT_KEYS = ['result', 'is_error', 'content'] as const;
 
+/** The runner's port, injected by the host: the client that calls the tool (on AWS it reaches Streamable HTTP servers only). */
 export interface McpRunnerDeps {
-  env?: Readonly<Record<string, string | undefined>>;
-  /** false on AWS (Streamable HTTP only). */
-  allowStdio?: boolean;
+  tools: McpTools;
 }
 
 const timeoutOf = (params: Record<string, unknown>): number =>
@@ -34,99 +31,47 @@ type ContentBlock = { type: string; text?: string };
 const textOf = (content: readonly ContentBlock[]): string =>
   content.flatMap((c) => (c.type === 'text' && typeof c.text === 'string' ? [c.text] : [])).join('\n');
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const schemaDetail = (inputSchema: unknown): { input_schema?: unknown } => (inputSchema === undefined ? {} : { input_schema: inputSchema });
 
-const errnoOf = (error: unknown): string | undefined => {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (typeof code === 'string') return code;
-  }
-  return undefined;
+/** What the engine knows of the mcp node; the runner adds the call. */
+export const mcpSpec: NodeTypeSpec = {
+  type: MCP_TYPE,
+  paramsSchema: McpParamsSchema,
+  outputKeys: MCP_OUTPUT_KEYS,
+  // A tool may change the world; a node marks a read-only tool with `"side_effects": false`.
+  sideEffects: () => true,
+  timeoutS: timeoutOf,
+  capabilities: { apiResponse: true },
 };
 
-const inputSchemaOf = async (client: McpClient, tool: string): Promise<unknown> => {
-  try {
-    return (await client.listTools()).tools.find((t) => t.name === tool)?.inputSchema;
-  } catch {
-    return undefined;
-  }
-};
-
-/**
- * Maps what the SDK threw: bad arguments or an unknown tool are the workflow's to fix (data, with
- * the tool's input schema for the repairer); other protocol errors and lost connections are
- * transient (thrown for the state machine's Retry); a command that does not exist is configuration.
- */
-const toFailure = (error: unknown, target: string, details: Record<string, unknown>, durationMs: number): RunnerResult => {
-  if (error instanceof ConfigurationError || error instanceof TransientError) throw error;
-  if (error instanceof McpError) {
-    if (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound) {
-      const code = error.code === ErrorCode.InvalidParams ? 'MCP_INVALID_ARGUMENTS' : 'MCP_UNKNOWN_TOOL';
-      return { kind: 'failed', error: { code, message: `${target}: ${error.message}`, details }, durationMs };
-    }
-    throw new TransientError(`${target}: ${error.message}`, { cause: error, details: { ...details, mcp_code: error.code } });
-  }
-  const errno = errnoOf(error);
-  const reason = error instanceof Error ? error.message : String(error);
-  if (errno === 'ENOENT') throw new ConfigurationError(`${target}: the server's command was not found (${reason})`, { cause: error });
-  if (errno !== undefined && CONNECTION_CODES.has(errno)) throw new TransientError(`${target}: connection failed (${errno})`, { cause: error, details });
-  if (error instanceof Error && /fetch failed|connection closed|socket|stream/i.test(error.message)) {
-    throw new TransientError(`${target}: connection failed (${reason})`, { cause: error, details });
-  }
-  throw error;
-};
-
-export const makeMcpRunner = ({ env = process.env, allowStdio = true }: McpRunnerDeps = {}): NodeRunner<typeof McpParamsSchema> => {
+export const makeMcpRunner = ({ tools }: McpRunnerDeps): NodeRunner<typeof McpParamsSchema> => {
   const run = async (params: z.infer<typeof McpParamsSchema>, context: RunContext): Promise<RunnerResult> => {
     const { server: serverName, tool, arguments: args, __server: server } = params;
     const target = `MCP ${serverName}/${tool}`;
     if (server === undefined) throw new ConfigurationError(`MCP server '${serverName}' is not configured: declare it under "mcp_servers" or in the --mcp-config file`);
-    const timeoutMs = timeoutOf(params) * 1000;
     const details = { server: serverName, tool };
     const started = performance.now();
-    try {
-      return await withMcpClient(server, { serverName, env, allowStdio }, async (client) => {
-        let result: Awaited<ReturnType<McpClient['callTool']>>;
-        try {
-          result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs, ...(context.signal ? { signal: context.signal } : {}) });
-        } catch (error) {
-          // Bad arguments rejected by the protocol: the repairer gets the tool's schema, read while connected.
-          if (!(error instanceof McpError) || error.code !== ErrorCode.InvalidParams) throw error;
-          const inputSchema = await inputSchemaOf(client, tool);
-          return toFailure(error, target, { ...details, ...(inputSchema ? { input_schema: inputSchema } : {}) }, performance.now() - started);
-        }
-        const durationMs = performance.now() - started;
-        const content = (Array.isArray(result.content) ? result.content : []) as ContentBlock[];
-        const text = textOf(content);
-        const outputs = { result: result.structuredContent ?? text, is_error: result.isError === true, content };
-        if (result.isError !== true) return { kind: 'ok', outputs, action: 'default', durationMs };
-        const inputSchema = await inputSchemaOf(client, tool);
-        return {
-          kind: 'failed',
-          error: {
-            code: 'MCP_TOOL_ERROR',
-            message: `${target} returned an error: ${sampleOf(text || result.structuredContent || 'no message', 300)}`,
-            details: { ...details, text, ...(result.structuredContent ? { structured: result.structuredContent } : {}), ...(inputSchema ? { input_schema: inputSchema } : {}) },
-          },
-          outputs,
-          durationMs,
-        };
-      });
-    } catch (error) {
-      return toFailure(error, target, details, performance.now() - started);
+    const outcome = await tools.call({ serverName, server, tool, arguments: args, timeoutMs: timeoutOf(params) * 1000, ...(context.signal ? { signal: context.signal } : {}) });
+    const durationMs = performance.now() - started;
+    if (outcome.kind === 'refused') {
+      const code = outcome.reason === 'invalid_arguments' ? 'MCP_INVALID_ARGUMENTS' : 'MCP_UNKNOWN_TOOL';
+      return { kind: 'failed', error: { code, message: `${target}: ${outcome.message}`, details: { ...details, ...schemaDetail(outcome.inputSchema) } }, durationMs };
     }
+    const content = outcome.content as ContentBlock[];
+    const text = textOf(content);
+    const outputs = { result: outcome.structuredContent ?? text, is_error: outcome.isError, content };
+    if (!outcome.isError) return { kind: 'ok', outputs, action: 'default', durationMs };
+    return {
+      kind: 'failed',
+      error: {
+        code: 'MCP_TOOL_ERROR',
+        message: `${target} returned an error: ${sampleOf(text || outcome.structuredContent || 'no message', 300)}`,
+        details: { ...details, text, ...(outcome.structuredContent ? { structured: outcome.structuredContent } : {}), ...schemaDetail(outcome.inputSchema) },
+      },
+      outputs,
+      durationMs,
+    };
   };
 
-  return {
-    type: MCP_TYPE,
-    paramsSchema: McpParamsSchema,
-    outputKeys: MCP_OUTPUT_KEYS,
-    // A tool may change the world; a node marks a read-only tool with `"side_effects": false`.
-    sideEffects: () => true,
-    timeoutS: timeoutOf,
-    capabilities: { apiResponse: true },
-    run,
-  };
+  return { ...mcpSpec, paramsSchema: McpParamsSchema, run };
 };
-
-export const mcpRunner: NodeRunner<typeof McpParamsSchema> = makeMcpRunner();

@@ -43,6 +43,15 @@ describe('runners (DESIGN invariant 5: least privilege)', () => {
 });
 
 describe('layers (core, then nodes and adapters, then hosts)', () => {
+  it('runners import no adapter and no SDK of a service: they reach the outside through ports the hosts inject', () => {
+    const forbidden = /\/adapters\/|^@anthropic-ai\/|^@modelcontextprotocol\/|^@aws-sdk\//;
+    const offenders = sourcesUnder('functions/nodes').flatMap((file) =>
+      importsOf(file).filter((spec) => forbidden.test(spec)).map((spec) => `${relative(ROOT, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+
   it('adapters import no node type and no host', () => {
     const offenders = sourcesUnder('functions/adapters').flatMap((file) =>
       importsOf(file).filter((spec) => /\/(nodes|hosts)\//.test(spec)).map((spec) => `${relative(ROOT, file)} imports ${spec}`),

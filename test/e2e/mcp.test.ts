@@ -8,6 +8,7 @@ import { parseWorkflow, validateWorkflow } from '../../functions/core/validate.t
 import { runCli } from '../../functions/hosts/cli/commands.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
+import { makeMcpTools } from '../../functions/adapters/mcp-tools.ts';
 import { makeMcpRunner } from '../../functions/nodes/mcp.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts';
@@ -45,7 +46,7 @@ const env = { MCP_TEST_TOKEN: 't0k', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BA
 const host = () => {
   const h = new LocalHost({
     store: new MemoryRunStore(),
-    runners: [makeMcpRunner({ env }), shellRunner],
+    runners: [makeMcpRunner({ tools: makeMcpTools({ env, allowStdio: true }) }), shellRunner],
     retryIntervalMs: 0,
     makeRepairHandler: envRepairHandler({ ...env, ANTHROPIC_BASE_URL: fake.baseURL }),
   });

@@ -12,6 +12,7 @@ import { fileRunners } from '../../functions/nodes/catalog.ts';
 import { httpRunner } from '../../functions/nodes/http.ts';
 import { makeLlmRunner } from '../../functions/nodes/llm.ts';
 import { makeAnthropicLlmClient } from '../../functions/adapters/anthropic-llm-client.ts';
+import { makeMcpTools } from '../../functions/adapters/mcp-tools.ts';
 import { makeMcpRunner } from '../../functions/nodes/mcp.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
 import { transformRunner } from '../../functions/nodes/transform.ts';
@@ -45,7 +46,7 @@ afterAll(async () => {
 const runners = () => [
   shellRunner, transformRunner, httpRunner, ...fileRunners,
   makeLlmRunner({ config: () => ({ apiKey: 'test-key', baseURL: fake.baseURL }), client: makeAnthropicLlmClient() }),
-  makeMcpRunner({ env: { MCP_TEST_TOKEN: 't0k' } }),
+  makeMcpRunner({ tools: makeMcpTools({ env: { MCP_TEST_TOKEN: 't0k' }, allowStdio: true }) }),
 ];
 
 /** Loads a fixture as `flowmend run` does (its MCP config too) and runs it through the local host. */

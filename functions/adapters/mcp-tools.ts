@@ -1,0 +1,84 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ConfigurationError, TransientError } from '../core/index.ts';
+import type { McpToolCall, McpToolOutcome, McpTools } from '../core/index.ts';
+import { type McpClient, withMcpClient } from './mcp-client.ts';
+
+export interface McpToolsOptions {
+  /** Where `${VAR}` references in a server's configuration are read. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** false on AWS (Streamable HTTP only). */
+  allowStdio: boolean;
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+
+const errnoOf = (error: unknown): string | undefined => {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+};
+
+const inputSchemaOf = async (client: McpClient, tool: string): Promise<unknown> => {
+  try {
+    return (await client.listTools()).tools.find((t) => t.name === tool)?.inputSchema;
+  } catch {
+    return undefined;
+  }
+};
+
+const withSchema = (inputSchema: unknown): { inputSchema?: unknown } => (inputSchema === undefined ? {} : { inputSchema });
+
+/**
+ * Maps what the SDK threw: bad arguments or an unknown tool are the workflow's to fix (`refused`);
+ * other protocol errors and lost connections are transient (thrown for the state machine's Retry);
+ * a command that does not exist is configuration. Anything else is a bug and propagates.
+ */
+const toOutcome = (error: unknown, target: string, details: Record<string, unknown>, inputSchema?: unknown): McpToolOutcome => {
+  if (error instanceof ConfigurationError || error instanceof TransientError) throw error;
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound) {
+      return { kind: 'refused', reason: error.code === ErrorCode.InvalidParams ? 'invalid_arguments' : 'unknown_tool', message: error.message, ...withSchema(inputSchema) };
+    }
+    throw new TransientError(`${target}: ${error.message}`, { cause: error, details: { ...details, mcp_code: error.code } });
+  }
+  const errno = errnoOf(error);
+  const reason = error instanceof Error ? error.message : String(error);
+  if (errno === 'ENOENT') throw new ConfigurationError(`${target}: the server's command was not found (${reason})`, { cause: error });
+  if (errno !== undefined && CONNECTION_CODES.has(errno)) throw new TransientError(`${target}: connection failed (${errno})`, { cause: error, details });
+  if (error instanceof Error && /fetch failed|connection closed|socket|stream/i.test(error.message)) {
+    throw new TransientError(`${target}: connection failed (${reason})`, { cause: error, details });
+  }
+  throw error;
+};
+
+/** The mcp node's McpTools on the MCP SDK: one connection per call (a stdio server process is stopped after it). */
+export const makeMcpTools = ({ env, allowStdio }: McpToolsOptions): McpTools => ({
+  async call(request: McpToolCall): Promise<McpToolOutcome> {
+    const { serverName, server, tool } = request;
+    const target = `MCP ${serverName}/${tool}`;
+    const details = { server: serverName, tool };
+    try {
+      return await withMcpClient(server, { serverName, env, allowStdio }, async (client) => {
+        let result: Awaited<ReturnType<McpClient['callTool']>>;
+        try {
+          result = await client.callTool({ name: tool, arguments: request.arguments }, undefined, { timeout: request.timeoutMs, ...(request.signal ? { signal: request.signal } : {}) });
+        } catch (error) {
+          // Bad arguments rejected by the protocol: the repairer gets the tool's schema, read while connected.
+          if (!(error instanceof McpError) || error.code !== ErrorCode.InvalidParams) throw error;
+          return toOutcome(error, target, details, await inputSchemaOf(client, tool));
+        }
+        const content = Array.isArray(result.content) ? result.content : [];
+        const isError = result.isError === true;
+        return {
+          kind: 'result', content, isError,
+          ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}),
+          ...(isError ? withSchema(await inputSchemaOf(client, tool)) : {}),
+        };
+      });
+    } catch (error) {
+      return toOutcome(error, target, details);
+    }
+  },
+});
