@@ -10,6 +10,7 @@ import { InvalidInputError } from '../../functions/core/errors.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { RunnerResult } from '../../functions/core/node-type.ts';
 import type { NodeRecord } from '../../functions/core/run-model.ts';
+import { aNodeRecord } from '../support/builders.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -18,10 +19,8 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const RUN = 'run-offload';
-const step = (seq: number, outputs: Record<string, unknown>): NodeRecord => ({
-  runId: RUN, seq, nodeId: `n${seq}`, nodeType: 'shell', visit: 1, status: 'completed', cacheKey: `k${seq}`,
-  sideEffects: false, irVersion: 0, action: 'default', outputs, startedAt: 1, finishedAt: 2,
-});
+const step = (seq: number, outputs: Record<string, unknown>): NodeRecord =>
+  aNodeRecord({ runId: RUN, seq, status: 'completed', sideEffects: false, action: 'default', outputs, startedAt: 1, finishedAt: 2 });
 const big = { stdout: 'x'.repeat(MAX_INLINE_OUTPUT_BYTES + 1), exit_code: 0 };
 
 const setup = () => {

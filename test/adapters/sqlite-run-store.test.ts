@@ -6,7 +6,7 @@ import { DATABASE_FILE, openSqlite } from '../../functions/adapters/sqlite-datab
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import { ConfigurationError, StaleRunError, StoreError } from '../../functions/core/errors.ts';
 import type { RunItem } from '../../functions/core/run-model.ts';
-import { aRun } from '../support/builders.ts';
+import { aNodeRecord, aRun } from '../support/builders.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'flowmend-sqlite-'));
 let counter = 0;
@@ -81,7 +81,7 @@ describe('SqliteRunStore: durability and atomicity', () => {
     const store = SqliteRunStore.open(newDir());
     const run = makeRun('atomic_run');
     await store.putRun(run, { notExists: true });
-    const step = { runId: run.runId, seq: 1, nodeId: 'a', nodeType: 'shell', visit: 1, status: 'completed' as const, cacheKey: 'k', sideEffects: true, irVersion: 0, startedAt: 1 };
+    const step = aNodeRecord({ runId: run.runId, seq: 1, nodeId: 'a', status: 'completed', startedAt: 1 });
     const event = { runId: run.runId, key: '00000000', at: 1, type: 'run_succeeded' as const };
     await expect(store.commitAdvance({ run: { ...run, seq: 1 }, condition: { ownerId: 'someone-else' }, records: [step], events: [event] })).rejects.toBeInstanceOf(StaleRunError);
     expect(await store.listRecords(run.runId)).toEqual([]);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Workflow } from '../../../functions/core/ir.ts';
 import { applyManualPatch } from '../../../functions/core/repair/index.ts';
-import type { IrVersionItem, RunItem, NodeRecord } from '../../../functions/core/run-model.ts';
+import type { IrVersionItem, NodeRecord } from '../../../functions/core/run-model.ts';
 import { builtinCatalog } from '../../../functions/nodes/catalog.ts';
+import { aNodeRecord, aRun } from '../../support/builders.ts';
 import { wf } from './support.ts';
 
 const ir = wf({
@@ -13,11 +14,11 @@ const ir = wf({
   edges: [{ from: 'send', to: 'check' }],
 });
 
-const run = { runId: 'run-manual', irVersion: 2, latest: { send: 1, check: 2 } } as unknown as RunItem;
+const run = aRun({ runId: 'run-manual', irVersion: 2, latest: { send: 1, check: 2 } });
 const current: IrVersionItem = { runId: 'run-manual', version: 2, ir, source: 'llm', createdAt: 1 };
 const steps: NodeRecord[] = [
-  { runId: 'run-manual', seq: 1, nodeId: 'send', nodeType: 'shell', visit: 1, status: 'completed', cacheKey: 'k1', sideEffects: true, irVersion: 2, outputs: { stdout: 'sent' }, startedAt: 1 },
-  { runId: 'run-manual', seq: 2, nodeId: 'check', nodeType: 'shell', visit: 1, status: 'failed', cacheKey: 'k2', sideEffects: true, irVersion: 2, startedAt: 1 },
+  aNodeRecord({ runId: 'run-manual', seq: 1, nodeId: 'send', status: 'completed', irVersion: 2, outputs: { stdout: 'sent' }, startedAt: 1 }),
+  aNodeRecord({ runId: 'run-manual', seq: 2, nodeId: 'check', status: 'failed', irVersion: 2, startedAt: 1 }),
 ];
 
 const patch = (change: (w: Workflow) => void): Workflow => {
