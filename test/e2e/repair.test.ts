@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../functions/hosts/cli/commands.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { type Workflow, type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
@@ -9,6 +10,7 @@ import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { httpRunner } from '../../functions/nodes/http.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
 import { transformRunner } from '../../functions/nodes/transform.ts';
+import { writeWorkflow } from '../support/cli-process.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts';
 import { type HttpTestServer, startHttpTestServer } from '../support/http-test-server.ts';
 
@@ -158,6 +160,23 @@ describe('repair through the local host', () => {
     expect(report.repairs.map((r) => [r.attempt, r.outcome, r.source])).toEqual([[1, 'refused', 'llm'], [2, 'refused', 'llm'], [3, 'applied', 'llm']]);
     expect(report.repairs[2]).toMatchObject({ version: 1, reason: 'use exits 0.', nodes_changed: ['use'] });
     expect(runs('fetch')).toBe(1);
+  });
+
+  it('flowmend run --max-repairs 2 makes at most 2 LLM calls and prints every attempt in its JSON report', async () => {
+    const workflow = pipeline('exit 1');
+    fake.enqueue({ text: 'Change the exit code to 0.' });
+    fake.enqueue({ text: 'Sorry, I cannot.' });
+    const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.baseURL };
+    let stdout = '';
+    const code = await runCli(['run', writeWorkflow(dir, 'capped', workflow), '--max-repairs', '2', '--state-dir', join(dir, 'state'), '--output-format', 'json'], {
+      stdout: (t) => (stdout += t), stderr: () => {}, env, hostOptions: { makeRepairHandler: envRepairHandler(env), retryIntervalMs: 0 },
+    });
+    expect(code).toBe(1);
+    expect(fake.calls).toHaveLength(2);
+    const report = JSON.parse(stdout) as { status: string; repairs: { attempt: number; outcome: string; reason: string; problems?: string[] }[] };
+    expect(report.status).toBe('failed');
+    expect(report.repairs.map((r) => [r.attempt, r.outcome])).toEqual([[1, 'refused'], [2, 'refused']]);
+    expect(report.repairs[1]?.problems).toEqual([expect.stringMatching(/^the reply is neither a bare JSON object .*Sorry, I cannot\./)]);
   });
 
   it('a failed LLM call is a failed attempt, reported with why, and ends the loop', async () => {
