@@ -1,6 +1,7 @@
 import { makeCatalog, type NodeCatalog, type NodeTypeSpec } from '../core/index.ts';
 import { httpRunner } from './http.ts';
 import { llmSpec } from './llm-spec.ts';
+import { mcpSpec } from './mcp.ts';
 import { shellRunner } from './shell.ts';
 import { transformRunner } from './transform.ts';
 
@@ -9,6 +10,6 @@ import { transformRunner } from './transform.ts';
  * only a runner needs: the Advance and StartRun Lambdas bundle this, not the Anthropic SDK.
  * Keep it in step with `builtinRunners` (catalog.ts); a test compares the two.
  */
-export const builtinSpecs: readonly NodeTypeSpec[] = [shellRunner, transformRunner, httpRunner, llmSpec];
+export const builtinSpecs: readonly NodeTypeSpec[] = [shellRunner, transformRunner, httpRunner, llmSpec, mcpSpec];
 
 export const builtinSpecCatalog: NodeCatalog = makeCatalog(builtinSpecs);

@@ -8,7 +8,10 @@ import type { NodeRunner, RunContext } from '../../../functions/core/node-type.t
 import { handler as runShell } from '../../../functions/hosts/lambda/run-shell.ts';
 import { handler as runTransform } from '../../../functions/hosts/lambda/run-transform.ts';
 import { makeRunNodeHandler } from '../../../functions/hosts/lambda/run-node.ts';
-import { builtinCatalog } from '../../../functions/nodes/catalog.ts';
+import { makeAnthropicLlmClient } from '../../../functions/adapters/anthropic-llm-client.ts';
+import { makeMcpTools } from '../../../functions/adapters/mcp-tools.ts';
+import { builtinCatalog, makeBuiltinRunners } from '../../../functions/nodes/catalog.ts';
+import { builtinSpecCatalog } from '../../../functions/nodes/specs.ts';
 
 const runEvent = (type: string, params: Record<string, unknown>) => ({
   kind: 'run',
@@ -93,6 +96,13 @@ describe('makeRunNodeHandler', () => {
     await expect(transient(runEvent('probe', {}))).rejects.toThrow(TransientError);
     const buggy = makeRunNodeHandler(probeRunner(async () => Promise.reject(new TypeError('x is undefined'))));
     await expect(buggy(runEvent('probe', {}))).rejects.toThrow(TypeError);
+  });
+});
+
+describe('builtinSpecCatalog (the Advance and StartRun Lambdas)', () => {
+  it('knows every node type a builtin runner runs, so AWS validates and advances each of them', () => {
+    const ports = { llm: { config: () => ({}), client: makeAnthropicLlmClient() }, mcp: { tools: makeMcpTools({ env: {}, allowStdio: false }) } };
+    expect([...builtinSpecCatalog.keys()].sort()).toEqual(makeBuiltinRunners(ports).map((r) => r.type).sort());
   });
 });
 
