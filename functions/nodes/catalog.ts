@@ -1,12 +1,12 @@
-import { type Limits, makeCatalog, type NodeCatalog, type NodeRunner, type NodeTypeSpec } from '../core/index.ts';
+import { type Limits, makeCatalog, type NodeCatalog, type NodeRunner } from '../core/index.ts';
 import { copyFileRunner, moveFileRunner } from './copy-move-file.ts';
 import { deleteFileRunner } from './delete-file.ts';
 import { httpRunner, makeHttpRunner } from './http.ts';
 import { type LlmRunnerDeps, makeLlmRunner } from './llm.ts';
-import { llmSpec } from './llm-spec.ts';
-import { makeMcpRunner, type McpRunnerDeps, mcpSpec } from './mcp.ts';
+import { makeMcpRunner, type McpRunnerDeps } from './mcp.ts';
 import { readFileRunner } from './read-file.ts';
 import { makeShellRunner, shellRunner } from './shell.ts';
+import { builtinSpecs } from './specs.ts';
 import { transformRunner } from './transform.ts';
 import { writeFileRunner } from './write-file.ts';
 
@@ -28,10 +28,9 @@ export const makeBuiltinRunners = (ports: RunnerPorts): readonly NodeRunner[] =>
 /** The file family: the local host only (a run there has a workspace; see FILE_NODE_TYPES). */
 export const fileRunners: readonly NodeRunner[] = [readFileRunner, writeFileRunner, copyFileRunner, moveFileRunner, deleteFileRunner];
 
-/** The builtin node types as validation and the engine see them (no port needed to read a spec). */
-const builtinTypes: readonly NodeTypeSpec[] = [shellRunner, transformRunner, httpRunner, llmSpec, mcpSpec];
-export const builtinCatalog: NodeCatalog = makeCatalog(builtinTypes);
-export const localCatalog: NodeCatalog = makeCatalog([...builtinTypes, ...fileRunners]);
+/** The builtin node types as validation and the engine see them (reading a spec needs no port). */
+export const builtinCatalog: NodeCatalog = makeCatalog(builtinSpecs);
+export const localCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...fileRunners]);
 
 /** What the local host runs: every builtin type and the file family, with the output limits given (the CLI reads them from its environment). */
 export const makeLocalRunners = (ports: RunnerPorts, limits?: Pick<Limits, 'maxOutputBytes' | 'maxHttpResponseBytes'>): readonly NodeRunner[] => [

@@ -8,7 +8,7 @@ import { transformRunner } from './transform.ts';
 /**
  * The node types as the engine sees them (params, outputs, side effects, timeouts), without what
  * only a runner needs: the Advance and StartRun Lambdas bundle this, not the Anthropic SDK.
- * Keep it in step with `builtinRunners` (catalog.ts); a test compares the two.
+ * Keep it in step with `makeBuiltinRunners` (catalog.ts); a test compares the two.
  */
 export const builtinSpecs: readonly NodeTypeSpec[] = [shellRunner, transformRunner, httpRunner, llmSpec, mcpSpec];
 
