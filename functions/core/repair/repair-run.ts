@@ -5,6 +5,7 @@ import { recordsOfRun } from '../run-report.ts';
 import type { RunStore } from '../run-store.ts';
 import { type RepairReport, RepairOutcomeSchema } from '../state-io.ts';
 import { validateWorkflow } from '../validate.ts';
+import type { ValidationIssue } from '../validation-issue.ts';
 import { completedNodes } from './completed-nodes.ts';
 import { planRepair } from './plan-repair.ts';
 import type { CostOf, RepairFailure, RepairLlm } from './types.ts';
@@ -24,8 +25,8 @@ export interface RepairRunDeps {
  * What is repaired: the static issues of a workflow no node ran yet (or a run that failed its
  * validation), else the run's last error. Undefined when there is nothing to repair.
  */
-const failureOf = (run: RunItem, failedNode: string, issues: RepairFailure & { kind: 'static' }): RepairFailure | undefined => {
-  if (issues.issues.length > 0 && (failedNode === '' || run.lastError?.category === 'validation')) return issues;
+const failureOf = (run: RunItem, failedNode: string, issues: ValidationIssue[]): RepairFailure | undefined => {
+  if (issues.length > 0 && (failedNode === '' || run.lastError?.category === 'validation')) return { kind: 'static', issues };
   return run.lastError ? { kind: 'runtime', error: run.lastError } : undefined;
 };
 
@@ -55,7 +56,7 @@ export const repairRun = async (event: unknown, deps: RepairRunDeps): Promise<Re
   if (!current) throw new CorruptItemError(`run ${runId} has no workflow version ${run.irVersion}`);
 
   const issues = validateWorkflow(current.ir, deps.catalog).filter((i) => i.severity === 'error');
-  const failure = failureOf(run, failedNode, { kind: 'static', issues });
+  const failure = failureOf(run, failedNode, issues);
   if (!failure) return { applied: false, message: 'nothing to repair: the run records no error and its workflow validates' };
 
   const records = await recordsOfRun(deps.store, run);
