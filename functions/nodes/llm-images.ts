@@ -8,8 +8,6 @@ import { resolveInWorkspace, WorkspacePathError } from './workspace.ts';
 const MEDIA_TYPES: Readonly<Record<string, LlmImageMediaType>> = {
   '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp',
 };
-type MediaType = LlmImageMediaType;
-export type ImageBlock = LlmImage;
 
 /** Largest image file read (the Messages API refuses larger ones anyway). */
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -19,10 +17,10 @@ export class ImageError extends Error {}
 
 const DATA_URL = /^data:(image\/(?:png|jpeg|gif|webp));base64,(.+)$/s;
 
-export const toImageBlock = async (image: string, workspace: string | undefined): Promise<ImageBlock> => {
+export const toImageBlock = async (image: string, workspace: string | undefined): Promise<LlmImage> => {
   if (/^https?:\/\//i.test(image)) return { type: 'image', source: { type: 'url', url: image } };
   const data = DATA_URL.exec(image);
-  if (data) return { type: 'image', source: { type: 'base64', media_type: data[1] as MediaType, data: data[2] as string } };
+  if (data) return { type: 'image', source: { type: 'base64', media_type: data[1] as LlmImageMediaType, data: data[2] as string } };
   const mediaType = MEDIA_TYPES[extname(image).toLowerCase()];
   if (mediaType === undefined) throw new ImageError(`image '${image}': use an http(s) URL, a data: URL, or a .png, .jpg, .gif or .webp file`);
   if (workspace === undefined) throw new ImageError(`image '${image}': files are read from the workspace, which only the local host has; on AWS give a URL`);
