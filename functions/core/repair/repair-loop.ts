@@ -9,10 +9,24 @@ import { walkFromStart } from '../walk.ts';
 
 type RepairInput = Extract<AdvanceInput, { kind: 'repair' }>;
 
-/** The run item carries every attempt: each text is clipped so that maxRepairs of them stay small. */
-const REASON_CHARS = 2000;
-const PROBLEM_CHARS = 500;
+/**
+ * The run item (at most 400 KB on DynamoDB) carries the attempts: each is clipped to about 2 KB, and
+ * only the last MAX_ATTEMPTS_KEPT are kept (a run passes maxRepairs, at most 20, only across patches).
+ */
+const REASON_CHARS = 600;
+const PROBLEMS_KEPT = 5;
+const PROBLEM_CHARS = 300;
+const MAX_ATTEMPTS_KEPT = 20;
 const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+const clipProblems = (problems: readonly string[]): string[] => [
+  ...problems.slice(0, PROBLEMS_KEPT).map((p) => clip(p, PROBLEM_CHARS)),
+  ...(problems.length > PROBLEMS_KEPT ? [`… and ${problems.length - PROBLEMS_KEPT} more`] : []),
+];
+
+const recordAttempt = (run: RunItem, attempt: RepairAttempt): void => {
+  run.repairs.push(attempt);
+  if (run.repairs.length > MAX_ATTEMPTS_KEPT) run.repairs.splice(0, run.repairs.length - MAX_ATTEMPTS_KEPT);
+};
 
 const addRepairUsage = (run: RunItem, usage: LlmUsage | undefined): void => {
   if (!usage) return;
@@ -78,10 +92,10 @@ export const settleRepairAttempt = async (step: Advance, input: RepairInput): Pr
     const outcome = refused ? 'refused' : 'failed';
     const record: RepairAttempt = {
       ...attempt, outcome, reason: clip(why, REASON_CHARS),
-      ...(refused ? { problems: (report?.problems ?? []).map((p) => clip(p, PROBLEM_CHARS)) } : {}),
+      ...(refused ? { problems: clipProblems(report?.problems ?? []) } : {}),
       ...(report?.usage ? { usage: report.usage } : {}),
     };
-    run.repairs.push(record);
+    recordAttempt(run, record);
     // A repair that was not applied still cost its LLM call; an applied one reports it in its IR version.
     addRepairUsage(run, report?.usage);
     step.writes.event('repair_failed', { ...(failure.node_id ? { nodeId: failure.node_id } : {}), message: why, data: { attempt: input.attempt, outcome } });
@@ -90,7 +104,7 @@ export const settleRepairAttempt = async (step: Advance, input: RepairInput): Pr
   }
   const item = await deps.store.getIrVersion(run.runId, run.irVersion + 1);
   if (!item) throw new InvalidInputError(`repair reported success but run ${run.runId} has no workflow version ${run.irVersion + 1}`);
-  run.repairs.push({
+  recordAttempt(run, {
     ...attempt, outcome: 'applied', version: item.version, reason: clip(item.reason ?? report.message, REASON_CHARS), ...(item.usage ? { usage: item.usage } : {}),
   });
   run.irVersion = item.version;
