@@ -1,7 +1,11 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigurationError, TransientError } from '../core/index.ts';
 import type { McpToolCall, McpToolOutcome, McpTools } from '../core/index.ts';
-import { type McpClient, withMcpClient } from './mcp-client.ts';
+import type { McpClient } from './mcp-client.ts';
+
+type McpSdkTypes = typeof import('@modelcontextprotocol/sdk/types.js');
+
+/** The MCP SDK loads with the first tool call of a process, not with every local run (CLI start-up). */
+const loadMcpSdk = () => Promise.all([import('@modelcontextprotocol/sdk/types.js'), import('./mcp-client.ts')]);
 
 export interface McpToolsOptions {
   /** Where `${VAR}` references in a server's configuration are read. */
@@ -35,7 +39,7 @@ const withSchema = (inputSchema: unknown): { inputSchema?: unknown } => (inputSc
  * other protocol errors and lost connections are transient (thrown for the state machine's Retry);
  * a command that does not exist is configuration. Anything else is a bug and propagates.
  */
-const toOutcome = (error: unknown, target: string, details: Record<string, unknown>, inputSchema?: unknown): McpToolOutcome => {
+const toOutcome = ({ ErrorCode, McpError }: McpSdkTypes, error: unknown, target: string, details: Record<string, unknown>, inputSchema?: unknown): McpToolOutcome => {
   if (error instanceof ConfigurationError || error instanceof TransientError) throw error;
   if (error instanceof McpError) {
     if (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound) {
@@ -59,6 +63,8 @@ export const makeMcpTools = ({ env, allowStdio }: McpToolsOptions): McpTools => 
     const { serverName, server, tool } = request;
     const target = `MCP ${serverName}/${tool}`;
     const details = { server: serverName, tool };
+    const [sdk, { withMcpClient }] = await loadMcpSdk();
+    const { ErrorCode, McpError } = sdk;
     try {
       return await withMcpClient(server, { serverName, env, allowStdio }, async (client) => {
         let result: Awaited<ReturnType<McpClient['callTool']>>;
@@ -67,7 +73,7 @@ export const makeMcpTools = ({ env, allowStdio }: McpToolsOptions): McpTools => 
         } catch (error) {
           // Bad arguments rejected by the protocol: the repairer gets the tool's schema, read while connected.
           if (!(error instanceof McpError) || error.code !== ErrorCode.InvalidParams) throw error;
-          return toOutcome(error, target, details, await inputSchemaOf(client, tool));
+          return toOutcome(sdk, error, target, details, await inputSchemaOf(client, tool));
         }
         const content = Array.isArray(result.content) ? result.content : [];
         const isError = result.isError === true;
@@ -78,7 +84,7 @@ export const makeMcpTools = ({ env, allowStdio }: McpToolsOptions): McpTools => 
         };
       });
     } catch (error) {
-      return toOutcome(error, target, details);
+      return toOutcome(sdk, error, target, details);
     }
   },
 });

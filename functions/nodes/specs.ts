@@ -1,7 +1,7 @@
 import { makeCatalog, type NodeCatalog, type NodeTypeSpec } from '../core/index.ts';
 import { httpRunner } from './http.ts';
 import { llmSpec } from './llm-spec.ts';
-import { mcpSpec } from './mcp.ts';
+import { mcpSpec } from './mcp-spec.ts';
 import { shellRunner } from './shell.ts';
 import { transformRunner } from './transform.ts';
 
