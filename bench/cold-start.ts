@@ -9,7 +9,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { ESM_REQUIRE_SHIM, LAMBDA_NODE_TARGET } from '../infra/bundle-options.ts';
+import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET } from '../infra/bundle-options.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SOURCE_MAPS = process.env.BENCH_SOURCE_MAPS === '1';
@@ -78,6 +78,7 @@ try {
       minify: true,
       sourcemap: SOURCE_MAPS,
       banner: { js: ESM_REQUIRE_SHIM },
+      alias: { ...LAMBDA_ALIASES },
       logLevel: 'error',
     });
     const kb = statSync(outfile).size / 1024;

@@ -1,21 +1,13 @@
 import jsonata from 'jsonata';
-import * as z from 'zod';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { openJsonText } from '../core/index.ts';
+import { type TransformParams, TransformParamsSchema, timeoutOf, transformSpec } from './transform-spec.ts';
 
-const DEFAULT_TIMEOUT_S = 30;
+export { type TransformParams, TransformParamsSchema } from './transform-spec.ts';
 const CACHE_LIMIT = 500;
 /** Nesting depth of evaluation (about 4 per recursive call): runaway recursion fails with D1011 instead of eating memory. */
 const MAX_DEPTH = 100_000;
 
-export const TransformParamsSchema = z.strictObject({
-  expression: z
-    .string({ error: 'expression is required: a JSONata expression, e.g. "items[price > 10].name"' })
-    .min(1, 'expression must not be empty'),
-  input: z.unknown().default(null),
-  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive('timeout_s must be greater than 0').optional(),
-});
-export type TransformParams = z.infer<typeof TransformParamsSchema>;
 
 interface JsonataFailure {
   readonly code?: string;
@@ -44,8 +36,6 @@ const compile = (expression: string, timeoutMs: number): jsonata.Expression => {
   return expr;
 };
 
-const timeoutOf = (params: Record<string, unknown>): number =>
-  typeof params.timeout_s === 'number' && params.timeout_s > 0 ? params.timeout_s : DEFAULT_TIMEOUT_S;
 
 const describeFailure = (expression: string, raw: unknown): { message: string; details: Record<string, unknown> } => {
   const failure: JsonataFailure = typeof raw === 'object' && raw !== null ? (raw as JsonataFailure) : { message: String(raw) };
@@ -95,11 +85,4 @@ const run = async (params: TransformParams): Promise<RunnerResult> => {
   }
 };
 
-export const transformRunner: NodeRunner<typeof TransformParamsSchema> = {
-  type: 'transform',
-  paramsSchema: TransformParamsSchema,
-  outputKeys: ['result'],
-  sideEffects: () => false,
-  timeoutS: timeoutOf,
-  run,
-};
+export const transformRunner: NodeRunner<typeof TransformParamsSchema> = { ...transformSpec, paramsSchema: TransformParamsSchema, run };
