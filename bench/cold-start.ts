@@ -17,7 +17,7 @@ const lambdaDir = fileURLToPath(new URL('../functions/hosts/lambda/', import.met
 const handlers = readdirSync(lambdaDir)
   .filter((f) => f.endsWith('.ts'))
   .map((f) => f.replace(/\.ts$/, ''))
-  .filter((name) => !['aws-deps', 'run-node'].includes(name) && !name.endsWith('-deps'));
+  .filter((name) => !['aws-deps', 'run-node', 'lambda-credentials'].includes(name) && !name.endsWith('-deps'));
 
 /** What the stack puts in each function's environment (values that need no network to build clients). */
 const FAKE_ENV = {

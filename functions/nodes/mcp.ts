@@ -1,33 +1,17 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import * as z from 'zod';
 import { type McpClient, withMcpClient } from '../adapters/mcp-client.ts';
 import { sampleOf } from '../core/index.ts';
 import { ConfigurationError, TransientError } from '../core/index.ts';
-import { MCP_TYPE, McpServerSchema } from '../core/index.ts';
 import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
+import { type McpParams, McpParamsSchema, mcpSpec } from './mcp-spec.ts';
 
-const DEFAULT_TIMEOUT_S = 60;
-
-export const McpParamsSchema = z.strictObject({
-  server: z.string({ error: 'server is required: the name of an MCP server under "mcp_servers" or in the --mcp-config file' }).min(1),
-  tool: z.string({ error: 'tool is required: the name of one tool of the server' }).min(1),
-  arguments: z.record(z.string(), z.unknown(), { error: 'arguments must be an object of the tool\'s inputs' }).default({}),
-  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive().optional(),
-  /** Reserved: the server's configuration, put here by the engine from the workflow's `mcp_servers`. */
-  __server: McpServerSchema.optional(),
-});
-export type McpParams = z.infer<typeof McpParamsSchema>;
-
-export const MCP_OUTPUT_KEYS = ['result', 'is_error', 'content'] as const;
+export { MCP_OUTPUT_KEYS, type McpParams, McpParamsSchema } from './mcp-spec.ts';
 
 export interface McpRunnerDeps {
   env?: Readonly<Record<string, string | undefined>>;
   /** false on AWS (Streamable HTTP only). */
   allowStdio?: boolean;
 }
-
-const timeoutOf = (params: Record<string, unknown>): number =>
-  typeof params.timeout_s === 'number' && params.timeout_s > 0 ? params.timeout_s : DEFAULT_TIMEOUT_S;
 
 type ContentBlock = { type: string; text?: string };
 
@@ -77,11 +61,11 @@ const toFailure = (error: unknown, target: string, details: Record<string, unkno
 };
 
 export const makeMcpRunner = ({ env = process.env, allowStdio = true }: McpRunnerDeps = {}): NodeRunner<typeof McpParamsSchema> => {
-  const run = async (params: z.infer<typeof McpParamsSchema>, context: RunContext): Promise<RunnerResult> => {
+  const run = async (params: McpParams, context: RunContext): Promise<RunnerResult> => {
     const { server: serverName, tool, arguments: args, __server: server } = params;
     const target = `MCP ${serverName}/${tool}`;
     if (server === undefined) throw new ConfigurationError(`MCP server '${serverName}' is not configured: declare it under "mcp_servers" or in the --mcp-config file`);
-    const timeoutMs = timeoutOf(params) * 1000;
+    const timeoutMs = mcpSpec.timeoutS(params) * 1000;
     const details = { server: serverName, tool };
     const started = performance.now();
     try {
@@ -117,16 +101,7 @@ export const makeMcpRunner = ({ env = process.env, allowStdio = true }: McpRunne
     }
   };
 
-  return {
-    type: MCP_TYPE,
-    paramsSchema: McpParamsSchema,
-    outputKeys: MCP_OUTPUT_KEYS,
-    // A tool may change the world; a node marks a read-only tool with `"side_effects": false`.
-    sideEffects: () => true,
-    timeoutS: timeoutOf,
-    capabilities: { apiResponse: true },
-    run,
-  };
+  return { ...mcpSpec, paramsSchema: McpParamsSchema, run };
 };
 
 export const mcpRunner: NodeRunner<typeof McpParamsSchema> = makeMcpRunner();
