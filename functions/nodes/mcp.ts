@@ -1,5 +1,4 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { type McpClient, withMcpClient } from '../adapters/mcp-client.ts';
+import type { McpClient } from '../adapters/mcp-client.ts';
 import { sampleOf } from '../core/index.ts';
 import { ConfigurationError, TransientError } from '../core/index.ts';
 import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
@@ -41,7 +40,12 @@ const inputSchemaOf = async (client: McpClient, tool: string): Promise<unknown> 
  * the tool's input schema for the repairer); other protocol errors and lost connections are
  * transient (thrown for the state machine's Retry); a command that does not exist is configuration.
  */
-const toFailure = (error: unknown, target: string, details: Record<string, unknown>, durationMs: number): RunnerResult => {
+type McpSdkTypes = typeof import('@modelcontextprotocol/sdk/types.js');
+
+/** The MCP SDK loads with the first mcp node a process runs, not with every local run (CLI start-up). */
+const loadMcpSdk = () => Promise.all([import('@modelcontextprotocol/sdk/types.js'), import('../adapters/mcp-client.ts')]);
+
+const toFailure = ({ ErrorCode, McpError }: McpSdkTypes, error: unknown, target: string, details: Record<string, unknown>, durationMs: number): RunnerResult => {
   if (error instanceof ConfigurationError || error instanceof TransientError) throw error;
   if (error instanceof McpError) {
     if (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound) {
@@ -67,6 +71,8 @@ export const makeMcpRunner = ({ env = process.env, allowStdio = true }: McpRunne
     if (server === undefined) throw new ConfigurationError(`MCP server '${serverName}' is not configured: declare it under "mcp_servers" or in the --mcp-config file`);
     const timeoutMs = mcpSpec.timeoutS(params) * 1000;
     const details = { server: serverName, tool };
+    const [sdk, { withMcpClient }] = await loadMcpSdk();
+    const { ErrorCode, McpError } = sdk;
     const started = performance.now();
     try {
       return await withMcpClient(server, { serverName, env, allowStdio }, async (client) => {
@@ -77,7 +83,7 @@ export const makeMcpRunner = ({ env = process.env, allowStdio = true }: McpRunne
           // Bad arguments rejected by the protocol: the repairer gets the tool's schema, read while connected.
           if (!(error instanceof McpError) || error.code !== ErrorCode.InvalidParams) throw error;
           const inputSchema = await inputSchemaOf(client, tool);
-          return toFailure(error, target, { ...details, ...(inputSchema ? { input_schema: inputSchema } : {}) }, performance.now() - started);
+          return toFailure(sdk, error, target, { ...details, ...(inputSchema ? { input_schema: inputSchema } : {}) }, performance.now() - started);
         }
         const durationMs = performance.now() - started;
         const content = (Array.isArray(result.content) ? result.content : []) as ContentBlock[];
@@ -97,7 +103,7 @@ export const makeMcpRunner = ({ env = process.env, allowStdio = true }: McpRunne
         };
       });
     } catch (error) {
-      return toFailure(error, target, details, performance.now() - started);
+      return toFailure(sdk, error, target, details, performance.now() - started);
     }
   };
 

@@ -1,13 +1,17 @@
-import jsonata from 'jsonata';
+import type jsonata from 'jsonata';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { openJsonText } from '../core/index.ts';
 import { type TransformParams, TransformParamsSchema, timeoutOf, transformSpec } from './transform-spec.ts';
 
 export { type TransformParams, TransformParamsSchema } from './transform-spec.ts';
+
 const CACHE_LIMIT = 500;
 /** Nesting depth of evaluation (about 4 per recursive call): runaway recursion fails with D1011 instead of eating memory. */
 const MAX_DEPTH = 100_000;
 
+/** JSONata loads with the first transform node a process runs, not with every local run (CLI start-up). */
+let jsonataLoaded: Promise<typeof jsonata> | undefined;
+const loadJsonata = (): Promise<typeof jsonata> => (jsonataLoaded ??= import('jsonata').then((m) => m.default));
 
 interface JsonataFailure {
   readonly code?: string;
@@ -19,7 +23,7 @@ interface JsonataFailure {
 const compiled = new Map<string, jsonata.Expression>();
 
 /** Compiles once per (expression, timeout); a loop or a long run evaluates the same expressions many times. */
-const compile = (expression: string, timeoutMs: number): jsonata.Expression => {
+const compile = (compiler: typeof jsonata, expression: string, timeoutMs: number): jsonata.Expression => {
   const key = `${timeoutMs}\u0000${expression}`;
   const hit = compiled.get(key);
   if (hit !== undefined) {
@@ -27,7 +31,7 @@ const compile = (expression: string, timeoutMs: number): jsonata.Expression => {
     compiled.set(key, hit);
     return hit;
   }
-  const expr = jsonata(expression, { timeout: timeoutMs, stack: MAX_DEPTH });
+  const expr = compiler(expression, { timeout: timeoutMs, stack: MAX_DEPTH });
   compiled.set(key, expr);
   if (compiled.size > CACHE_LIMIT) {
     const oldest = compiled.keys().next().value;
@@ -35,7 +39,6 @@ const compile = (expression: string, timeoutMs: number): jsonata.Expression => {
   }
   return expr;
 };
-
 
 const describeFailure = (expression: string, raw: unknown): { message: string; details: Record<string, unknown> } => {
   const failure: JsonataFailure = typeof raw === 'object' && raw !== null ? (raw as JsonataFailure) : { message: String(raw) };
@@ -71,7 +74,7 @@ const toJson = (value: unknown): unknown => {
 const run = async (params: TransformParams): Promise<RunnerResult> => {
   const started = performance.now();
   try {
-    const expr = compile(params.expression, timeoutOf(params) * 1000);
+    const expr = compile(await loadJsonata(), params.expression, timeoutOf(params) * 1000);
     // JSON printed by an upstream node (a shell's stdout) is data here, as pflow reads it for list/dict params.
     const value: unknown = await expr.evaluate(openJsonText(params.input));
     return { kind: 'ok', outputs: { result: toJson(value) }, action: 'default', durationMs: performance.now() - started };
