@@ -1,11 +1,7 @@
 import { makeCatalog, type NodeCatalog, type NodeTypeSpec } from '../core/index.ts';
 import { httpRunner } from './http.ts';
 import { llmSpec } from './llm-spec.ts';
-import { mcpSpec } from './mcp-spec.ts';
-import { copyFileRunner, moveFileRunner } from './copy-move-file.ts';
-import { deleteFileRunner } from './delete-file.ts';
-import { readFileRunner } from './read-file.ts';
-import { writeFileRunner } from './write-file.ts';
+
 import { shellRunner } from './shell.ts';
 import { transformSpec } from './transform-spec.ts';
 
@@ -17,9 +13,3 @@ import { transformSpec } from './transform-spec.ts';
 export const builtinSpecs: readonly NodeTypeSpec[] = [shellRunner, transformSpec, httpRunner, llmSpec];
 
 export const builtinSpecCatalog: NodeCatalog = makeCatalog(builtinSpecs);
-
-/**
- * Every type the local host runs, as `flowmend validate` and `run` check workflows: the specs without
- * JSONata, the MCP SDK or the Anthropic SDK, which only the runners load (a test compares it with localCatalog).
- */
-export const localSpecCatalog: NodeCatalog = makeCatalog([...builtinSpecs, mcpSpec, readFileRunner, writeFileRunner, copyFileRunner, moveFileRunner, deleteFileRunner]);

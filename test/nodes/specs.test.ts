@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { localCatalog, localRunners } from '../../functions/nodes/catalog.ts';
-import { localSpecCatalog } from '../../functions/nodes/specs.ts';
+import { localSpecCatalog } from '../../functions/nodes/local-specs.ts';
 
 describe('localSpecCatalog (what validate checks, without the runners\' libraries)', () => {
   it('knows every type the local host runs, with the runner\'s schema, outputs, capabilities and timeouts', () => {

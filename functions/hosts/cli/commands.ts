@@ -15,7 +15,7 @@ import { Redactor } from '../../core/index.ts';
 import { RedactingRunStore } from '../../core/index.ts';
 import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
 import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
-import { localSpecCatalog } from '../../nodes/specs.ts';
+import { localSpecCatalog } from '../../nodes/local-specs.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
 import { type CliIo as OutputIo, type CliOutput, EXIT, makeOutput } from './cli-output.ts';
 import { type CliStore, openCliStore } from './cli-store.ts';
