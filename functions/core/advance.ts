@@ -2,7 +2,7 @@ import { MAX_INLINE_PARAMS_BYTES, paramsBlobKey, UPLOAD_URL_TTL_S, uploadTargetF
 import { computeCacheKey } from './cache-key.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { InvalidInputError } from './errors.ts';
-import { mustContinueBefore } from './execution-limits.ts';
+import { mustContinueBefore, runnerWorstCaseS } from './execution-limits.ts';
 import { FILE_NODE_TYPES } from './file-node-types.ts';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES } from './limits.ts';
 import { MCP_TYPE } from './mcp-servers.ts';
@@ -114,7 +114,7 @@ export class Advance {
       return this.templateFailure(node, visit, error);
     }
     const timeoutS = spec.timeoutS(params);
-    if (mustContinueBefore(this.deps.executionLimits, this.exec, this.run.mode, this.deps.now(), timeoutS)) {
+    if (mustContinueBefore(this.deps.executionLimits, this.exec, this.run.mode, this.deps.now(), runnerWorstCaseS(timeoutS))) {
       this.writes.event('execution_continued', { nodeId, message: `continuing as a new execution after ${this.exec.advances} steps` });
       // Without a cursor (right after a walk) the next execution must walk again to find its place.
       if (!this.run.cursor) this.run.needsWalk = true;

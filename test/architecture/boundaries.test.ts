@@ -51,7 +51,6 @@ describe('layers (core, then nodes and adapters, then hosts)', () => {
     expect(offenders).toEqual([]);
   });
 
-
   it('adapters import no node type and no host', () => {
     const offenders = sourcesUnder('functions/adapters').flatMap((file) =>
       importsOf(file).filter((spec) => /\/(nodes|hosts)\//.test(spec)).map((spec) => `${relative(ROOT, file)} imports ${spec}`),

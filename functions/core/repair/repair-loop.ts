@@ -1,7 +1,7 @@
 import type { Advance } from '../advance.ts';
 import { errorSignature } from '../error-signature.ts';
 import { InvalidInputError, StaleRunError } from '../errors.ts';
-import { mustContinueBefore, REPAIR_MAX_S } from '../execution-limits.ts';
+import { mustContinueBefore, REPAIR_MAX_S, repairWorstCaseS } from '../execution-limits.ts';
 import type { LlmUsage } from '../node-type.ts';
 import type { RepairAttempt, RunError, RunItem } from '../run-model.ts';
 import type { AdvanceInput, AdvanceOutcome } from '../state-io.ts';
@@ -58,8 +58,8 @@ export const startRepairAttempt = async (step: Advance, error: RunError): Promis
     const refused = last?.outcome === 'refused' && last.attempt === run.repairAttempts ? `; attempt ${last.attempt} was refused: ${last.reason}` : '';
     return giveUp(step, error, run.maxRepairs === 0 ? 'repair is limited to 0 attempts' : `gave up after ${run.repairAttempts} repair attempt(s)${refused}`);
   }
-  // A repair may take REPAIR_MAX_S: an Express execution without that much time left hands it to a new one.
-  if (mustContinueBefore(deps.executionLimits, step.exec, run.mode, deps.now(), REPAIR_MAX_S)) {
+  // A repair may take REPAIR_MAX_S (and the service retries' waits): an Express execution without that much time left hands it to a new one.
+  if (mustContinueBefore(deps.executionLimits, step.exec, run.mode, deps.now(), repairWorstCaseS(REPAIR_MAX_S))) {
     run.repairDue = error;
     step.writes.event('execution_continued', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: `continuing as a new execution before repair, after ${step.exec.advances} steps` });
     await step.writes.commit();
