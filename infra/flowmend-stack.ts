@@ -191,6 +191,8 @@ export class FlowmendStack extends Stack {
       }
       acknowledgeNag(apiFn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.stackName}/*]`,
         'schedules are named after workflows registered at run time: the grant is the stack\'s own schedule group');
+      acknowledgeNag(apiFn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:events:<AWS::Region>:<AWS::AccountId>:rule/${this.stackName}-*]`,
+        'rules (scheduleMode rules) are named after workflows registered at run time: the grant is the rules named with the stack\'s prefix');
     }
     this.api = new FlowmendApi(this, 'RestApi', { handler: apiFn, auth: settings.apiAuth, throttle: { rateLimit: 50, burstLimit: 100 } });
     new CfnOutput(this, 'RestApiId', { value: this.api.api.restApiId, description: 'LocalStack serves the API at <endpoint>/restapis/<id>/v1/_user_request_/' });
