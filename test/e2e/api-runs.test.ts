@@ -1,4 +1,5 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
@@ -105,6 +106,43 @@ describe('flowmend serve: runs over real HTTP', () => {
     const big = await request<{ error: { code: string } }>(api, 'POST', '/runs', { raw: JSON.stringify({ workflow: hello, params: { name: 'x'.repeat(1_100_000) } }), headers: { connection: 'close' } });
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('refuses a state-changing request from another origin (a page in the browser), and a foreign Host, but not the CLI or its own page', async () => {
+    const before = (await request<{ runs: unknown[] }>(api, 'GET', '/runs?limit=100')).body.runs.length;
+    const pages: Record<string, string>[] = [
+      { Origin: 'http://evil.example' },
+      { Origin: 'null' },
+      { 'Sec-Fetch-Site': 'cross-site' },
+      { 'Sec-Fetch-Site': 'same-site', Origin: api },
+    ];
+    for (const headers of pages) {
+      for (const [method, path] of [['POST', '/runs'], ['PUT', '/workflows/csrf'], ['POST', '/runs/nosuchrun-123/cancel'], ['DELETE', '/workflows/csrf']] as const) {
+        const answer = await request<{ error: { code: string; message: string } }>(api, method, path, { body: { workflow: hello }, headers });
+        expect({ method, path, headers, status: answer.status, code: answer.body.error.code }).toEqual({ method, path, headers, status: 403, code: 'FORBIDDEN' });
+      }
+    }
+    // A form post needs no preflight: the one a hostile page can really send.
+    const form = await fetch(`${api}/runs`, { method: 'POST', headers: { 'content-type': 'text/plain', origin: 'https://evil.example' }, body: JSON.stringify({ workflow: hello }) });
+    expect(form.status).toBe(403);
+    expect((await request<{ runs: unknown[] }>(api, 'GET', '/runs?limit=100')).body.runs.length).toBe(before);
+    // Reading stays open to other origins' GETs; the browser's same-origin policy keeps the answer from them.
+    expect((await request(api, 'GET', '/runs?limit=1', { headers: { Origin: 'http://evil.example' } })).status).toBe(200);
+    // A DNS-rebinding page reaches 127.0.0.1 under its own name, so its Origin matches its Host: the Host gives it away.
+    const port = new URL(api).port;
+    const rebound = await new Promise<number>((done, fail) =>
+      httpRequest({ host: '127.0.0.1', port, path: '/runs', headers: { host: `evil.example:${port}` } }, (res) => {
+        res.resume();
+        done(res.statusCode ?? 0);
+      }).on('error', fail).end(),
+    );
+    expect(rebound).toBe(403);
+    // Its own page (same origin, as a browser sends it) and clients that are no browser at all go through.
+    const own = await request<Started>(api, 'POST', '/runs', { body: { workflow: hello }, headers: { Origin: api, 'Sec-Fetch-Site': 'same-origin' } });
+    expect(own.status).toBe(202);
+    const cli = await request<Started>(api, 'POST', '/runs', { body: { workflow: hello } });
+    expect(cli.status).toBe(202);
+    await Promise.all([waitForRun(api, own.body.run_id), waitForRun(api, cli.body.run_id)]);
   });
 
   it('pages through runs newest first with a cursor, filtered by workflow and status', async () => {

@@ -9,6 +9,7 @@ import type { RunStore } from '../../core/index.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
 import { builtinRunners } from '../../nodes/catalog.ts';
 import { makeApiApp } from '../api/app.ts';
+import { isLoopbackAddress, localOriginGuard } from '../api/local-origin-guard.ts';
 import { makeViewerPageRoutes } from '../viewer/viewer-routes.ts';
 import { untilSignal } from '../viewer/until-signal.ts';
 import type { ApiDeps } from '../api/api-deps.ts';
@@ -71,7 +72,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     store: host.store, registry: new SqliteRegistryStore(registryDb), launcher, catalog: makeCatalog(builtinRunners), now: Date.now,
     logError: (error) => options.log(`internal error: ${(error as Error).stack ?? String(error)}`),
   };
-  const app = makeApiApp(deps);
+  const app = makeApiApp(deps, { guard: localOriginGuard({ loopback: isLoopbackAddress(options.host) }) });
   app.route('/', makeViewerPageRoutes());
   const scheduler = new ScheduleRunner(deps, Date.now(), options.log);
   let timer: NodeJS.Timeout | undefined;
