@@ -2,6 +2,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRegistryDatabase, SqliteRegistryStore } from '../../functions/adapters/sqlite-registry-store.ts';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
 import { runCli as runCliInProcess } from '../../functions/hosts/cli/commands.ts';
 import { blockingCommand, killShellGroup, killStrayChildren, makeTempDir, waitForFile, writeWorkflow } from '../support/cli-process.ts';
@@ -70,6 +71,29 @@ describe('flowmend serve: runs over real HTTP', () => {
     expect(answers.filter((a) => !a.body.replayed)).toHaveLength(1);
     expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(9);
     await waitForRun(api, [...ids][0] as string);
+  });
+
+  it('starts the run of an Idempotency-Key whose request died after claiming the key, once, on the next retry', async () => {
+    // What a serve killed between the claim and the run's write leaves: a key naming a run that does not exist.
+    const orphanRun = `20261123-000000-${Date.now().toString(16).slice(-8)}`;
+    const db = openRegistryDatabase(join(dir, 'state'));
+    try {
+      const now = Date.now();
+      const claim = await new SqliteRegistryStore(db).claimIdempotencyKey({ key: 'died-after-claim', runId: orphanRun, createdAt: now, expiresAt: now + 3_600_000 }, now);
+      expect(claim.claimed).toBe(true);
+    } finally {
+      db.close();
+    }
+    const retries = await Promise.all(
+      Array.from({ length: 3 }, () => request<Started>(api, 'POST', '/runs', { body: { workflow: hello, params: { name: 'Key' } }, headers: { 'Idempotency-Key': 'died-after-claim' } })),
+    );
+    expect(retries.map((r) => [r.status, r.body.run_id, r.body.replayed])).toEqual(Array(3).fill([202, orphanRun, true]));
+    const report = await waitForRun(api, orphanRun);
+    expect(report).toMatchObject({ status: 'succeeded', result: { loud: 'HELLO KEY' } });
+    // One run, run once: its greet node has one step.
+    expect((report.steps as { node_id: string }[]).map((s) => s.node_id)).toEqual(['greet', 'shout']);
+    const again = await request<Started>(api, 'POST', '/runs', { body: { workflow: hello }, headers: { 'Idempotency-Key': 'died-after-claim' } });
+    expect([again.body.run_id, again.body.replayed]).toEqual([orphanRun, true]);
   });
 
   it('answers bad requests with the error shape, the right 4xx and no stack', async () => {
