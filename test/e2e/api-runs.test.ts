@@ -1,4 +1,4 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +34,8 @@ let serve: ServeProcess;
 let api: string;
 beforeAll(async () => {
   dir = makeTempDir('api-runs');
-  serve = await startServe(join(dir, 'state'));
+  mkdirSync(join(dir, 'ws'));
+  serve = await startServe(join(dir, 'state'), 30_000, ['--workspace', join(dir, 'ws')]);
   api = serve.url;
 });
 afterAll(async () => {
@@ -58,6 +59,26 @@ describe('flowmend serve: runs over real HTTP', () => {
     const report = await waitForRun(api, started.body.run_id);
     expect(report).toMatchObject({ success: true, status: 'succeeded', run_id: started.body.run_id, result: { loud: 'HELLO ADA' }, errors: [] });
     expect((report.steps as { node_id: string }[]).map((s) => s.node_id)).toEqual(['greet', 'shout']);
+  });
+
+  it('runs file nodes in its --workspace (the local catalog), where the AWS API refuses them', async () => {
+    const files: WorkflowInput = {
+      ir_version: '0.1.0',
+      nodes: [
+        { id: 'w', type: 'write-file', params: { file_path: 'out/note.txt', content: 'from the API\n' } },
+        { id: 'r', type: 'read-file', params: { file_path: 'out/note.txt' } },
+      ],
+      edges: [{ from: 'w', to: 'r', action: 'default' }],
+      outputs: { text: { source: '${r.content}' } },
+    };
+    const started = await request<Started>(api, 'POST', '/runs', { body: { workflow: files } });
+    expect(started.status).toBe(202);
+    const report = await waitForRun(api, started.body.run_id);
+    expect(report).toMatchObject({ status: 'succeeded', result: { text: 'from the API\n' } });
+    expect(readFileSync(join(dir, 'ws', 'out', 'note.txt'), 'utf8')).toBe('from the API\n');
+    // A path out of the workspace is refused like in `flowmend run`.
+    const outside = await request<Started>(api, 'POST', '/runs', { body: { workflow: { nodes: [{ id: 'r', type: 'read-file', params: { file_path: '../state/flowmend.db' } }] }, repair: false } });
+    expect(await waitForRun(api, outside.body.run_id)).toMatchObject({ status: 'failed', errors: [expect.objectContaining({ message: expect.stringMatching(/outside the workspace/) })] });
   });
 
   it('starts one run for 10 parallel POSTs with one Idempotency-Key', async () => {

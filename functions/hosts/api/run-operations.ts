@@ -44,6 +44,7 @@ export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey
     workflow: prepared.workflow, workflowName: prepared.workflowName, params: prepared.params, repairEnabled: prepared.repairEnabled,
     maxRepairs: prepared.maxRepairs, mode: prepared.mode, now,
     ...(workflowVersion === undefined ? {} : { workflowVersion }),
+    ...(deps.workspace === undefined ? {} : { workspace: deps.workspace }),
   };
   if (idempotencyKey !== undefined) {
     const claim = await deps.registry.claimIdempotencyKey({ key: idempotencyKey, runId, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS }, now);

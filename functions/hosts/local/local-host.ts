@@ -9,7 +9,7 @@ import type { ExecutionLimits } from '../../core/index.ts';
 import { cryptoIds, type Ids } from '../../core/index.ts';
 import { StaleRunError } from '../../core/index.ts';
 import type { Workflow } from '../../core/index.ts';
-import { makeCatalog, type NodeRunner } from '../../core/index.ts';
+import { makeCatalog, type NodeCatalog, type NodeRunner } from '../../core/index.ts';
 import { InvalidInputError } from '../../core/index.ts';
 import { claimRun, createRun, markInterrupted, newRunId, type ClaimOptions } from '../../core/index.ts';
 import { RunIdSchema } from '../../core/index.ts';
@@ -143,6 +143,8 @@ export class LocalHost {
   private readonly ids: Ids;
   /** The input of the execution each run's Continue state started, by run id (serve drives many runs at once). */
   private readonly next = new Map<string, Record<string, unknown>>();
+  /** The node types this host runs (every builtin and the file family): what `serve` checks workflows against. */
+  readonly catalog: NodeCatalog;
 
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
@@ -151,6 +153,7 @@ export class LocalHost {
     this.store = new ObservedRunStore(options.store, options.onWrite);
     const runners = options.runners ?? (options.runLimits ? makeLocalRunners(options.runLimits) : localRunners);
     const catalog = makeCatalog(runners);
+    this.catalog = catalog;
     const definition =
       options.definition ??
       buildDefinition({
@@ -190,7 +193,7 @@ export class LocalHost {
     const owner = localOwner(now, this.ids);
     const runId = spec.runId ?? newRunId(now, this.ids);
     // As StartRun does on AWS: Express unless a node may run longer than an Express execution can wait.
-    const mode = spec.mode ?? chooseMode(spec.workflow, makeCatalog(this.options.runners ?? localRunners));
+    const mode = spec.mode ?? chooseMode(spec.workflow, this.catalog);
     await createRun(this.store, { ...spec, mode, runId, owner, now, workspace: spec.workspace ?? process.cwd() });
     return this.drive(runId, owner.id);
   }
