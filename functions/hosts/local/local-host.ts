@@ -10,6 +10,7 @@ import { cryptoIds, type Ids } from '../../core/index.ts';
 import { StaleRunError } from '../../core/index.ts';
 import type { Workflow } from '../../core/index.ts';
 import { makeCatalog, type NodeCatalog, type NodeRunner } from '../../core/index.ts';
+import type { SecretResolver } from '../../core/index.ts';
 import { InvalidInputError } from '../../core/index.ts';
 import { claimRun, createRun, markInterrupted, newRunId, type ClaimOptions } from '../../core/index.ts';
 import { RunIdSchema } from '../../core/index.ts';
@@ -62,6 +63,10 @@ export interface LocalHostOptions {
    * tests make it throw errors named as Step Functions names them (`StepFunctions.ThrottlingException`).
    */
   onStartExecution?: (request: StartExecutionRequest) => Promise<void> | void;
+  /** Reads secret inputs (`from`) for the runners; Secrets Manager and SSM with the default credentials when not given. */
+  secrets?: SecretResolver;
+  /** Given each execution's event log (state inputs and outputs, as Step Functions' history has them): tests read it. */
+  observeExecution?: (eventLogs: AsyncIterable<unknown>) => void;
 }
 
 /** What the Continue state sends to `arn:aws:states:::states:startExecution` (its Parameters, evaluated). */
@@ -179,7 +184,7 @@ export class LocalHost {
       [STATE.repair]: repair,
       [STATE.continueRun]: (request: unknown) => this.startExecution(request),
       [STATE.interrupted]: makeMarkInterruptedHandler({ store: this.store, now: this.now }),
-      ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), makeRunNodeHandler(r)])),
+      ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), makeRunNodeHandler(r, options.secrets ? { secrets: options.secrets } : {})])),
     };
     this.retryOverrides =
       options.retryIntervalMs === undefined
@@ -252,6 +257,7 @@ export class LocalHost {
       // The Continue state reads $$.StateMachine.Id (the machine starts itself); the local interpreter has no context unless given one.
       context: { StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'flowmend-local' } },
     });
+    this.options.observeExecution?.(execution.eventLogs);
     abort = () => execution.abort();
     // A cancel stops the execution where it is, as StopExecution does on AWS.
     signal?.addEventListener('abort', abort, { once: true });
