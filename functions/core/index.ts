@@ -3,7 +3,7 @@
 // nothing outside core (tests of core internals aside) imports a core module directly.
 
 export { commitAdvance, commitOneByOne } from './advance-commit.ts';
-export { BLOB_PREFIX, blobMarker, type BlobRef, blobRefIn, blobRefOf, type BlobStore, type BlobUpload, MAX_INLINE_OUTPUT_BYTES, type ParamsRef, stepBlobKey, utf8Length } from './blob-store.ts';
+export { BLOB_PREFIX, blobMarker, type BlobRef, blobRefIn, blobRefOf, type BlobStore, type BlobUpload, MAX_INLINE_OUTPUT_BYTES, type ParamsRef, runResultBlobKey, stepBlobKey, utf8Length } from './blob-store.ts';
 export { type CancelResult, cancelRun } from './cancel-run.ts';
 export { sampleOf } from './classify.ts';
 export { closestMatch } from './closest-match.ts';
