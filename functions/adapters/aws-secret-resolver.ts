@@ -71,3 +71,6 @@ export class AwsSecretResolver implements SecretResolver {
     }
   }
 }
+
+/** The resolver of a runner Lambda: one per cold start, so its cache serves the nodes a warm function runs. */
+export const awsSecretResolver = new AwsSecretResolver();

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { closestMatch } from '../../core/index.ts';
+import { closestMatch, ConfigurationError } from '../../core/index.ts';
 import { InvalidInputError } from '../../core/index.ts';
 import type { NodeRunner, RunnerResult } from '../../core/index.ts';
 import { type RunOutcome, RunOutcomeSchema } from '../../core/index.ts';
@@ -30,19 +30,14 @@ export const describeParamIssues = (runner: NodeRunner, issues: readonly z.core.
 };
 
 export interface RunNodeOptions {
-  /** Reads the secret inputs a node's params refer to (`from`); Secrets Manager and SSM by default. */
+  /** Reads the secret inputs a node's params refer to (`from`): Secrets Manager and SSM on both hosts. */
   secrets?: SecretResolver;
 }
 
-let defaultResolver: SecretResolver | undefined;
-/** One per process, made on first use: a runner whose params refer to no secret never loads the AWS clients. */
-const defaultSecrets: SecretResolver = {
+/** Where params hold references but the host gave no resolver: a wiring bug, said plainly. */
+const noSecrets: SecretResolver = {
   resolve: async (source) => {
-    if (defaultResolver === undefined) {
-      const { AwsSecretResolver } = await import('../../adapters/aws-secret-resolver.ts');
-      defaultResolver = new AwsSecretResolver();
-    }
-    return defaultResolver.resolve(source);
+    throw new ConfigurationError(`secret input ${source.service}:${source.name} cannot be read: this host has no secret resolver`);
   },
 };
 
@@ -84,7 +79,7 @@ export const makeRunNodeHandler =
     const raw: unknown = node.paramsRef ? await readParamsRef(node.paramsRef) : node.params;
     const misplaced = secretInCommand(runner, raw);
     if (misplaced) return { kind: 'failed', error: misplaced, durationMs: 0 };
-    const secretValues = await resolveSecretReferences(raw, options.secrets ?? defaultSecrets);
+    const secretValues = await resolveSecretReferences(raw, options.secrets ?? noSecrets);
     if (secretValues.size === 0) return shrinkRunnerResult(await runParsed(runner, raw, parsed.data), node.upload);
     const redactor = new Redactor(secretValues.values());
     let result: RunnerResult;

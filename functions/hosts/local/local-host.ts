@@ -28,6 +28,15 @@ import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-s
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
 
+let awsSecrets: SecretResolver | undefined;
+/** Secrets Manager and SSM with the default credentials, loaded only when a run reads a secret input (`from`). */
+const lazyAwsSecrets: SecretResolver = {
+  resolve: async (source) => {
+    awsSecrets ??= new (await import('../../adapters/aws-secret-resolver.ts')).AwsSecretResolver();
+    return awsSecrets.resolve(source);
+  },
+};
+
 export interface LocalHostOptions {
   store: RunStore;
   /** Where runners put outputs too large for a state payload (the same path as S3 presigned uploads on AWS). */
@@ -184,7 +193,7 @@ export class LocalHost {
       [STATE.repair]: repair,
       [STATE.continueRun]: (request: unknown) => this.startExecution(request),
       [STATE.interrupted]: makeMarkInterruptedHandler({ store: this.store, now: this.now }),
-      ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), makeRunNodeHandler(r, options.secrets ? { secrets: options.secrets } : {})])),
+      ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), makeRunNodeHandler(r, { secrets: options.secrets ?? lazyAwsSecrets })])),
     };
     this.retryOverrides =
       options.retryIntervalMs === undefined
