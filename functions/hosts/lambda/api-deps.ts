@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createDocumentClient } from '../../adapters/dynamo-run-store.ts';
 import { DynamoRegistryStore } from '../../adapters/dynamo-registry-store.ts';
 import { RulesScheduleSync } from '../../adapters/eventbridge-rules.ts';
