@@ -1,7 +1,7 @@
 import { cryptoIds, type Ids } from './ids.ts';
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
 import type { Workflow } from './ir.ts';
-import type { IrVersionItem, Owner, RunItem } from './run-model.ts';
+import type { IrVersionItem, Owner, ParentLink, RunItem } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
 
 export const DEFAULT_MAX_REPAIRS = 3;
@@ -28,6 +28,8 @@ export interface NewRun {
   workspace?: string;
   /** The registered workflow's version the run was started from. */
   workflowVersion?: number;
+  /** A child run: the workflow node of the parent that runs it. */
+  parent?: ParentLink;
   now: number;
 }
 
@@ -58,6 +60,7 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
     repairedNodes: [], pendingRecords: [], flushedThrough: 0,
     metrics: { nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0, repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0 },
     mode: spec.mode ?? 'express',
+    ...(spec.parent === undefined ? {} : { parent: spec.parent }),
   };
   await store.putRun(run, { notExists: true });
   return run;

@@ -8,6 +8,7 @@ import { readFileRunner } from './read-file.ts';
 import { makeShellRunner, shellRunner } from './shell.ts';
 import { transformRunner } from './transform.ts';
 import { writeFileRunner } from './write-file.ts';
+import { engineNodeSpecs } from './workflow.ts';
 
 /** The node types both hosts run (each has a runner Lambda on AWS). */
 export const builtinRunners: readonly NodeRunner[] = [
@@ -21,11 +22,11 @@ export const builtinRunners: readonly NodeRunner[] = [
 /** The file family: the local host only (a run there has a workspace; see FILE_NODE_TYPES). */
 export const fileRunners: readonly NodeRunner[] = [readFileRunner, writeFileRunner, copyFileRunner, moveFileRunner, deleteFileRunner];
 
-export const builtinCatalog: NodeCatalog = makeCatalog(builtinRunners);
+export const builtinCatalog: NodeCatalog = makeCatalog([...builtinRunners, ...engineNodeSpecs]);
 
 /** What the local host runs: every builtin type and the file family. */
 export const localRunners: readonly NodeRunner[] = [...builtinRunners, ...fileRunners];
-export const localCatalog: NodeCatalog = makeCatalog(localRunners);
+export const localCatalog: NodeCatalog = makeCatalog([...localRunners, ...engineNodeSpecs]);
 
 /** The local host's runners with the output limits given (the CLI reads them from its environment). */
 export const makeLocalRunners = (limits: Pick<Limits, 'maxOutputBytes' | 'maxHttpResponseBytes'>): readonly NodeRunner[] => [

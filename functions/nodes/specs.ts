@@ -3,6 +3,7 @@ import { httpRunner } from './http.ts';
 import { llmSpec } from './llm-spec.ts';
 import { shellRunner } from './shell.ts';
 import { transformRunner } from './transform.ts';
+import { engineNodeSpecs } from './workflow.ts';
 
 /**
  * The node types as the engine sees them (params, outputs, side effects, timeouts), without what
@@ -11,4 +12,4 @@ import { transformRunner } from './transform.ts';
  */
 export const builtinSpecs: readonly NodeTypeSpec[] = [shellRunner, transformRunner, httpRunner, llmSpec];
 
-export const builtinSpecCatalog: NodeCatalog = makeCatalog(builtinSpecs);
+export const builtinSpecCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...engineNodeSpecs]);

@@ -4,6 +4,7 @@ import { serve } from '@hono/node-server';
 import { z } from 'zod';
 import { ConfigurationError } from '../../core/index.ts';
 import { makeCatalog } from '../../core/index.ts';
+import { engineNodeSpecs } from '../../nodes/workflow.ts';
 import { claimRun } from '../../core/index.ts';
 import type { RunStore } from '../../core/index.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
@@ -68,7 +69,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   const host = new LocalHost({ validateDefinition: false, ...options.hostOptions, store, blobs });
   const launcher = new LocalRunLauncher(host, options.log);
   const deps: ApiDeps = {
-    store: host.store, registry: new SqliteRegistryStore(registryDb), launcher, catalog: makeCatalog(builtinRunners), now: Date.now,
+    store: host.store, registry: new SqliteRegistryStore(registryDb), launcher, catalog: makeCatalog([...builtinRunners, ...engineNodeSpecs]), now: Date.now,
     logError: (error) => options.log(`internal error: ${(error as Error).stack ?? String(error)}`),
   };
   const app = makeApiApp(deps);

@@ -6,6 +6,7 @@ import type { RunStore } from '../../core/index.ts';
 import { type RepairReport, RepairOutcomeSchema } from '../../core/index.ts';
 import { validateWorkflow } from '../../core/index.ts';
 import { builtinCatalog } from '../../nodes/catalog.ts';
+import { engineNodeSpecs } from '../../nodes/workflow.ts';
 import { costUsd } from '../../nodes/llm-prices.ts';
 import { recordsOfRun } from '../../core/index.ts';
 
@@ -68,7 +69,7 @@ export const envRepairHandler =
   (env: NodeJS.ProcessEnv = process.env, options: { maxLlmCallsPerRepair?: number } = {}) =>
   ({ store, runners }: { store: RunStore; runners: readonly NodeRunner[] }): ((event: unknown) => Promise<RepairReport>) => {
     const llm = llmFrom({ apiKey: env.ANTHROPIC_API_KEY?.trim(), baseURL: env.ANTHROPIC_BASE_URL?.trim() });
-    return makeRepairHandler({ store, catalog: makeCatalog(runners), ...(llm ? { llm } : {}), model: repairModelFromEnv(env), now: Date.now, ...options });
+    return makeRepairHandler({ store, catalog: makeCatalog([...runners, ...engineNodeSpecs]), ...(llm ? { llm } : {}), model: repairModelFromEnv(env), now: Date.now, ...options });
   };
 
 let awsHandler: ((event: unknown) => Promise<RepairReport>) | undefined;

@@ -1,0 +1,145 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RunReport } from '../../functions/core/run-report.ts';
+import { runCli } from '../../functions/hosts/cli/commands.ts';
+import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
+import { killStrayChildren, makeTempDir, spawnCrashDriver, writeWorkflow } from '../support/cli-process.ts';
+
+// Nested workflows (issue 14 item 4): each workflow node runs its child as a child run with its own
+// checkpoints, through the real local host, the real ASL, real shell processes and SQLite on disk.
+const dir = makeTempDir('nested');
+afterAll(() => {
+  killStrayChildren();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Report = RunReport & { children?: (RunReport & { node_id: string })[] };
+
+/** The CLI in this process, JSON out, on a state dir, with the rules-then-LLM repair (no API key: rules only). */
+const cli = async (stateDir: string, argv: string[]): Promise<{ code: number; json: Report & { issues?: { code: string; message: string; path: string; hint?: string }[] } }> => {
+  let stdout = '';
+  const code = await runCli([...argv, '--state-dir', stateDir, '--output-format', 'json'], {
+    stdout: (t) => (stdout += t),
+    stderr: () => {},
+    env: {},
+    hostOptions: { makeRepairHandler: envRepairHandler({}) },
+  });
+  return { code, json: JSON.parse(stdout) };
+};
+
+/** A shell node that appends a line to its own counter file (a real side effect), then prints `echo`. */
+const counted = (id: string, where: string, echo: string) => ({
+  id,
+  type: 'shell',
+  params: { command: `echo ran >> ${join(where, `${id}.count`)}; echo ${echo}` },
+});
+const count = (where: string, id: string): number => (existsSync(join(where, `${id}.count`)) ? readFileSync(join(where, `${id}.count`), 'utf8').split('\n').filter(Boolean).length : 0);
+
+/** Child: `c1` shouts its input, `c2` repeats it; the child outputs `shout`. */
+const child = (where: string, c2Template = '${c1.stdout}') => ({
+  inputs: { greeting: { type: 'string' as const, required: true } },
+  nodes: [
+    { ...counted('c1', where, '"${greeting}"'), params: { command: `echo ran >> ${join(where, 'c1.count')}; echo "\${greeting}" | tr a-z A-Z` } },
+    { ...counted('c2', where, ''), params: { command: `echo ran >> ${join(where, 'c2.count')}; echo "${c2Template}!"` } },
+  ],
+  edges: [{ from: 'c1', to: 'c2' }],
+  outputs: { shout: { source: '${c2.stdout}' } },
+});
+
+/** Parent: `p1` says hello, `sub` runs the child on it, `p2` prints the child's shout. */
+const parent = (where: string, sub: Record<string, unknown>) => ({
+  nodes: [
+    counted('p1', where, 'hello'),
+    { id: 'sub', type: 'workflow', params: { param_mapping: { greeting: '${p1.stdout}' }, output_mapping: { shout: 'loud' }, ...sub } },
+    { ...counted('p2', where, ''), params: { command: `echo ran >> ${join(where, 'p2.count')}; echo "got \${sub.loud}"` } },
+  ],
+  edges: [{ from: 'p1', to: 'sub' }, { from: 'sub', to: 'p2' }],
+  outputs: { said: { source: '${p2.stdout}' } },
+});
+
+describe('workflow node: a child run', () => {
+  it('runs a child from a workflow_ref file and maps its inputs and outputs; status nests the child run', async () => {
+    const where = makeTempDir('nested-ref');
+    writeWorkflow(where, 'child', child(where));
+    const path = writeWorkflow(where, 'parent', parent(where, { workflow_ref: './child.json' }));
+    const stateDir = join(where, 'state');
+    const { code, json } = await cli(stateDir, ['run', path]);
+    expect(code, JSON.stringify(json)).toBe(0);
+    expect(json.result).toEqual({ said: 'got HELLO!' });
+    expect(json.children).toHaveLength(1);
+    const sub = json.children?.[0];
+    expect(sub).toMatchObject({ node_id: 'sub', status: 'succeeded', result: { shout: 'HELLO!' }, parent: { run_id: json.run_id, node_id: 'sub' } });
+    expect(sub?.steps.map((s) => s.node_id)).toEqual(['c1', 'c2']);
+    const status = await cli(stateDir, ['status', json.run_id]);
+    expect(status.json.children?.[0]?.run_id).toBe(sub?.run_id);
+  });
+
+  it('resumes a parent killed (SIGKILL) while its child runs: every completed node of both ran once', async () => {
+    for (const crashAt of ['step:c1:1', 'run:c2:1']) {
+      const where = makeTempDir('nested-crash');
+      const stateDir = join(where, 'state');
+      const path = writeWorkflow(where, 'parent', parent(where, { workflow_ir: child(where) }));
+      const runId = `nested_crash_${crashAt.replace(/:/g, '_')}`;
+      const driver = await spawnCrashDriver({ stateDir, workflowPath: path, runId, crashAt }).done;
+      expect(driver.signal, driver.stderr).toBe('SIGKILL');
+      expect([count(where, 'p1'), count(where, 'c1'), count(where, 'c2'), count(where, 'p2')]).toEqual([1, 1, 0, 0]);
+
+      const { code, json } = await cli(stateDir, ['resume', runId]);
+      expect(code, JSON.stringify(json)).toBe(0);
+      expect(json.result).toEqual({ said: 'got HELLO!' });
+      expect([count(where, 'p1'), count(where, 'c1'), count(where, 'c2'), count(where, 'p2')]).toEqual([1, 1, 1, 1]);
+      const sub = json.children?.[0];
+      expect(sub?.steps.filter((s) => s.cached).map((s) => s.node_id)).toEqual(['c1']);
+      expect(json.steps.filter((s) => s.cached).map((s) => s.node_id)).toEqual(['p1']);
+    }
+  });
+
+  it('repairs a failing child by rules as a version of the child run, and the parent completes', async () => {
+    const where = makeTempDir('nested-repair');
+    const path = writeWorkflow(where, 'parent', parent(where, { workflow_ir: child(where, '${c1.stdot}') }));
+    const { code, json } = await cli(join(where, 'state'), ['run', path]);
+    expect(code, JSON.stringify(json)).toBe(0);
+    expect(json.result).toEqual({ said: 'got HELLO!' });
+    expect(json.repairs).toEqual([]);
+    expect(json.children?.[0]?.repairs).toEqual([expect.objectContaining({ source: 'rules', nodes_changed: ['c2'] })]);
+    expect([count(where, 'p1'), count(where, 'c1'), count(where, 'c2'), count(where, 'p2')]).toEqual([1, 1, 1, 1]);
+  });
+});
+
+describe('validate: workflow nodes', () => {
+  it('refuses a cycle of workflow files, naming it', async () => {
+    const where = makeTempDir('nested-cycle');
+    writeWorkflow(where, 'b', { nodes: [{ id: 'back', type: 'workflow', params: { workflow_ref: 'a.json' } }] });
+    const a = writeWorkflow(where, 'a', { nodes: [{ id: 'call_b', type: 'workflow', params: { workflow_ref: './b.json' } }] });
+    const { code, json } = await cli(join(where, 'state'), ['validate', a]);
+    expect(code).toBe(2);
+    const cycle = json.issues?.find((i) => i.code === 'WORKFLOW_CYCLE');
+    expect(cycle?.message).toMatch(/a\.json -> .*b\.json -> .*a\.json/);
+  });
+
+  it('checks param_mapping against the child inputs and output_mapping against its outputs, naming the field', async () => {
+    const where = makeTempDir('nested-mapping');
+    const path = writeWorkflow(where, 'parent', {
+      nodes: [{ id: 'sub', type: 'workflow', params: { workflow_ir: child(where), param_mapping: { greting: 'hi' }, output_mapping: { shoot: 'loud' } } }],
+    });
+    const { code, json } = await cli(join(where, 'state'), ['validate', path]);
+    expect(code).toBe(2);
+    const byCode = Object.fromEntries((json.issues ?? []).map((i) => [i.code, i]));
+    expect(byCode.PARAM_MAPPING_UNKNOWN_INPUT).toMatchObject({ path: 'nodes[0].params.param_mapping.greting', message: expect.stringMatching(/no input 'greting'/) });
+    expect(byCode.PARAM_MAPPING_UNKNOWN_INPUT?.hint).toMatch(/Did you mean 'greeting'/);
+    expect(byCode.PARAM_MAPPING_MISSING_INPUT?.message).toMatch(/requires input 'greeting'/);
+    expect(byCode.OUTPUT_MAPPING_UNKNOWN_OUTPUT).toMatchObject({ path: 'nodes[0].params.output_mapping.shoot' });
+    expect(byCode.OUTPUT_MAPPING_UNKNOWN_OUTPUT?.hint).toMatch(/Did you mean 'shout'/);
+  });
+
+  it('bounds the nesting depth by max_depth with a clear error', async () => {
+    const where = makeTempDir('nested-depth');
+    const leaf = { nodes: [{ id: 'leaf', type: 'transform', params: { expression: '1' } }] };
+    const wrap = (inner: unknown, maxDepth?: number) => ({ nodes: [{ id: 'nest', type: 'workflow', params: { workflow_ir: inner, ...(maxDepth ? { max_depth: maxDepth } : {}) } }] });
+    const path = writeWorkflow(where, 'deep', wrap(wrap(wrap(leaf)), 2));
+    const { code, json } = await cli(join(where, 'state'), ['validate', path]);
+    expect(code).toBe(2);
+    expect(json.issues?.find((i) => i.code === 'NESTING_TOO_DEEP')?.message).toMatch(/past the max_depth 2/);
+  });
+});
