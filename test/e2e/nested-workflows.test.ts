@@ -1,9 +1,12 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../functions/core/run-report.ts';
 import { runCli } from '../../functions/hosts/cli/commands.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
+import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
+import { WorkflowSchema } from '../../functions/core/ir.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { killStrayChildren, makeTempDir, spawnCrashDriver, writeWorkflow } from '../support/cli-process.ts';
 
 // Nested workflows (issue 14 item 4): each workflow node runs its child as a child run with its own
@@ -104,6 +107,62 @@ describe('workflow node: a child run', () => {
     expect(json.repairs).toEqual([]);
     expect(json.children?.[0]?.repairs).toEqual([expect.objectContaining({ source: 'rules', nodes_changed: ['c2'] })]);
     expect([count(where, 'p1'), count(where, 'c1'), count(where, 'c2'), count(where, 'p2')]).toEqual([1, 1, 1, 1]);
+  });
+});
+
+describe('workflow node: resume and limits', () => {
+  it('resumes a failed child from its own failed node when the parent is resumed', async () => {
+    const where = makeTempDir('nested-failed');
+    const gate = join(where, 'gate');
+    const failing = child(where);
+    // c2 fails until the gate file exists: a fault outside the workflow that a person fixes before resuming.
+    failing.nodes[1] = { id: 'c2', type: 'shell', params: { command: `echo ran >> ${join(where, 'c2.count')}; test -f ${gate} && echo "\${c1.stdout}!"` } };
+    const path = writeWorkflow(where, 'parent', parent(where, { workflow_ir: failing }));
+    const stateDir = join(where, 'state');
+    const failed = await cli(stateDir, ['run', path, '--no-repair']);
+    expect(failed.code).toBe(1);
+    expect(failed.json.errors[0]).toMatchObject({ node_id: 'sub', code: 'ChildRunFailed', fixable: false });
+    expect(failed.json.errors[0]?.message).toMatch(/child run .* failed at node 'c2'/);
+    expect(failed.json.children?.[0]?.status).toBe('failed');
+
+    writeFileSync(gate, '');
+    const resumed = await cli(stateDir, ['resume', failed.json.run_id]);
+    expect(resumed.code, JSON.stringify(resumed.json)).toBe(0);
+    expect(resumed.json.result).toEqual({ said: 'got HELLO!' });
+    expect(resumed.json.children?.[0]?.run_id).toBe(failed.json.children?.[0]?.run_id);
+    expect([count(where, 'p1'), count(where, 'c1'), count(where, 'c2'), count(where, 'p2')]).toEqual([1, 1, 2, 1]);
+  });
+
+  it('routes a failed child on error_action instead of failing the parent', async () => {
+    const where = makeTempDir('nested-error-action');
+    const broken = child(where);
+    broken.nodes[1] = { id: 'c2', type: 'shell', params: { command: 'exit 3' } };
+    const wf = parent(where, { workflow_ir: broken, error_action: 'fallback' });
+    wf.nodes.push({ id: 'fallback', type: 'shell', params: { command: 'echo "fell back: ${sub.error}"' } });
+    wf.edges.push({ from: 'sub', to: 'fallback', action: 'fallback' } as (typeof wf.edges)[number]);
+    const path = writeWorkflow(where, 'parent', { ...wf, outputs: {} });
+    const { code, json } = await cli(join(where, 'state'), ['run', path, '--no-repair']);
+    expect(code, JSON.stringify(json)).toBe(0);
+    expect(String(json.result.stdout)).toMatch(/fell back: child run .* failed at node 'c2'/);
+  });
+
+  it('keeps the chain of executions when a child run continues as a new execution', async () => {
+    const where = makeTempDir('nested-continue');
+    const host = new LocalHost({ store: new MemoryRunStore(), executionLimits: { maxAdvances: 3, maxMs: 60_000 } });
+    const report = await host.start({ workflow: WorkflowSchema.parse(parent(where, { workflow_ir: child(where) })), workflowName: 'continue', params: {}, repairEnabled: false, maxRepairs: 0 });
+    expect(report).toMatchObject({ status: 'succeeded', result: { said: 'got HELLO!' } });
+    expect(host.stats.executions).toBeGreaterThan(1);
+    expect([count(where, 'p1'), count(where, 'c1'), count(where, 'c2'), count(where, 'p2')]).toEqual([1, 1, 1, 1]);
+  });
+
+  it('stops a child run past max_depth at run time with a clear, non-repairable error', async () => {
+    const leaf = { nodes: [{ id: 'leaf', type: 'transform', params: { expression: '1' } }] };
+    const wrap = (inner: unknown, maxDepth?: number) => ({ nodes: [{ id: 'nest', type: 'workflow', params: { workflow_ir: inner, ...(maxDepth ? { max_depth: maxDepth } : {}) } }] });
+    // Validation refuses it too; a host that starts it anyway (repair on lets an invalid workflow start) stops at depth 2.
+    const host = new LocalHost({ store: new MemoryRunStore() });
+    const report = await host.start({ workflow: WorkflowSchema.parse(wrap(wrap(wrap(leaf)), 1)), workflowName: 'deep', params: {}, repairEnabled: false, maxRepairs: 0 });
+    expect(report.status).toBe('failed');
+    expect(report.errors[0]?.message).toMatch(/nesting depth 2, past the max_depth 1/);
   });
 });
 

@@ -120,8 +120,10 @@ export const isChildIssue = (issue: ValidationIssue): boolean => /\.params\.work
 
 /** The keys a workflow node outputs, when they are known before it runs (its mapping, else the child's declared outputs). */
 export const workflowOutputKeys = (params: Record<string, unknown>): readonly string[] | undefined => {
+  // With an error_action, a failed child's node outputs `error` and `child_run_id` for the edge it takes.
+  const onError = typeof params.error_action === 'string' && params.error_action !== 'error' ? ['error', 'child_run_id'] : [];
   const mapping = asRecord(params.output_mapping);
-  if (mapping) return Object.values(mapping).filter((v): v is string => typeof v === 'string');
+  if (mapping) return [...Object.values(mapping).filter((v): v is string => typeof v === 'string'), ...onError];
   const outputs = asRecord(asRecord(params.workflow_ir)?.outputs);
-  return outputs && Object.keys(outputs).length > 0 ? Object.keys(outputs) : undefined;
+  return outputs && Object.keys(outputs).length > 0 ? [...Object.keys(outputs), ...onError] : undefined;
 };
