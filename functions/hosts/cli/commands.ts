@@ -22,7 +22,7 @@ import { type CliStore, openCliStore } from './cli-store.ts';
 import { followLocal } from './local-logs.ts';
 import { cancelLine, runRemoteCommand } from './remote-commands.ts';
 import { runServe } from './serve.ts';
-import { makeProgressPrinter } from './progress.ts';
+import { makeNestedProgressPrinter } from './nested-progress.ts';
 import { renderIssues, renderRuns, renderStatus } from './render.ts';
 import { loadMcpConfig } from './mcp-config.ts';
 import { validateOnline } from './validate-online.ts';
@@ -160,7 +160,7 @@ const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>,
   }
 
   let nodeCount = 0;
-  const progress = json ? undefined : makeProgressPrinter((text) => io.stdout(text), () => nodeCount);
+  const progress = json ? undefined : makeNestedProgressPrinter((text) => io.stdout(text), () => nodeCount);
   const stateDir = resolve(command.stateDir);
   let opened: CliStore;
   try {
