@@ -85,6 +85,10 @@ export interface ClaimOptions {
 export const claimRun = async (store: RunStore, runId: string, options: ClaimOptions): Promise<RunItem> => {
   const run = await store.getRun(runId);
   if (!run) throw new RunNotFoundError(`no run '${runId}' in this store (see \`flowmend runs\`)`);
+  // A child run is driven by its parent's execution, which records the parent's node when the child ends.
+  if (run.parent) {
+    throw new RunBusyError(`run ${runId} is a child run of run ${run.parent.runId} (its node '${run.parent.nodeId}'); resume the parent, which resumes this child where it stopped`);
+  }
   if (run.status === 'succeeded' && !options.patch) {
     throw new RunBusyError(`run ${runId} already succeeded; nothing to resume`);
   }

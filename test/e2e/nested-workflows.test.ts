@@ -7,7 +7,7 @@ import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
-import { killStrayChildren, makeTempDir, spawnCrashDriver, writeWorkflow } from '../support/cli-process.ts';
+import { blockingCommand, countLines, killShellGroup, killStrayChildren, makeTempDir, spawnCli, spawnCrashDriver, waitForFile, writeWorkflow } from '../support/cli-process.ts';
 
 // Nested workflows (issue 14 item 4): each workflow node runs its child as a child run with its own
 // checkpoints, through the real local host, the real ASL, real shell processes and SQLite on disk.
@@ -79,7 +79,8 @@ describe('workflow node: a child run', () => {
   });
 
   it('resumes a parent killed (SIGKILL) while its child runs: every completed node of both ran once', async () => {
-    for (const crashAt of ['step:c1:1', 'run:c2:1']) {
+    // Killed right after the child's c1 record is durable (crash.test.ts's exact kill points; the test above kills the real CLI mid-node).
+    for (const crashAt of ['step:c1:1']) {
       const where = makeTempDir('nested-crash');
       const stateDir = join(where, 'state');
       const path = writeWorkflow(where, 'parent', parent(where, { workflow_ir: child(where) }));
@@ -96,6 +97,31 @@ describe('workflow node: a child run', () => {
       expect(sub?.steps.filter((s) => s.cached).map((s) => s.node_id)).toEqual(['c1']);
       expect(json.steps.filter((s) => s.cached).map((s) => s.node_id)).toEqual(['p1']);
     }
+  });
+
+  it('resumes a parent whose `flowmend run` process was SIGKILLed while a node of its child ran', async () => {
+    const where = makeTempDir('nested-kill');
+    const stateDir = join(where, 'state');
+    const blocking = child(where);
+    blocking.nodes[1] = { id: 'c2', type: 'shell', params: { command: blockingCommand(where, 'c2', { countFirst: false }) } };
+    const path = writeWorkflow(where, 'parent', parent(where, { workflow_ir: blocking }));
+    const running = spawnCli(['run', path, '--output-format', 'json'], { stateDir });
+    await waitForFile(join(where, 'c2.started'), "the child's node c2 to start");
+    running.child.kill('SIGKILL');
+    expect((await running.done).signal).toBe('SIGKILL');
+    killShellGroup(join(where, 'c2.pid'));
+    expect([count(where, 'p1'), count(where, 'c1'), countLines(join(where, 'c2.count')), count(where, 'p2')]).toEqual([1, 1, 0, 0]);
+
+    const runs = await cli(stateDir, ['runs']);
+    const listed = (runs.json as unknown as { runs: { run_id: string; workflow: string; status: string }[] }).runs;
+    const parentRun = listed.find((r) => r.workflow === 'parent');
+    expect(parentRun?.status).toBe('running');
+    writeFileSync(join(where, 'go'), '');
+    const { code, json } = await cli(stateDir, ['resume', parentRun?.run_id ?? '']);
+    expect(code, JSON.stringify(json)).toBe(0);
+    expect(json.result).toEqual({ said: 'got c2-done' });
+    expect([count(where, 'p1'), count(where, 'c1'), countLines(join(where, 'c2.count')), count(where, 'p2')]).toEqual([1, 1, 1, 1]);
+    expect(json.children?.[0]?.steps.find((s) => s.node_id === 'c2')).toMatchObject({ status: 'completed', interrupted: true });
   });
 
   it('repairs a failing child by rules as a version of the child run, and the parent completes', async () => {
@@ -125,6 +151,9 @@ describe('workflow node: resume and limits', () => {
     expect(failed.json.errors[0]?.message).toMatch(/child run .* failed at node 'c2'/);
     expect(failed.json.children?.[0]?.status).toBe('failed');
 
+    const direct = await cli(stateDir, ['resume', String(failed.json.children?.[0]?.run_id)]);
+    expect(direct.code).not.toBe(0);
+    expect(JSON.stringify(direct.json)).toMatch(/is a child run of run .*resume the parent/);
     writeFileSync(gate, '');
     const resumed = await cli(stateDir, ['resume', failed.json.run_id]);
     expect(resumed.code, JSON.stringify(resumed.json)).toBe(0);
