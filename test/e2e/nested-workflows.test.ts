@@ -221,6 +221,18 @@ describe('validate: workflow nodes', () => {
     expect(byCode.OUTPUT_MAPPING_UNKNOWN_OUTPUT?.hint).toMatch(/Did you mean 'shout'/);
   });
 
+  it('refuses a secret input mapped into a child other than as its own secret input of the same name', async () => {
+    const where = makeTempDir('nested-secret');
+    const leaf = { inputs: { key: { type: 'string' as const }, token: { type: 'string' as const, secret: true } }, nodes: [{ id: 'use', type: 'shell', params: { command: 'echo ${key} ${token}' } }] };
+    const path = writeWorkflow(where, 'parent', {
+      inputs: { token: { type: 'string', secret: true } },
+      nodes: [{ id: 'sub', type: 'workflow', params: { workflow_ir: leaf, param_mapping: { key: 'Bearer ${token}', token: '${token}' } } }],
+    });
+    const { code, json } = await cli(join(where, 'state'), ['validate', path]);
+    expect(code).toBe(2);
+    expect(json.issues?.filter((i) => i.code === 'PARAM_MAPPING_SECRET').map((i) => i.path)).toEqual(['nodes[0].params.param_mapping.key']);
+  });
+
   it('bounds the nesting depth by max_depth with a clear error', async () => {
     const where = makeTempDir('nested-depth');
     const leaf = { nodes: [{ id: 'leaf', type: 'transform', params: { expression: '1' } }] };

@@ -2,6 +2,7 @@ import { closestMatch } from '../closest-match.ts';
 import { isInputRequired, type Workflow, type WorkflowNode } from '../ir.ts';
 import type { NodeCatalog } from '../node-type.ts';
 import { parseWorkflow } from '../parse-workflow.ts';
+import { findTemplates } from '../templates.ts';
 import { formatIssuePath, type ValidationIssue } from '../validation-issue.ts';
 import { DEFAULT_MAX_NESTING, STORAGE_MODE_REFUSALS, WORKFLOW_TYPE } from './workflow-params.ts';
 
@@ -38,7 +39,7 @@ const nestIssues = (issues: readonly ValidationIssue[], node: WorkflowNode, inde
   }));
 
 /** The child's inputs against `param_mapping` (unknown names, required inputs left out). */
-const checkParamMapping = (node: WorkflowNode, index: number, child: Workflow, mapping: Record<string, unknown>): ValidationIssue[] => {
+const checkParamMapping = (parent: Workflow, node: WorkflowNode, index: number, child: Workflow, mapping: Record<string, unknown>): ValidationIssue[] => {
   const issues: ValidationIssue[] = [];
   const inputs = Object.keys(child.inputs);
   for (const name of Object.keys(mapping)) {
@@ -46,6 +47,15 @@ const checkParamMapping = (node: WorkflowNode, index: number, child: Workflow, m
     issues.push(error(formatIssuePath(['nodes', index, 'params', 'param_mapping', name]), 'PARAM_MAPPING_UNKNOWN_INPUT',
       `Node '${node.id}' param_mapping: the child workflow has no input '${name}'`,
       `${suggest(name, inputs)}Inputs of the child: ${inputs.join(', ') || 'none (declare them under "inputs" in the child)'}`));
+  }
+  // flowmend never stores a secret input; a resume gets it again by name. So a secret reaches a child only
+  // as the child's own secret input of the same name, which the same name gets back on resume.
+  for (const [name, value] of Object.entries(mapping)) {
+    const secret = findTemplates(value).find((ref) => parent.inputs[ref.root]?.secret === true);
+    if (secret === undefined || (secret.root === name && child.inputs[name]?.secret === true && value === `\${${name}}`)) continue;
+    issues.push(error(formatIssuePath(['nodes', index, 'params', 'param_mapping', name]), 'PARAM_MAPPING_SECRET',
+      `Node '${node.id}' param_mapping: '${name}' passes the secret input '${secret.root}' to the child, which would store it`,
+      `Map it as "${secret.root}": "\${${secret.root}}" to a child input named '${secret.root}' declared "secret": true`));
   }
   for (const [name, spec] of Object.entries(child.inputs)) {
     if (!isInputRequired(spec) || Object.hasOwn(mapping, name)) continue;
@@ -108,7 +118,7 @@ export function checkWorkflowNodes(workflow: Workflow, catalog: NodeCatalog, nes
       return;
     }
     const child = parsed.workflow;
-    issues.push(...checkParamMapping(node, index, child, asRecord(p.param_mapping) ?? {}));
+    issues.push(...checkParamMapping(workflow, node, index, child, asRecord(p.param_mapping) ?? {}));
     issues.push(...checkOutputMapping(node, index, child, asRecord(p.output_mapping) ?? {}));
     issues.push(...nestIssues(validateAt(child, catalog, { depth: depth + 1, limit: maxDepth }), node, index));
   });
