@@ -162,6 +162,22 @@ describe('workflow node: resume and limits', () => {
     expect([count(where, 'p1'), count(where, 'c1'), count(where, 'c2'), count(where, 'p2')]).toEqual([1, 1, 2, 1]);
   });
 
+  it('replays a completed child from its record when the parent resumes after a later node failed', async () => {
+    const where = makeTempDir('nested-replay');
+    const gate = join(where, 'gate');
+    const wf = parent(where, { workflow_ir: child(where) });
+    wf.nodes[2] = { id: 'p2', type: 'shell', params: { command: `echo ran >> ${join(where, 'p2.count')}; test -f ${gate} && echo "got \${sub.loud}"` } };
+    const stateDir = join(where, 'state');
+    const failed = await cli(stateDir, ['run', writeWorkflow(where, 'parent', wf), '--no-repair']);
+    expect(failed.code).toBe(1);
+    writeFileSync(gate, '');
+    const { code, json } = await cli(stateDir, ['resume', failed.json.run_id]);
+    expect(code, JSON.stringify(json)).toBe(0);
+    expect(json.steps.filter((s) => s.cached).map((s) => s.node_id)).toEqual(['p1', 'sub']);
+    expect(json.children?.[0]?.steps.map((s) => s.node_id)).toEqual(['c1', 'c2']);
+    expect([count(where, 'p1'), count(where, 'c1'), count(where, 'c2'), count(where, 'p2')]).toEqual([1, 1, 1, 2]);
+  });
+
   it('routes a failed child on error_action instead of failing the parent', async () => {
     const where = makeTempDir('nested-error-action');
     const broken = child(where);
