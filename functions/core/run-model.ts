@@ -64,6 +64,8 @@ export const ParentLinkSchema = z.object({
   depth: z.number().int().positive(),
   /** The deepest nesting this child's own workflow nodes may reach (the smallest max_depth above it). */
   limit: z.number().int().positive().optional(),
+  /** Hash of the child IR the parent's node held when the child last took it: a different one is adopted as a new version. */
+  irKey: z.string().optional(),
   outputMapping: z.record(z.string(), z.string()).optional(),
   errorAction: z.string().default('error'),
 });

@@ -178,6 +178,21 @@ describe('workflow node: resume and limits', () => {
     expect([count(where, 'p1'), count(where, 'c1'), count(where, 'c2'), count(where, 'p2')]).toEqual([1, 1, 1, 2]);
   });
 
+  it("gives a failed child the parent's patched child IR as a new version of the child run", async () => {
+    const where = makeTempDir('nested-patch');
+    const stateDir = join(where, 'state');
+    const broken = child(where);
+    broken.nodes[1] = { id: 'c2', type: 'shell', params: { command: 'exit 5' } };
+    const failed = await cli(stateDir, ['run', writeWorkflow(where, 'parent', parent(where, { workflow_ir: broken })), '--no-repair']);
+    expect(failed.code).toBe(1);
+    const patched = writeWorkflow(where, 'patched', parent(where, { workflow_ir: child(where) }));
+    const { code, json } = await cli(stateDir, ['resume', failed.json.run_id, '--workflow', patched]);
+    expect(code, JSON.stringify(json)).toBe(0);
+    expect(json.result).toEqual({ said: 'got HELLO!' });
+    expect(json.children?.[0]?.repairs).toEqual([expect.objectContaining({ source: 'manual', version: 1 })]);
+    expect([count(where, 'p1'), count(where, 'c1'), count(where, 'c2'), count(where, 'p2')]).toEqual([1, 1, 1, 1]);
+  });
+
   it('routes a failed child on error_action instead of failing the parent', async () => {
     const where = makeTempDir('nested-error-action');
     const broken = child(where);

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Advance } from '../advance.ts';
+import { canonicalJson } from '../cache-key.ts';
 import { StaleRunError } from '../errors.ts';
+import type { Workflow } from '../ir.ts';
 import { prepareInputs } from '../inputs.ts';
 import { parseWorkflow } from '../parse-workflow.ts';
 import type { ParentLink, RunItem } from '../run-model.ts';
@@ -37,14 +39,30 @@ const endWithout = async (step: Advance, end: ChildEnd): Promise<AdvanceOutcome>
   return hopTo(step, recordWorkflowNode(step.run.runId, step.owner, current.seq, current.nodeId, end));
 };
 
+/** Identifies the child IR a parent's workflow node holds, so that a change by a repair or a patch of the parent shows. */
+const irKey = (ir: Workflow): string => createHash('sha256').update(canonicalJson(ir)).digest('hex').slice(0, 32);
+
+/**
+ * A repair or a patch of the parent that changed its workflow node's child IR: the child adopts it as
+ * its next version (its walk then replays what still matches and blocks a changed side effect). A child
+ * whose parent's copy did not change keeps its own versions (its own repairs).
+ */
+const adoptParentsChange = async (step: Advance, child: RunItem, ir: Workflow, key: string, now: number): Promise<void> => {
+  if (child.parent?.irKey === undefined || child.parent.irKey === key) return;
+  const version = child.irVersion + 1;
+  await step.deps.store.putIrVersion({ runId: child.runId, version, ir, source: 'manual', reason: `the parent run ${step.run.runId} changed its node '${child.parent.nodeId}' (its workflow version ${step.run.irVersion})`, createdAt: now });
+  child.irVersion = version;
+};
+
 /**
  * Takes a child over for a resumed parent: it runs again under the parent's owner and walks from its
  * start (replaying its completed nodes, re-running its failed or interrupted one). Conditional on its
  * previous owner, as `claimRun` is.
  */
-const takeOver = async (step: Advance, child: RunItem, link: ParentLink, params: Record<string, unknown>): Promise<void> => {
+const takeOver = async (step: Advance, child: RunItem, link: ParentLink, params: Record<string, unknown>, ir: Workflow): Promise<void> => {
   const previous = child.owner?.id;
   const now = step.deps.now();
+  await adoptParentsChange(step, child, ir, link.irKey ?? '', now);
   const resumedFrom = child.status;
   child.status = 'running';
   child.needsWalk = true;
@@ -92,13 +110,13 @@ export const enterChild = async (step: Advance, resolved: Record<string, unknown
     return endWithout(step, { kind: 'failed', code: 'PARAM_MAPPING_INVALID', message: `param_mapping of node '${current.nodeId}': ${inputs.problems.map((q) => q.message).join('; ')}` });
   }
   const childId = childRunId(run, current.nodeId, current.visit);
-  const link: ParentLink = { runId: run.runId, nodeId: current.nodeId, seq: current.seq, depth, limit, errorAction: p.error_action, ...(p.output_mapping ? { outputMapping: p.output_mapping } : {}) };
+  const link: ParentLink = { runId: run.runId, nodeId: current.nodeId, seq: current.seq, depth, limit, irKey: irKey(child.workflow), errorAction: p.error_action, ...(p.output_mapping ? { outputMapping: p.output_mapping } : {}) };
   const existing = await deps.store.getRun(childId);
   if (existing?.status === 'succeeded') {
     // The child ended but the parent's record of it was lost with the process: record it now, run nothing.
     return endWithout(step, childEnd(existing, link));
   }
-  if (existing) await takeOver(step, existing, link, inputs.params);
+  if (existing) await takeOver(step, existing, link, inputs.params, child.workflow);
   else {
     if (!run.owner) throw new StaleRunError(`run ${run.runId} has no owner`);
     await createRun(deps.store, {
