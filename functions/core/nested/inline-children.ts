@@ -51,7 +51,7 @@ async function inlineAt(workflow: Workflow, chain: readonly string[], load: Chil
       }
       if (chain.includes(loaded.origin)) {
         const cycle = [...chain.slice(chain.indexOf(loaded.origin)), loaded.origin].join(' -> ');
-        issues.push(issue(at('workflow_ref'), 'WORKFLOW_CYCLE', `Node '${node.id}' ${named} makes a cycle of workflows: ${cycle}`, 'A workflow cannot run itself, directly or through its children; break the cycle'));
+        issues.push(issue(at(source.kind === 'ref' ? 'workflow_ref' : 'workflow_name'), 'WORKFLOW_CYCLE', `Node '${node.id}' ${named} makes a cycle of workflows: ${cycle}`, 'A workflow cannot run itself, directly or through its children; break the cycle'));
         continue;
       }
       raw = loaded.raw;
