@@ -1,8 +1,9 @@
 import { makeCatalog, type NodeCatalog, type NodeTypeSpec } from '../core/index.ts';
 import { httpRunner } from './http.ts';
 import { llmSpec } from './llm-spec.ts';
+
 import { shellRunner } from './shell.ts';
-import { transformRunner } from './transform.ts';
+import { transformSpec } from './transform-spec.ts';
 import { engineNodeSpecs } from './workflow.ts';
 
 /**
@@ -10,6 +11,6 @@ import { engineNodeSpecs } from './workflow.ts';
  * only a runner needs: the Advance and StartRun Lambdas bundle this, not the Anthropic SDK.
  * Keep it in step with `builtinRunners` (catalog.ts); a test compares the two.
  */
-export const builtinSpecs: readonly NodeTypeSpec[] = [shellRunner, transformRunner, httpRunner, llmSpec];
+export const builtinSpecs: readonly NodeTypeSpec[] = [shellRunner, transformSpec, httpRunner, llmSpec];
 
 export const builtinSpecCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...engineNodeSpecs]);

@@ -8,7 +8,7 @@ import type { ApiDeps } from './api-deps.ts';
 import { ScheduleBodySchema, WorkflowNameParamSchema, WorkflowQuerySchema } from './api-schemas.ts';
 import { readBody, readParams, readQuery } from './request-parsing.ts';
 import { nextFireTimes, parseScheduleExpression } from './schedule-expression.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** How many upcoming fire times `GET .../schedule` shows. */
 const NEXT_FIRES = 5;

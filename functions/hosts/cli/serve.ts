@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigurationError } from '../../core/index.ts';
 import { makeCatalog } from '../../core/index.ts';
 import { engineNodeSpecs } from '../../nodes/workflow.ts';

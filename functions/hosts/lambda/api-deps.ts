@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createDocumentClient } from '../../adapters/dynamo-run-store.ts';
 import { DynamoRegistryStore } from '../../adapters/dynamo-registry-store.ts';
 import { SchedulerScheduleSync } from '../../adapters/eventbridge-schedules.ts';
