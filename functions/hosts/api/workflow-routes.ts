@@ -73,8 +73,9 @@ export const makeWorkflowRoutes = (deps: ApiDeps): Hono => {
     if (!inputs.ok) throw new ApiError(422, 'INVALID_SCHEDULE', `params do not fit workflow '${name}': ${inputs.problems.map((p) => p.message).join('; ')}`, { problems: inputs.problems });
     const previous = await deps.registry.getSchedule(name);
     const schedule: Schedule = { workflowName: name, ...body, createdAt: previous?.createdAt ?? now, updatedAt: now };
-    await deps.registry.putSchedule(schedule);
+    // The service first: a schedule it refuses (a rule cannot read a time zone) is not kept either.
     await deps.scheduleSync?.upsert(schedule);
+    await deps.registry.putSchedule(schedule);
     return c.json(scheduleView(schedule, now), previous ? 200 : 201);
   });
 

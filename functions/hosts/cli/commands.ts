@@ -104,10 +104,12 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
   if (command.name === 'serve' && command.apiUrl !== undefined) return serveViewerOnly({ api: command.apiUrl, port: command.port }, viewerIo);
   if (command.name === 'open' && command.apiUrl !== undefined) return openCommand({ api: command.apiUrl }, { runId: command.runId, port: command.port }, viewerIo);
   if (command.name === 'serve') {
+    const workspace = resolve(command.workspace ?? '.');
+    if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return fail(EXIT.usage, `--workspace ${command.workspace}: no such directory`);
     try {
       const { runServe } = await import('./serve.ts');
       await runServe({
-        stateDir: command.stateDir, port: command.port, host: command.host, manualClock: command.manualClock, log: (line) => io.stderr(`${line}\n`),
+        stateDir: command.stateDir, port: command.port, host: command.host, manualClock: command.manualClock, workspace, log: (line) => io.stderr(`${line}\n`),
         onListening: (origin) => viewerIo.stdout(`Run viewer: ${origin}/ui/\n`),
         ...(io.untilStopped ? { untilStopped: io.untilStopped } : {}),
         ...(io.hostOptions ? { hostOptions: io.hostOptions } : {}),
