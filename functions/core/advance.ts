@@ -9,9 +9,11 @@ import { MCP_TYPE } from './mcp-servers.ts';
 import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import { startRepairAttempt } from './repair/repair-loop.ts';
 import type { RunError, RunItem } from './run-model.ts';
-import type { AdvanceOutcome, ExecCounters } from './state-io.ts';
+import type { AdvanceInput, AdvanceOutcome, ExecCounters } from './state-io.ts';
 import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
 import { UnitOfWork } from './unit-of-work.ts';
+import { enterChild } from './nested/child-run.ts';
+import { templatedParams, WORKFLOW_TYPE } from './nested/workflow-params.ts';
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
 
@@ -28,6 +30,8 @@ export interface PrepareOptions {
 export class Advance {
   /** What this call writes; `commit` on it is the commit point. */
   readonly writes: UnitOfWork;
+  /** Set when this call hands over to another run of the same execution (a child run, or its parent): advanceRun goes on with it. */
+  hop: AdvanceInput | undefined;
 
   constructor(
     readonly run: RunItem,
@@ -37,6 +41,7 @@ export class Advance {
     readonly exec: ExecCounters,
   ) {
     this.writes = new UnitOfWork(run, deps, owner);
+    this.hop = undefined;
   }
 
   node(nodeId: string): WorkflowNode {
@@ -105,7 +110,7 @@ export class Advance {
     const visit = (this.run.visits[nodeId] ?? 0) + 1;
     const overLimit = this.runLimitReached(nodeId, visit);
     if (overLimit) return this.fail(overLimit);
-    const nodes = options.nodes ?? (await this.referencedOutputs(node.params));
+    const nodes = options.nodes ?? (await this.referencedOutputs(templatedParams(node)));
     let params: Record<string, unknown>;
     try {
       params = this.runnerParams(node, nodes);
@@ -136,6 +141,8 @@ export class Advance {
       ...(options.interrupted ? { interrupted: true } : {}),
       ...(this.run.repairedNodes.includes(nodeId) ? { repaired: true } : {}),
     };
+    // The engine runs a workflow node itself, as a child run driven by this same execution.
+    if (node.type === WORKFLOW_TYPE) return enterChild(this, params);
     // Params that may have grown with upstream outputs travel by reference, never in the state payload.
     const blobs = this.deps.blobs;
     const body = JSON.stringify(params);
@@ -177,7 +184,9 @@ export class Advance {
    * Throws TemplateResolutionError.
    */
   runnerParams(node: WorkflowNode, nodes: NodeOutputs): Record<string, unknown> {
-    const params = resolveParams(node.params, this.context(nodes), this.deps.catalog.get(node.type)?.templateQuoting?.(node.params));
+    const params = resolveParams(templatedParams(node), this.context(nodes), this.deps.catalog.get(node.type)?.templateQuoting?.(node.params));
+    // A child workflow's own templates are the child's: they go to it as written.
+    if (node.type === WORKFLOW_TYPE && node.params.workflow_ir !== undefined) params.workflow_ir = node.params.workflow_ir;
     if (node.type === MCP_TYPE && typeof params.server === 'string') {
       const server = this.ir.mcp_servers?.[params.server];
       if (server !== undefined) params.__server = server;

@@ -51,6 +51,7 @@ export const cancelRun = async (store: RunStore, runId: string, now: number): Pr
       throw error;
     }
     if (inFlight) await recordInterrupted(store, run, inFlight, now);
+    if (inFlight) await cancelChildOf(store, run, inFlight, now);
     return { run, alreadyCancelled: false, ...(previousOwner ? { previousOwner } : {}), ...(inFlight ? { interruptedNode: inFlight.nodeId } : {}) };
   }
   throw new RunBusyError(`run ${runId} kept moving on while it was being cancelled; retry`);
@@ -67,5 +68,17 @@ const recordInterrupted = async (store: RunStore, run: RunItem, inFlight: NonNul
     await store.putRecord(record, null);
   } catch (error) {
     if (!(error instanceof StaleRunError)) throw error;
+  }
+};
+
+/** A workflow node in flight has a child run that the same execution drives: it is cancelled with its parent. */
+const cancelChildOf = async (store: RunStore, run: RunItem, inFlight: NonNullable<RunItem['current']>, now: number): Promise<void> => {
+  const child = run.children?.find((c) => c.nodeId === inFlight.nodeId && c.visit === inFlight.visit);
+  if (!child) return;
+  try {
+    await cancelRun(store, child.runId, now);
+  } catch (error) {
+    // A child that already ended (or is gone) has nothing to cancel; its parent's resume reads its end.
+    if (!(error instanceof RunBusyError) && !(error instanceof RunNotFoundError)) throw error;
   }
 };

@@ -11,6 +11,8 @@ import { failOnUnexpected } from './fail-unexpected.ts';
 import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type AdvanceOutcome } from './state-io.ts';
 import { formatIssues, unconfiguredMcpServers, validateWorkflow } from './validate.ts';
 import { walkFromStart } from './walk.ts';
+import { parentHop } from './nested/parent-hop.ts';
+import { isChildIssue } from './nested/validate-children.ts';
 
 export type { EngineDeps } from './engine-deps.ts';
 export type { ExecutionLimits } from './execution-limits.ts';
@@ -33,13 +35,27 @@ const terminalOutcome = (run: RunItem, owner: string): AdvanceOutcome | undefine
   return undefined;
 };
 
+/** Bounds the hops between parent and child runs in one call (each hop is one Advance of one run). */
+const MAX_HOPS = 1_000;
+
 /**
  * The engine's one step (DESIGN section 4): records what the previous state produced, decides what
  * happens next and returns it for the state machine to route on. Reads O(1) items on the normal path
  * (the run item, the cached IR version, the records its templates reference); walks from the start
- * only after a resume or a repair.
+ * only after a resume or a repair. A workflow node hops within the call: down into its child run
+ * (the outcome then names the child), and back up into the parent when the child ends.
  */
 export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<AdvanceOutcome> => {
+  let next: unknown = rawInput;
+  for (let hops = 0; ; hops += 1) {
+    const { outcome, hop } = await advanceOne(next, deps);
+    if (hop === undefined) return outcome;
+    if (hops >= MAX_HOPS) throw new InvalidInputError(`Advance hopped between parent and child runs ${MAX_HOPS} times in one call`);
+    next = hop;
+  }
+};
+
+const advanceOne = async (rawInput: unknown, deps: EngineDeps): Promise<{ outcome: AdvanceOutcome; hop?: AdvanceInput | undefined }> => {
   const parsed = AdvanceInputSchema.safeParse(rawInput);
   if (!parsed.success) throw new InvalidInputError(`Advance got an input it cannot read: ${parsed.error.message}`);
   const input = parsed.data;
@@ -49,17 +65,19 @@ export const advanceRun = async (rawInput: unknown, deps: EngineDeps): Promise<A
     throw new StaleRunError(`run ${input.runId} is now owned by ${run.owner?.id ?? 'nobody'}, not ${input.owner}; this execution stops`);
   }
   const terminal = terminalOutcome(run, input.owner);
-  if (terminal) return terminal;
+  if (terminal) return { outcome: terminal, hop: parentHop(run, input.owner, terminal) };
   const exec: ExecCounters = input.exec ? { startedAt: input.exec.startedAt, advances: input.exec.advances + 1 } : { startedAt: deps.now(), advances: 1 };
   let outcome: AdvanceOutcome;
+  let step: Advance | undefined;
   try {
-    outcome = await dispatch(new Advance(run, await loadIr(deps, run), deps, input.owner, exec), input);
+    step = new Advance(run, await loadIr(deps, run), deps, input.owner, exec);
+    outcome = await dispatch(step, input);
   } catch (error) {
     const failed = await failOnUnexpected(deps.store, input.runId, input.owner, error, deps.now());
     if (!failed) throw error;
-    return failed;
+    return { outcome: failed, hop: parentHop(run, input.owner, failed) };
   }
-  return run.rev === undefined ? outcome : { ...outcome, rev: run.rev };
+  return { outcome: run.rev === undefined ? outcome : { ...outcome, rev: run.rev }, hop: step.hop ?? parentHop(run, input.owner, outcome) };
 };
 
 const dispatch = (step: Advance, input: AdvanceInput): Promise<AdvanceOutcome> => {
@@ -81,7 +99,8 @@ const start = async (step: Advance): Promise<AdvanceOutcome> => {
   if (run.seq === 0) run.needsWalk = false;
   else if (run.needsWalk || run.current) return walkFromStart(step);
   if (run.cursor) return step.route(run.cursor.nodeId, run.cursor.action);
-  const issues = validateWorkflow(ir, step.deps.catalog).filter((i) => i.severity === 'error');
+  // A child workflow's own problems are the child run's to repair (as its own version), when it starts.
+  const issues = validateWorkflow(ir, step.deps.catalog).filter((i) => i.severity === 'error' && !isChildIssue(i));
   if (issues.length > 0) {
     return step.repairOrFail({
       category: 'validation',

@@ -45,6 +45,9 @@ export { type NewRun } from './run-lifecycle.ts';
 export { changeOf, loadRunView } from './run-view.ts';
 export { SCHEDULE_EXPRESSION, scheduledIdempotencyKey, ScheduledStartEventSchema, SCHEDULER_TIME_PLACEHOLDER } from './scheduled-start-event.ts';
 export { findTemplates } from './templates.ts';
+export { WORKFLOW_TYPE, WorkflowParamsSchema } from './nested/workflow-params.ts';
+export { workflowOutputKeys } from './nested/validate-children.ts';
+export { type ChildLoader, type ChildSource, inlineChildWorkflows } from './nested/inline-children.ts';
 export { formatIssuePath } from './validation-issue.ts';
 
 export { DEFAULT_LIMITS, LIMIT_VARIABLES, LimitConfigError, type Limits, LimitsSchema, limitsFrom } from './limits.ts';

@@ -72,6 +72,8 @@ export interface NodeTypeSpec {
   readonly paramsSchema: z.ZodObject;
   /** Output keys a successful run always writes (templates may name these). */
   readonly outputKeys: readonly string[];
+  /** Output keys that depend on the params (a workflow node's mapping); undefined when not known before it runs. */
+  outputKeysFor?(params: Record<string, unknown>): readonly string[] | undefined;
   /** Whether running with these (possibly unresolved) params changes the world. */
   sideEffects(params: Record<string, unknown>): boolean;
   /**

@@ -1,7 +1,7 @@
 import { cryptoIds, type Ids } from './ids.ts';
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
 import type { Workflow } from './ir.ts';
-import type { IrVersionItem, Owner, RunItem } from './run-model.ts';
+import type { IrVersionItem, Owner, ParentLink, RunItem } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
 
 export const DEFAULT_MAX_REPAIRS = 3;
@@ -28,6 +28,8 @@ export interface NewRun {
   workspace?: string;
   /** The registered workflow's version the run was started from. */
   workflowVersion?: number;
+  /** A child run: the workflow node of the parent that runs it. */
+  parent?: ParentLink;
   now: number;
 }
 
@@ -59,6 +61,7 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
     repairedNodes: [], pendingRecords: [], flushedThrough: 0,
     metrics: { nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0, repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0 },
     mode: spec.mode ?? 'express',
+    ...(spec.parent === undefined ? {} : { parent: spec.parent }),
   };
   await store.putRun(run, { notExists: true });
   return run;
@@ -83,6 +86,10 @@ export interface ClaimOptions {
 export const claimRun = async (store: RunStore, runId: string, options: ClaimOptions): Promise<RunItem> => {
   const run = await store.getRun(runId);
   if (!run) throw new RunNotFoundError(`no run '${runId}' in this store (see \`flowmend runs\`)`);
+  // A child run is driven by its parent's execution, which records the parent's node when the child ends.
+  if (run.parent) {
+    throw new RunBusyError(`run ${runId} is a child run of run ${run.parent.runId} (its node '${run.parent.nodeId}'); resume the parent, which resumes this child where it stopped`);
+  }
   if (run.status === 'succeeded' && !options.patch) {
     throw new RunBusyError(`run ${runId} already succeeded; nothing to resume`);
   }

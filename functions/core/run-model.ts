@@ -73,6 +73,29 @@ export const RepairAttemptSchema = z.object({
 });
 export type RepairAttempt = z.infer<typeof RepairAttemptSchema>;
 
+/**
+ * A child run's link to the workflow node that runs it: when the child ends, the parent's Advance records
+ * that node (visit `seq`) from the child's outputs, mapped by `outputMapping`, or from its failure.
+ */
+export const ParentLinkSchema = z.object({
+  runId: RunIdSchema,
+  nodeId: z.string(),
+  seq: z.number().int().positive(),
+  /** 1 for a child of a top-level run. */
+  depth: z.number().int().positive(),
+  /** The deepest nesting this child's own workflow nodes may reach (the smallest max_depth above it). */
+  limit: z.number().int().positive().optional(),
+  /** Hash of the child IR the parent's node held when the child last took it: a different one is adopted as a new version. */
+  irKey: z.string().optional(),
+  outputMapping: z.record(z.string(), z.string()).optional(),
+  errorAction: z.string().default('error'),
+});
+export type ParentLink = z.infer<typeof ParentLinkSchema>;
+
+/** A child run a workflow node started (one per node visit). */
+export const ChildRefSchema = z.object({ nodeId: z.string(), visit: z.number().int().positive(), runId: RunIdSchema });
+export type ChildRef = z.infer<typeof ChildRefSchema>;
+
 /** The run item: one per run, read by every engine step. */
 export const RunItemSchema = z.object({
   runId: RunIdSchema,
@@ -139,6 +162,10 @@ export const RunItemSchema = z.object({
   metrics: RunMetricsSchema,
   /** Per-run choice of state machine on AWS. */
   mode: z.enum(['express', 'standard']).default('express'),
+  /** Set on a child run: the parent run and its workflow node. */
+  parent: ParentLinkSchema.optional(),
+  /** The child runs this run's workflow nodes started, for status and the report. */
+  children: z.array(ChildRefSchema).optional(),
 });
 export type RunItem = z.infer<typeof RunItemSchema>;
 

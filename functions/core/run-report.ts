@@ -46,6 +46,10 @@ export interface RunReport {
   warnings: RunError[];
   repairs: ReportRepair[];
   steps: ReportStep[];
+  /** Set on a child run: the run and workflow node it belongs to. */
+  parent?: { run_id: string; node_id: string };
+  /** Child runs of this run's workflow nodes, each a whole report, under the node and visit that started it. */
+  children?: ChildReport[];
   /** The node that was running when the report was made (a run in progress). */
   current?: { node_id: string; seq: number; started_at: string };
   metrics: {
@@ -57,6 +61,8 @@ export interface RunReport {
     total_cost_usd: number;
   };
 }
+
+export type ChildReport = RunReport & { node_id: string; visit: number };
 
 const stepOf = (record: NodeRecord): ReportStep => ({
   node_id: record.nodeId,
@@ -132,6 +138,7 @@ export const buildRunReport = (run: RunItem, steps: readonly NodeRecord[], event
     run_id: run.runId,
     workflow: run.workflowName,
     ...(run.workflowVersion === undefined ? {} : { workflow_version: run.workflowVersion }),
+    ...(run.parent ? { parent: { run_id: run.parent.runId, node_id: run.parent.nodeId } } : {}),
     result: run.outputs ?? {},
     errors: (run.status === 'failed' || run.status === 'cancelled' || run.status === 'interrupted') && run.lastError ? [run.lastError] : [],
     warnings: run.warnings,
@@ -167,5 +174,12 @@ export const loadRunReport = async (store: RunStore, runId: string): Promise<Run
   const run = await store.getRun(runId);
   if (!run) return undefined;
   const [steps, events, versions] = await Promise.all([recordsOfRun(store, run), store.listEvents(runId), irVersionsOfRun(store, run)]);
-  return buildRunReport(run, steps, events, versions);
+  const report = buildRunReport(run, steps, events, versions);
+  // Nesting is bounded by each workflow node's max_depth (at most 100), and each child is read once.
+  const children: ChildReport[] = [];
+  for (const child of run.children ?? []) {
+    const nested = await loadRunReport(store, child.runId);
+    if (nested) children.push({ node_id: child.nodeId, visit: child.visit, ...nested });
+  }
+  return children.length > 0 ? { ...report, children } : report;
 };

@@ -3,6 +3,7 @@ import { buildGraph, type WorkflowGraph } from './graph.ts';
 import type { Workflow } from './ir.ts';
 import type { NodeCatalog } from './node-type.ts';
 import { findTemplates, formatPath } from './templates.ts';
+import { templatedParams } from './nested/workflow-params.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
 interface Site {
@@ -32,7 +33,12 @@ const listNames = (names: readonly string[]): string =>
 export function checkTemplates(workflow: Workflow, catalog: NodeCatalog, graph: WorkflowGraph = buildGraph(workflow)): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const nodeTypes = new Map<string, string>();
-  for (const node of workflow.nodes) if (!nodeTypes.has(node.id)) nodeTypes.set(node.id, node.type);
+  const nodeParams = new Map<string, Record<string, unknown>>();
+  for (const node of workflow.nodes) {
+    if (nodeTypes.has(node.id)) continue;
+    nodeTypes.set(node.id, node.type);
+    nodeParams.set(node.id, node.params);
+  }
   const inputNames = Object.keys(workflow.inputs);
   const inputSet = new Set(inputNames);
   const nodeIds = [...nodeTypes.keys()];
@@ -71,9 +77,11 @@ export function checkTemplates(workflow: Workflow, catalog: NodeCatalog, graph: 
       }
       const spec = catalog.get(type);
       const key = ref.path[0];
-      if (spec === undefined || key === undefined || spec.outputKeys.includes(String(key))) continue;
-      const outputs = spec.outputKeys.join(', ');
-      const close = typeof key === 'string' ? closestMatch(key, spec.outputKeys) : undefined;
+      // A node type whose outputs depend on its params (a workflow node) says which; undefined: not known before it runs.
+      const outputKeys = spec?.outputKeysFor ? spec.outputKeysFor(nodeParams.get(ref.root) ?? {}) : spec?.outputKeys;
+      if (outputKeys === undefined || key === undefined || outputKeys.includes(String(key))) continue;
+      const outputs = outputKeys.join(', ');
+      const close = typeof key === 'string' ? closestMatch(key, outputKeys) : undefined;
       const fixed = close === undefined ? undefined : `\${${formatPath(ref.root, [close, ...ref.path.slice(1)])}}`;
       issue(
         'TEMPLATE_UNKNOWN_OUTPUT',
@@ -84,7 +92,7 @@ export function checkTemplates(workflow: Workflow, catalog: NodeCatalog, graph: 
   };
 
   workflow.nodes.forEach((node, index) => {
-    for (const [param, value] of Object.entries(node.params)) {
+    for (const [param, value] of Object.entries(templatedParams(node))) {
       check(value, { label: `Node '${node.id}' param '${param}'`, path: formatIssuePath(['nodes', index, 'params', param]), nodeId: node.id });
     }
   });

@@ -9,6 +9,7 @@ import { findTemplates } from './templates.ts';
 import { checkQuoting } from './validate-quoting.ts';
 import { checkSensitiveHeaders } from './sensitive-headers.ts';
 import { checkTemplates } from './validate-templates.ts';
+import { checkWorkflowNodes, type Nesting, TOP_LEVEL } from './nested/validate-children.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
 export { closestMatch } from './closest-match.ts';
@@ -185,9 +186,11 @@ function checkOutputSources(workflow: Workflow, catalog: NodeCatalog): Validatio
 }
 
 /** Static checks of a parsed workflow against the node types a host knows; an empty list means it may run. */
-export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[] {
+export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog, nesting: Nesting = TOP_LEVEL): ValidationIssue[] {
   const graph = buildGraph(workflow);
   return [
+    // `nesting`: where this workflow sits under workflow nodes (top level for the one being run).
+    ...checkWorkflowNodes(workflow, catalog, nesting, validateWorkflow),
     ...checkNodes(workflow, catalog), ...checkGraph(workflow, graph), ...checkInputs(workflow), ...checkTemplates(workflow, catalog, graph),
     ...checkQuoting(workflow, catalog), ...checkSensitiveHeaders(workflow), ...checkMcpServers(workflow), ...checkOutputSources(workflow, catalog),
   ];

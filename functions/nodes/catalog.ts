@@ -9,6 +9,7 @@ import { makeShellRunner, shellRunner } from './shell.ts';
 import { builtinSpecs } from './specs.ts';
 import { transformRunner } from './transform.ts';
 import { writeFileRunner } from './write-file.ts';
+import { engineNodeSpecs } from './workflow.ts';
 
 /** What runners reach the outside through, injected by the host that composes them (adapters live there, not here). */
 export interface RunnerPorts {
@@ -29,8 +30,8 @@ export const makeBuiltinRunners = (ports: RunnerPorts): readonly NodeRunner[] =>
 export const fileRunners: readonly NodeRunner[] = [readFileRunner, writeFileRunner, copyFileRunner, moveFileRunner, deleteFileRunner];
 
 /** The builtin node types as validation and the engine see them (reading a spec needs no port). */
-export const builtinCatalog: NodeCatalog = makeCatalog(builtinSpecs);
-export const localCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...fileRunners]);
+export const builtinCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...engineNodeSpecs]);
+export const localCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...fileRunners, ...engineNodeSpecs]);
 
 /** What the local host runs: every builtin type and the file family, with the output limits given (the CLI reads them from its environment). */
 export const makeLocalRunners = (ports: RunnerPorts, limits?: Pick<Limits, 'maxOutputBytes' | 'maxHttpResponseBytes'>): readonly NodeRunner[] => [

@@ -4,6 +4,7 @@ import { llmSpec } from './llm-spec.ts';
 import { mcpSpec } from './mcp-spec.ts';
 import { shellRunner } from './shell.ts';
 import { transformSpec } from './transform-spec.ts';
+import { engineNodeSpecs } from './workflow.ts';
 
 /**
  * The node types as the engine sees them (params, outputs, side effects, timeouts), without what
@@ -12,4 +13,4 @@ import { transformSpec } from './transform-spec.ts';
  */
 export const builtinSpecs: readonly NodeTypeSpec[] = [shellRunner, transformSpec, httpRunner, llmSpec, mcpSpec];
 
-export const builtinSpecCatalog: NodeCatalog = makeCatalog(builtinSpecs);
+export const builtinSpecCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...engineNodeSpecs]);

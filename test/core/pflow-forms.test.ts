@@ -35,7 +35,6 @@ describe('validation of pflow forms', () => {
     ['github-create-pr', 'GitHub REST API'],
     ['code', 'transform'],
     ['claude-code', 'llm node'],
-    ['workflow', 'flowmend run child.json'],
   ])('says what to use instead of pflow\'s %s', (type, instead) => {
     const parsed = parseWorkflow({ nodes: [{ id: 'n', type }] });
     if (!parsed.ok) throw new Error('parse');

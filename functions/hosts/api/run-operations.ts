@@ -8,6 +8,7 @@ import { ApiError, notFound } from './api-error.ts';
 import type { ApiDeps } from './api-deps.ts';
 import type { ResumeBody, StartRunBody } from './api-schemas.ts';
 import { prepareStart } from './prepare-start.ts';
+import { withRegisteredChildren } from './registered-children.ts';
 
 export interface StartedRun {
   runId: string;
@@ -33,6 +34,8 @@ export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey
     workflowName = registered.name;
     workflowVersion = registered.version;
   }
+  // Children named by workflow_name are read from the registry now and frozen into the run's first version.
+  raw = await withRegisteredChildren(deps.registry, raw, workflowName);
   const prepared = prepareStart(
     { workflow: raw, workflowName, params: body.params, repairEnabled: body.repair, maxRepairs: body.max_repairs ?? DEFAULT_MAX_REPAIRS, mode: body.mode },
     deps.catalog,

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { prepareInputs } from '../../core/index.ts';
 import type { Schedule } from '../../core/index.ts';
 import { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from '../../core/index.ts';
+import { inlineRegistered } from './registered-children.ts';
 import { ApiError, notFound } from './api-error.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { ScheduleBodySchema, WorkflowNameParamSchema, WorkflowQuerySchema } from './api-schemas.ts';
@@ -38,7 +39,8 @@ export const makeWorkflowRoutes = (deps: ApiDeps): Hono => {
     const raw = await readBody(c, z.unknown());
     const parsed = parseWorkflow(raw);
     if (!parsed.ok) throw new ApiError(422, 'INVALID_WORKFLOW', `the workflow does not parse:\n${formatIssues(parsed.issues)}`, { issues: parsed.issues });
-    const issues = validateWorkflow(parsed.workflow, deps.catalog);
+    // The registry keeps the workflow as written (a child by name runs its latest version); validation sees the children too.
+    const issues = validateWorkflow(await inlineRegistered(deps.registry, parsed.workflow, name), deps.catalog);
     if (hasErrors(issues)) throw new ApiError(422, 'INVALID_WORKFLOW', `the workflow does not validate:\n${formatIssues(issues)}`, { issues });
     const stored = await deps.registry.putWorkflow(name, parsed.workflow, deps.now());
     return c.json({ name, version: stored.version, created_at: iso(stored.createdAt), warnings: issues, links: { self: `/workflows/${name}`, schedule: `/workflows/${name}/schedule` } }, 201);

@@ -21,7 +21,7 @@ import { type CliIo as OutputIo, type CliOutput, EXIT, makeOutput } from './cli-
 import { type CliStore, openCliStore } from './cli-store.ts';
 import { followLocal } from './local-logs.ts';
 import { cancelLine, runRemoteCommand } from './remote-commands.ts';
-import { makeProgressPrinter } from './progress.ts';
+import { makeNestedProgressPrinter } from './nested-progress.ts';
 import { renderIssues, renderRuns, renderStatus } from './render.ts';
 import { loadMcpConfig } from './mcp-config.ts';
 import { openCommand, serveViewerOnly, viewerForRun } from './viewer-commands.ts';
@@ -162,7 +162,7 @@ const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>,
   }
 
   let nodeCount = 0;
-  const progress = json ? undefined : makeProgressPrinter((text) => io.stdout(text), () => nodeCount);
+  const progress = json ? undefined : makeNestedProgressPrinter((text) => io.stdout(text), () => nodeCount);
   const stateDir = resolve(command.stateDir);
   let opened: CliStore;
   try {

@@ -14,7 +14,7 @@ const firstLine = (text: string): string => {
  * A step's events are written before its run item, which carries the records of the nodes that just
  * finished; so event lines wait for the next run item and follow those nodes' lines.
  */
-export const makeProgressPrinter = (write: (text: string) => void, nodeCount: () => number) => {
+export const makeProgressPrinter = (write: (text: string) => void, nodeCount: () => number, header?: () => string) => {
   let open: { nodeId: string; seq: number } | undefined;
   let startedSeq = 0;
   /** Records at or below it existed before this process began; above it, those already printed. */
@@ -72,7 +72,7 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
         for (const e of event.events) {
           switch (e.type) {
             case 'run_started':
-              line(`Executing workflow (${nodeCount()} node${nodeCount() === 1 ? '' : 's'}):\n`);
+              line(header ? header() : `Executing workflow (${nodeCount()} node${nodeCount() === 1 ? '' : 's'}):\n`);
               break;
             case 'run_resumed':
               line(`Resuming run ${e.runId} (${e.message ?? ''}):\n`);

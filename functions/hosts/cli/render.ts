@@ -54,8 +54,18 @@ export const renderStatus = (report: RunReport): string => {
     lines.push(`  ${s.node_id}... ${mark}${s.repaired ? ' [repaired]' : ''}${s.interrupted ? ' [ran again after interruption]' : ''}`);
   }
   if (report.current) lines.push(`  ${report.current.node_id}... running since ${report.current.started_at}`);
+  lines.push(...renderChildren(report, '  '));
   return `${lines.join('\n')}\n${renderReport(report)}`;
 };
+
+/** Child runs under their workflow node, indented one level per nesting (as pflow indents nested progress). */
+const renderChildren = (report: RunReport, indent: string): string[] =>
+  (report.children ?? []).flatMap((child) => [
+    `${indent}${child.node_id} -> child run ${child.run_id}: ${child.status}`,
+    ...child.steps.map((s) => `${indent}  ${s.node_id}... ${s.cached ? '↻ cached' : s.status === 'completed' ? `✓ ${(s.duration_ms / 1000).toFixed(1)}s` : `✗ ${s.status}${s.error ? `: ${s.error.split('\n')[0]}` : ''}`}${s.repaired ? ' [repaired]' : ''}`),
+    ...(child.repairs.length > 0 ? [`${indent}  repaired ${child.repairs.length} time(s): ${child.repairs.map((r) => r.reason.split('\n')[0]).join('; ')}`] : []),
+    ...renderChildren(child, `${indent}  `),
+  ]);
 
 export const renderRuns = (runs: readonly RunItem[]): string => {
   if (runs.length === 0) return 'No runs yet. Start one with: flowmend run examples/hello.json';

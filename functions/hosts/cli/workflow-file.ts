@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
-import { basename, extname } from 'node:path';
+import { basename, dirname, extname, resolve } from 'node:path';
 import type { Workflow } from '../../core/index.ts';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES, type Limits } from '../../core/index.ts';
-import { parseWorkflow } from '../../core/index.ts';
+import { type ChildLoader, inlineChildWorkflows, parseWorkflow } from '../../core/index.ts';
 import type { ValidationIssue } from '../../core/index.ts';
 import type { PflowFormOptions } from '../../core/index.ts';
 
@@ -12,6 +12,30 @@ export type LoadedWorkflow =
 
 /** Reads and parses a workflow file (pflow's forms too; servers of an MCP config copied in); every problem is an issue naming the file or field. */
 export const loadWorkflowFile = async (path: string, options: PflowFormOptions = {}, limits: Limits = DEFAULT_LIMITS): Promise<LoadedWorkflow> => {
+  const read = await readWorkflowJson(path, limits);
+  if (!read.ok) return read;
+  const parsed = parseWorkflow(read.raw, options, limits);
+  if (!parsed.ok) return parsed;
+  // Children named by workflow_ref are read now, relative to this file, and frozen into the run's first version.
+  const inlined = await inlineChildWorkflows(parsed.workflow, resolve(path), childFileLoader(options, limits));
+  if (!inlined.ok) return inlined;
+  return { ok: true, workflow: inlined.workflow, name: parsed.workflow.name ?? basename(path, extname(path)) };
+};
+
+/** Reads a child workflow file for a workflow node; a registered name needs the API's registry (`flowmend serve`, AWS). */
+const childFileLoader = (options: PflowFormOptions, limits: Limits): ChildLoader => async (source) => {
+  if (source.kind === 'name') {
+    return { ok: false, message: 'the CLI runs workflow files and has no registry of named workflows: use workflow_ref (a path relative to this workflow), or start the run through the API (`flowmend serve`, `--api`)' };
+  }
+  const path = resolve(dirname(source.from), source.ref);
+  const read = await readWorkflowJson(path, limits);
+  if (!read.ok) return { ok: false, message: read.issues.map((i) => i.message).join('; ') };
+  // pflow's forms (and an MCP config's servers) apply to a child as to the file given on the command line.
+  const parsed = parseWorkflow(read.raw, options, limits);
+  return { ok: true, raw: parsed.ok ? parsed.workflow : read.raw, origin: path };
+};
+
+const readWorkflowJson = async (path: string, limits: Limits): Promise<{ ok: true; raw: unknown } | { ok: false; issues: ValidationIssue[] }> => {
   let text: string;
   try {
     const size = (await stat(path)).size;
@@ -30,7 +54,5 @@ export const loadWorkflowFile = async (path: string, options: PflowFormOptions =
   } catch (error) {
     return { ok: false, issues: [{ path, code: 'INVALID_JSON', message: `'${path}' is not valid JSON: ${(error as Error).message}`, hint: 'flowmend reads pflow-compatible JSON workflows', severity: 'error' }] };
   }
-  const parsed = parseWorkflow(raw, options, limits);
-  if (!parsed.ok) return parsed;
-  return { ok: true, workflow: parsed.workflow, name: parsed.workflow.name ?? basename(path, extname(path)) };
+  return { ok: true, raw };
 };

@@ -1,6 +1,7 @@
 import { makeAnthropicRepairLlm, repairModelFromEnv } from '../../adapters/anthropic-repair-llm.ts';
 import { makeCatalog, type NodeCatalog, type NodeRunner, type RepairLlm, type RepairReport, repairRun, type RunStore } from '../../core/index.ts';
 import { builtinCatalog } from '../../nodes/catalog.ts';
+import { engineNodeSpecs } from '../../nodes/workflow.ts';
 import { costUsd } from '../../nodes/llm-prices.ts';
 
 export interface RepairDeps {
@@ -27,7 +28,7 @@ export const envRepairHandler =
   (env: NodeJS.ProcessEnv = process.env) =>
   ({ store, runners }: { store: RunStore; runners: readonly NodeRunner[] }): ((event: unknown) => Promise<RepairReport>) => {
     const llm = llmFrom({ apiKey: env.ANTHROPIC_API_KEY?.trim(), baseURL: env.ANTHROPIC_BASE_URL?.trim() });
-    return makeRepairHandler({ store, catalog: makeCatalog(runners), ...(llm ? { llm } : {}), model: repairModelFromEnv(env), now: Date.now });
+    return makeRepairHandler({ store, catalog: makeCatalog([...runners, ...engineNodeSpecs]), ...(llm ? { llm } : {}), model: repairModelFromEnv(env), now: Date.now });
   };
 
 let awsHandler: ((event: unknown) => Promise<RepairReport>) | undefined;

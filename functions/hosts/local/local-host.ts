@@ -24,6 +24,7 @@ import { makeRunNodeHandler } from '../lambda/run-node.ts';
 import { chooseMode, DEFAULT_EXECUTION_LIMITS, type Limits } from '../../core/index.ts';
 import { AWS_LIMITS, type AwsLimits, type ExecutionDeath, ExecutionGuard, stateOutput } from './aws-limits.ts';
 import { localRunners, localRunnersWithin } from './local-runners.ts';
+import { engineNodeSpecs } from '../../nodes/workflow.ts';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
@@ -155,7 +156,7 @@ export class LocalHost {
   /** Why the last execution died, if it hit one of AWS's limits. */
   lastDeath: ExecutionDeath | undefined;
   private readonly ids: Ids;
-  /** The input of the execution each run's Continue state started, by run id (serve drives many runs at once). */
+  /** The input of the execution each Continue state started, by owner: one chain of executions per owner (serve drives many runs at once), and a continue may name a child run of the run being driven. */
   private readonly next = new Map<string, Record<string, unknown>>();
   /** The node types this host runs (every builtin and the file family): what `serve` checks workflows against. */
   readonly catalog: NodeCatalog;
@@ -166,7 +167,8 @@ export class LocalHost {
     this.limits = { ...AWS_LIMITS, ...options.limits };
     this.store = new ObservedRunStore(options.store, options.onWrite);
     const runners = options.runners ?? (options.runLimits ? localRunnersWithin(options.runLimits) : localRunners);
-    const catalog = makeCatalog(runners);
+    // The workflow node has no runner: the engine runs it (a child run), so it joins the catalog, not the runners.
+    const catalog = makeCatalog([...runners, ...engineNodeSpecs]);
     this.catalog = catalog;
     const definition =
       options.definition ??
@@ -237,7 +239,7 @@ export class LocalHost {
     this.lastDeath = undefined;
     for (;;) {
       if (signal?.aborted) break;
-      this.next.delete(runId);
+      this.next.delete(owner);
       this.stats.executions += 1;
       const guard = new ExecutionGuard(this.limits, mode, this.now(), this.now);
       const death = guard.checkInput(input) ?? (await this.runExecution(runId, input, guard, signal));
@@ -248,8 +250,8 @@ export class LocalHost {
       }
       // The execution ended in a Succeed or Fail state: one more transition.
       this.stats.transitions += 1;
-      const next = this.next.get(runId);
-      this.next.delete(runId);
+      const next = this.next.get(owner);
+      this.next.delete(owner);
       if (!next) break;
       input = next;
     }
@@ -302,7 +304,7 @@ export class LocalHost {
       throw new StepFunctionsError('StepFunctions.ExecutionAlreadyExistsException', `Execution already exists: '${request.Name}'`);
     }
     this.startedNames.add(request.Name);
-    this.next.set(request.Input.runId, request.Input);
+    this.next.set(request.Input.owner, request.Input);
     return { ExecutionArn: `${LOCAL_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${request.Name}`, StartDate: new Date(this.now()).toISOString() };
   }
 

@@ -1,0 +1,46 @@
+import * as z from 'zod';
+import type { WorkflowNode } from '../ir.ts';
+
+/** The node type the engine runs itself, as a child run (no runner, no RunNode state). */
+export const WORKFLOW_TYPE = 'workflow';
+export const DEFAULT_MAX_NESTING = 10;
+
+/**
+ * pflow's storage modes. A child is its own run with its own records, so only `mapped` (inputs from
+ * `param_mapping`, outputs through `output_mapping`) has a meaning here; the others are refused by name.
+ */
+export const STORAGE_MODE_REFUSALS: Readonly<Record<string, string>> = {
+  isolated: "a child run already starts with nothing but its inputs; use 'mapped' (the default) and pass what it needs in param_mapping",
+  scoped: "a child run cannot read the parent's records; pass what it needs in param_mapping and use 'mapped' (the default)",
+  shared: "a child run cannot write into the parent's records (each run has its own checkpoints); use 'mapped' and output_mapping",
+};
+
+/**
+ * Params of a `workflow` node. `workflow_ref`/`workflow_name` are resolved by the host before the run
+ * is created (the CLI reads files, the API its registry): the child's IR is frozen into `workflow_ir`
+ * beside the ref, so a resume or a repair never reads the file again.
+ */
+export const WorkflowParamsSchema = z.object({
+  workflow_ref: z.string().min(1, 'workflow_ref is a path to a workflow file, relative to this workflow').optional(),
+  workflow_name: z.string().min(1, 'workflow_name is the name of a registered workflow').optional(),
+  workflow_ir: z.record(z.string(), z.unknown()).optional(),
+  /** Child input name -> value (templates over the parent's inputs and nodes). */
+  param_mapping: z.record(z.string(), z.unknown()).default({}),
+  /** Child output name -> key of this node's outputs. Absent: every output of the child, by its own name. */
+  output_mapping: z.record(z.string(), z.string().min(1, 'an output_mapping value is the key this node outputs')).optional(),
+  storage_mode: z.enum(['mapped', 'isolated', 'scoped', 'shared']).default('mapped'),
+  max_depth: z.number().int().min(1).max(100).default(DEFAULT_MAX_NESTING),
+  /** The action the node takes when its child run fails (pflow's `error_action`). */
+  error_action: z.string().min(1).default('error'),
+});
+export type WorkflowParams = z.infer<typeof WorkflowParamsSchema>;
+
+/**
+ * A node's params as the parent's templates see them: the child's IR is the child's own text (its
+ * `${...}` name the child's inputs and nodes), so the parent neither resolves nor checks it.
+ */
+export const templatedParams = (node: Pick<WorkflowNode, 'type' | 'params'>): Record<string, unknown> => {
+  if (node.type !== WORKFLOW_TYPE || !Object.hasOwn(node.params, 'workflow_ir')) return node.params;
+  const { workflow_ir: _child, ...rest } = node.params;
+  return rest;
+};
