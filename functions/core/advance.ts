@@ -13,7 +13,7 @@ import type { AdvanceOutcome, ExecCounters } from './state-io.ts';
 import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
 import { UnitOfWork } from './unit-of-work.ts';
 import type { ItemRange } from './batch/batch-state.ts';
-import { startBatch } from './batch/batch-step.ts';
+import { batchTemplates, startBatch } from './batch/batch-step.ts';
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
 
@@ -109,7 +109,7 @@ export class Advance {
     const visit = (this.run.visits[nodeId] ?? 0) + 1;
     const overLimit = this.runLimitReached(nodeId, visit);
     if (overLimit) return this.fail(overLimit);
-    const nodes = options.nodes ?? (await this.referencedOutputs([node.params, node.batch?.items]));
+    const nodes = options.nodes ?? (await this.referencedOutputs(node.batch ? batchTemplates(node) : node.params));
     if (node.batch) return startBatch(this, node, nodes, visit, options.previousBatch);
     let params: Record<string, unknown>;
     try {

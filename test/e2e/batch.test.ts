@@ -56,6 +56,44 @@ describe('batch through the local host', () => {
     expect(resumed).toMatchObject({ success: true, result: { done: 20, last: 'f19' } });
     expect(sideEffects(join(dir, 'side'))).toEqual(Object.fromEntries(range(0, 20).map((i) => [i, 1])));
     const batchStep = resumed.steps.filter((s) => s.node_id === 'each').at(-1);
-    expect(batchStep).toMatchObject({ status: 'completed' });
+    expect(batchStep).toMatchObject({ status: 'completed', batch: { count: 20, success_count: 20, error_count: 0, replayed_count: 13 } });
+    expect(batchStep?.batch?.items.filter((i) => !i.replayed).map((i) => i.index)).toEqual(range(13, 20));
+  });
+
+  it('continue: failed items are counted and routed on by the error edge; nested index templates read another batch item by item', async () => {
+    const host = new LocalHost({ store });
+    const workflow: WorkflowInput = {
+      nodes: [
+        { id: 'list', type: 'transform', params: { expression: '[1, 2, 3, 4]' } },
+        {
+          id: 'first',
+          type: 'shell',
+          params: { command: 'if [ ${item} = 3 ]; then echo "no three" >&2; exit 1; fi; printf "%s0" ${item}' },
+          batch: { items: '${list.result}', parallel: true, max_concurrent: 2, error_handling: 'continue' },
+        },
+        { id: 'handle', type: 'transform', params: { expression: 'error_count', input: '${first}' } },
+        {
+          id: 'second',
+          type: 'transform',
+          params: { expression: "$ & '!'", input: '${first.results[${__index__}].stdout}' },
+          batch: { items: '${list.result}', as: 'n', error_handling: 'continue' },
+        },
+      ],
+      edges: [
+        { from: 'list', to: 'first' },
+        { from: 'first', to: 'handle', action: 'error' },
+        { from: 'handle', to: 'second' },
+      ],
+      outputs: { handled: { source: '${handle.result}' }, first: { source: '${first}' }, second: { source: '${second}' } },
+    };
+    const report = await start(host, workflow);
+    expect(report).toMatchObject({ success: true, status: 'succeeded' });
+    expect(report.result.handled).toBe(1);
+    expect(report.result.first).toMatchObject({ count: 4, success_count: 3, error_count: 1, errors: [{ index: 2, message: expect.stringContaining('no three') }] });
+    expect((report.result.first as { results: unknown[] }).results.map((r) => (r as { stdout?: string } | null)?.stdout ?? null)).toEqual(['10', '20', null, '40']);
+    const second = report.result.second as { results: ({ result: string } | null)[]; error_count: number; errors: { index: number; message: string }[] };
+    expect(second.results, JSON.stringify(second)).toEqual([{ result: '10!' }, { result: '20!' }, null, { result: '40!' }]);
+    expect(second.errors).toEqual([{ index: 2, message: expect.stringContaining('first.results[2].stdout') }]);
+    expect(report.steps.filter((s) => s.node_id === 'first').map((s) => s.action)).toEqual(['error']);
   });
 });

@@ -34,6 +34,9 @@ const itemParams = (step: Advance, node: WorkflowNode, nodes: NodeOutputs, confi
   return step.runnerParams({ ...node, params: withIndex(node.params, index) as Record<string, unknown> }, nodes, context);
 };
 
+/** What a batch node's templates read: its items and its params (a nested `[${__index__}]` read as `[0]`: the same nodes). */
+export const batchTemplates = (node: WorkflowNode): unknown => [node.batch?.items, withIndex(node.params, 0)];
+
 /** Item cache keys, in order; the walk compares the batch record's key with this to replay a whole batch. */
 export const batchCacheKey = (step: Advance, node: WorkflowNode, nodes: NodeOutputs): string => {
   const config = configOf(node);
@@ -125,7 +128,7 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
     await step.writes.commit();
     return { kind: 'continue', runId: run.runId, owner: step.owner };
   }
-  const nodes = await step.referencedOutputs([node.params, config.items]);
+  const nodes = await step.referencedOutputs(batchTemplates(node));
   const items = resolveItems(config, step.context(nodes));
   const width = batchWidth(config);
   const failFast = config.error_handling === 'fail_fast';
