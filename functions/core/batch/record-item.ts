@@ -1,7 +1,8 @@
 import { expandOutputs } from '../blob-store.ts';
 import { classifyOutcome } from '../classify.ts';
 import type { EngineDeps } from '../engine-deps.ts';
-import { InvalidInputError, StaleRunError } from '../errors.ts';
+import { InvalidInputError } from '../errors.ts';
+import { writeItemRecord } from './item-writes.ts';
 import type { NodeRecord } from '../run-model.ts';
 import { type ItemRecorded, ItemResultInputSchema } from '../state-io.ts';
 
@@ -12,7 +13,7 @@ export const isItemResult = (event: unknown): boolean =>
 /**
  * The RecordItem state: classifies one batch item's outcome as a single node's is classified, and writes
  * it as the item's own record before the item counts as done. It does not touch the run item, so items
- * finishing at once never contend; a retried call finds its record written and goes on. The record's seq
+ * finishing at once never contend; a retried call writes the same record again. The record's seq
  * was reserved for this item by the batch attempt (a stale execution can only write its own attempt's range).
  */
 export const recordBatchItem = async (event: unknown, deps: EngineDeps): Promise<ItemRecorded> => {
@@ -54,10 +55,6 @@ export const recordBatchItem = async (event: unknown, deps: EngineDeps): Promise
     ...(outcome.kind !== 'success' ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
     ...(result?.usage ? { usage: result.usage } : {}),
   };
-  try {
-    await deps.store.putRecord(record, null);
-  } catch (error) {
-    if (!(error instanceof StaleRunError)) throw error;
-  }
+  await writeItemRecord(deps.store, record);
   return { index: input.item.index, status: record.status };
 };
