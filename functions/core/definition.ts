@@ -87,14 +87,14 @@ export const STATE = {
   interrupted: 'Interrupted',
   interruptedFail: 'InterruptedFail',
   unknown: 'UnknownStep',
-  batch: 'RunBatch',
-  itemRoute: 'ItemRoute',
-  recordItem: 'RecordItem',
-  itemUnknown: 'ItemUnknownType',
 } as const;
 
-/** State name of the Task that runs one batch item of a type, inside the RunBatch Map (names are unique machine-wide). */
+/** State name of the Map that runs a chunk of a batch of a node type's items. */
+export const batchStateName = (nodeType: string): string => `Batch${runnerStateName(nodeType).slice(3)}`;
+/** State name of the Task that runs one batch item of a type, inside its Map (names are unique machine-wide). */
 export const itemRunnerStateName = (nodeType: string): string => `Item${runnerStateName(nodeType)}`;
+/** State name of the Task (the engine Lambda) that records one batch item of a type, inside its Map. */
+export const recordItemStateName = (nodeType: string): string => `Record${runnerStateName(nodeType).slice(3)}Item`;
 
 /** State name of the Task that runs nodes of a type: `Run` + PascalCase(type). */
 export const runnerStateName = (nodeType: string): string =>
@@ -134,9 +134,36 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
   );
 
   const kindIs = (kind: string) => ({ Variable: '$.kind', StringEquals: kind });
-  const toRecordItem = [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATE.recordItem }];
-  const itemRunnerStates = Object.fromEntries(
-    types.map((type) => [itemRunnerStateName(type), { ...runnerStates[runnerStateName(type)], Catch: toRecordItem, Next: STATE.recordItem }]),
+  const toRecordItem = (type: string) => [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: recordItemStateName(type) }];
+  // A chunk of a batch's items (batch/batch-step.ts), one Map per node type (a Choice per item would cost
+  // every item a JSONPath evaluation per type): each item runs on its type's runner, with the same Retry
+  // and Catch as a single node, then its RecordItem (the engine Lambda) makes its result durable on its
+  // own, so an item counts as done only once stored. The chunk is at most the batch's width wide.
+  const batchStates = Object.fromEntries(
+    types.map((type) => [
+      batchStateName(type),
+      {
+        Type: 'Map',
+        ItemsPath: '$.items',
+        MaxConcurrencyPath: '$.width',
+        Iterator: {
+          StartAt: itemRunnerStateName(type),
+          States: {
+            [itemRunnerStateName(type)]: { ...runnerStates[runnerStateName(type)], Catch: toRecordItem(type), Next: recordItemStateName(type) },
+            [recordItemStateName(type)]: {
+              Type: 'Task',
+              Resource: resources.advance,
+              TimeoutSeconds: timeouts.advance,
+              Retry: [retryOf(ENGINE_RETRY), serviceRetry],
+              End: true,
+            },
+          },
+        },
+        ResultPath: '$.recorded',
+        Catch: catchToAdvance,
+        Next: STATE.advance,
+      },
+    ]),
   );
 
   return {
@@ -157,7 +184,10 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
             And: [kindIs('run'), { Variable: '$.node.type', StringEquals: type }],
             Next: runnerStateName(type),
           })),
-          { ...kindIs('batch'), Next: STATE.batch },
+          ...types.map((type) => ({
+            And: [kindIs('batch'), { Variable: '$.nodeType', StringEquals: type }],
+            Next: batchStateName(type),
+          })),
           { ...kindIs('repair'), Next: STATE.repair },
           { ...kindIs('continue'), Next: STATE.continueRun },
           { ...kindIs('done'), Next: STATE.done },
@@ -166,36 +196,7 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
         Default: STATE.unknown,
       },
       ...runnerStates,
-      // A chunk of a batch's items (batch/batch-step.ts): each runs on its type's runner, with the same
-      // Retry and Catch as a single node, then RecordItem (the engine Lambda) makes its result durable on
-      // its own, so an item counts as done only once stored. The chunk is at most `width` items wide.
-      [STATE.batch]: {
-        Type: 'Map',
-        ItemsPath: '$.items',
-        MaxConcurrencyPath: '$.width',
-        Iterator: {
-          StartAt: STATE.itemRoute,
-          States: {
-            [STATE.itemRoute]: {
-              Type: 'Choice',
-              Choices: types.map((type) => ({ Variable: '$.node.type', StringEquals: type, Next: itemRunnerStateName(type) })),
-              Default: STATE.itemUnknown,
-            },
-            ...itemRunnerStates,
-            [STATE.recordItem]: {
-              Type: 'Task',
-              Resource: resources.advance,
-              TimeoutSeconds: timeouts.advance,
-              Retry: [retryOf(ENGINE_RETRY), serviceRetry],
-              End: true,
-            },
-            [STATE.itemUnknown]: { Type: 'Fail', Error: 'UnknownStep', Cause: 'a batch item of a node type without a runner' },
-          },
-        },
-        ResultPath: '$.recorded',
-        Catch: catchToAdvance,
-        Next: STATE.advance,
-      },
+      ...batchStates,
       [STATE.repair]: {
         Type: 'Task',
         Resource: resources.repair,

@@ -7,7 +7,7 @@ export { BLOB_PREFIX, blobMarker, type BlobRef, blobRefIn, blobRefOf, type BlobS
 export { type CancelResult, cancelRun } from './cancel-run.ts';
 export { sampleOf } from './classify.ts';
 export { closestMatch } from './closest-match.ts';
-export { type AslDefinition, buildDefinition, itemRunnerStateName, REPAIR_MAX_S, runnerStateName, STATE, TASK_TIMEOUT_MARGIN_S, type TaskTimeouts } from './definition.ts';
+export { type AslDefinition, batchStateName, buildDefinition, itemRunnerStateName, recordItemStateName, REPAIR_MAX_S, runnerStateName, STATE, TASK_TIMEOUT_MARGIN_S, type TaskTimeouts } from './definition.ts';
 export { EngineCache } from './engine-cache.ts';
 export { advanceRun, type EngineDeps } from './engine.ts';
 export { BlobPathError, ConfigurationError, CorruptItemError, FlowmendError, InvalidInputError, ItemTooLargeError, RunBusyError, RunNotFoundError, StaleRunError, StoreError, StoreUnavailableError, TransientError } from './errors.ts';

@@ -63,7 +63,7 @@ export type ItemResultInput = z.infer<typeof ItemResultInputSchema>;
 export const ItemRecordedSchema = z.object({ index: z.number().int(), status: z.string() });
 export type ItemRecorded = z.infer<typeof ItemRecordedSchema>;
 /** Run a chunk of a batch's items (the RunBatch Map state); `seq` is the batch node's record. */
-export const BatchOutcomeSchema = z.object({ kind: z.literal('batch'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), width: z.number().int().min(1).max(100), items: z.array(BatchItemSpecSchema) });
+export const BatchOutcomeSchema = z.object({ kind: z.literal('batch'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), nodeType: z.string(), width: z.number().int().min(1).max(100), items: z.array(BatchItemSpecSchema) });
 
 export const AdvanceOutcomeSchema = z.discriminatedUnion('kind', [RunOutcomeSchema, BatchOutcomeSchema, RepairOutcomeSchema, ContinueOutcomeSchema, DoneOutcomeSchema, FailedOutcomeSchema]);
 export type AdvanceOutcome = z.infer<typeof AdvanceOutcomeSchema>;

@@ -34,7 +34,7 @@ describe('a parallel batch killed with SIGKILL mid-way', () => {
         {
           id: 'each',
           type: 'shell',
-          params: { command: `echo \${__index__} >> ${side}; sleep 0.05; printf '%s' \${item}` },
+          params: { command: `echo \${__index__} >> ${side}; sleep 0.02; printf '%s' \${item}` },
           batch: { items: Array.from({ length: 50 }, (_, i) => `n${i}`), parallel: true, max_concurrent: 5 },
         },
       ],

@@ -1,7 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BlobOffloadRunStore } from '../../functions/adapters/blob-offload-run-store.ts';
+import { FileBlobStore } from '../../functions/adapters/file-blob-store.ts';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
+import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import { parseWorkflow } from '../../functions/core/parse-workflow.ts';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
@@ -96,4 +99,32 @@ describe('batch through the local host', () => {
     expect(second.errors).toEqual([{ index: 2, message: expect.stringContaining('first.results[2].stdout') }]);
     expect(report.steps.filter((s) => s.node_id === 'first').map((s) => s.action)).toEqual(['error']);
   });
+
+  it('10,000 trivial items: every state payload, store item and the run item stay within AWS limits, and memory stays bounded', async () => {
+    const inner = new MemoryRunStore();
+    const blobs = new FileBlobStore(makeTempDir('batch-big'));
+    let peakHeap = 0;
+    const host = new LocalHost({ store: new BlobOffloadRunStore(inner, blobs), blobs, onWrite: () => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)) });
+    const heapBefore = process.memoryUsage().heapUsed;
+    const report = await start(host, {
+      nodes: [
+        { id: 'list', type: 'transform', params: { expression: '[0..9999]' } },
+        { id: 'each', type: 'transform', params: { expression: '$ * 2', input: '${item}' }, batch: { items: '${list.result}', parallel: true, max_concurrent: 100 } },
+        { id: 'sum', type: 'transform', params: { expression: '$sum(results.result)', input: '${each}' } },
+      ],
+      edges: [{ from: 'list', to: 'each' }, { from: 'each', to: 'sum' }],
+      outputs: { sum: { source: '${sum.result}' }, count: { source: '${each.success_count}' } },
+    });
+    // The host dies at any state output over 256 KiB (AWS's limit), so success proves the payloads fit.
+    expect(report).toMatchObject({ success: true, result: { sum: 9999 * 10000, count: 10000 } });
+    const step = report.steps.find((s) => s.node_id === 'each');
+    expect(step?.batch).toMatchObject({ count: 10000, success_count: 10000, items_omitted: 9900 });
+    expect(step?.batch?.items).toHaveLength(100);
+    const records = await inner.listRecords(report.run_id);
+    expect(records).toHaveLength(10003);
+    const largest = Math.max(...records.map((r) => JSON.stringify(r).length));
+    expect(largest).toBeLessThan(400 * 1024); // a DynamoDB item
+    expect(JSON.stringify(await inner.getRun(report.run_id)).length).toBeLessThan(16 * 1024);
+    expect(peakHeap - heapBefore).toBeLessThan(400 * 1024 * 1024);
+  }, 60_000);
 });

@@ -185,7 +185,7 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
     return nextChunk(step, { fresh: true });
   }
   await step.writes.commit({ flushAll: false });
-  return { kind: 'batch', runId: run.runId, owner: step.owner, exec: step.exec, seq: batch.seq, width: Math.min(width, specs.length), items: specs };
+  return { kind: 'batch', runId: run.runId, owner: step.owner, exec: step.exec, seq: batch.seq, nodeType: node.type, width: Math.min(width, specs.length), items: specs };
 };
 
 const countItem = (batch: BatchState, index: number, record: NodeRecord | undefined): void => {

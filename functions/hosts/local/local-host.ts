@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { ExecutionAbortedError, ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import * as z from 'zod';
 import type { BlobStore } from '../../core/index.ts';
-import { buildDefinition, itemRunnerStateName, runnerStateName, STATE, type AslDefinition } from '../../core/index.ts';
+import { buildDefinition, itemRunnerStateName, recordItemStateName, runnerStateName, STATE, type AslDefinition } from '../../core/index.ts';
 import { EngineCache } from '../../core/index.ts';
 import type { ExecutionLimits } from '../../core/index.ts';
 import { cryptoIds, type Ids } from '../../core/index.ts';
@@ -179,12 +179,12 @@ export class LocalHost {
       ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), makeRunNodeHandler(r)])),
       // Inside the RunBatch Map: each item on its type's runner, then its record by the engine's handler.
       ...Object.fromEntries(runners.map((r) => [itemRunnerStateName(r.type), makeRunNodeHandler(r)])),
-      [STATE.recordItem]: makeAdvanceHandler(engineDeps),
+      ...Object.fromEntries(runners.map((r) => [recordItemStateName(r.type), makeAdvanceHandler(engineDeps)])),
     };
     this.retryOverrides =
       options.retryIntervalMs === undefined
         ? {}
-        : Object.fromEntries([...runners.flatMap((r) => [runnerStateName(r.type), itemRunnerStateName(r.type)]), STATE.recordItem, STATE.continueRun, STATE.advance, STATE.repair, STATE.interrupted].map((state) => [state, options.retryIntervalMs as number]));
+        : Object.fromEntries([...runners.flatMap((r) => [runnerStateName(r.type), itemRunnerStateName(r.type), recordItemStateName(r.type)]), STATE.continueRun, STATE.advance, STATE.repair, STATE.interrupted].map((state) => [state, options.retryIntervalMs as number]));
   }
 
   /** Creates a run and drives it to its end. */
