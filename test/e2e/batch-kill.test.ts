@@ -69,4 +69,15 @@ describe('a parallel batch killed with SIGKILL mid-way', () => {
       expect(recorded).not.toContain(index);
     }
   });
+
+  it('prints the batch progress as pflow does (`each... 2/4`, failed items counted) and the batch line at its end', async () => {
+    const wf = writeWorkflow(root, 'progress', {
+      nodes: [{ id: 'each', type: 'shell', params: { command: 'test ${item} != 3' }, batch: { items: [1, 2, 3, 4], error_handling: 'continue' } }],
+    });
+    const result = await runCli(['run', wf], { stateDir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('  each... 2/4\n');
+    expect(result.stdout).toContain('  each... 4/4 (1 failed)\n');
+    expect(result.stdout).toMatch(/ {2}each\.\.\. ✓ \d+\.\ds\n/);
+  });
 });

@@ -7,6 +7,7 @@ import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import { parseWorkflow } from '../../functions/core/parse-workflow.ts';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
+import { DEFAULT_LIMITS } from '../../functions/core/limits.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { makeTempDir } from '../support/cli-process.ts';
 
@@ -127,4 +128,13 @@ describe('batch through the local host', () => {
     expect(JSON.stringify(await inner.getRun(report.run_id)).length).toBeLessThan(16 * 1024);
     expect(peakHeap - heapBefore).toBeLessThan(400 * 1024 * 1024);
   }, 60_000);
+
+  it('refuses a batch over the items limit, and a run over its item records, naming the limit and its variable', async () => {
+    const host = new LocalHost({ store, runLimits: { ...DEFAULT_LIMITS, maxBatchItems: 5, maxItemRecords: 8 } });
+    const batch = (count: number): WorkflowInput['nodes'][number] => ({ id: `b${count}`, type: 'transform', params: { expression: '$', input: '${item}' }, batch: { items: range(0, count) } });
+    const tooMany = await start(host, { nodes: [batch(6)] });
+    expect(tooMany.errors[0]).toMatchObject({ code: 'BATCH_ITEM_LIMIT', fixable: false, message: expect.stringContaining('6 batch items, over the limit (FLOWMEND_MAX_BATCH_ITEMS=5)') });
+    const overRun = await start(host, { nodes: [batch(5), batch(4)], edges: [{ from: 'b5', to: 'b4' }] });
+    expect(overRun.errors[0]).toMatchObject({ node_id: 'b4', code: 'ITEM_RECORD_LIMIT', message: expect.stringContaining('(FLOWMEND_MAX_ITEM_RECORDS=8)') });
+  });
 });
