@@ -94,10 +94,11 @@ describe('batch through the local host', () => {
     expect(report).toMatchObject({ success: true, status: 'succeeded' });
     expect(report.result.handled).toBe(1);
     expect(report.result.first).toMatchObject({ count: 4, success_count: 3, error_count: 1, errors: [{ index: 2, message: expect.stringContaining('no three') }] });
-    expect((report.result.first as { results: unknown[] }).results.map((r) => (r as { stdout?: string } | null)?.stdout ?? null)).toEqual(['10', '20', null, '40']);
-    const second = report.result.second as { results: ({ result: string } | null)[]; error_count: number; errors: { index: number; message: string }[] };
-    expect(second.results, JSON.stringify(second)).toEqual([{ result: '10!' }, { result: '20!' }, null, { result: '40!' }]);
-    expect(second.errors).toEqual([{ index: 2, message: expect.stringContaining('first.results[2].stdout') }]);
+    // pflow's shape: a failed item's result holds its outputs and its error.
+    const firstResults = (report.result.first as { results: { stdout: string; exit_code: number; error?: string }[] }).results;
+    expect(firstResults.map((r) => r.stdout)).toEqual(['10', '20', '', '40']);
+    expect(firstResults[2]).toMatchObject({ exit_code: 1, error: expect.stringContaining('no three') });
+    expect(report.result.second).toMatchObject({ count: 4, error_count: 0, results: [{ result: '10!' }, { result: '20!' }, { result: '!' }, { result: '40!' }] });
     expect(report.steps.filter((s) => s.node_id === 'first').map((s) => s.action)).toEqual(['error']);
   });
 

@@ -254,8 +254,9 @@ export const recordChunk = async (step: Advance, input: Extract<AdvanceInput, { 
 };
 
 /**
- * The batch's own record: pflow's outputs (`results` in input order, null for an item that failed or did
- * not run; counts; every failed item's index and message), read from the item records. A fail-fast batch
+ * The batch's own record: pflow's outputs (`results` in input order, a failed item's with its `error`,
+ * null for an item a fail-fast batch did not run; counts; every failed item's index and message), read
+ * from the item records. A fail-fast batch
  * with a failed item fails like a node (error edge, repair or fail); a `continue` batch with failed items
  * takes its `error` edge when it has one, else goes on by `default`.
  */
@@ -272,8 +273,14 @@ const finishBatch = async (step: Advance, batch: BatchState, count: number): Pro
     for (const r of await deps.store.getRecords(run.runId, seqs)) {
       const index = r.seq - batch.range.base;
       keys[index] = r.cacheKey;
-      if (r.status === 'completed') results[index] = r.outputs ?? {};
-      else errors.push({ index, message: itemMessage(r) });
+      if (r.status === 'completed') {
+        results[index] = r.outputs ?? {};
+        continue;
+      }
+      // pflow's shape: a failed item's result is its outputs with the error beside them.
+      const message = itemMessage(r);
+      results[index] = { ...(r.outputs ?? {}), error: message };
+      errors.push({ index, message });
     }
   }
   errors.sort((a, b) => a.index - b.index);
