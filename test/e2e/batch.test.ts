@@ -138,4 +138,22 @@ describe('batch through the local host', () => {
     const overRun = await start(host, { nodes: [batch(5), batch(4)], edges: [{ from: 'b5', to: 'b4' }] });
     expect(overRun.errors[0]).toMatchObject({ node_id: 'b4', code: 'ITEM_RECORD_LIMIT', message: expect.stringContaining('(FLOWMEND_MAX_ITEM_RECORDS=8)') });
   });
+
+  it('runs a parallel batch max_concurrent items at a time (the Map honours its width), a sequential one item at a time', async () => {
+    const host = new LocalHost({ store });
+    const overlap = async (batch: Record<string, unknown>): Promise<number> => {
+      const log = join(makeTempDir('batch-width'), 'log');
+      const report = await start(host, { nodes: [{ id: 'w', type: 'shell', params: { command: `echo + >> ${log}; sleep 0.1; echo - >> ${log}` }, batch: { items: range(0, 4), ...batch } }] });
+      expect(report.success).toBe(true);
+      let now = 0;
+      let most = 0;
+      for (const mark of readFileSync(log, 'utf8').split('\n').filter(Boolean)) {
+        now += mark === '+' ? 1 : -1;
+        most = Math.max(most, now);
+      }
+      return most;
+    };
+    expect(await overlap({ parallel: true, max_concurrent: 2 })).toBe(2);
+    expect(await overlap({})).toBe(1);
+  });
 });
