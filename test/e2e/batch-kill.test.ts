@@ -78,6 +78,6 @@ describe('a parallel batch killed with SIGKILL mid-way', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('  each... 2/4\n');
     expect(result.stdout).toContain('  each... 4/4 (1 failed)\n');
-    expect(result.stdout).toMatch(/ {2}each\.\.\. ✓ \d+\.\ds\n/);
+    expect(result.stdout).toMatch(/ {2}each\.\.\. 4\/4 \(1 failed\)\n {2}each\.\.\. ✓ \d+\.\ds\n/);
   });
 });

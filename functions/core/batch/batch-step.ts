@@ -249,7 +249,11 @@ export const recordChunk = async (step: Advance, input: Extract<AdvanceInput, { 
   });
   const node = step.node(batch.nodeId);
   const failFast = configOf(node).error_handling === 'fail_fast';
-  if ((failFast && batch.errorCount > 0) || batch.next >= batch.range.count) return finishBatch(step, batch, batch.range.count);
+  if ((failFast && batch.errorCount > 0) || batch.next >= batch.range.count) {
+    // The last progress event goes out before the batch's final record, so progress reads in order.
+    await step.writes.commit({ flushAll: false });
+    return finishBatch(step, batch, batch.range.count);
+  }
   return nextChunk(step);
 };
 

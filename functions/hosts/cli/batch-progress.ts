@@ -16,15 +16,16 @@ export const batchProgressLine = (nodeId: string, data: Partial<BatchProgress> |
 /** Lines per batch a terminal gets at most (a 10,000-item batch must not print 10,000 lines). */
 const LINES_PER_BATCH = 20;
 
-/** Lets a batch's progress through about every 1/20th of its items, and always its first and last line. */
+/** Lets a batch's progress through about every 1/20th of its items, and always its last line. */
 export class BatchProgressThrottle {
   private readonly last = new Map<string, number>();
 
   due(nodeId: string, data: BatchProgress): boolean {
+    if (data.done === 0) return false;
     const before = this.last.get(nodeId);
     const step = Math.max(1, Math.ceil(data.total / LINES_PER_BATCH));
     if (before !== undefined && data.done !== data.total && data.done - before < step) return false;
-    if (before === data.done && data.done !== 0) return false;
+    if (before === data.done) return false;
     this.last.set(nodeId, data.done);
     return true;
   }
