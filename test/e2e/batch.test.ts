@@ -156,4 +156,14 @@ describe('batch through the local host', () => {
     expect(await overlap({ parallel: true, max_concurrent: 2 })).toBe(2);
     expect(await overlap({})).toBe(1);
   });
+
+  it('max_retries: a failed item runs again, up to max_retries tries in all, before it counts as failed', async () => {
+    const host = new LocalHost({ store });
+    const dir = makeTempDir('batch-retries');
+    // Item 1 fails on its first try only; item 2 fails on every try.
+    const command = `echo x >> ${dir}/\${__index__}; test \${item} != 2 || exit 2; test \${item} != 1 || test $(wc -l < ${dir}/\${__index__}) -ge 2`;
+    const report = await start(host, { nodes: [{ id: 'r', type: 'shell', params: { command }, batch: { items: [0, 1, 2], max_retries: 3, error_handling: 'continue' } }], outputs: { r: { source: '${r}' } } });
+    expect(report.result.r).toMatchObject({ success_count: 2, error_count: 1, errors: [{ index: 2 }] });
+    expect([0, 1, 2].map((i) => readFileSync(join(dir, String(i)), 'utf8').split('\n').filter(Boolean).length)).toEqual([1, 2, 3]);
+  });
 });

@@ -30,6 +30,8 @@ export const BatchStateSchema = z.object({
   replayedCount: z.number().int().nonnegative(),
   errors: z.array(ItemErrorSchema),
   cacheKey: z.string(),
+  /** Failed items with tries left (`max_retries`), dispatched again before new items, at the same record slot. */
+  retry: z.array(z.object({ index: z.number().int().nonnegative(), attempt: z.number().int().positive() })).optional(),
   sideEffects: z.boolean(),
   startedAt: z.number(),
   repaired: z.boolean().optional(),
@@ -37,5 +39,10 @@ export const BatchStateSchema = z.object({
 export type BatchState = z.infer<typeof BatchStateSchema>;
 
 /** Marks a node record as one item of a batch (the batch's record seq and the item's index). */
-export const ItemOfSchema = z.object({ batchSeq: z.number().int().positive(), index: z.number().int().nonnegative() });
+export const ItemOfSchema = z.object({
+  batchSeq: z.number().int().positive(),
+  index: z.number().int().nonnegative(),
+  /** Which try of the item this is (pflow's `max_retries` tries in all); 1 when absent. */
+  attempt: z.number().int().positive().optional(),
+});
 export type ItemOf = z.infer<typeof ItemOfSchema>;

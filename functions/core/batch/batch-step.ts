@@ -10,7 +10,7 @@ import type { AdvanceInput, AdvanceOutcome, BatchItemSpec } from '../state-io.ts
 import { TemplateResolutionError } from '../templates.ts';
 import { type BatchConfig, batchWidth } from './batch-config.ts';
 import { itemContext, resolveItems, withIndex } from './batch-items.ts';
-import { type BatchState, type ItemRange, MAX_LISTED_ITEM_ERRORS } from './batch-state.ts';
+import { type BatchState, type ItemOf, type ItemRange, MAX_LISTED_ITEM_ERRORS } from './batch-state.ts';
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
 
@@ -137,6 +137,15 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
   let bytes = 0;
   let previous = new Map<number, NodeRecord>();
   let windowEnd = -1;
+  while ((batch.retry ?? []).length > 0 && specs.length < width && !(failFast && batch.errorCount > 0)) {
+    const [again, ...rest] = batch.retry ?? [];
+    if (!again) break;
+    batch.retry = rest;
+    // Its params resolved the first time; they are resolved again the same way.
+    const params = itemParams(step, node, nodes, config, items, again.index);
+    const item = { batchSeq: batch.seq, index: again.index, attempt: again.attempt };
+    specs.push(await dispatchSpec(step, node, batch.range.base + again.index, params, computeCacheKey(node.type, params), item));
+  }
   while (batch.next < items.length && specs.length < width && bytes < CHUNK_PAYLOAD_BYTES && !(failFast && batch.errorCount > 0)) {
     const index = batch.next;
     if (batch.previous && index > windowEnd && index < batch.previous.count) {
@@ -198,7 +207,7 @@ const countItem = (batch: BatchState, index: number, record: NodeRecord | undefi
 };
 
 /** What one item's runner gets: the node spec a single node would get, params by reference when large. */
-const dispatchSpec = async (step: Advance, node: WorkflowNode, seq: number, params: Record<string, unknown>, cacheKey: string, item: { batchSeq: number; index: number }): Promise<BatchItemSpec> => {
+const dispatchSpec = async (step: Advance, node: WorkflowNode, seq: number, params: Record<string, unknown>, cacheKey: string, item: ItemOf): Promise<BatchItemSpec> => {
   const { run, deps, ir } = step;
   const spec = deps.catalog.get(node.type);
   const blobs = deps.blobs;
@@ -225,8 +234,15 @@ export const recordChunk = async (step: Advance, input: Extract<AdvanceInput, { 
   const records = new Map((await deps.store.getRecords(run.runId, input.items.map((i) => i.seq))).map((r) => [r.seq, r]));
   const missing: NodeRecord[] = [];
   const now = deps.now();
+  const maxTries = configOf(step.node(batch.nodeId)).max_retries;
   for (const { seq, item } of input.items) {
     let record = records.get(seq);
+    const attempt = item.attempt ?? 1;
+    if (record?.status === 'failed' && attempt < maxTries) {
+      // pflow's max_retries: the item runs again (its record is overwritten by the next try's).
+      batch.retry = [...(batch.retry ?? []), { index: item.index, attempt: attempt + 1 }];
+      continue;
+    }
     if (!record) {
       // The Map failed before this item's record was written (its error is the Map's).
       const why = input.error ? `${input.error.Error}: ${input.error.Cause ?? ''}` : 'no result was recorded';
@@ -249,7 +265,7 @@ export const recordChunk = async (step: Advance, input: Extract<AdvanceInput, { 
   });
   const node = step.node(batch.nodeId);
   const failFast = configOf(node).error_handling === 'fail_fast';
-  if ((failFast && batch.errorCount > 0) || batch.next >= batch.range.count) {
+  if ((failFast && batch.errorCount > 0) || (batch.next >= batch.range.count && (batch.retry ?? []).length === 0)) {
     // The last progress event goes out before the batch's final record, so progress reads in order.
     await step.writes.commit({ flushAll: false });
     return finishBatch(step, batch, batch.range.count);
