@@ -166,4 +166,16 @@ describe('batch through the local host', () => {
     expect(report.result.r).toMatchObject({ success_count: 2, error_count: 1, errors: [{ index: 2 }] });
     expect([0, 1, 2].map((i) => readFileSync(join(dir, String(i)), 'utf8').split('\n').filter(Boolean).length)).toEqual([1, 2, 3]);
   });
+
+  it('an item whose templates do not resolve fails alone, before it runs, with the template named', async () => {
+    const host = new LocalHost({ store });
+    const report = await start(host, {
+      nodes: [{ id: 't', type: 'transform', params: { expression: '$uppercase($)', input: '${item.name}' }, batch: { items: [{ name: 'a' }, { other: 1 }, { name: 'c' }], error_handling: 'continue' } }],
+      outputs: { t: { source: '${t}' } },
+    });
+    expect(report.result.t).toMatchObject({
+      results: [{ result: 'A' }, { error: expect.stringContaining('${item.name}') }, { result: 'C' }],
+      errors: [{ index: 1, message: expect.stringContaining("'name'") }],
+    });
+  });
 });
