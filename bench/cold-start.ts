@@ -9,7 +9,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { ESM_REQUIRE_SHIM, LAMBDA_NODE_TARGET } from '../infra/bundle-options.ts';
+import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET } from '../infra/bundle-options.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SOURCE_MAPS = process.env.BENCH_SOURCE_MAPS === '1';
@@ -17,7 +17,7 @@ const lambdaDir = fileURLToPath(new URL('../functions/hosts/lambda/', import.met
 const handlers = readdirSync(lambdaDir)
   .filter((f) => f.endsWith('.ts'))
   .map((f) => f.replace(/\.ts$/, ''))
-  .filter((name) => !['aws-deps', 'run-node'].includes(name) && !name.endsWith('-deps'));
+  .filter((name) => !['aws-deps', 'run-node', 'lambda-credentials'].includes(name) && !name.endsWith('-deps'));
 
 /** What the stack puts in each function's environment (values that need no network to build clients). */
 const FAKE_ENV = {
@@ -78,6 +78,7 @@ try {
       minify: true,
       sourcemap: SOURCE_MAPS,
       banner: { js: ESM_REQUIRE_SHIM },
+      alias: { ...LAMBDA_ALIASES },
       logLevel: 'error',
     });
     const kb = statSync(outfile).size / 1024;

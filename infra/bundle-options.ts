@@ -16,3 +16,12 @@ export const LAMBDA_NODE_TARGET = 'node24';
  * Stacks name minified functions; the messages and the run's own events say what failed.
  */
 export const LAMBDA_SOURCE_MAP = false;
+
+/**
+ * Modules replaced in every Lambda bundle (esbuild `alias`; paths from the project root, where
+ * bundling runs). The SDK's node credential chain becomes the environment provider Lambda needs
+ * (functions/hosts/lambda/lambda-credentials.ts says why): 100 KB less in each bundle.
+ */
+export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
+  '@aws-sdk/credential-provider-node': './functions/hosts/lambda/lambda-credentials.ts',
+};

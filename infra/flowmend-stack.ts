@@ -19,6 +19,7 @@ import { RunStateMachine } from './constructs/run-state-machine.ts';
 import { RunTable } from './constructs/run-table.ts';
 import { RunSchedules } from './constructs/schedules.ts';
 import { grantRunControl } from './run-control-grants.ts';
+import { grantSecretInputs } from './secret-input-grants.ts';
 import { type FlowmendSettings, type FlowmendStackProps, resolveSettings, toRemovalPolicy } from './props.ts';
 
 /**
@@ -113,6 +114,8 @@ export class FlowmendStack extends Stack {
     );
     const llmRunner = runners.llm;
     if (llmRunner !== undefined) anthropicKey.grantRead(llmRunner);
+    // Secret inputs are read by the runner that uses them, at use: only those under the prefix.
+    if (settings.secretInputPrefix !== '') for (const fn of Object.values(runners)) grantSecretInputs(fn, settings.secretInputPrefix);
 
     // Watcher events (EventBridge, log subscription) are asynchronous: what cannot be delivered or handled is kept here.
     const deadLetters = new sqs.Queue(this, 'WatcherDeadLetters', {
@@ -191,6 +194,8 @@ export class FlowmendStack extends Stack {
       }
       acknowledgeNag(apiFn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.stackName}/*]`,
         'schedules are named after workflows registered at run time: the grant is the stack\'s own schedule group');
+      acknowledgeNag(apiFn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:events:<AWS::Region>:<AWS::AccountId>:rule/${this.stackName}-*]`,
+        'rules (scheduleMode rules) are named after workflows registered at run time: the grant is the rules named with the stack\'s prefix');
     }
     this.api = new FlowmendApi(this, 'RestApi', { handler: apiFn, auth: settings.apiAuth, throttle: { rateLimit: 50, burstLimit: 100 } });
     new CfnOutput(this, 'RestApiId', { value: this.api.api.restApiId, description: 'LocalStack serves the API at <endpoint>/restapis/<id>/v1/_user_request_/' });

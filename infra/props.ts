@@ -33,8 +33,17 @@ export const FlowmendSettingsSchema = z.object({
   apiAuth: z.enum(['iam', 'apiKey']).default('iam'),
   /** EventBridge Scheduler (default), or EventBridge rules (cron/rate in UTC only) where Scheduler does not fire, as on LocalStack. */
   scheduleMode: z.enum(['scheduler', 'rules']).default('scheduler'),
+  /**
+   * Where secret inputs (`"from": "secretsmanager:NAME"` or `"ssm:NAME"`) may be read from: the runner
+   * Lambdas may read Secrets Manager secrets and SSM parameters whose names start with it, and no others.
+   * Empty: they may read none.
+   */
+  secretInputPrefix: z.string().regex(/^([A-Za-z0-9_+=.@-]+\/)*$/, 'a path prefix ending in / (e.g. flowmend/inputs/), or empty').default('flowmend/inputs/'),
   /** SNS topic that the failed-execution alarms notify, if any. */
   alarmTopicArn: z.string().startsWith('arn:').optional(),
+}).refine((s) => s.secretInputPrefix === '' || !s.anthropicSecretName.startsWith(s.secretInputPrefix), {
+  message: 'the Anthropic key must not be under secretInputPrefix: every runner (shell included) may read what is there',
+  path: ['secretInputPrefix'],
 });
 export type FlowmendSettings = z.infer<typeof FlowmendSettingsSchema>;
 export type FlowmendSettingsInput = z.input<typeof FlowmendSettingsSchema>;

@@ -3,6 +3,7 @@ import {
   blobMarker,
   blobRefIn,
   MAX_INLINE_OUTPUT_BYTES,
+  runResultBlobKey,
   stepBlobKey,
   utf8Length,
 } from '../core/index.ts';
@@ -14,7 +15,8 @@ import { commitAdvance } from '../core/index.ts';
 /**
  * A RunStore whose step records keep large outputs as blobs: `putRecord` stores outputs over
  * `MAX_INLINE_OUTPUT_BYTES` (or already uploaded by a runner) as a reference, and every read puts
- * the outputs back, so the engine never sees a reference.
+ * the outputs back, so the engine never sees a reference. A run's result (its declared outputs,
+ * which may repeat several large node outputs) goes the same way out of the run item.
  */
 export class BlobOffloadRunStore implements RunStore {
   constructor(
@@ -30,7 +32,8 @@ export class BlobOffloadRunStore implements RunStore {
     return this.inner.putRecords(await Promise.all(steps.map((step) => this.offload(step))));
   }
   async commitAdvance(commit: AdvanceCommit): Promise<void> {
-    return commitAdvance(this.inner, { ...commit, records: await Promise.all(commit.records.map((step) => this.offload(step))) });
+    const [records, run] = await Promise.all([Promise.all(commit.records.map((step) => this.offload(step))), this.offloadResult(commit.run)]);
+    return commitAdvance(this.inner, { ...commit, records, run });
   }
   async getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]> {
     return Promise.all((await this.inner.getRecords(runId, seqs)).map((step) => this.restore(step)));
@@ -39,11 +42,12 @@ export class BlobOffloadRunStore implements RunStore {
     return Promise.all((await this.inner.listRecords(runId)).map((step) => this.restore(step)));
   }
 
-  putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {
-    return this.inner.putRun(run, condition);
+  async putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {
+    return this.inner.putRun(await this.offloadResult(run), condition);
   }
-  getRun(runId: string): Promise<RunItem | undefined> {
-    return this.inner.getRun(runId);
+  async getRun(runId: string): Promise<RunItem | undefined> {
+    const run = await this.inner.getRun(runId);
+    return run === undefined ? undefined : this.restoreResult(run);
   }
   putIrVersion(item: IrVersionItem): Promise<void> {
     return this.inner.putIrVersion(item);
@@ -57,8 +61,25 @@ export class BlobOffloadRunStore implements RunStore {
   listEvents(runId: string, afterKey?: string): Promise<RunEvent[]> {
     return this.inner.listEvents(runId, afterKey);
   }
-  listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {
-    return this.inner.listRuns(options);
+  async listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {
+    return Promise.all((await this.inner.listRuns(options)).map((run) => this.restoreResult(run)));
+  }
+
+  private async offloadResult(run: RunItem): Promise<RunItem> {
+    if (run.outputs === undefined || blobRefIn(run.outputs) !== undefined) return run;
+    const body = JSON.stringify(run.outputs);
+    if (utf8Length(body) <= this.maxInlineBytes) return run;
+    const ref = await this.blobs.put(runResultBlobKey(run.runId), body);
+    return { ...run, outputs: blobMarker(ref) };
+  }
+
+  private async restoreResult(run: RunItem): Promise<RunItem> {
+    const ref = blobRefIn(run.outputs);
+    if (ref === undefined) return run;
+    if (ref.key !== runResultBlobKey(run.runId)) {
+      throw new InvalidInputError(`run ${run.runId} refers to blob ${ref.key} for its result, not its own ${runResultBlobKey(run.runId)}`, { details: { runId: run.runId, key: ref.key } });
+    }
+    return { ...run, outputs: JSON.parse(await this.blobs.get(ref)) as Record<string, unknown> };
   }
 
   private async offload(step: NodeRecord): Promise<NodeRecord> {

@@ -89,7 +89,7 @@ export class DynamoItemCodec {
 
   runItem(run: RunItem): Item {
     // As JSON, only what conditions read stays an attribute.
-    const conditioned = { seq: run.seq, ...(run.owner ? { owner: { id: run.owner.id } } : {}) };
+    const conditioned = { seq: run.seq, eventSeq: run.eventSeq, ...(run.owner ? { owner: { id: run.owner.id } } : {}) };
     return this.encode(run.runId, 'run item', this.runKey(run.runId), this.json ? conditioned : run, {
       ...(this.json ? { [BODY]: JSON.stringify(run) } : {}),
       [GSI.byWorkflow.pk]: workflowGsiPk(run.workflowName),

@@ -82,6 +82,16 @@ export class DynamoRunStore implements RunStore {
       names['#seq'] = 'seq';
       values[':seq'] = condition.seq;
     }
+    if (condition.eventSeq !== undefined) {
+      // eventSeq defaults to 0, so an item written without it has 0.
+      parts.push(condition.eventSeq === 0 ? '(attribute_not_exists(#eventSeq) OR #eventSeq = :eventSeq)' : '#eventSeq = :eventSeq');
+      names['#eventSeq'] = 'eventSeq';
+      values[':eventSeq'] = condition.eventSeq;
+      if (condition.eventSeq === 0 && !condition.notExists && condition.ownerId === undefined && condition.seq === undefined) {
+        parts.push('attribute_exists(#pk)');
+        names['#pk'] = TABLE_KEYS.pk;
+      }
+    }
     const guard = parts.length > 0 ? { expression: parts.join(' AND '), names, values } : undefined;
     await this.put(key, item, guard, () => {
       const wanted = Object.entries(condition).map(([k, v]) => `${k}=${String(v)}`).join(', ');

@@ -22,9 +22,12 @@ export interface SchedulerTarget {
   roleArn: string;
 }
 
-/** What a schedule sends (a `ScheduledStartEvent` once Scheduler fills in `scheduledTime` at each fire). */
-export const scheduleInput = (schedule: Schedule): string =>
-  JSON.stringify({ workflowName: schedule.workflowName, params: schedule.params, scheduledTime: SCHEDULER_TIME_PLACEHOLDER });
+/**
+ * What a schedule sends (a `ScheduledStartEvent` once the service fills in `scheduledTime` at each fire):
+ * Scheduler's own placeholder by default, an input transformer's `<time>` for EventBridge rules.
+ */
+export const scheduleInput = (schedule: Schedule, timePlaceholder: string = SCHEDULER_TIME_PLACEHOLDER): string =>
+  JSON.stringify({ workflowName: schedule.workflowName, params: schedule.params, scheduledTime: timePlaceholder });
 
 /**
  * Mirrors the registry's schedules as EventBridge Scheduler schedules (the API's `ScheduleSync` on AWS):

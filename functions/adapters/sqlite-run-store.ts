@@ -49,6 +49,8 @@ type Statements = ReturnType<typeof prepare>;
 const prepare = (db: Database.Database) => ({
   getRun: db.prepare<[string], Row>('SELECT body FROM runs WHERE run_id = ?'),
   runGuard: db.prepare<[string], { seq: number; owner_id: string | null }>('SELECT seq, owner_id FROM runs WHERE run_id = ?'),
+  // Only a takeover asks for it (start-once): it parses the body, so the per-step guard above does not.
+  runEventSeq: db.prepare<[string], { event_seq: number | null }>("SELECT json_extract(body, '$.eventSeq') AS event_seq FROM runs WHERE run_id = ?"),
   putRun: db.prepare(
     `INSERT INTO runs (run_id, workflow_name, created_at, seq, owner_id, body) VALUES (@runId, @workflowName, @createdAt, @seq, @ownerId, @body)
      ON CONFLICT (run_id) DO UPDATE SET workflow_name = excluded.workflow_name, created_at = excluded.created_at,
@@ -206,6 +208,9 @@ export class SqliteRunStore implements RunStore {
     if (condition.notExists && current) failed.push('it already exists');
     if (condition.ownerId !== undefined && current?.owner_id !== condition.ownerId) failed.push(`its owner is not ${condition.ownerId}`);
     if (condition.seq !== undefined && current?.seq !== condition.seq) failed.push(`its seq is not ${condition.seq}`);
+    if (condition.eventSeq !== undefined && (current === undefined || (this.sql.runEventSeq.get(run.runId)?.event_seq ?? 0) !== condition.eventSeq)) {
+      failed.push(`its eventSeq is not ${condition.eventSeq}`);
+    }
     if (failed.length > 0) {
       throw new StaleRunError(`run ${run.runId} was moved on by another writer (${failed.join(', ')})`, { details: { runId: run.runId, ...condition } });
     }

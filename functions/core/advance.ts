@@ -3,7 +3,7 @@ import { computeCacheKey } from './cache-key.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { errorSignature } from './error-signature.ts';
 import { InvalidInputError } from './errors.ts';
-import { mustContinueBefore, REPAIR_MAX_S } from './execution-limits.ts';
+import { mustContinueBefore, REPAIR_MAX_S, repairWorstCaseS, runnerWorstCaseS } from './execution-limits.ts';
 import { FILE_NODE_TYPES } from './file-node-types.ts';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES } from './limits.ts';
 import { MCP_TYPE } from './mcp-servers.ts';
@@ -119,7 +119,7 @@ export class Advance {
       return this.templateFailure(node, visit, error);
     }
     const timeoutS = spec.timeoutS(params);
-    if (mustContinueBefore(this.deps.executionLimits, this.exec, this.run.mode, this.deps.now(), timeoutS)) {
+    if (mustContinueBefore(this.deps.executionLimits, this.exec, this.run.mode, this.deps.now(), runnerWorstCaseS(timeoutS))) {
       this.writes.event('execution_continued', { nodeId, message: `continuing as a new execution after ${this.exec.advances} steps` });
       // Without a cursor (right after a walk) the next execution must walk again to find its place.
       if (!this.run.cursor) this.run.needsWalk = true;
@@ -227,7 +227,7 @@ export class Advance {
       return this.fail({ ...error, message: `${error.message}\n(${tried})`, details: { ...error.details, repairAttempts: run.repairAttempts } });
     }
     // A repair may take REPAIR_MAX_S: an Express execution without that much time left hands it to a new one.
-    if (mustContinueBefore(this.deps.executionLimits, this.exec, run.mode, this.deps.now(), REPAIR_MAX_S)) {
+    if (mustContinueBefore(this.deps.executionLimits, this.exec, run.mode, this.deps.now(), repairWorstCaseS(REPAIR_MAX_S))) {
       run.repairDue = error;
       this.writes.event('execution_continued', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: `continuing as a new execution before repair, after ${this.exec.advances} steps` });
       await this.writes.commit();

@@ -51,6 +51,9 @@ export const BLOB_PREFIX = 'runs/';
 /** The one blob key of a step's outputs, so a reference can be checked against the record holding it. */
 export const stepBlobKey = (runId: string, seq: number): string => `${BLOB_PREFIX}${runId}/steps/${seq}.json`;
 
+/** The one blob key of a run's result (its declared outputs), when it is too large for the run item. */
+export const runResultBlobKey = (runId: string): string => `${BLOB_PREFIX}${runId}/result.json`;
+
 export const utf8Length = (text: string): number => new TextEncoder().encode(text).byteLength;
 
 export const blobRefOf = (key: string, body: string): BlobRef => ({

@@ -1,4 +1,4 @@
-import { ENGINE_RETRY, type RetryPolicy, TRANSIENT_RETRY } from './retry-policy.ts';
+import { ENGINE_RETRY, LAMBDA_SERVICE_RETRY, type RetryPolicy, TRANSIENT_RETRY } from './retry-policy.ts';
 
 /**
  * The one state machine definition (DESIGN section 6), JSONPath only because the local interpreter
@@ -68,14 +68,6 @@ export const CONTINUE_RETRY_ERRORS = [
 /** A retried start whose first try did start the execution: the name is taken, the run goes on there. */
 export const CONTINUE_ALREADY_STARTED = 'StepFunctions.ExecutionAlreadyExistsException';
 
-/** Lambda platform hiccups worth retrying on any Task (never seen locally). */
-const LAMBDA_SERVICE_ERRORS = [
-  'Lambda.ServiceException',
-  'Lambda.AWSLambdaException',
-  'Lambda.SdkClientException',
-  'Lambda.TooManyRequestsException',
-];
-
 export const STATE = {
   advance: 'Advance',
   route: 'Route',
@@ -100,8 +92,6 @@ export const recordItemStateName = (nodeType: string): string => `Record${runner
 export const runnerStateName = (nodeType: string): string =>
   `Run${nodeType.replace(/(^|[-_])([a-z0-9])/g, (_m, _sep: string, c: string) => c.toUpperCase())}`;
 
-const serviceRetry = { ErrorEquals: LAMBDA_SERVICE_ERRORS, IntervalSeconds: 1, MaxAttempts: 3, BackoffRate: 2 };
-
 /** An ASL Retry from one of our policies, whose error lists come from the error classes (retry-policy.ts). */
 const retryOf = (policy: RetryPolicy) => ({
   ErrorEquals: [...policy.errors],
@@ -109,6 +99,9 @@ const retryOf = (policy: RetryPolicy) => ({
   MaxAttempts: policy.maxAttempts,
   BackoffRate: policy.backoffRate,
 });
+
+/** Lambda platform hiccups worth retrying on any Task (never seen locally). */
+const serviceRetry = retryOf(LAMBDA_SERVICE_RETRY);
 
 export type AslDefinition = { Comment: string; StartAt: string; States: Record<string, Record<string, unknown>> };
 

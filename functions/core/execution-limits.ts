@@ -1,5 +1,6 @@
 import type { Workflow } from './ir.ts';
 import type { NodeCatalog } from './node-type.ts';
+import { ENGINE_RETRY, LAMBDA_SERVICE_RETRY, type RetryPolicy, retryWaitS, TRANSIENT_RETRY } from './retry-policy.ts';
 import type { ExecCounters } from './state-io.ts';
 
 /** Limits of one execution; past them the run continues as a new execution of the same run. */
@@ -8,18 +9,58 @@ export interface ExecutionLimits {
   maxMs: number;
 }
 
+/** Events a Standard execution's history may hold; past it AWS fails the execution. */
+export const STANDARD_HISTORY_EVENTS = 25_000;
+
+/** History events of a Task state that succeeds at once: entered, scheduled, started, succeeded, exited. */
+const TASK_EVENTS = 5;
+/** Each failed try a Retry repeats adds scheduled, started and failed. */
+const RETRY_EVENTS = 3;
+/** A Choice state: entered, exited. */
+const CHOICE_EVENTS = 2;
+/** Room kept for the states that end or continue an execution (Continue, its retries, Failed, Done). */
+const HISTORY_RESERVE_EVENTS = 200;
+
+const taskEvents = (policies: readonly RetryPolicy[]): number =>
+  TASK_EVENTS + RETRY_EVENTS * policies.reduce((tries, policy) => tries + policy.maxAttempts, 0);
+
+/**
+ * History events of one engine step in the worst case the Retry policies allow: Advance (engine and
+ * service retries all used), Route, and a runner Task (runner and service retries all used; a Repair
+ * Task retries less). About 48 events, so a step count alone under-counts a retried run about fourfold.
+ */
+export const WORST_EVENTS_PER_STEP =
+  taskEvents([ENGINE_RETRY, LAMBDA_SERVICE_RETRY]) + CHOICE_EVENTS + taskEvents([TRANSIENT_RETRY, LAMBDA_SERVICE_RETRY]);
+
+/**
+ * Worst-case seconds a runner Task may hold an execution for a node of timeout `timeoutS`: every try
+ * the runner Retry allows runs to the node's timeout (a timed-out HTTP or LLM call is a TransientError,
+ * retried), plus the waits between tries of both Retry policies (service errors fail before the call,
+ * so they add their waits only).
+ */
+export const runnerWorstCaseS = (timeoutS: number): number =>
+  (1 + TRANSIENT_RETRY.maxAttempts) * timeoutS + retryWaitS(TRANSIENT_RETRY) + retryWaitS(LAMBDA_SERVICE_RETRY);
+
+/** Worst-case seconds of a Repair Task of timeout `timeoutS`: one try, and the service retries' waits. */
+export const repairWorstCaseS = (timeoutS: number): number => timeoutS + retryWaitS(LAMBDA_SERVICE_RETRY);
+
 /**
  * When a run continues as a new execution on AWS: before a node that might not end within an Express
  * execution's 5 minutes (280 s leaves room for the last Advance), and before a Standard execution's
- * history nears 25,000 events (about 13 per executed node: Advance 5, Route 2, RunNode 5, a retry more).
+ * history could reach 25,000 events with every retry of every step used (WORST_EVENTS_PER_STEP).
  */
-export const DEFAULT_EXECUTION_LIMITS: ExecutionLimits = { maxAdvances: 1_000, maxMs: 280_000 };
+export const DEFAULT_EXECUTION_LIMITS: ExecutionLimits = {
+  maxAdvances: Math.floor((STANDARD_HISTORY_EVENTS - HISTORY_RESERVE_EVENTS) / WORST_EVENTS_PER_STEP),
+  maxMs: 280_000,
+};
 
 /**
- * Longest node timeout an Express run allows. The engine starts a new execution before a node that would
- * not end within the current one, so a node must fit in a fresh 5-minute execution, with room for a retry.
+ * Longest node timeout an Express run allows: a node must fit, every retry included, in a fresh
+ * execution (the engine continues before a node that would not fit in the time left).
  */
-export const EXPRESS_MAX_NODE_TIMEOUT_S = 120;
+export const EXPRESS_MAX_NODE_TIMEOUT_S = Math.floor(
+  (DEFAULT_EXECUTION_LIMITS.maxMs / 1000 - retryWaitS(TRANSIENT_RETRY) - retryWaitS(LAMBDA_SERVICE_RETRY)) / (1 + TRANSIENT_RETRY.maxAttempts),
+);
 
 export type RunMode = 'express' | 'standard';
 
@@ -33,8 +74,9 @@ export const chooseMode = (workflow: Workflow, catalog: NodeCatalog): RunMode =>
     : 'standard';
 
 /**
- * Whether to hand over to a new execution before dispatching a node: too many steps for the
- * execution history (both kinds), or the node may not finish within the execution's time (Express).
+ * Whether to hand over to a new execution before dispatching a Task: too many steps for the
+ * execution history (both kinds), or the Task may not finish within the execution's time (Express).
+ * `worstCaseS` is the Task's time with its retries counted (`runnerWorstCaseS`, `repairWorstCaseS`).
  * An execution always dispatches at least one node, so a run cannot continue forever.
  */
 export const mustContinueBefore = (
@@ -42,11 +84,11 @@ export const mustContinueBefore = (
   exec: ExecCounters,
   mode: RunMode,
   now: number,
-  timeoutS: number,
+  worstCaseS: number,
 ): boolean => {
   if (!limits || exec.advances <= 1) return false;
   if (exec.advances >= limits.maxAdvances) return true;
   // Only Express executions have a time limit; a Standard one may run for a year.
   if (mode === 'standard') return false;
-  return now - exec.startedAt + timeoutS * 1000 > limits.maxMs;
+  return now - exec.startedAt + worstCaseS * 1000 > limits.maxMs;
 };

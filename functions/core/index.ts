@@ -3,7 +3,7 @@
 // nothing outside core (tests of core internals aside) imports a core module directly.
 
 export { commitAdvance, commitOneByOne } from './advance-commit.ts';
-export { BLOB_PREFIX, blobMarker, type BlobRef, blobRefIn, blobRefOf, type BlobStore, type BlobUpload, MAX_INLINE_OUTPUT_BYTES, type ParamsRef, stepBlobKey, utf8Length } from './blob-store.ts';
+export { BLOB_PREFIX, blobMarker, type BlobRef, blobRefIn, blobRefOf, type BlobStore, type BlobUpload, MAX_INLINE_OUTPUT_BYTES, type ParamsRef, runResultBlobKey, stepBlobKey, utf8Length } from './blob-store.ts';
 export { type CancelResult, cancelRun } from './cancel-run.ts';
 export { sampleOf } from './classify.ts';
 export { closestMatch } from './closest-match.ts';
@@ -18,7 +18,7 @@ export { prepareInputs } from './inputs.ts';
 export { type Workflow, type WorkflowInput, WorkflowSchema } from './ir.ts';
 export { openJsonText } from './json-text.ts';
 export { MemoryRunStore } from './memory-run-store.ts';
-export { type LlmUsage, makeCatalog, type NodeCatalog, type NodeRunner, type NodeTypeSpec, type RunContext, type RunnerResult } from './node-type.ts';
+export { type LlmUsage, makeCatalog, type NodeCatalog, type NodeError, type NodeRunner, type NodeTypeSpec, type RunContext, type RunnerResult } from './node-type.ts';
 export { checkRunPatch } from './patch-run.ts';
 export { prepareRun, type RunRequest, type RunSpec } from './prepare-run.ts';
 export { ProgressCursorSchema, type ProgressEvent, readProgress } from './progress-feed.ts';
@@ -31,7 +31,7 @@ export { type ClaimOptions, claimRun, createRun, DEFAULT_MAX_REPAIRS, type Inter
 export { type IrVersionItem, IrVersionItemSchema, type NodeRecord, NodeRecordSchema, type Owner, type RunEvent, RunEventSchema, RunIdSchema, type RunItem, RunItemSchema, type RunStatus, RunStatusSchema } from './run-model.ts';
 export { loadRunReport, recordsOfRun, type RunReport } from './run-report.ts';
 export { type AdvanceCommit, type RunStore, type RunWriteCondition } from './run-store.ts';
-export { type AdvanceOutcome, BatchItemSpecSchema, type ItemRecorded, RepairOutcomeSchema, type RepairReport, RunOutcomeSchema, TaskErrorSchema } from './state-io.ts';
+export { type AdvanceOutcome, BatchItemSpecSchema, type ItemRecorded, RepairOutcomeSchema, type RepairReport, type RunOutcome, RunOutcomeSchema, TaskErrorSchema } from './state-io.ts';
 export { isItemResult, recordBatchItem } from './batch/record-item.ts';
 export { BATCH_OUTPUT_KEYS, type BatchConfig, BatchConfigSchema } from './batch/batch-config.ts';
 export { copyStoredValue, sameStoredValue } from './stored-value.ts';
@@ -49,3 +49,4 @@ export { formatIssuePath } from './validation-issue.ts';
 export { DEFAULT_LIMITS, LIMIT_VARIABLES, LimitConfigError, type Limits, LimitsSchema, limitsFrom } from './limits.ts';
 export { REDACTED, Redactor } from './redactor.ts';
 export { RedactingRunStore, SECRET_INPUT_MARK } from './redacting-run-store.ts';
+export { findSecretReferences, parseSecretSource, replaceSecretReferences, resolveSecretReferences, secretReference, SECRET_SOURCE_PATTERN, type SecretResolver, type SecretService, type SecretSource } from './secret-source.ts';

@@ -1,5 +1,6 @@
 import type { InputSpec, InputType, Workflow } from './ir.ts';
 import { isInputRequired } from './ir.ts';
+import { secretReference } from './secret-source.ts';
 
 export interface InputProblem {
   input: string;
@@ -68,6 +69,13 @@ export const prepareInputs = (
   const params: Record<string, unknown> = { ...given };
   const problems: InputProblem[] = [];
   for (const [name, spec] of Object.entries(workflow.inputs) as [string, InputSpec][]) {
+    if (spec.from !== undefined) {
+      // Read by the runner at use: the run keeps where from, never the value.
+      const reference = secretReference(spec.from);
+      if (name in given && given[name] !== reference) problems.push({ input: name, message: `input '${name}' is read from ${spec.from} when a node uses it: do not pass a value` });
+      params[name] = reference;
+      continue;
+    }
     if (!(name in given)) {
       if (spec.default !== undefined) params[name] = structuredClone(spec.default);
       else if (isInputRequired(spec)) {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { BatchConfigSchema } from './batch/batch-config.ts';
+import { SECRET_SOURCE_HINT, SECRET_SOURCE_PATTERN } from './secret-source.ts';
 import { McpServersSchema } from './mcp-servers.ts';
 
 /** Declared input types, pflow's spelling variants included so pflow workflows parse unchanged. */
@@ -19,8 +20,11 @@ export const InputSpecSchema = z
     stdin: z.boolean().optional(),
     /** The value is never stored, logged or shown: a resume reads it again from FLOWMEND_SECRET_<NAME>. */
     secret: z.boolean().optional(),
+    /** A secret read at use by the node's runner, from Secrets Manager or SSM Parameter Store (see secret-source.ts). */
+    from: z.string().regex(SECRET_SOURCE_PATTERN, `"from" names where a secret input is read: ${SECRET_SOURCE_HINT}`).optional(),
   })
-  .strict();
+  .strict()
+  .refine((spec) => spec.from === undefined || spec.secret === true, { message: 'an input with "from" is a secret: add "secret": true', path: ['from'] });
 export type InputSpec = z.infer<typeof InputSpecSchema>;
 
 export const OutputSpecSchema = z

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Bounds on what a workflow and a run may use; each has a default and an environment variable. */
 export const LimitsSchema = z.object({

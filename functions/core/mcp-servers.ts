@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * One MCP server, in the shape of pflow's `mcp-servers.json` entries (the standard `mcpServers`

@@ -32,6 +32,7 @@ export class MemoryRunStore implements RunStore {
       failed.push(`its owner is not ${condition.ownerId}`);
     }
     if (condition.seq !== undefined && existing?.seq !== condition.seq) failed.push(`its seq is not ${condition.seq}`);
+    if (condition.eventSeq !== undefined && (existing === undefined || (existing.eventSeq ?? 0) !== condition.eventSeq)) failed.push(`its eventSeq is not ${condition.eventSeq}`);
     if (failed.length > 0) {
       throw new StaleRunError(`run ${run.runId} was not written: ${failed.join(', ')}`, { details: { runId: run.runId } });
     }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RunEvent, RunItem, RunStatus, NodeRecord } from './run-model.ts';
 import { recordsOfRun } from './run-report.ts';
 import type { RunStore } from './run-store.ts';

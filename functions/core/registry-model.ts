@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { WorkflowSchema } from './ir.ts';
 import { RunIdSchema } from './run-model.ts';
 

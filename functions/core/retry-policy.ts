@@ -48,5 +48,23 @@ export const TRANSIENT_RETRY: RetryPolicy = { errors: retryableErrorNames(RUNNER
 /** The ASL `Retry` of the Advance and Repair Tasks: an unavailable store, never a corrupt or oversized item. */
 export const ENGINE_RETRY: RetryPolicy = { errors: retryableErrorNames(ENGINE_ERROR_KINDS), intervalSeconds: 1, maxAttempts: 3, backoffRate: 2 };
 
+/**
+ * Lambda platform hiccups (throttling, service errors) retried on every Lambda Task. They fail before
+ * or around the call, never after the handler's own timeout, so they add waits, not whole attempts.
+ */
+export const LAMBDA_SERVICE_RETRY: RetryPolicy = {
+  errors: ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'],
+  intervalSeconds: 1,
+  maxAttempts: 3,
+  backoffRate: 2,
+};
+
+/** Seconds a Task waits between tries when every retry of a policy is used: interval * rate^i for each retry. */
+export const retryWaitS = (policy: RetryPolicy): number => {
+  let total = 0;
+  for (let i = 0; i < policy.maxAttempts; i += 1) total += policy.intervalSeconds * policy.backoffRate ** i;
+  return total;
+};
+
 /** Whether a runner error caught by the state machine is one its Retry already tried (retries exhausted). */
 export const isRetryableErrorName = (name: string): boolean => TRANSIENT_RETRY.errors.includes(name);

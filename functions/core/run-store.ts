@@ -6,6 +6,11 @@ export interface RunWriteCondition {
   ownerId?: string;
   /** The run's `seq` must be this. */
   seq?: number;
+  /**
+   * The run's `eventSeq` must be this: no step was committed since the run was read (every commit
+   * writes an event, even one that leaves `seq` alone, such as a failed validation).
+   */
+  eventSeq?: number;
   /** The run must not exist (create). */
   notExists?: boolean;
 }

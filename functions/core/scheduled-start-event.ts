@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * What a schedule sends to the scheduled-start Lambda: EventBridge Scheduler fills `scheduledTime`

@@ -47,6 +47,7 @@ const rev = z.string().optional();
  */
 /** Run a node: what a RunNode Task receives. */
 export const RunOutcomeSchema = z.object({ kind: z.literal('run'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), node: RunNodeSpecSchema });
+export type RunOutcome = z.infer<typeof RunOutcomeSchema>;
 /** Repair the run's workflow: what the Repair Task receives. */
 export const RepairOutcomeSchema = z.object({ kind: z.literal('repair'), runId: RunIdSchema, owner: z.string(), exec, rev, failedNode: z.string(), attempt: z.number().int().positive() });
 export const ContinueOutcomeSchema = z.object({ kind: z.literal('continue'), runId: RunIdSchema, owner: z.string(), exec, rev });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, rename, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { exists, failedFor, pathParam, resolveInWorkspace, WorkspaceParamSchema, WorkspacePathError } from './workspace.ts';
 

@@ -1,5 +1,5 @@
 import { rm, stat } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { failedFor, pathParam, resolveInWorkspace, WorkspaceParamSchema, WorkspacePathError } from './workspace.ts';
 

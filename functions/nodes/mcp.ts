@@ -1,33 +1,16 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import * as z from 'zod';
-import { type McpClient, withMcpClient } from '../adapters/mcp-client.ts';
+import type { McpClient } from '../adapters/mcp-client.ts';
 import { sampleOf } from '../core/index.ts';
 import { ConfigurationError, TransientError } from '../core/index.ts';
-import { MCP_TYPE, McpServerSchema } from '../core/index.ts';
 import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
+import { type McpParams, McpParamsSchema, mcpSpec } from './mcp-spec.ts';
 
-const DEFAULT_TIMEOUT_S = 60;
-
-export const McpParamsSchema = z.strictObject({
-  server: z.string({ error: 'server is required: the name of an MCP server under "mcp_servers" or in the --mcp-config file' }).min(1),
-  tool: z.string({ error: 'tool is required: the name of one tool of the server' }).min(1),
-  arguments: z.record(z.string(), z.unknown(), { error: 'arguments must be an object of the tool\'s inputs' }).default({}),
-  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive().optional(),
-  /** Reserved: the server's configuration, put here by the engine from the workflow's `mcp_servers`. */
-  __server: McpServerSchema.optional(),
-});
-export type McpParams = z.infer<typeof McpParamsSchema>;
-
-export const MCP_OUTPUT_KEYS = ['result', 'is_error', 'content'] as const;
+export { MCP_OUTPUT_KEYS, type McpParams, McpParamsSchema } from './mcp-spec.ts';
 
 export interface McpRunnerDeps {
   env?: Readonly<Record<string, string | undefined>>;
   /** false on AWS (Streamable HTTP only). */
   allowStdio?: boolean;
 }
-
-const timeoutOf = (params: Record<string, unknown>): number =>
-  typeof params.timeout_s === 'number' && params.timeout_s > 0 ? params.timeout_s : DEFAULT_TIMEOUT_S;
 
 type ContentBlock = { type: string; text?: string };
 
@@ -57,7 +40,12 @@ const inputSchemaOf = async (client: McpClient, tool: string): Promise<unknown> 
  * the tool's input schema for the repairer); other protocol errors and lost connections are
  * transient (thrown for the state machine's Retry); a command that does not exist is configuration.
  */
-const toFailure = (error: unknown, target: string, details: Record<string, unknown>, durationMs: number): RunnerResult => {
+type McpSdkTypes = typeof import('@modelcontextprotocol/sdk/types.js');
+
+/** The MCP SDK loads with the first mcp node a process runs, not with every local run (CLI start-up). */
+const loadMcpSdk = () => Promise.all([import('@modelcontextprotocol/sdk/types.js'), import('../adapters/mcp-client.ts')]);
+
+const toFailure = ({ ErrorCode, McpError }: McpSdkTypes, error: unknown, target: string, details: Record<string, unknown>, durationMs: number): RunnerResult => {
   if (error instanceof ConfigurationError || error instanceof TransientError) throw error;
   if (error instanceof McpError) {
     if (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound) {
@@ -77,12 +65,14 @@ const toFailure = (error: unknown, target: string, details: Record<string, unkno
 };
 
 export const makeMcpRunner = ({ env = process.env, allowStdio = true }: McpRunnerDeps = {}): NodeRunner<typeof McpParamsSchema> => {
-  const run = async (params: z.infer<typeof McpParamsSchema>, context: RunContext): Promise<RunnerResult> => {
+  const run = async (params: McpParams, context: RunContext): Promise<RunnerResult> => {
     const { server: serverName, tool, arguments: args, __server: server } = params;
     const target = `MCP ${serverName}/${tool}`;
     if (server === undefined) throw new ConfigurationError(`MCP server '${serverName}' is not configured: declare it under "mcp_servers" or in the --mcp-config file`);
-    const timeoutMs = timeoutOf(params) * 1000;
+    const timeoutMs = mcpSpec.timeoutS(params) * 1000;
     const details = { server: serverName, tool };
+    const [sdk, { withMcpClient }] = await loadMcpSdk();
+    const { ErrorCode, McpError } = sdk;
     const started = performance.now();
     try {
       return await withMcpClient(server, { serverName, env, allowStdio }, async (client) => {
@@ -93,7 +83,7 @@ export const makeMcpRunner = ({ env = process.env, allowStdio = true }: McpRunne
           // Bad arguments rejected by the protocol: the repairer gets the tool's schema, read while connected.
           if (!(error instanceof McpError) || error.code !== ErrorCode.InvalidParams) throw error;
           const inputSchema = await inputSchemaOf(client, tool);
-          return toFailure(error, target, { ...details, ...(inputSchema ? { input_schema: inputSchema } : {}) }, performance.now() - started);
+          return toFailure(sdk, error, target, { ...details, ...(inputSchema ? { input_schema: inputSchema } : {}) }, performance.now() - started);
         }
         const durationMs = performance.now() - started;
         const content = (Array.isArray(result.content) ? result.content : []) as ContentBlock[];
@@ -113,20 +103,11 @@ export const makeMcpRunner = ({ env = process.env, allowStdio = true }: McpRunne
         };
       });
     } catch (error) {
-      return toFailure(error, target, details, performance.now() - started);
+      return toFailure(sdk, error, target, details, performance.now() - started);
     }
   };
 
-  return {
-    type: MCP_TYPE,
-    paramsSchema: McpParamsSchema,
-    outputKeys: MCP_OUTPUT_KEYS,
-    // A tool may change the world; a node marks a read-only tool with `"side_effects": false`.
-    sideEffects: () => true,
-    timeoutS: timeoutOf,
-    capabilities: { apiResponse: true },
-    run,
-  };
+  return { ...mcpSpec, paramsSchema: McpParamsSchema, run };
 };
 
 export const mcpRunner: NodeRunner<typeof McpParamsSchema> = makeMcpRunner();

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { CappedBuffer } from './capped-buffer.ts';
 import { commandEnvironment } from './command-env.ts';
+import { DEFAULT_GROUP_DIR, endLeftoverGroup, forgetGroup, groupRecordPath, recordGroup } from './process-groups.ts';
 
 const DEFAULT_TIMEOUT_S = 60;
 const MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
@@ -43,6 +44,8 @@ export interface ShellRunnerOptions {
   readonly maxOutputBytes?: number;
   /** Names of the engine's environment variables a command sees (default: `commandEnvAllowList`). */
   readonly envAllowList?: readonly string[];
+  /** Where the process group of each running command is recorded (default: DEFAULT_GROUP_DIR). */
+  readonly groupDir?: string;
 }
 
 const timeoutOf = (params: Record<string, unknown>): number => {
@@ -116,12 +119,17 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
     const stdout = new CappedBuffer(maxBytes);
     const stderr = new CappedBuffer(maxBytes);
 
+    // A copy of this node's command that outlived a killed host would run beside the new one: end it first.
+    const groupFile = groupRecordPath(options.groupDir ?? DEFAULT_GROUP_DIR, context.runId, context.nodeId);
+    await endLeftoverGroup(groupFile);
+
     let child: ChildProcessWithoutNullStreams;
     try {
       child = spawn('/bin/sh', ['-c', params.command], { cwd: params.cwd, env, detached: true, stdio: 'pipe' });
     } catch (error) {
       return spawnFailure(params, error as NodeJS.ErrnoException, elapsed());
     }
+    const recorded = child.pid === undefined ? Promise.resolve() : recordGroup(groupFile, child.pid).catch(() => {});
 
     const finish = await new Promise<Finish>((resolve) => {
       let exited: Finish | undefined;
@@ -175,6 +183,10 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
       if (input === undefined) child.stdin.end();
       else child.stdin.end(input);
     });
+
+    // The command is over: its record must not get a later run of this node to kill what it left running on purpose.
+    await recorded;
+    await forgetGroup(groupFile);
 
     const strip = (text: string): string => (params.strip_newline ? stripOneNewline(text) : text);
     const out = strip(stdout.text());

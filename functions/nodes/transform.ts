@@ -1,21 +1,17 @@
-import jsonata from 'jsonata';
-import * as z from 'zod';
+import type jsonata from 'jsonata';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { openJsonText } from '../core/index.ts';
+import { type TransformParams, TransformParamsSchema, timeoutOf, transformSpec } from './transform-spec.ts';
 
-const DEFAULT_TIMEOUT_S = 30;
+export { type TransformParams, TransformParamsSchema } from './transform-spec.ts';
+
 const CACHE_LIMIT = 500;
 /** Nesting depth of evaluation (about 4 per recursive call): runaway recursion fails with D1011 instead of eating memory. */
 const MAX_DEPTH = 100_000;
 
-export const TransformParamsSchema = z.strictObject({
-  expression: z
-    .string({ error: 'expression is required: a JSONata expression, e.g. "items[price > 10].name"' })
-    .min(1, 'expression must not be empty'),
-  input: z.unknown().default(null),
-  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive('timeout_s must be greater than 0').optional(),
-});
-export type TransformParams = z.infer<typeof TransformParamsSchema>;
+/** JSONata loads with the first transform node a process runs, not with every local run (CLI start-up). */
+let jsonataLoaded: Promise<typeof jsonata> | undefined;
+const loadJsonata = (): Promise<typeof jsonata> => (jsonataLoaded ??= import('jsonata').then((m) => m.default));
 
 interface JsonataFailure {
   readonly code?: string;
@@ -27,7 +23,7 @@ interface JsonataFailure {
 const compiled = new Map<string, jsonata.Expression>();
 
 /** Compiles once per (expression, timeout); a loop or a long run evaluates the same expressions many times. */
-const compile = (expression: string, timeoutMs: number): jsonata.Expression => {
+const compile = (compiler: typeof jsonata, expression: string, timeoutMs: number): jsonata.Expression => {
   const key = `${timeoutMs}\u0000${expression}`;
   const hit = compiled.get(key);
   if (hit !== undefined) {
@@ -35,7 +31,7 @@ const compile = (expression: string, timeoutMs: number): jsonata.Expression => {
     compiled.set(key, hit);
     return hit;
   }
-  const expr = jsonata(expression, { timeout: timeoutMs, stack: MAX_DEPTH });
+  const expr = compiler(expression, { timeout: timeoutMs, stack: MAX_DEPTH });
   compiled.set(key, expr);
   if (compiled.size > CACHE_LIMIT) {
     const oldest = compiled.keys().next().value;
@@ -43,9 +39,6 @@ const compile = (expression: string, timeoutMs: number): jsonata.Expression => {
   }
   return expr;
 };
-
-const timeoutOf = (params: Record<string, unknown>): number =>
-  typeof params.timeout_s === 'number' && params.timeout_s > 0 ? params.timeout_s : DEFAULT_TIMEOUT_S;
 
 const describeFailure = (expression: string, raw: unknown): { message: string; details: Record<string, unknown> } => {
   const failure: JsonataFailure = typeof raw === 'object' && raw !== null ? (raw as JsonataFailure) : { message: String(raw) };
@@ -81,7 +74,7 @@ const toJson = (value: unknown): unknown => {
 const run = async (params: TransformParams): Promise<RunnerResult> => {
   const started = performance.now();
   try {
-    const expr = compile(params.expression, timeoutOf(params) * 1000);
+    const expr = compile(await loadJsonata(), params.expression, timeoutOf(params) * 1000);
     // JSON printed by an upstream node (a shell's stdout) is data here, as pflow reads it for list/dict params.
     const value: unknown = await expr.evaluate(openJsonText(params.input));
     return { kind: 'ok', outputs: { result: toJson(value) }, action: 'default', durationMs: performance.now() - started };
@@ -95,11 +88,4 @@ const run = async (params: TransformParams): Promise<RunnerResult> => {
   }
 };
 
-export const transformRunner: NodeRunner<typeof TransformParamsSchema> = {
-  type: 'transform',
-  paramsSchema: TransformParamsSchema,
-  outputKeys: ['result'],
-  sideEffects: () => false,
-  timeoutS: timeoutOf,
-  run,
-};
+export const transformRunner: NodeRunner<typeof TransformParamsSchema> = { ...transformSpec, paramsSchema: TransformParamsSchema, run };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigurationError } from '../core/index.ts';
 import type { RunnerResult } from '../core/index.ts';
 

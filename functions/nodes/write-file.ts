@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { exists, failedFor, pathParam, resolveInWorkspace, WorkspaceParamSchema, writeAtomic } from './workspace.ts';
 

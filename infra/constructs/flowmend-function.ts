@@ -7,7 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { acknowledgeNag, XRAY_REASON } from '../nag.ts';
-import { ESM_REQUIRE_SHIM, LAMBDA_NODE_TARGET, LAMBDA_SOURCE_MAP } from '../bundle-options.ts';
+import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET, LAMBDA_SOURCE_MAP } from '../bundle-options.ts';
 
 /** Path of a Lambda entry point under functions/hosts/lambda. */
 export const handlerEntry = (name: string): string =>
@@ -82,6 +82,7 @@ export class FlowmendFunction extends Construct {
         minify: true,
         sourceMap: LAMBDA_SOURCE_MAP,
         banner: ESM_REQUIRE_SHIM,
+        esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`) },
         logLevel: LogLevel.ERROR,
         // Bundle our pinned SDK versions instead of whatever the runtime ships.
         externalModules: [],

@@ -18,8 +18,9 @@ export interface RunSchedulesProps {
 /**
  * Where the schedules the API manages live, and who may fire them. In scheduler mode: a schedule
  * group and a role that EventBridge Scheduler assumes, allowed to invoke the scheduled-start Lambda
- * and nothing else. In rules mode (schedules as code only): a Lambda permission for EventBridge,
- * restricted to this account's rules named with the prefix.
+ * and nothing else. In rules mode: a Lambda permission for EventBridge,
+ * restricted to this account's rules named with the prefix (the API's, and those
+ * `ScheduledWorkflow` keeps as code).
  */
 export class RunSchedules extends Construct {
   readonly mode: ScheduleMode;
@@ -60,10 +61,21 @@ export class RunSchedules extends Construct {
     return Arn.format({ service: 'events', resource: 'rule', resourceName: `${this.name}-${suffix}`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }, Stack.of(this));
   }
 
-  /** Lets the API create, read, update and delete schedules in the group, and hand them the scheduler role (scheduler mode). */
+  /**
+   * Lets the API create, update and delete the schedules it mirrors: in scheduler mode those of the group
+   * (and pass them the scheduler role); in rules mode the rules named with this prefix, the same rules the
+   * target's permission lets invoke it (a Lambda target needs no role, so no PassRole).
+   */
   grantManage(grantee: iam.IGrantable): void {
-    // Rules are kept as code (ScheduledWorkflow) in rules mode: the API gets no EventBridge permission at all.
-    if (this.role === undefined) return;
+    if (this.role === undefined) {
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['events:PutRule', 'events:PutTargets', 'events:RemoveTargets', 'events:DeleteRule', 'events:DescribeRule'],
+          resources: [this.ruleArn('*')],
+        }),
+      );
+      return;
+    }
     const stack = Stack.of(this);
     const schedules = Arn.format(
       { service: 'scheduler', resource: 'schedule', resourceName: `${this.name}/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME },

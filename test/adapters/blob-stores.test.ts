@@ -1,8 +1,11 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatUrl } from '@aws-sdk/core/util';
+import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
+import { HttpRequest } from '@smithy/core/protocols';
+import { NodeSha256 } from '../../functions/adapters/node-sha256.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { putToUploadUrl } from '../../functions/adapters/blob-upload.ts';
 import { FileBlobStore } from '../../functions/adapters/file-blob-store.ts';
 import { S3BlobStore } from '../../functions/adapters/s3-blob-store.ts';
@@ -28,15 +31,7 @@ const stores: [string, () => BlobStore][] = [
   [
     'S3BlobStore',
     () =>
-      new S3BlobStore(
-        new S3Client({
-          endpoint: s3.endpoint,
-          forcePathStyle: true,
-          region: 'us-east-1',
-          credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
-        }),
-        BUCKET,
-      ),
+      new S3BlobStore({ bucket: BUCKET, endpoint: s3.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } }),
   ],
 ];
 
@@ -80,13 +75,7 @@ describe('FileBlobStore', () => {
 
 describe('S3BlobStore', () => {
   it('hands out presigned PUT URLs that expire, and signs its own requests', async () => {
-    const client = new S3Client({
-      endpoint: s3.endpoint,
-      forcePathStyle: true,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
-    });
-    const store = new S3BlobStore(client, BUCKET);
+    const store = new S3BlobStore({ bucket: BUCKET, endpoint: s3.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
     const url = new URL(await store.uploadUrl('runs/r2/steps/9.json', 600));
     expect(url.pathname).toBe(`/${BUCKET}/runs/r2/steps/9.json`);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('600');
@@ -94,5 +83,32 @@ describe('S3BlobStore', () => {
     await store.put('runs/r2/steps/8.json', '{}');
     expect(s3.requests.at(-1)?.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\//);
     expect(s3.objects.get(`${BUCKET}/runs/r2/steps/8.json`)).toBe('{}');
+  });
+
+  it('presigns the URLs the AWS SDK\'s S3 presigner signs for the same request (virtual-hosted on AWS, path-style on an endpoint)', async () => {
+    const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'token/with+chars=' };
+    const sdk = new S3RequestPresigner({ region: 'eu-west-3', credentials, sha256: NodeSha256 });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.UTC(2026, 10, 23, 12, 0, 0));
+    try {
+      for (const endpoint of [undefined, s3.endpoint]) {
+        const ours = new S3BlobStore({ bucket: BUCKET, region: async () => 'eu-west-3', credentials: async () => credentials, ...(endpoint ? { endpoint } : {}) });
+        const key = 'runs/run 1+x/params/7.json';
+        const url = new URL(endpoint ? `${endpoint}/${BUCKET}/runs/run%201%2Bx/params/7.json` : `https://${BUCKET}.s3.eu-west-3.amazonaws.com/runs/run%201%2Bx/params/7.json`);
+        for (const method of ['PUT', 'GET'] as const) {
+          const request = new HttpRequest({ method, protocol: url.protocol, hostname: url.hostname, ...(url.port ? { port: Number(url.port) } : {}), path: url.pathname, headers: {} });
+          const expected = formatUrl(await sdk.presign(request, { expiresIn: 960 }));
+          expect(await (method === 'PUT' ? ours.uploadUrl(key, 960) : ours.downloadUrl(key, 960))).toBe(expected);
+        }
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('reports S3 refusing a write or a read as StoreUnavailableError naming the key', async () => {
+    const store = new S3BlobStore({ bucket: BUCKET, endpoint: 'http://127.0.0.1:9', region: 'us-east-1', credentials: { accessKeyId: 'A', secretAccessKey: 'B' } });
+    await expect(store.put('runs/r3/steps/1.json', '{}')).rejects.toThrow(/runs\/r3\/steps\/1.json cannot be written/);
+    await expect(store.get(blobRefOf('runs/r3/steps/1.json', '{}'))).rejects.toThrow(/cannot be read/);
   });
 });

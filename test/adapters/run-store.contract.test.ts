@@ -96,6 +96,17 @@ describe.each([
     expect((await store.getRun(run.runId))?.seq).toBe(2);
   });
 
+  it('writes only while eventSeq is the one read: a commit that left seq alone still moves the run on', async () => {
+    const run = makeRun();
+    await expect(store.putRun(run, { eventSeq: 0 })).rejects.toBeInstanceOf(StaleRunError);
+    await store.putRun(run, { notExists: true });
+    await store.putRun({ ...run, eventSeq: 1, status: 'failed' }, { ownerId: 'owner-a', eventSeq: 0 });
+    await expect(store.putRun({ ...run, owner: { id: 'owner-b', since: NOW } }, { ownerId: 'owner-a', seq: 0, eventSeq: 0 })).rejects.toBeInstanceOf(StaleRunError);
+    expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', eventSeq: 1, owner: { id: 'owner-a' } });
+    await store.putRun({ ...run, eventSeq: 2 }, { eventSeq: 1 });
+    expect((await store.getRun(run.runId))?.eventSeq).toBe(2);
+  });
+
   it('rejects an owner or seq condition on a run that does not exist', async () => {
     const run = makeRun();
     await expect(store.putRun(run, { ownerId: 'owner-a' })).rejects.toBeInstanceOf(StaleRunError);

@@ -1,6 +1,8 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRegistryDatabase, SqliteRegistryStore } from '../../functions/adapters/sqlite-registry-store.ts';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
 import { runCli as runCliInProcess } from '../../functions/hosts/cli/commands.ts';
 import { blockingCommand, killShellGroup, killStrayChildren, makeTempDir, waitForFile, writeWorkflow } from '../support/cli-process.ts';
@@ -32,7 +34,8 @@ let serve: ServeProcess;
 let api: string;
 beforeAll(async () => {
   dir = makeTempDir('api-runs');
-  serve = await startServe(join(dir, 'state'));
+  mkdirSync(join(dir, 'ws'));
+  serve = await startServe(join(dir, 'state'), 30_000, ['--workspace', join(dir, 'ws')]);
   api = serve.url;
 });
 afterAll(async () => {
@@ -58,6 +61,26 @@ describe('flowmend serve: runs over real HTTP', () => {
     expect((report.steps as { node_id: string }[]).map((s) => s.node_id)).toEqual(['greet', 'shout']);
   });
 
+  it('runs file nodes in its --workspace (the local catalog), where the AWS API refuses them', async () => {
+    const files: WorkflowInput = {
+      ir_version: '0.1.0',
+      nodes: [
+        { id: 'w', type: 'write-file', params: { file_path: 'out/note.txt', content: 'from the API\n' } },
+        { id: 'r', type: 'read-file', params: { file_path: 'out/note.txt' } },
+      ],
+      edges: [{ from: 'w', to: 'r', action: 'default' }],
+      outputs: { text: { source: '${r.content}' } },
+    };
+    const started = await request<Started>(api, 'POST', '/runs', { body: { workflow: files } });
+    expect(started.status).toBe(202);
+    const report = await waitForRun(api, started.body.run_id);
+    expect(report).toMatchObject({ status: 'succeeded', result: { text: 'from the API\n' } });
+    expect(readFileSync(join(dir, 'ws', 'out', 'note.txt'), 'utf8')).toBe('from the API\n');
+    // A path out of the workspace is refused like in `flowmend run`.
+    const outside = await request<Started>(api, 'POST', '/runs', { body: { workflow: { nodes: [{ id: 'r', type: 'read-file', params: { file_path: '../state/flowmend.db' } }] }, repair: false } });
+    expect(await waitForRun(api, outside.body.run_id)).toMatchObject({ status: 'failed', errors: [expect.objectContaining({ message: expect.stringMatching(/outside the workspace/) })] });
+  });
+
   it('starts one run for 10 parallel POSTs with one Idempotency-Key', async () => {
     const key = `retry-${Date.now()}`;
     const answers = await Promise.all(
@@ -69,6 +92,29 @@ describe('flowmend serve: runs over real HTTP', () => {
     expect(answers.filter((a) => !a.body.replayed)).toHaveLength(1);
     expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(9);
     await waitForRun(api, [...ids][0] as string);
+  });
+
+  it('starts the run of an Idempotency-Key whose request died after claiming the key, once, on the next retry', async () => {
+    // What a serve killed between the claim and the run's write leaves: a key naming a run that does not exist.
+    const orphanRun = `20261123-000000-${Date.now().toString(16).slice(-8)}`;
+    const db = openRegistryDatabase(join(dir, 'state'));
+    try {
+      const now = Date.now();
+      const claim = await new SqliteRegistryStore(db).claimIdempotencyKey({ key: 'died-after-claim', runId: orphanRun, createdAt: now, expiresAt: now + 3_600_000 }, now);
+      expect(claim.claimed).toBe(true);
+    } finally {
+      db.close();
+    }
+    const retries = await Promise.all(
+      Array.from({ length: 3 }, () => request<Started>(api, 'POST', '/runs', { body: { workflow: hello, params: { name: 'Key' } }, headers: { 'Idempotency-Key': 'died-after-claim' } })),
+    );
+    expect(retries.map((r) => [r.status, r.body.run_id, r.body.replayed])).toEqual(Array(3).fill([202, orphanRun, true]));
+    const report = await waitForRun(api, orphanRun);
+    expect(report).toMatchObject({ status: 'succeeded', result: { loud: 'HELLO KEY' } });
+    // One run, run once: its greet node has one step.
+    expect((report.steps as { node_id: string }[]).map((s) => s.node_id)).toEqual(['greet', 'shout']);
+    const again = await request<Started>(api, 'POST', '/runs', { body: { workflow: hello }, headers: { 'Idempotency-Key': 'died-after-claim' } });
+    expect([again.body.run_id, again.body.replayed]).toEqual([orphanRun, true]);
   });
 
   it('answers bad requests with the error shape, the right 4xx and no stack', async () => {
@@ -105,6 +151,43 @@ describe('flowmend serve: runs over real HTTP', () => {
     const big = await request<{ error: { code: string } }>(api, 'POST', '/runs', { raw: JSON.stringify({ workflow: hello, params: { name: 'x'.repeat(1_100_000) } }), headers: { connection: 'close' } });
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('refuses a state-changing request from another origin (a page in the browser), and a foreign Host, but not the CLI or its own page', async () => {
+    const before = (await request<{ runs: unknown[] }>(api, 'GET', '/runs?limit=100')).body.runs.length;
+    const pages: Record<string, string>[] = [
+      { Origin: 'http://evil.example' },
+      { Origin: 'null' },
+      { 'Sec-Fetch-Site': 'cross-site' },
+      { 'Sec-Fetch-Site': 'same-site', Origin: api },
+    ];
+    for (const headers of pages) {
+      for (const [method, path] of [['POST', '/runs'], ['PUT', '/workflows/csrf'], ['POST', '/runs/nosuchrun-123/cancel'], ['DELETE', '/workflows/csrf']] as const) {
+        const answer = await request<{ error: { code: string; message: string } }>(api, method, path, { body: { workflow: hello }, headers });
+        expect({ method, path, headers, status: answer.status, code: answer.body.error.code }).toEqual({ method, path, headers, status: 403, code: 'FORBIDDEN' });
+      }
+    }
+    // A form post needs no preflight: the one a hostile page can really send.
+    const form = await fetch(`${api}/runs`, { method: 'POST', headers: { 'content-type': 'text/plain', origin: 'https://evil.example' }, body: JSON.stringify({ workflow: hello }) });
+    expect(form.status).toBe(403);
+    expect((await request<{ runs: unknown[] }>(api, 'GET', '/runs?limit=100')).body.runs.length).toBe(before);
+    // Reading stays open to other origins' GETs; the browser's same-origin policy keeps the answer from them.
+    expect((await request(api, 'GET', '/runs?limit=1', { headers: { Origin: 'http://evil.example' } })).status).toBe(200);
+    // A DNS-rebinding page reaches 127.0.0.1 under its own name, so its Origin matches its Host: the Host gives it away.
+    const port = new URL(api).port;
+    const rebound = await new Promise<number>((done, fail) =>
+      httpRequest({ host: '127.0.0.1', port, path: '/runs', headers: { host: `evil.example:${port}` } }, (res) => {
+        res.resume();
+        done(res.statusCode ?? 0);
+      }).on('error', fail).end(),
+    );
+    expect(rebound).toBe(403);
+    // Its own page (same origin, as a browser sends it) and clients that are no browser at all go through.
+    const own = await request<Started>(api, 'POST', '/runs', { body: { workflow: hello }, headers: { Origin: api, 'Sec-Fetch-Site': 'same-origin' } });
+    expect(own.status).toBe(202);
+    const cli = await request<Started>(api, 'POST', '/runs', { body: { workflow: hello } });
+    expect(cli.status).toBe(202);
+    await Promise.all([waitForRun(api, own.body.run_id), waitForRun(api, cli.body.run_id)]);
   });
 
   it('pages through runs newest first with a cursor, filtered by workflow and status', async () => {

@@ -9,6 +9,7 @@ import { MAX_INLINE_OUTPUT_BYTES, MAX_INLINE_PARAMS_BYTES } from '../../function
 import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { NodeRunner } from '../../functions/core/node-type.ts';
+import { TransientError } from '../../functions/core/errors.ts';
 import type { RunStore } from '../../functions/core/run-store.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { LocalHost, type LocalHostOptions, StepFunctionsError } from '../../functions/hosts/local/local-host.ts';
@@ -40,7 +41,21 @@ const tickRunner: NodeRunner = {
   },
 };
 
-const runners = [shellRunner, transformRunner, tickRunner];
+/** A node that times out (60 s of the clock, a TransientError) on each try until its `passOn`-th. */
+let flakyTries = 0;
+const flakyRunner: NodeRunner = {
+  ...tickRunner,
+  type: 'flaky',
+  paramsSchema: z.strictObject({ passOn: z.number() }),
+  run: async (params) => {
+    flakyTries += 1;
+    clock += 60_000;
+    if (flakyTries < (params.passOn as number)) throw new TransientError('Request timed out after 60 s');
+    return { kind: 'ok', outputs: { done: true }, action: 'default', durationMs: 0 };
+  },
+};
+
+const runners = [shellRunner, transformRunner, tickRunner, flakyRunner];
 const withBlobs = (store: RunStore) => {
   const blobs = new FileBlobStore(dir);
   return { store: new BlobOffloadRunStore(store, blobs), blobs };
@@ -121,6 +136,24 @@ describe('the Express 5-minute limit, on a clock the test drives', () => {
     expect(h.lastDeath).toBeUndefined();
   });
 
+  it('counts a node\'s retries: a node whose every try may time out gets a fresh execution when its retries would not fit', async () => {
+    flakyTries = 0;
+    // 70 s, then a 60 s node that needs all 4 tries: 60 s fits in what is left, its 4 x 60 s + waits do not.
+    const retried: WorkflowInput = {
+      nodes: [
+        { id: 'first', type: 'tick', params: { seconds: 70 } },
+        { id: 'flaky', type: 'flaky', params: { passOn: 4 } },
+      ],
+      edges: [{ from: 'first', to: 'flaky' }],
+    };
+    const h = host({ store: new MemoryRunStore() });
+    const report = await run(h, retried);
+    expect(h.lastDeath).toBeUndefined();
+    expect(report.status).toBe('succeeded');
+    expect(flakyTries).toBe(4);
+    expect(h.stats.executions).toBe(2);
+  });
+
   it('an execution that outlives 5 minutes times out at the state it was in; the run ends interrupted and resumes', async () => {
     const store = new MemoryRunStore();
     const careless = host({ store, executionLimits: { maxAdvances: 1000, maxMs: 3_600_000 } });
@@ -140,7 +173,7 @@ describe('the Express 5-minute limit, on a clock the test drives', () => {
     try {
       const workflow = WorkflowSchema.parse({
         nodes: [
-          { id: 'warm', type: 'tick', params: { seconds: 100 } },
+          { id: 'warm', type: 'tick', params: { seconds: 20 } },
           { id: 'check', type: 'shell', params: { command: 'exit 3' } },
         ],
         edges: [{ from: 'warm', to: 'check' }],
@@ -165,7 +198,7 @@ describe('the Express 5-minute limit, on a clock the test drives', () => {
       expect(report.status).toBe('succeeded');
       expect(report.result).toMatchObject({ stdout: 'fixed' });
       expect(h.lastDeath).toBeUndefined();
-      // Execution 1 runs warm and check and finds the failure at 100 s, too late for a 300 s repair;
+      // Execution 1 runs warm and check (20 s + check's 60 s x 4 tries fit) and finds the failure, too late for a 300 s repair;
       // execution 2 repairs (290 s); execution 3 runs the repaired node.
       expect(h.stats.executions).toBe(3);
       expect(fake.pending()).toBe(0);

@@ -11,11 +11,11 @@ const chain = (length: number) =>
     outputs: { total: { source: `\${n${length - 1}.result}` } },
   });
 
-/** A quick node, then one whose 100 s timeout does not fit in what is left of a 60 s execution. */
+/** A quick node, then one whose 40 s timeout fits in a 60 s execution, but not with its 3 retries. */
 const quickThenLong = WorkflowSchema.parse({
   nodes: [
     { id: 'quick', type: 'transform', params: { expression: '"ok"' } },
-    { id: 'long', type: 'shell', params: { command: 'echo done', timeout_s: 100 } },
+    { id: 'long', type: 'shell', params: { command: 'echo done', timeout_s: 40 } },
   ],
   edges: [{ from: 'quick', to: 'long' }],
 });
@@ -37,7 +37,7 @@ describe('continue as a new execution', () => {
     const host = new LocalHost({ store: new MemoryRunStore(), executionLimits: { maxAdvances: 1000, maxMs: 60_000 } });
     const report = await host.start({ workflow: quickThenLong, workflowName: 'long', params: {}, repairEnabled: false, maxRepairs: 0 });
     expect(report.result).toMatchObject({ stdout: 'done' });
-    // 'long' (100 s) cannot fit in what is left of a 60 s execution, so it starts a new one.
+    // 'long' (4 tries of 40 s) cannot fit in what is left of a 60 s execution, so it starts a new one.
     expect(host.stats.executions).toBe(2);
     expect(report.metrics.nodes_executed).toBe(2);
   });

@@ -1,7 +1,8 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
+import { groupAlive } from '../../functions/nodes/process-groups.ts';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
@@ -125,6 +126,33 @@ describe('flowmend resume after the CLI was killed with SIGKILL', () => {
     expect(report).toMatchObject({ success: true, result: { final: 'A-b-done' } });
     expect(stepsOf(report)).toEqual(['a:completed', 'a:cached', 'b:completed:interrupted', 'c:completed']);
     expect(report.metrics).toMatchObject({ nodes_executed: 3, nodes_cached: 1 });
+    expect(counts(dir, 'a', 'b', 'c')).toEqual({ a: 1, b: 1, c: 1 });
+  });
+});
+
+describe('a shell command that outlived its killed host', () => {
+  it('is ended (its whole process group) before resume runs the node again, so its side effect happens once', async () => {
+    const dir = caseDir('orphan');
+    // b records its pid, then waits for go, and only then counts: a surviving copy would count a second time.
+    const wf = writeWorkflow(dir, 'orphan', chain(dir, blockingCommand(dir, 'b', { countFirst: false })));
+    const first = spawnCli(['run', wf], { stateDir });
+    await waitForFile(join(dir, 'b.started'), 'node b to start');
+    const runId = await runningRunId('orphan');
+    const orphan = Number(readFileSync(join(dir, 'b.pid'), 'utf8'));
+    first.child.kill('SIGKILL');
+    expectKilled(await first.done);
+    // The host is gone; its command's group (the sh and its sleep) lives on.
+    expect(await groupAlive(orphan)).toBe(true);
+    rmSync(join(dir, 'b.started'));
+
+    const resumed = spawnCli(['resume', runId, '--output-format', 'json'], { stateDir });
+    await waitForFile(join(dir, 'b.started'), 'node b to run again');
+    expect(Number(readFileSync(join(dir, 'b.pid'), 'utf8'))).not.toBe(orphan);
+    expect(await groupAlive(orphan)).toBe(false);
+    writeFileSync(join(dir, 'go'), '');
+    const result = await resumed.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJsonOutput<RunReport>(result)).toMatchObject({ success: true, result: { final: 'A-b-done' } });
     expect(counts(dir, 'a', 'b', 'c')).toEqual({ a: 1, b: 1, c: 1 });
   });
 });

@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startDynalite } from '../../functions/adapters/dynalite-server.ts';
+import { runCli } from '../../functions/hosts/cli/commands.ts';
 import { makeCliSandbox } from '../support/cli-sandbox.ts';
 
 const sandbox = makeCliSandbox('large');
@@ -42,5 +44,41 @@ describe('a node output larger than a DynamoDB item (400 KB)', () => {
     expect(resumed.code).toBe(0);
     expect(resumed.report.result).toEqual({ length: 600_000 });
     expect(existsSync(join(stateDir, 'flowmend.db'))).toBe(true);
+  });
+});
+
+describe('a run result larger than a DynamoDB item (400 KB)', () => {
+  it('goes to a blob like any large output: the run succeeds on DynamoDB, and status and runs read the whole result back', async () => {
+    const dynalite = await startDynalite();
+    try {
+      const workflow = join(dir, 'large-result.json');
+      writeFileSync(
+        workflow,
+        JSON.stringify({
+          nodes: [{ id: 'big', type: 'shell', params: { command: 'yes yyyyyyyyy | head -c 300000' } }],
+          // Two outputs of 300,000 characters: each node output fits an item, the result (600 KB) does not.
+          outputs: { first: { source: '${big.stdout}' }, second: { source: '${big.stdout}' } },
+        }),
+      );
+      const dynamoState = join(dir, 'dynamo-state');
+      const onDynamo = async (argv: string[]) => {
+        let stdout = '';
+        const code = await runCli([...argv, '--store', 'dynamodb', '--table', 'large', '--state-dir', dynamoState, '--output-format', 'json'], {
+          stdout: (t) => (stdout += t), stderr: () => {}, env: { AWS_ENDPOINT_URL: dynalite.endpoint },
+        });
+        return { code, json: JSON.parse(stdout) as Report & { runs?: { run_id: string }[] } };
+      };
+      const run = await onDynamo(['run', workflow]);
+      expect(run.code, JSON.stringify(run.json).slice(0, 500)).toBe(0);
+      // 30,000 lines of ten characters; the shell node drops the last newline.
+      const big = 'yyyyyyyyy\n'.repeat(30_000).slice(0, -1);
+      expect(run.json.result).toEqual({ first: big, second: big });
+      expect(existsSync(join(dynamoState, 'blobs', 'runs', run.json.run_id, 'result.json'))).toBe(true);
+      const status = await onDynamo(['status', run.json.run_id]);
+      expect(status).toMatchObject({ code: 0, json: { status: 'succeeded', result: { first: big, second: big } } });
+      expect((await onDynamo(['runs'])).code).toBe(0);
+    } finally {
+      await dynalite.close();
+    }
   });
 });

@@ -126,14 +126,21 @@ describe('schedules', () => {
     expect(actions.filter((a) => /StopExecution|DescribeExecution|scheduler:|iam:|lambda:/.test(a))).toEqual([]);
   });
 
-  it('with scheduleMode rules, are EventBridge rules kept as code, allowed to invoke scheduled-start; the API manages none', () => {
+  it('with scheduleMode rules, are EventBridge rules named with the stack prefix, allowed to invoke scheduled-start; the API manages those rules only', () => {
     expect(ofType(cfnSwitched, 'AWS::Scheduler::ScheduleGroup')).toHaveLength(0);
     expect(ofType(cfnSwitched, 'AWS::IAM::Role').filter(([id]) => id.startsWith('SchedulesSchedulerRole'))).toHaveLength(0);
     const target = fnId(cfnSwitched, 'ScheduledStart');
     const permission = ofType(cfnSwitched, 'AWS::Lambda::Permission').find(([, p]) => text(p.Properties?.FunctionName).includes(target));
     expect(permission?.[1].Properties).toMatchObject({ Principal: 'events.amazonaws.com', Action: 'lambda:InvokeFunction' });
     expect(text(permission?.[1].Properties?.SourceArn)).toContain(':rule/Flowmend-*');
-    const apiActions = actionsOf(statementsOf(cfnSwitched, fnId(cfnSwitched, 'Api')));
-    expect(apiActions.filter((a) => /^(events|scheduler):|PassRole/.test(a))).toEqual([]);
+    const apiStatements = statementsOf(cfnSwitched, fnId(cfnSwitched, 'Api'));
+    expect(actionsOf(apiStatements).filter((a) => /^scheduler:|PassRole/.test(a))).toEqual([]);
+    const ruleGrants = apiStatements.filter((s) => actionsOf([s]).some((a) => a.startsWith('events:')));
+    expect(ruleGrants).toHaveLength(1);
+    expect(actionsOf(ruleGrants).sort()).toEqual(['events:DeleteRule', 'events:DescribeRule', 'events:PutRule', 'events:PutTargets', 'events:RemoveTargets']);
+    // The very rules the target's permission lets invoke it: the stack's prefix, no wider.
+    expect(text(ruleGrants[0]?.Resource)).toContain(':rule/Flowmend-*');
+    const defaultApiActions = actionsOf(statementsOf(cfn, fnId(cfn, 'Api')));
+    expect(defaultApiActions.filter((a) => a.startsWith('events:'))).toEqual([]);
   });
 });

@@ -18,7 +18,9 @@ afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true 
  * The synthesized stack with its bundles: the output of the `cdk synth` that scripts/test.sh has just
  * run (it sets FLOWMEND_SYNTH_OUT), or, when vitest runs alone, a synth of our own into a temporary dir.
  */
-const synthesized = async (): Promise<{ outdir: string; cfn: CfnTemplate }> => {
+let synthesis: Promise<{ outdir: string; cfn: CfnTemplate }> | undefined;
+const synthesized = (): Promise<{ outdir: string; cfn: CfnTemplate }> => (synthesis ??= synthesize());
+const synthesize = async (): Promise<{ outdir: string; cfn: CfnTemplate }> => {
   const fromScript = process.env.FLOWMEND_SYNTH_OUT;
   if (fromScript && existsSync(join(fromScript, 'Flowmend.template.json'))) {
     return { outdir: fromScript, cfn: JSON.parse(readFileSync(join(fromScript, 'Flowmend.template.json'), 'utf8')) as CfnTemplate };
@@ -61,5 +63,16 @@ describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
     }
     expect(result).toMatchObject({ kind: 'ok', outputs: { result: 6 } });
     // Eight real esbuild runs: about 20 s of CPU, several times that on a busy 2-core machine.
+  }, 240_000);
+
+  it('the Advance bundle holds what one engine step uses: no S3 client, no JSONata, no node credential chain, under 500 KB', async () => {
+    const { outdir, cfn } = await synthesized();
+    const [, advance] = Object.entries(cfn.Resources).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith('AdvanceFunction')) ?? [];
+    const code = advance?.Properties?.Code as { S3Key: string };
+    const bundle = readFileSync(join(outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`, 'index.mjs'), 'utf8');
+    expect(bundle).toContain('PutItemCommand');
+    // Markers: the S3 client's command names, a JSONata error code, the ini provider's log line.
+    for (const absent of ['PutObjectCommand', 'S0101', 'credential-provider-ini']) expect(bundle, absent).not.toContain(absent);
+    expect(Buffer.byteLength(bundle)).toBeLessThan(500 * 1024);
   }, 240_000);
 });

@@ -67,13 +67,17 @@ describe('FlowmendStack Lambdas', () => {
     expect(new Set(roles).size).toBe(roles.length);
   });
 
-  it.each(RUNNER_TYPES)('the %s runner has no table, bucket or (except llm) secret permission', (type) => {
+  it.each(RUNNER_TYPES)('the %s runner has no table or bucket permission, and reads secret inputs under the prefix only (llm: and the Anthropic key)', (type) => {
     const id = fnId(runnerPrefix(type));
     const actions = actionsOf(statementsOf(cfn, id));
     expect(actions.filter((a) => /^(dynamodb|s3|kms):/i.test(a) || a === '*')).toEqual([]);
-    const secretActions = actions.filter((a) => a.startsWith('secretsmanager:'));
-    if (type === 'llm') expect(secretActions).toContain('secretsmanager:GetSecretValue');
-    else expect(secretActions).toEqual([]);
+    const secretStatements = statementsOf(cfn, id).filter((s) => actionsOf([s]).some((a) => /^(secretsmanager|ssm):/.test(a)));
+    const grants = secretStatements.map((s) => `${actionsOf([s]).join(',')} ${JSON.stringify(s.Resource)}`);
+    expect(grants.filter((g) => g.includes('secret:flowmend/inputs/*'))).toEqual([expect.stringMatching(/^secretsmanager:GetSecretValue /)]);
+    expect(grants.filter((g) => g.includes('parameter/flowmend/inputs/*'))).toEqual([expect.stringMatching(/^ssm:GetParameter /)]);
+    const others = grants.filter((g) => !g.includes('flowmend/inputs/*'));
+    if (type === 'llm') expect(others).toEqual([expect.stringMatching(/secretsmanager:GetSecretValue.*secret:flowmend\/anthropic-api-key-\?{6}/)]);
+    else expect(others).toEqual([]);
     // No managed basic-execution policy (logs on every group): the role writes its own log group only.
     expect(managedPoliciesOf(cfn, id)).toEqual([]);
     const logStatements = statementsOf(cfn, id).filter((s) => actionsOf([s]).some((a) => a.startsWith('logs:')));
@@ -92,7 +96,7 @@ describe('FlowmendStack Lambdas', () => {
     const { template: named } = synthFlowmend({ anthropicSecretName: 'team/claude-key' });
     const namedCfn = asCfn(named);
     const readers = Object.keys(named.findResources('AWS::Lambda::Function')).filter((id) =>
-      actionsOf(statementsOf(namedCfn, id)).includes('secretsmanager:GetSecretValue'),
+      JSON.stringify(statementsOf(namedCfn, id)).includes('secret:team/claude-key-'),
     );
     expect(readers.map((id) => id.replace(/Function[0-9A-F]{8}$/, '')).sort()).toEqual(['Repair', 'RunLlm']);
     const llm = namedCfn.Resources[logicalId(namedCfn, 'AWS::Lambda::Function', 'RunLlm')];
@@ -100,6 +104,13 @@ describe('FlowmendStack Lambdas', () => {
     expect(JSON.stringify(statementsOf(namedCfn, logicalId(namedCfn, 'AWS::Lambda::Function', 'RunLlm')))).toContain(
       'secret:team/claude-key-??????',
     );
+  });
+
+  it('secret inputs: no runner grant with an empty secretInputPrefix; a prefix holding the Anthropic key is refused', () => {
+    const none = asCfn(synthFlowmend({ secretInputPrefix: '' }).template);
+    const granted = Object.keys(none.Resources).filter((id) => none.Resources[id]?.Type === 'AWS::Lambda::Function' && actionsOf(statementsOf(none, id)).includes('ssm:GetParameter'));
+    expect(granted).toEqual([]);
+    expect(() => synthFlowmend({ secretInputPrefix: 'flowmend/' })).toThrow(/Anthropic key must not be under secretInputPrefix/);
   });
 
   it('the engine gets the store adapter\'s table requests and the blob prefix, nothing wider, and cannot read the secret', () => {

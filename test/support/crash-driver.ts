@@ -5,7 +5,11 @@
 //        | `run:<node>:<visit>` (after the run item says that visit is in flight, before RunNode)
 //        | `run:created` (after the run item is first written, before the first Advance)
 //        | `run:succeeded` (after the run item says the run succeeded)
-import { readFileSync } from 'node:fs';
+//        | `mid:<node>:<visit>` (in the middle of that visit's work: once the run item says it is in flight
+//          and the file `<node>.started` appears in $CRASH_MARKER_DIR, which the node's command, or the
+//          server it calls, writes when its work has begun)
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import type { StoreWrite } from '../../functions/adapters/observed-run-store.ts';
@@ -29,10 +33,27 @@ const matches = (write: StoreWrite): boolean => {
   return false;
 };
 
+/** Polls for the marker the node's work leaves, then dies (the work still going on in its process or server). */
+const killOnceStarted = (): void => {
+  const marker = join(process.env.CRASH_MARKER_DIR ?? '.', `${nodeId}.started`);
+  const poll = setInterval(() => {
+    if (existsSync(marker)) process.kill(process.pid, 'SIGKILL');
+  }, 5);
+  poll.unref();
+};
+
 const store = SqliteRunStore.open(stateDir);
+let watching = false;
 const host = new LocalHost({
   store,
   onWrite: (write) => {
+    if (kind === 'mid') {
+      if (!watching && write.kind === 'run' && write.run.current?.nodeId === nodeId && String(write.run.current?.visit) === visit) {
+        watching = true;
+        killOnceStarted();
+      }
+      return;
+    }
     if (matches(write)) process.kill(process.pid, 'SIGKILL');
   },
 });

@@ -10,9 +10,9 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** `flowmend serve --port 0 --manual-clock` on a state dir; resolves once it listens, with its URL. */
-export const startServe = async (stateDir: string, timeoutMs = 30_000): Promise<ServeProcess> => {
-  const proc = spawnCli(['serve', '--port', '0', '--manual-clock'], { stateDir });
+/** `flowmend serve --port 0 --manual-clock [extraArgs]` on a state dir; resolves once it listens, with its URL. */
+export const startServe = async (stateDir: string, timeoutMs = 30_000, extraArgs: readonly string[] = []): Promise<ServeProcess> => {
+  const proc = spawnCli(['serve', '--port', '0', '--manual-clock', ...extraArgs], { stateDir });
   let stderr = '';
   proc.child.stderr?.on('data', (chunk: string) => (stderr += chunk));
   const url = await new Promise<string>((resolve, reject) => {

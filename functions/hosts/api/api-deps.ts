@@ -23,6 +23,8 @@ export interface ApiDeps {
   scheduleSync?: ScheduleSync;
   /** Where an unexpected error is written in full (the client only gets a 500 without details). */
   logError?: (error: unknown) => void;
+  /** Where file nodes of the runs started here read and write (`serve --workspace`); none on AWS, whose catalog has no file nodes. */
+  workspace?: string;
   /** How often a long-poll re-reads the store, ms. */
   pollIntervalMs?: number;
 }

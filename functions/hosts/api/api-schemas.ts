@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { WorkflowNameSchema } from '../../core/index.ts';
 import { RunIdSchema, RunStatusSchema } from '../../core/index.ts';
 

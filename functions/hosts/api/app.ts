@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError, sendError, toApiError } from './api-error.ts';
 import { type ApiDeps, DEFAULT_BODY_LIMIT_BYTES } from './api-deps.ts';
@@ -9,10 +9,12 @@ import { makeWorkflowRoutes } from './workflow-routes.ts';
 /**
  * The flowmend HTTP API (DESIGN section 7): one Hono app for API Gateway's Lambda and `flowmend serve`.
  * Every body, query and path parameter is parsed with zod; every error is `{ error: { code, message, details } }`.
- * More routes (the run viewer's `/ui/...`) can be added to the returned app.
+ * More routes (the run viewer's `/ui/...`) can be added to the returned app; `guard` runs before all of them.
  */
-export const makeApiApp = (deps: ApiDeps): Hono => {
+export const makeApiApp = (deps: ApiDeps, options: { guard?: MiddlewareHandler } = {}): Hono => {
   const app = new Hono();
+  // Before everything else, so a refused request is not even read (serve's same-origin rule).
+  if (options.guard) app.use('*', options.guard);
   const limit = deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   app.use(
     '*',

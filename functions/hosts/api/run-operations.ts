@@ -1,7 +1,8 @@
 import { cancelRun, type CancelResult } from '../../core/index.ts';
 import { checkRunPatch } from '../../core/index.ts';
 import { IDEMPOTENCY_TTL_MS } from '../../core/index.ts';
-import { claimRun, createRun, DEFAULT_MAX_REPAIRS, newRunId } from '../../core/index.ts';
+import { claimRun, createRun, DEFAULT_MAX_REPAIRS, type NewRun, newRunId } from '../../core/index.ts';
+import { StaleRunError } from '../../core/index.ts';
 import type { IrVersionItem, RunItem } from '../../core/index.ts';
 import { ApiError, notFound } from './api-error.ts';
 import type { ApiDeps } from './api-deps.ts';
@@ -18,7 +19,8 @@ export interface StartedRun {
 
 /**
  * Starts a run: resolves the workflow, checks it like the CLI, claims the idempotency key (a conditional
- * insert, so concurrent retries get the first run), writes the run and hands it to the launcher.
+ * insert, so concurrent retries get the first run), writes the run and hands it to the launcher. A key
+ * whose run was never written (its request died after the claim) gets that run from the next retry.
  */
 export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey?: string): Promise<StartedRun> => {
   let raw: unknown = body.workflow;
@@ -37,18 +39,37 @@ export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey
   );
   const now = deps.now();
   const runId = newRunId(now);
-  if (idempotencyKey !== undefined) {
-    const claim = await deps.registry.claimIdempotencyKey({ key: idempotencyKey, runId, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS }, now);
-    if (!claim.claimed) return { runId: claim.runId, workflowName: prepared.workflowName, ...(workflowVersion === undefined ? {} : { workflowVersion }), replayed: true };
-  }
-  const owner = deps.launcher.newOwner(runId, now);
-  await createRun(deps.store, {
-    runId, workflow: prepared.workflow, workflowName: prepared.workflowName, params: prepared.params, owner, repairEnabled: prepared.repairEnabled,
+  const result = (id: string, replayed: boolean): StartedRun => ({ runId: id, workflowName: prepared.workflowName, ...(workflowVersion === undefined ? {} : { workflowVersion }), replayed });
+  const spec = {
+    workflow: prepared.workflow, workflowName: prepared.workflowName, params: prepared.params, repairEnabled: prepared.repairEnabled,
     maxRepairs: prepared.maxRepairs, mode: prepared.mode, now,
     ...(workflowVersion === undefined ? {} : { workflowVersion }),
-  });
-  await deps.launcher.launch({ runId, owner, mode: prepared.mode });
-  return { runId, workflowName: prepared.workflowName, ...(workflowVersion === undefined ? {} : { workflowVersion }), replayed: false };
+    ...(deps.workspace === undefined ? {} : { workspace: deps.workspace }),
+  };
+  if (idempotencyKey !== undefined) {
+    const claim = await deps.registry.claimIdempotencyKey({ key: idempotencyKey, runId, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS }, now);
+    if (!claim.claimed) {
+      // The key is claimed before the run is written (so concurrent retries agree on one run id): a
+      // process that died in between left a key naming no run. The retry writes that run; of retries racing
+      // here, the conditional create lets one through. Either way the key's first request started it.
+      if ((await deps.store.getRun(claim.runId)) === undefined) await createAndLaunch(deps, { ...spec, runId: claim.runId });
+      return result(claim.runId, true);
+    }
+  }
+  await createAndLaunch(deps, { ...spec, runId });
+  return result(runId, false);
+};
+
+/** Writes the run (only if no run has its id) and starts its execution; a run another request wrote first is left to that request. */
+const createAndLaunch = async (deps: ApiDeps, spec: Omit<NewRun, 'owner' | 'mode'> & { mode: 'express' | 'standard' }): Promise<void> => {
+  const owner = deps.launcher.newOwner(spec.runId, spec.now);
+  try {
+    await createRun(deps.store, { ...spec, owner });
+  } catch (error) {
+    if (error instanceof StaleRunError) return;
+    throw error;
+  }
+  await deps.launcher.launch({ runId: spec.runId, owner, mode: spec.mode });
 };
 
 /** Resumes a failed, interrupted or cancelled run, optionally with a person's patch checked as `flowmend resume --workflow` does. */

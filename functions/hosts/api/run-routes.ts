@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readProgress, ProgressCursorSchema } from '../../core/index.ts';
 import { loadRunReport } from '../../core/index.ts';
 import type { RunItem } from '../../core/index.ts';

@@ -7,7 +7,7 @@ import type { ApiDeps } from './api-deps.ts';
 import { ScheduleBodySchema, WorkflowNameParamSchema, WorkflowQuerySchema } from './api-schemas.ts';
 import { readBody, readParams, readQuery } from './request-parsing.ts';
 import { nextFireTimes, parseScheduleExpression } from './schedule-expression.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** How many upcoming fire times `GET .../schedule` shows. */
 const NEXT_FIRES = 5;
@@ -71,8 +71,9 @@ export const makeWorkflowRoutes = (deps: ApiDeps): Hono => {
     if (!inputs.ok) throw new ApiError(422, 'INVALID_SCHEDULE', `params do not fit workflow '${name}': ${inputs.problems.map((p) => p.message).join('; ')}`, { problems: inputs.problems });
     const previous = await deps.registry.getSchedule(name);
     const schedule: Schedule = { workflowName: name, ...body, createdAt: previous?.createdAt ?? now, updatedAt: now };
-    await deps.registry.putSchedule(schedule);
+    // The service first: a schedule it refuses (a rule cannot read a time zone) is not kept either.
     await deps.scheduleSync?.upsert(schedule);
+    await deps.registry.putSchedule(schedule);
     return c.json(scheduleView(schedule, now), previous ? 200 : 201);
   });
 

@@ -1,5 +1,5 @@
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
+import { NodeSha256 } from '../../adapters/node-sha256.ts';
 
 /** An API answer other than 2xx, with the API's own error code and message when it sent one. */
 export class ApiCallError extends Error {
@@ -18,24 +18,6 @@ const ErrorBodySchema = z.object({ error: z.object({ code: z.string(), message: 
 
 /** `https://<id>.execute-api.<region>.amazonaws.com/...`: API Gateway, whose IAM authorizer wants SigV4. */
 export const executeApiRegion = (url: URL): string | undefined => /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1];
-
-const bytes = (data: string | ArrayBuffer | ArrayBufferView): string | Uint8Array =>
-  typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-
-/** SHA-256 (HMAC when given a secret) in the shape @smithy/signature-v4 asks for, on node:crypto. */
-class NodeSha256 {
-  private readonly hash: Hash | Hmac;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(bytes(data));
-  }
-  reset(): void {}
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-}
 
 export type RequestSigner = (request: { method: string; url: URL; headers: Record<string, string>; body?: string }) => Promise<Record<string, string>>;
 

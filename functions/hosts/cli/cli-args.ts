@@ -11,7 +11,7 @@ Usage:
   flowmend validate <workflow.json> [--mcp-config FILE] [--online]
   flowmend cancel <run-id>
   flowmend logs <run-id> [--follow]
-  flowmend serve [--port N] [--host 127.0.0.1] [--api URL]
+  flowmend serve [--port N] [--host 127.0.0.1] [--workspace DIR] [--api URL]
   flowmend open <run-id> [--port N] [--api URL]
 
 Every command takes:
@@ -24,7 +24,8 @@ Every command takes:
 run, status, runs, resume, cancel and logs take --api URL (default $FLOWMEND_API_URL) to talk to a
 flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with your AWS credentials).
 
---workspace DIR: where file nodes read and write (default: the current directory; kept with the run).
+--workspace DIR: where file nodes read and write (default: the current directory; kept with the run;
+  for serve, of every run started through it).
 --mcp-config FILE: MCP servers in pflow's mcp-servers.json shape (default $FLOWMEND_MCP_CONFIG,
   else ~/.pflow/mcp-servers.json when it exists).
 
@@ -63,7 +64,7 @@ export type Command =
   | ({ name: 'validate'; workflowPath: string; mcpConfig: string | undefined; online: boolean } & CommonOptions)
   | ({ name: 'cancel'; runId: string } & CommonOptions)
   | ({ name: 'logs'; runId: string; follow: boolean } & CommonOptions)
-  | ({ name: 'serve'; port: number; host: string; manualClock: boolean } & CommonOptions)
+  | ({ name: 'serve'; port: number; host: string; workspace: string | undefined; manualClock: boolean } & CommonOptions)
   /** The run page in the browser; with `apiUrl`, served here and forwarded to that API. */
   | ({ name: 'open'; runId: string; port: number } & CommonOptions)
   | { name: 'help' };
@@ -101,7 +102,7 @@ const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
   validate: ['mcp-config', 'online'],
   cancel: ['api'],
   logs: ['follow', 'api'],
-  serve: ['port', 'host', 'manual-clock', 'api'],
+  serve: ['port', 'host', 'manual-clock', 'workspace', 'api'],
   open: ['port', 'api'],
 };
 
@@ -181,7 +182,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
     case 'serve':
       if (rest.length > 0) throw new UsageError(`'flowmend serve' takes no arguments; unexpected: ${rest.join(' ')}`);
       return {
-        name: 'serve', port, host: values.host ?? '127.0.0.1',
+        name: 'serve', port, host: values.host ?? '127.0.0.1', workspace: values.workspace,
         manualClock: values['manual-clock'] ?? false, ...common,
       };
     case 'open':

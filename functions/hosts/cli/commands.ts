@@ -15,17 +15,15 @@ import { Redactor } from '../../core/index.ts';
 import { RedactingRunStore } from '../../core/index.ts';
 import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
 import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
-import { localCatalog } from '../../nodes/catalog.ts';
+import { localSpecCatalog } from '../../nodes/local-specs.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
 import { type CliIo as OutputIo, type CliOutput, EXIT, makeOutput } from './cli-output.ts';
 import { type CliStore, openCliStore } from './cli-store.ts';
 import { followLocal } from './local-logs.ts';
 import { cancelLine, runRemoteCommand } from './remote-commands.ts';
-import { runServe } from './serve.ts';
 import { makeProgressPrinter } from './progress.ts';
 import { renderIssues, renderRuns, renderStatus } from './render.ts';
 import { loadMcpConfig } from './mcp-config.ts';
-import { validateOnline } from './validate-online.ts';
 import { openCommand, serveViewerOnly, viewerForRun } from './viewer-commands.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
@@ -50,7 +48,8 @@ const checkPatch = async (store: RunStore, runId: string, path: string, options:
   if (!result.ok) return { ok: false, message: `the patch in ${path} cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`, problems: result.problems };
   return result;
 };
-const catalog = localCatalog;
+// Specs only: validating loads no runner's library (JSONata, the MCP and Anthropic SDKs).
+const catalog = localSpecCatalog;
 
 /** A resume gets the run's secret inputs again from the environment: the store never had them. */
 const secretsForResume = async (
@@ -105,9 +104,12 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
   if (command.name === 'serve' && command.apiUrl !== undefined) return serveViewerOnly({ api: command.apiUrl, port: command.port }, viewerIo);
   if (command.name === 'open' && command.apiUrl !== undefined) return openCommand({ api: command.apiUrl }, { runId: command.runId, port: command.port }, viewerIo);
   if (command.name === 'serve') {
+    const workspace = resolve(command.workspace ?? '.');
+    if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return fail(EXIT.usage, `--workspace ${command.workspace}: no such directory`);
     try {
+      const { runServe } = await import('./serve.ts');
       await runServe({
-        stateDir: command.stateDir, port: command.port, host: command.host, manualClock: command.manualClock, log: (line) => io.stderr(`${line}\n`),
+        stateDir: command.stateDir, port: command.port, host: command.host, manualClock: command.manualClock, workspace, log: (line) => io.stderr(`${line}\n`),
         onListening: (origin) => viewerIo.stdout(`Run viewer: ${origin}/ui/\n`),
         ...(io.untilStopped ? { untilStopped: io.untilStopped } : {}),
         ...(io.hostOptions ? { hostOptions: io.hostOptions } : {}),
@@ -152,7 +154,7 @@ const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>,
   if (command.name === 'validate') {
     const loaded = await loadWorkflowFile(command.workflowPath, forms, limits);
     const issues = loaded.ok ? validateWorkflow(loaded.workflow, catalog) : loaded.issues;
-    if (loaded.ok && command.online) issues.push(...(await validateOnline(loaded.workflow, io.env)));
+    if (loaded.ok && command.online) issues.push(...(await (await import('./validate-online.ts')).validateOnline(loaded.workflow, io.env)));
     const valid = !hasErrors(issues);
     if (json) io.stdout(`${JSON.stringify({ success: valid, valid, issues }, null, 2)}\n`);
     else io.stdout(valid ? `✓ ${command.workflowPath} is valid${issues.length ? `\n${renderIssues(issues)}` : ''}\n` : `✗ ${command.workflowPath} is invalid:\n${renderIssues(issues)}\n`);

@@ -1,14 +1,13 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigurationError } from '../../core/index.ts';
-import { makeCatalog } from '../../core/index.ts';
 import { claimRun } from '../../core/index.ts';
 import type { RunStore } from '../../core/index.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
-import { builtinRunners } from '../../nodes/catalog.ts';
 import { makeApiApp } from '../api/app.ts';
+import { isLoopbackAddress, localOriginGuard } from '../api/local-origin-guard.ts';
 import { makeViewerPageRoutes } from '../viewer/viewer-routes.ts';
 import { untilSignal } from '../viewer/until-signal.ts';
 import type { ApiDeps } from '../api/api-deps.ts';
@@ -24,6 +23,8 @@ export interface ServeOptions {
   host: string;
   /** Ticks only when told (`POST /_scheduler/tick`): the tests' injected clock. */
   manualClock: boolean;
+  /** Where file nodes of the runs it starts read and write (an existing directory). */
+  workspace: string;
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
   log: (line: string) => void;
   /** Told the server's origin once it listens (the CLI prints the viewer's URL). */
@@ -68,10 +69,11 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   const host = new LocalHost({ validateDefinition: false, ...options.hostOptions, store, blobs });
   const launcher = new LocalRunLauncher(host, options.log);
   const deps: ApiDeps = {
-    store: host.store, registry: new SqliteRegistryStore(registryDb), launcher, catalog: makeCatalog(builtinRunners), now: Date.now,
+    // The local host's own catalog: the file family too, which only a host with a workspace runs.
+    store: host.store, registry: new SqliteRegistryStore(registryDb), launcher, catalog: host.catalog, now: Date.now, workspace: options.workspace,
     logError: (error) => options.log(`internal error: ${(error as Error).stack ?? String(error)}`),
   };
-  const app = makeApiApp(deps);
+  const app = makeApiApp(deps, { guard: localOriginGuard({ loopback: isLoopbackAddress(options.host) }) });
   app.route('/', makeViewerPageRoutes());
   const scheduler = new ScheduleRunner(deps, Date.now(), options.log);
   let timer: NodeJS.Timeout | undefined;

@@ -1,7 +1,7 @@
 import type { RunStore } from '../../core/index.ts';
 import type { RunningServer } from '../viewer/http-server.ts';
 import { openUrl } from '../viewer/open-url.ts';
-import { findRunningViewer, runPageUrl, startViewerServer, type ViewerServerOptions } from '../viewer/serve-viewer.ts';
+import type { ViewerServerOptions } from '../viewer/serve-viewer.ts';
 import { untilSignal } from '../viewer/until-signal.ts';
 import { signerForApi } from './api-client.ts';
 
@@ -15,6 +15,11 @@ export interface ViewerIo {
 
 /** Where the viewer's data comes from: the local store, or a remote API (signed when it is API Gateway's). */
 export type ViewerSource = { store: RunStore } | { api: string };
+
+/** The viewer's server (Hono) loads only for the commands that serve a page, not at every CLI start. */
+const viewerServer = () => import('../viewer/serve-viewer.ts');
+const startViewerServer = async (options: ViewerServerOptions): Promise<RunningServer> => (await viewerServer()).startViewerServer(options);
+const findRunningViewer = async (port: number): Promise<string | undefined> => (await viewerServer()).findRunningViewer(port);
 
 const serverOptions = async (source: ViewerSource, port: number): Promise<ViewerServerOptions> =>
   'api' in source ? { api: source.api, signer: await signerForApi(source.api), port } : { store: source.store, port };
@@ -49,6 +54,7 @@ export const serveViewerOnly = async (options: { api: string; port: number }, io
  * or, when none is, on one this command serves until Ctrl-C.
  */
 export const openCommand = async (source: ViewerSource, options: { runId: string; port: number }, io: ViewerIo): Promise<number> => {
+  const { runPageUrl } = await viewerServer();
   const running = 'api' in source ? undefined : await findRunningViewer(options.port);
   if (running) {
     await showUrl(runPageUrl(running, options.runId), io);
@@ -67,6 +73,7 @@ export const openCommand = async (source: ViewerSource, options: { runId: string
  * process while the run goes) and a hook that opens the run's page once the run is written.
  */
 export const viewerForRun = async (store: RunStore, port: number, io: ViewerIo): Promise<{ open: (runId: string) => void; close: () => Promise<void> }> => {
+  const { runPageUrl } = await viewerServer();
   const running = await findRunningViewer(port);
   const server = running ? undefined : await listen({ store }, port);
   const origin = running ?? (server as RunningServer).origin;

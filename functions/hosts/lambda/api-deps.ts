@@ -1,21 +1,23 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createDocumentClient } from '../../adapters/dynamo-run-store.ts';
 import { DynamoRegistryStore } from '../../adapters/dynamo-registry-store.ts';
+import { RulesScheduleSync } from '../../adapters/eventbridge-rules.ts';
 import { SchedulerScheduleSync } from '../../adapters/eventbridge-schedules.ts';
 import { SfnRunLauncher } from '../../adapters/sfn-run-launcher.ts';
 import { ConfigurationError } from '../../core/index.ts';
 import { builtinCatalog } from '../../nodes/catalog.ts';
-import type { ApiDeps } from '../api/api-deps.ts';
+import type { ApiDeps, ScheduleSync } from '../api/api-deps.ts';
 import { awsDeps } from './aws-deps.ts';
 
 /** What the stack puts in the environment of the API and scheduled-start Lambdas, beside the store's. */
 export const ApiEnvSchema = z.object({
   EXPRESS_STATE_MACHINE_ARN: z.string().startsWith('arn:'),
   STANDARD_STATE_MACHINE_ARN: z.string().startsWith('arn:'),
-  /** `rules`: schedules are EventBridge rules kept by the stack (LocalStack), not by the API. */
+  /** `rules`: schedules are EventBridge rules named `<FLOWMEND_SCHEDULE_NAME>-...` (LocalStack fires only these). */
   FLOWMEND_SCHEDULE_MODE: z.enum(['scheduler', 'rules']).default('scheduler'),
   FLOWMEND_SCHEDULE_NAME: z.string().min(1).optional(),
   FLOWMEND_SCHEDULE_TARGET_ARN: z.string().startsWith('arn:').optional(),
@@ -32,9 +34,27 @@ const parseApiEnv = (env: NodeJS.ProcessEnv): ApiEnv => {
   return parsed.data;
 };
 
+/** The API's schedules as EventBridge Scheduler schedules, or as EventBridge rules in `rules` mode; none when the stack set no target. */
+const scheduleSyncFromEnv = (api: ApiEnv): ScheduleSync | undefined => {
+  if (api.FLOWMEND_SCHEDULE_NAME === undefined || api.FLOWMEND_SCHEDULE_TARGET_ARN === undefined) return undefined;
+  switch (api.FLOWMEND_SCHEDULE_MODE) {
+    case 'scheduler':
+      return api.FLOWMEND_SCHEDULER_ROLE_ARN === undefined
+        ? undefined
+        : new SchedulerScheduleSync({
+            client: new SchedulerClient({}),
+            groupName: api.FLOWMEND_SCHEDULE_NAME,
+            targetArn: api.FLOWMEND_SCHEDULE_TARGET_ARN,
+            roleArn: api.FLOWMEND_SCHEDULER_ROLE_ARN,
+          });
+    case 'rules':
+      return new RulesScheduleSync({ client: new EventBridgeClient({}), prefix: api.FLOWMEND_SCHEDULE_NAME, targetArn: api.FLOWMEND_SCHEDULE_TARGET_ARN });
+  }
+};
+
 /**
  * The API app's dependencies on AWS: the run table (large values in the bucket), the registry in the
- * same table, Step Functions executions, and EventBridge Scheduler for the schedules the API manages.
+ * same table, Step Functions executions, and EventBridge Scheduler (or rules) for the schedules the API manages.
  * Clients honour `AWS_ENDPOINT_URL_<SERVICE>`, which is how LocalStack and the tests reach them.
  */
 export function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiDeps {
@@ -47,15 +67,7 @@ export function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiDeps {
     stateMachines: { express: api.EXPRESS_STATE_MACHINE_ARN, standard: api.STANDARD_STATE_MACHINE_ARN },
     now: Date.now,
   });
-  const scheduler =
-    api.FLOWMEND_SCHEDULE_MODE === 'scheduler' && api.FLOWMEND_SCHEDULE_NAME && api.FLOWMEND_SCHEDULE_TARGET_ARN && api.FLOWMEND_SCHEDULER_ROLE_ARN
-      ? new SchedulerScheduleSync({
-          client: new SchedulerClient({}),
-          groupName: api.FLOWMEND_SCHEDULE_NAME,
-          targetArn: api.FLOWMEND_SCHEDULE_TARGET_ARN,
-          roleArn: api.FLOWMEND_SCHEDULER_ROLE_ARN,
-        })
-      : undefined;
+  const scheduler = scheduleSyncFromEnv(api);
   return {
     store,
     registry,

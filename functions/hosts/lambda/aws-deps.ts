@@ -1,5 +1,4 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
 import * as z from 'zod';
 import type { BlobStore } from '../../core/index.ts';
 import type { EngineDeps } from '../../core/index.ts';
@@ -54,13 +53,15 @@ export function awsDeps(env: NodeJS.ProcessEnv = process.env): AwsDeps {
   const parsed = parseAwsEnv(env);
   const key = JSON.stringify(parsed);
   if (cached?.key === key) return cached.deps;
-  const dynamo = createDocumentClient(new DynamoDBClient({}));
+  const client = new DynamoDBClient({});
+  const dynamo = createDocumentClient(client);
   const table = new DynamoRunStore({
     client: dynamo,
     tableName: parsed.TABLE_NAME,
     ...(parsed.FLOWMEND_RETENTION_DAYS === undefined ? {} : { retentionDays: parsed.FLOWMEND_RETENTION_DAYS }),
   });
-  const blobs = parsed.BUCKET_NAME === undefined ? undefined : new S3BlobStore(new S3Client({}), parsed.BUCKET_NAME);
+  // S3 signs with the DynamoDB client's region and credentials (the Lambda's role, cached and refreshed by the SDK).
+  const blobs = parsed.BUCKET_NAME === undefined ? undefined : new S3BlobStore({ bucket: parsed.BUCKET_NAME, region: client.config.region, credentials: client.config.credentials });
   const deps: AwsDeps = {
     env: parsed,
     store: blobs === undefined ? table : new BlobOffloadRunStore(table, blobs),

@@ -1,3 +1,4 @@
+import { awsSecretResolver } from '../../adapters/aws-secret-resolver.ts';
 import { secretAwareLlmConfig } from '../../adapters/anthropic-key.ts';
 import { makeLlmRunner } from '../../nodes/llm.ts';
 import { makeRunNodeHandler } from './run-node.ts';
@@ -6,4 +7,4 @@ import { makeRunNodeHandler } from './run-node.ts';
  * Env contract: ANTHROPIC_API_KEY, or on AWS the Secrets Manager secret named by
  * FLOWMEND_ANTHROPIC_SECRET_ID (read once per cold start); ANTHROPIC_BASE_URL and FLOWMEND_LLM_MODEL optional.
  */
-export const handler = makeRunNodeHandler(makeLlmRunner({ config: secretAwareLlmConfig() }));
+export const handler = makeRunNodeHandler(makeLlmRunner({ config: secretAwareLlmConfig() }), { secrets: awsSecretResolver });

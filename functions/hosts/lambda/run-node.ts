@@ -1,8 +1,10 @@
 import type * as z from 'zod';
-import { closestMatch } from '../../core/index.ts';
+import { closestMatch, ConfigurationError } from '../../core/index.ts';
 import { InvalidInputError } from '../../core/index.ts';
 import type { NodeRunner, RunnerResult } from '../../core/index.ts';
-import { RunOutcomeSchema } from '../../core/index.ts';
+import { type RunOutcome, RunOutcomeSchema } from '../../core/index.ts';
+import { findSecretReferences, Redactor, replaceSecretReferences, resolveSecretReferences, type SecretResolver } from '../../core/index.ts';
+import type { NodeError } from '../../core/index.ts';
 import { readParamsRef, shrinkRunnerResult } from '../../adapters/blob-upload.ts';
 
 const MAX_LISTED_ISSUES = 10;
@@ -27,12 +29,40 @@ export const describeParamIssues = (runner: NodeRunner, issues: readonly z.core.
   return `Invalid params for ${runner.type} node: ${lines.join('; ')}`;
 };
 
+export interface RunNodeOptions {
+  /** Reads the secret inputs a node's params refer to (`from`): Secrets Manager and SSM on both hosts. */
+  secrets?: SecretResolver;
+}
+
+/** Where params hold references but the host gave no resolver: a wiring bug, said plainly. */
+const noSecrets: SecretResolver = {
+  resolve: async (source) => {
+    throw new ConfigurationError(`secret input ${source.service}:${source.name} cannot be read: this host has no secret resolver`);
+  },
+};
+
+/**
+ * A shell command is quoted by the engine for where each value stands; a secret put in afterwards would
+ * not be. The command's environment is where a secret goes (`env`, then `"$NAME"`).
+ */
+const secretInCommand = (runner: NodeRunner, params: unknown): NodeError | undefined => {
+  if (runner.type !== 'shell' || params === null || typeof params !== 'object') return undefined;
+  const found = findSecretReferences((params as Record<string, unknown>).command);
+  if (found.length === 0) return undefined;
+  return {
+    code: 'SECRET_IN_COMMAND',
+    message: `a secret input read from ${found.map((s) => `${s.service}:${s.name}`).join(', ')} is in the shell command: pass it through the node's env ("env": {"TOKEN": "\${token}"}, then "$TOKEN")`,
+  };
+};
+
 /**
  * A RunNode Task handler for one node type. Bad params come back as a repairable `failed` result;
  * a bad event throws InvalidInputError; TransientError and bugs propagate to the state machine.
+ * Secret inputs (`from`) are read here, at use, and their values are redacted from all it returns or
+ * throws, so they never reach the execution's data, the engine or the store.
  */
 export const makeRunNodeHandler =
-  (runner: NodeRunner) =>
+  (runner: NodeRunner, options: RunNodeOptions = {}) =>
   async (event: unknown): Promise<RunnerResult> => {
     const parsed = RunOutcomeSchema.safeParse(event);
     if (!parsed.success) {
@@ -41,23 +71,42 @@ export const makeRunNodeHandler =
         .map((issue) => `${issue.path.length === 0 ? 'event' : `event.${describePath(issue.path)}`}: ${issue.message}`);
       throw new InvalidInputError(`Bad RunNode event: ${problems.join('; ')}`, { details: { issues: parsed.error.issues } });
     }
-    const { runId, seq, node } = parsed.data;
+    const { node } = parsed.data;
     if (node.type !== runner.type) {
       throw new InvalidInputError(`Bad RunNode event: node "${node.id}" has type "${node.type}", this handler runs "${runner.type}"`);
     }
     // Large params come by reference (a presigned GET on AWS): the runner reads them, it has no store access.
-    const params = runner.paramsSchema.safeParse(node.paramsRef ? await readParamsRef(node.paramsRef) : node.params);
-    if (!params.success) {
-      return {
-        kind: 'failed',
-        error: {
-          code: 'PARAMS_INVALID',
-          message: describeParamIssues(runner, params.error.issues),
-          details: { issues: params.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
-        },
-        durationMs: 0,
-      };
+    const raw: unknown = node.paramsRef ? await readParamsRef(node.paramsRef) : node.params;
+    const misplaced = secretInCommand(runner, raw);
+    if (misplaced) return { kind: 'failed', error: misplaced, durationMs: 0 };
+    const secretValues = await resolveSecretReferences(raw, options.secrets ?? noSecrets);
+    if (secretValues.size === 0) return shrinkRunnerResult(await runParsed(runner, raw, parsed.data), node.upload);
+    const redactor = new Redactor(secretValues.values());
+    let result: RunnerResult;
+    try {
+      result = await runParsed(runner, replaceSecretReferences(raw, secretValues), parsed.data);
+    } catch (error) {
+      // A thrown error's message becomes the execution's Cause: it must not carry a value either.
+      if (error instanceof Error) error.message = redactor.text(error.message);
+      throw error;
     }
-    const context = { runId, nodeId: node.id, seq, cacheKey: node.cacheKey, ...(node.classification ? { classification: node.classification } : {}) };
-    return shrinkRunnerResult(await runner.run(params.data, context), node.upload);
+    // Redacted before a large output goes up to the blob store, too.
+    return shrinkRunnerResult(redactor.value(result), node.upload);
   };
+
+const runParsed = async (runner: NodeRunner, raw: unknown, { runId, seq, node }: RunOutcome): Promise<RunnerResult> => {
+  const params = runner.paramsSchema.safeParse(raw);
+  if (!params.success) {
+    return {
+      kind: 'failed',
+      error: {
+        code: 'PARAMS_INVALID',
+        message: describeParamIssues(runner, params.error.issues),
+        details: { issues: params.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
+      },
+      durationMs: 0,
+    };
+  }
+  const context = { runId, nodeId: node.id, seq, cacheKey: node.cacheKey, ...(node.classification ? { classification: node.classification } : {}) };
+  return runner.run(params.data, context);
+};

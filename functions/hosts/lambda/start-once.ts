@@ -22,6 +22,7 @@ export interface StartedRun {
  * retried by its caller, a schedule event delivered twice) finds the run an earlier attempt wrote, and
  * launches it again only when no execution has advanced it yet; then under a new owner, so that an
  * execution the earlier attempt did start stops at its first Advance instead of running beside it.
+ * The takeover is conditioned on the run as read, so it loses to a first Advance that commits meanwhile.
  */
 export async function startRunOnce(deps: StartOnceDeps, spec: Omit<NewRun, 'owner' | 'now'>, attempt = 0): Promise<StartedRun> {
   const { store, launcher } = deps;
@@ -50,7 +51,18 @@ export async function startRunOnce(deps: StartOnceDeps, spec: Omit<NewRun, 'owne
   const now = deps.now();
   const owner = launcher.newOwner(spec.runId, now);
   const run: RunItem = { ...existing, owner, updatedAt: now };
-  await store.putRun(run, existing.owner === undefined ? { seq: existing.seq } : { ownerId: existing.owner.id });
+  try {
+    // Guarded by the state read, not the owner alone: the earlier attempt's execution may commit its
+    // first step between our read and this write (same owner), and an owner-only guard would put the
+    // run back to before that step and start a second execution beside the first (Express executions
+    // have no name dedupe). Every commit writes an event, so eventSeq tells.
+    await store.putRun(run, { seq: existing.seq, eventSeq: existing.eventSeq, ...(existing.owner === undefined ? {} : { ownerId: existing.owner.id }) });
+  } catch (error) {
+    if (!(error instanceof StaleRunError)) throw error;
+    const moved = await store.getRun(spec.runId);
+    if (moved === undefined) throw error;
+    return { run: moved, launched: false };
+  }
   await launcher.launch({ runId: spec.runId, owner, mode: existing.mode });
   return { run, launched: true };
 }

@@ -9,7 +9,8 @@ import type { ExecutionLimits } from '../../core/index.ts';
 import { cryptoIds, type Ids } from '../../core/index.ts';
 import { StaleRunError } from '../../core/index.ts';
 import type { Workflow } from '../../core/index.ts';
-import { makeCatalog, type NodeRunner } from '../../core/index.ts';
+import { makeCatalog, type NodeCatalog, type NodeRunner } from '../../core/index.ts';
+import type { SecretResolver } from '../../core/index.ts';
 import { InvalidInputError } from '../../core/index.ts';
 import { claimRun, createRun, markInterrupted, newRunId, type ClaimOptions } from '../../core/index.ts';
 import { RunIdSchema } from '../../core/index.ts';
@@ -26,6 +27,15 @@ import { localRunners, makeLocalRunners } from '../../nodes/catalog.ts';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
+
+let awsSecrets: SecretResolver | undefined;
+/** Secrets Manager and SSM with the default credentials, loaded only when a run reads a secret input (`from`). */
+const lazyAwsSecrets: SecretResolver = {
+  resolve: async (source) => {
+    awsSecrets ??= new (await import('../../adapters/aws-secret-resolver.ts')).AwsSecretResolver();
+    return awsSecrets.resolve(source);
+  },
+};
 
 export interface LocalHostOptions {
   store: RunStore;
@@ -62,6 +72,10 @@ export interface LocalHostOptions {
    * tests make it throw errors named as Step Functions names them (`StepFunctions.ThrottlingException`).
    */
   onStartExecution?: (request: StartExecutionRequest) => Promise<void> | void;
+  /** Reads secret inputs (`from`) for the runners; Secrets Manager and SSM with the default credentials when not given. */
+  secrets?: SecretResolver;
+  /** Given each execution's event log (state inputs and outputs, as Step Functions' history has them): tests read it. */
+  observeExecution?: (eventLogs: AsyncIterable<unknown>) => void;
 }
 
 /** What the Continue state sends to `arn:aws:states:::states:startExecution` (its Parameters, evaluated). */
@@ -143,6 +157,8 @@ export class LocalHost {
   private readonly ids: Ids;
   /** The input of the execution each run's Continue state started, by run id (serve drives many runs at once). */
   private readonly next = new Map<string, Record<string, unknown>>();
+  /** The node types this host runs (every builtin and the file family): what `serve` checks workflows against. */
+  readonly catalog: NodeCatalog;
 
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
@@ -151,6 +167,7 @@ export class LocalHost {
     this.store = new ObservedRunStore(options.store, options.onWrite);
     const runners = options.runners ?? (options.runLimits ? makeLocalRunners(options.runLimits) : localRunners);
     const catalog = makeCatalog(runners);
+    this.catalog = catalog;
     const definition =
       options.definition ??
       buildDefinition({
@@ -176,9 +193,9 @@ export class LocalHost {
       [STATE.repair]: repair,
       [STATE.continueRun]: (request: unknown) => this.startExecution(request),
       [STATE.interrupted]: makeMarkInterruptedHandler({ store: this.store, now: this.now }),
-      ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), makeRunNodeHandler(r)])),
-      // Inside the RunBatch Map: each item on its type's runner, then its record by the engine's handler.
-      ...Object.fromEntries(runners.map((r) => [itemRunnerStateName(r.type), makeRunNodeHandler(r)])),
+      ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), makeRunNodeHandler(r, { secrets: options.secrets ?? lazyAwsSecrets })])),
+      // Inside a batch's Map: each item on its type's runner, then its record by the engine's handler.
+      ...Object.fromEntries(runners.map((r) => [itemRunnerStateName(r.type), makeRunNodeHandler(r, { secrets: options.secrets ?? lazyAwsSecrets })])),
       ...Object.fromEntries(runners.map((r) => [recordItemStateName(r.type), makeAdvanceHandler(engineDeps)])),
     };
     this.retryOverrides =
@@ -193,7 +210,7 @@ export class LocalHost {
     const owner = localOwner(now, this.ids);
     const runId = spec.runId ?? newRunId(now, this.ids);
     // As StartRun does on AWS: Express unless a node may run longer than an Express execution can wait.
-    const mode = spec.mode ?? chooseMode(spec.workflow, makeCatalog(this.options.runners ?? localRunners));
+    const mode = spec.mode ?? chooseMode(spec.workflow, this.catalog);
     await createRun(this.store, { ...spec, mode, runId, owner, now, workspace: spec.workspace ?? process.cwd() });
     return this.drive(runId, owner.id);
   }
@@ -252,6 +269,7 @@ export class LocalHost {
       // The Continue state reads $$.StateMachine.Id (the machine starts itself); the local interpreter has no context unless given one.
       context: { StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'flowmend-local' } },
     });
+    this.options.observeExecution?.(execution.eventLogs);
     abort = () => execution.abort();
     // A cancel stops the execution where it is, as StopExecution does on AWS.
     signal?.addEventListener('abort', abort, { once: true });

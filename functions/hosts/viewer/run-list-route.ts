@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { RunStatusSchema } from '../../core/index.ts';
 import type { RunStore } from '../../core/index.ts';
 

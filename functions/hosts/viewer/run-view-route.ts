@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { RunIdSchema } from '../../core/index.ts';
 import { changeOf, loadRunView } from '../../core/index.ts';
 import type { RunStore } from '../../core/index.ts';

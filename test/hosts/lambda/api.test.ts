@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalDynamoClient, type DynaliteServer, startDynalite } from '../../../functions/adapters/dynalite-server.ts';
 import { ensureTable } from '../../../functions/adapters/table-schema.ts';
+import { makeApiHandler } from '../../../functions/hosts/lambda/api.ts';
 import { apiGatewayV1Event, lambdaContext } from '../../support/api-gateway-event.ts';
+import { type FakeEventBridge, startFakeEventBridge } from '../../support/fake-eventbridge.ts';
 import { type FakeScheduler, startFakeScheduler } from '../../support/fake-scheduler.ts';
 import { type FakeSfn, startFakeSfn } from '../../support/fake-sfn.ts';
 
@@ -17,11 +19,12 @@ const workflow = { nodes: [{ id: 'hello', type: 'shell', params: { command: 'ech
 let dynamo: DynaliteServer;
 let sfn: FakeSfn;
 let scheduler: FakeScheduler;
+let events: FakeEventBridge;
 let api: typeof import('../../../functions/hosts/lambda/api.ts').handler;
 let scheduledStart: typeof import('../../../functions/hosts/lambda/scheduled-start.ts').handler;
 
 beforeAll(async () => {
-  [dynamo, sfn, scheduler] = await Promise.all([startDynalite(), startFakeSfn(), startFakeScheduler()]);
+  [dynamo, sfn, scheduler, events] = await Promise.all([startDynalite(), startFakeSfn(), startFakeScheduler(), startFakeEventBridge()]);
   await ensureTable(createLocalDynamoClient(dynamo.endpoint), 'Flowmend-Runs');
   Object.assign(process.env, {
     AWS_REGION: 'us-east-1',
@@ -30,6 +33,7 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_SFN: sfn.endpoint,
     AWS_ENDPOINT_URL_SCHEDULER: scheduler.endpoint,
+    AWS_ENDPOINT_URL_EVENTBRIDGE: events.endpoint,
     TABLE_NAME: 'Flowmend-Runs',
     EXPRESS_STATE_MACHINE_ARN: machines.express,
     STANDARD_STATE_MACHINE_ARN: machines.standard,
@@ -42,7 +46,7 @@ beforeAll(async () => {
   scheduledStart = (await import('../../../functions/hosts/lambda/scheduled-start.ts')).handler;
 });
 afterAll(async () => {
-  await Promise.all([dynamo?.close(), sfn?.close(), scheduler?.close()]);
+  await Promise.all([dynamo?.close(), sfn?.close(), scheduler?.close(), events?.close()]);
 });
 
 
@@ -127,6 +131,28 @@ describe('API Lambda (API Gateway v1 proxy events through the real app)', () => 
     });
     expect((await call('DELETE', '/workflows/nightly/schedule')).status).toBe(204);
     expect(scheduler.schedules.has('Flowmend/nightly')).toBe(false);
+  });
+});
+
+describe('API Lambda in scheduleMode rules (LocalStack)', () => {
+  it('mirrors a schedule put and deleted through the API as an EventBridge rule named with the stack prefix', async () => {
+    const { apiDepsFromEnv } = await import('../../../functions/hosts/lambda/api-deps.ts');
+    const { FLOWMEND_SCHEDULER_ROLE_ARN: _role, ...stackEnv } = process.env;
+    const rulesApi = makeApiHandler(apiDepsFromEnv({ ...stackEnv, FLOWMEND_SCHEDULE_MODE: 'rules' }));
+    const rulesCall = async (method: string, path: string, body?: unknown) => (await rulesApi(apiGatewayV1Event(method, path, { body }), lambdaContext)).statusCode;
+    expect(await rulesCall('PUT', '/workflows/ruled', workflow)).toBe(201);
+    expect(await rulesCall('PUT', '/workflows/ruled/schedule', { expression: 'rate(5 minutes)', params: { name: 'ruled' } })).toBe(201);
+    const rule = events.rules.get('Flowmend-ruled');
+    expect(rule).toMatchObject({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
+    expect(rule?.Targets.get('scheduled-start')?.Arn).toBe(scheduledStartArn);
+    expect(scheduler.schedules.has('Flowmend/ruled')).toBe(false);
+    // Rules cannot read a time zone: the API says so with a 4xx instead of a rule that fires at the wrong hour.
+    expect(await rulesCall('PUT', '/workflows/ruled/schedule', { expression: 'cron(0 2 * * ? *)', timezone: 'Europe/Paris' })).toBe(422);
+    const kept = await rulesApi(apiGatewayV1Event('GET', '/workflows/ruled/schedule', {}), lambdaContext);
+    expect(JSON.parse(kept.body)).toMatchObject({ expression: 'rate(5 minutes)', timezone: 'UTC' });
+    expect(events.rules.get('Flowmend-ruled')?.ScheduleExpression).toBe('rate(5 minutes)');
+    expect(await rulesCall('DELETE', '/workflows/ruled/schedule')).toBe(204);
+    expect(events.rules.has('Flowmend-ruled')).toBe(false);
   });
 });
 

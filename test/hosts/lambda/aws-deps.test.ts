@@ -4,6 +4,7 @@ import { BlobOffloadRunStore } from '../../../functions/adapters/blob-offload-ru
 import { DynamoRunStore } from '../../../functions/adapters/dynamo-run-store.ts';
 import { S3BlobStore } from '../../../functions/adapters/s3-blob-store.ts';
 import { ConfigurationError } from '../../../functions/core/errors.ts';
+import { DEFAULT_EXECUTION_LIMITS } from '../../../functions/core/execution-limits.ts';
 
 const env = { AWS_REGION: 'us-east-1', TABLE_NAME: 'Flowmend-Runs', FLOWMEND_RETENTION_DAYS: '90' };
 
@@ -18,7 +19,7 @@ describe('awsDeps', () => {
     expect(deps.store).toBeInstanceOf(BlobOffloadRunStore);
     expect(deps.blobs).toBeInstanceOf(S3BlobStore);
     expect(deps.catalog.has('shell') && deps.catalog.has('transform')).toBe(true);
-    expect(deps.executionLimits).toEqual({ maxAdvances: 1_000, maxMs: 280_000 });
+    expect(deps.executionLimits).toEqual(DEFAULT_EXECUTION_LIMITS);
     expect(awsDeps(env).store).toBeInstanceOf(DynamoRunStore);
   });
 

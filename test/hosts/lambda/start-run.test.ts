@@ -91,6 +91,41 @@ describe('start-run handler', () => {
     expect(started.map((s) => s.name)).toEqual([firstOwner, secondOwner]);
   });
 
+  it('a retried start that races the first execution\'s first Advance does not undo its step or start a second execution', async () => {
+    const store = new MemoryRunStore();
+    const started: string[] = [];
+    let raceOnRead = false;
+    // The first execution's first Advance commits (same owner, seq 1, its events) right after the
+    // retried start has read the run and before it takes it over: the narrow window of the race.
+    const racing = Object.assign(Object.create(store) as MemoryRunStore, {
+      getRun: async (runId: string) => {
+        const read = await store.getRun(runId);
+        if (raceOnRead && read) {
+          raceOnRead = false;
+          await store.putRun({ ...read, seq: 1, eventSeq: 2 }, { ownerId: read.owner?.id ?? '' });
+        }
+        return read;
+      },
+    });
+    const handler = makeStartRunHandler({
+      store: racing,
+      catalog: builtinCatalog,
+      now: () => Date.UTC(2026, 0, 2, 3, 4, 5),
+      stateMachines: machines,
+      startExecution: async (arn, name) => {
+        started.push(name);
+        return `${arn}:${name}`;
+      },
+    });
+    const first = await handler({ workflow: echo(), runId: 'raced-run' });
+    const firstOwner = (await store.getRun('raced-run'))?.owner?.id;
+    raceOnRead = true;
+    const again = await handler({ workflow: echo(), runId: 'raced-run' });
+    expect(again).toEqual({ runId: first.runId, mode: 'express' });
+    expect(started).toEqual([firstOwner]);
+    expect(await store.getRun('raced-run')).toMatchObject({ seq: 1, eventSeq: 2, owner: { id: firstOwner } });
+  });
+
   it('refuses a run id already taken by another workflow or other params, and starts nothing', async () => {
     const { started, handler } = setup();
     const greet = { inputs: { name: { type: 'string' } }, nodes: [{ id: 'a', type: 'shell', params: { command: 'echo ${name}' } }] };

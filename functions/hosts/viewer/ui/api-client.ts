@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The API's answers as the page uses them. Parsed loosely (unknown keys pass) so a newer API with

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * A record, on disk, of the process group a shell node's command runs in, so that a command which
+ * outlived its host (the CLI or `serve` killed with SIGKILL: its detached group lives on) is ended
+ * before the node runs again on resume, instead of running beside its second copy.
+ */
+
+/** Where the records live unless the runner is told otherwise: per machine, like the processes they name. */
+export const DEFAULT_GROUP_DIR = join(tmpdir(), 'flowmend-process-groups');
+/** How long to wait for a killed group to be gone before running the node again anyway. */
+const GONE_WAIT_MS = 5_000;
+const POLL_MS = 20;
+
+interface GroupRecord {
+  pgid: number;
+  /** The leader's start time (clock ticks since boot, /proc), so that a reused pid is not taken for it. */
+  startTime?: string;
+}
+
+/** One file per run and node: a node runs once at a time within its run. */
+export const groupRecordPath = (dir: string, runId: string, nodeId: string): string =>
+  join(dir, `${createHash('sha256').update(`${runId}\0${nodeId}`).digest('hex').slice(0, 32)}.json`);
+
+interface ProcStat {
+  state: string;
+  pgrp: number;
+  startTime: string;
+}
+
+/** Fields of /proc/<pid>/stat after the command name (which may itself hold spaces and parentheses). */
+const readStat = async (pid: string | number): Promise<ProcStat | undefined> => {
+  try {
+    const text = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', pgrp: Number(fields[2]), startTime: fields[19] ?? '' };
+  } catch {
+    return undefined;
+  }
+};
+
+const hasProc = async (): Promise<boolean> => (await readStat('self')) !== undefined;
+
+/**
+ * Whether any process of the group still runs. With /proc: its members that are not zombies (a zombie
+ * is dead, and where no init reaps orphans, as in some containers, it stays); without: kill(-pgid, 0).
+ */
+export const groupAlive = async (pgid: number): Promise<boolean> => {
+  if (await hasProc()) {
+    for (const entry of await readdir('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const stat = await readStat(entry);
+      if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X') return true;
+    }
+    return false;
+  }
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Records the group of a command just started (its leader's pid is the group id: the shell is spawned detached). */
+export const recordGroup = async (file: string, pgid: number): Promise<void> => {
+  const stat = await readStat(pgid);
+  const record: GroupRecord = { pgid, ...(stat ? { startTime: stat.startTime } : {}) };
+  await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
+  await writeFile(file, JSON.stringify(record));
+};
+
+export const forgetGroup = async (file: string): Promise<void> => {
+  await rm(file, { force: true });
+};
+
+/**
+ * Ends the group an earlier run of this node left behind, if one is recorded and still alive: SIGKILL
+ * to the whole group, then waits (bounded) until none of it runs. A recorded leader pid now used by
+ * another process (its start time differs) is left alone. Answers the group id it ended, if any.
+ */
+export const endLeftoverGroup = async (file: string): Promise<number | undefined> => {
+  let record: GroupRecord;
+  try {
+    record = JSON.parse(await readFile(file, 'utf8')) as GroupRecord;
+  } catch {
+    return undefined;
+  }
+  const { pgid } = record;
+  if (!Number.isInteger(pgid) || pgid <= 1) return undefined;
+  const leader = await readStat(pgid);
+  // The kernel gives no new process a pid still used as a group id: a leader with another start time means the group is gone.
+  const reused = leader !== undefined && record.startTime !== undefined && leader.startTime !== record.startTime;
+  if (reused || !(await groupAlive(pgid))) {
+    await forgetGroup(file);
+    return undefined;
+  }
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // Gone between the check and the kill.
+  }
+  const deadline = Date.now() + GONE_WAIT_MS;
+  while (Date.now() < deadline && (await groupAlive(pgid))) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  await forgetGroup(file);
+  return pgid;
+};

@@ -1,0 +1,28 @@
+import * as z from 'zod';
+import type { NodeTypeSpec } from '../core/index.ts';
+
+/**
+ * What the engine knows of the transform node without JSONata: the Advance and StartRun Lambdas
+ * validate and time transform nodes from this, and only the runner (transform.ts) bundles jsonata.
+ */
+const DEFAULT_TIMEOUT_S = 30;
+
+export const TransformParamsSchema = z.strictObject({
+  expression: z
+    .string({ error: 'expression is required: a JSONata expression, e.g. "items[price > 10].name"' })
+    .min(1, 'expression must not be empty'),
+  input: z.unknown().default(null),
+  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive('timeout_s must be greater than 0').optional(),
+});
+export type TransformParams = z.infer<typeof TransformParamsSchema>;
+
+export const timeoutOf = (params: Record<string, unknown>): number =>
+  typeof params.timeout_s === 'number' && params.timeout_s > 0 ? params.timeout_s : DEFAULT_TIMEOUT_S;
+
+export const transformSpec: NodeTypeSpec = {
+  type: 'transform',
+  paramsSchema: TransformParamsSchema,
+  outputKeys: ['result'],
+  sideEffects: () => false,
+  timeoutS: timeoutOf,
+};
