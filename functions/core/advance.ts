@@ -14,6 +14,8 @@ import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, ty
 import { UnitOfWork } from './unit-of-work.ts';
 import { enterChild } from './nested/child-run.ts';
 import { templatedParams, WORKFLOW_TYPE } from './nested/workflow-params.ts';
+import type { ItemRange } from './batch/batch-state.ts';
+import { batchTemplates, startBatch } from './batch/batch-step.ts';
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
 
@@ -21,6 +23,8 @@ export interface PrepareOptions {
   /** Outputs of the nodes on the path, when the caller already has them (the replay walk). */
   nodes?: NodeOutputs;
   interrupted?: boolean;
+  /** Where the last attempt of this batch node kept its items (the replay walk finds it). */
+  previousBatch?: ItemRange;
 }
 
 /**
@@ -110,7 +114,8 @@ export class Advance {
     const visit = (this.run.visits[nodeId] ?? 0) + 1;
     const overLimit = this.runLimitReached(nodeId, visit);
     if (overLimit) return this.fail(overLimit);
-    const nodes = options.nodes ?? (await this.referencedOutputs(templatedParams(node)));
+    const nodes = options.nodes ?? (await this.referencedOutputs(node.batch ? batchTemplates(node) : templatedParams(node)));
+    if (node.batch) return startBatch(this, node, nodes, visit, options.previousBatch);
     let params: Record<string, unknown>;
     try {
       params = this.runnerParams(node, nodes);
@@ -168,8 +173,10 @@ export class Advance {
   private runLimitReached(nodeId: string, visit: number): RunError | undefined {
     const limits = this.deps.runLimits ?? DEFAULT_LIMITS;
     const stop = (code: string, message: string): RunError => ({ node_id: nodeId, category: 'non_repairable', code, message, fixable: false, details: { visit } });
-    if (this.run.seq >= limits.maxNodeVisits) {
-      return stop('NODE_VISIT_LIMIT', `the run stopped before visit ${visit} of node '${nodeId}': it has made ${this.run.seq} node visits, the limit (${LIMIT_VARIABLES.maxNodeVisits}=${limits.maxNodeVisits}). A cycle with no exit? Give the loop an edge out of it, or raise the limit`);
+    // Batch items have seqs of their own (run.itemRecords) and their own limit (batch/batch-step.ts).
+    const visits = this.run.seq - (this.run.itemRecords ?? 0);
+    if (visits >= limits.maxNodeVisits) {
+      return stop('NODE_VISIT_LIMIT', `the run stopped before visit ${visit} of node '${nodeId}': it has made ${visits} node visits, the limit (${LIMIT_VARIABLES.maxNodeVisits}=${limits.maxNodeVisits}). A cycle with no exit? Give the loop an edge out of it, or raise the limit`);
     }
     if (this.run.eventSeq >= limits.maxEvents) {
       return stop('EVENT_LIMIT', `the run stopped before visit ${visit} of node '${nodeId}': it has written ${this.run.eventSeq} events, the limit (${LIMIT_VARIABLES.maxEvents}=${limits.maxEvents})`);
@@ -183,8 +190,8 @@ export class Advance {
    * MCP server (secrets stay `${VAR}` references, expanded by the runner) and the run's workspace.
    * Throws TemplateResolutionError.
    */
-  runnerParams(node: WorkflowNode, nodes: NodeOutputs): Record<string, unknown> {
-    const params = resolveParams(templatedParams(node), this.context(nodes), this.deps.catalog.get(node.type)?.templateQuoting?.(node.params));
+  runnerParams(node: WorkflowNode, nodes: NodeOutputs, context: TemplateContext = this.context(nodes)): Record<string, unknown> {
+    const params = resolveParams(templatedParams(node), context, this.deps.catalog.get(node.type)?.templateQuoting?.(node.params));
     // A child workflow's own templates are the child's: they go to it as written.
     if (node.type === WORKFLOW_TYPE && node.params.workflow_ir !== undefined) params.workflow_ir = node.params.workflow_ir;
     if (node.type === MCP_TYPE && typeof params.server === 'string') {
@@ -196,7 +203,7 @@ export class Advance {
     return params;
   }
 
-  private async templateFailure(node: WorkflowNode, visit: number, error: TemplateResolutionError): Promise<AdvanceOutcome> {
+  async templateFailure(node: WorkflowNode, visit: number, error: TemplateResolutionError): Promise<AdvanceOutcome> {
     const seq = this.run.seq + 1;
     const now = this.deps.now();
     this.run.seq = seq;

@@ -81,6 +81,13 @@ export const STATE = {
   unknown: 'UnknownStep',
 } as const;
 
+/** State name of the Map that runs a chunk of a batch of a node type's items. */
+export const batchStateName = (nodeType: string): string => `Batch${runnerStateName(nodeType).slice(3)}`;
+/** State name of the Task that runs one batch item of a type, inside its Map (names are unique machine-wide). */
+export const itemRunnerStateName = (nodeType: string): string => `Item${runnerStateName(nodeType)}`;
+/** State name of the Task (the engine Lambda) that records one batch item of a type, inside its Map. */
+export const recordItemStateName = (nodeType: string): string => `Record${runnerStateName(nodeType).slice(3)}Item`;
+
 /** State name of the Task that runs nodes of a type: `Run` + PascalCase(type). */
 export const runnerStateName = (nodeType: string): string =>
   `Run${nodeType.replace(/(^|[-_])([a-z0-9])/g, (_m, _sep: string, c: string) => c.toUpperCase())}`;
@@ -120,6 +127,37 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
   );
 
   const kindIs = (kind: string) => ({ Variable: '$.kind', StringEquals: kind });
+  const toRecordItem = (type: string) => [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: recordItemStateName(type) }];
+  // A chunk of a batch's items (batch/batch-step.ts), one Map per node type (a Choice per item would cost
+  // every item a JSONPath evaluation per type): each item runs on its type's runner, with the same Retry
+  // and Catch as a single node, then its RecordItem (the engine Lambda) makes its result durable on its
+  // own, so an item counts as done only once stored. The chunk is at most the batch's width wide.
+  const batchStates = Object.fromEntries(
+    types.map((type) => [
+      batchStateName(type),
+      {
+        Type: 'Map',
+        ItemsPath: '$.items',
+        MaxConcurrencyPath: '$.width',
+        Iterator: {
+          StartAt: itemRunnerStateName(type),
+          States: {
+            [itemRunnerStateName(type)]: { ...runnerStates[runnerStateName(type)], Catch: toRecordItem(type), Next: recordItemStateName(type) },
+            [recordItemStateName(type)]: {
+              Type: 'Task',
+              Resource: resources.advance,
+              TimeoutSeconds: timeouts.advance,
+              Retry: [retryOf(ENGINE_RETRY), serviceRetry],
+              End: true,
+            },
+          },
+        },
+        ResultPath: '$.recorded',
+        Catch: catchToAdvance,
+        Next: STATE.advance,
+      },
+    ]),
+  );
 
   return {
     Comment: 'flowmend run interpreter: every decision is made by the Advance step (functions/core/engine.ts)',
@@ -139,6 +177,10 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
             And: [kindIs('run'), { Variable: '$.node.type', StringEquals: type }],
             Next: runnerStateName(type),
           })),
+          ...types.map((type) => ({
+            And: [kindIs('batch'), { Variable: '$.nodeType', StringEquals: type }],
+            Next: batchStateName(type),
+          })),
           { ...kindIs('repair'), Next: STATE.repair },
           { ...kindIs('continue'), Next: STATE.continueRun },
           { ...kindIs('done'), Next: STATE.done },
@@ -147,6 +189,7 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
         Default: STATE.unknown,
       },
       ...runnerStates,
+      ...batchStates,
       [STATE.repair]: {
         Type: 'Task',
         Resource: resources.repair,

@@ -25,5 +25,5 @@ export interface EngineDeps {
    */
   stepBatch?: number;
   /** Node visits and events one run may make (default: DEFAULT_LIMITS). */
-  runLimits?: Pick<Limits, 'maxNodeVisits' | 'maxEvents'>;
+  runLimits?: Pick<Limits, 'maxNodeVisits' | 'maxEvents' | 'maxBatchItems' | 'maxItemRecords'>;
 }

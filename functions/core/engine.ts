@@ -13,6 +13,7 @@ import { formatIssues, unconfiguredMcpServers, validateWorkflow } from './valida
 import { walkFromStart } from './walk.ts';
 import { parentHop } from './nested/parent-hop.ts';
 import { isChildIssue } from './nested/validate-children.ts';
+import { nextChunk, recordChunk } from './batch/batch-step.ts';
 
 export type { EngineDeps } from './engine-deps.ts';
 export type { ExecutionLimits } from './execution-limits.ts';
@@ -86,6 +87,8 @@ const dispatch = (step: Advance, input: AdvanceInput): Promise<AdvanceOutcome> =
       return start(step);
     case 'run':
       return recordNode(step, input);
+    case 'batch':
+      return recordChunk(step, input);
     case 'repair':
       return settleRepairAttempt(step, input);
   }
@@ -95,6 +98,8 @@ const start = async (step: Advance): Promise<AdvanceOutcome> => {
   const { run, ir } = step;
   // The previous execution continued here to give a repair a whole execution's time.
   if (run.repairDue) return step.repairOrFail(run.repairDue);
+  // The previous execution continued in the middle of a batch: its next chunk.
+  if (run.batch && !run.needsWalk) return nextChunk(step);
   // A run stopped before its first node has nothing to replay: it starts (and validates) as new.
   if (run.seq === 0) run.needsWalk = false;
   else if (run.needsWalk || run.current) return walkFromStart(step);

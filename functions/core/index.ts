@@ -7,7 +7,7 @@ export { BLOB_PREFIX, blobMarker, type BlobRef, blobRefIn, blobRefOf, type BlobS
 export { type CancelResult, cancelRun } from './cancel-run.ts';
 export { sampleOf } from './classify.ts';
 export { closestMatch } from './closest-match.ts';
-export { type AslDefinition, buildDefinition, REPAIR_MAX_S, runnerStateName, STATE, TASK_TIMEOUT_MARGIN_S, type TaskTimeouts } from './definition.ts';
+export { type AslDefinition, batchStateName, buildDefinition, itemRunnerStateName, recordItemStateName, REPAIR_MAX_S, runnerStateName, STATE, TASK_TIMEOUT_MARGIN_S, type TaskTimeouts } from './definition.ts';
 export { EngineCache } from './engine-cache.ts';
 export { advanceRun, type EngineDeps } from './engine.ts';
 export { BlobPathError, ConfigurationError, CorruptItemError, FlowmendError, InvalidInputError, ItemTooLargeError, RunBusyError, RunNotFoundError, StaleRunError, StoreError, StoreUnavailableError, TransientError } from './errors.ts';
@@ -33,7 +33,9 @@ export { type ClaimOptions, claimRun, createRun, DEFAULT_MAX_REPAIRS, type Inter
 export { type IrVersionItem, IrVersionItemSchema, type NodeRecord, NodeRecordSchema, type Owner, type RunEvent, RunEventSchema, RunIdSchema, type RunItem, RunItemSchema, type RunStatus, RunStatusSchema } from './run-model.ts';
 export { loadRunReport, recordsOfRun, type RunReport } from './run-report.ts';
 export { type AdvanceCommit, type RunStore, type RunWriteCondition } from './run-store.ts';
-export { type AdvanceOutcome, RepairOutcomeSchema, type RepairReport, type RunOutcome, RunOutcomeSchema, TaskErrorSchema } from './state-io.ts';
+export { type AdvanceOutcome, BatchItemSpecSchema, type ItemRecorded, RepairOutcomeSchema, type RepairReport, type RunOutcome, RunOutcomeSchema, TaskErrorSchema } from './state-io.ts';
+export { isItemResult, recordBatchItem } from './batch/record-item.ts';
+export { BATCH_OUTPUT_KEYS, type BatchConfig, BatchConfigSchema } from './batch/batch-config.ts';
 export { copyStoredValue, sameStoredValue } from './stored-value.ts';
 export { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from './validate.ts';
 export { type ValidationIssue } from './validation-issue.ts';

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { BatchConfigSchema } from './batch/batch-config.ts';
 import { SECRET_SOURCE_HINT, SECRET_SOURCE_PATTERN } from './secret-source.ts';
 import { McpServersSchema } from './mcp-servers.ts';
 
@@ -62,6 +63,8 @@ export const NodeSchema = z
     params: z.record(z.string(), z.unknown()).default({}),
     /** Overrides the node type's own declaration of side effects. */
     side_effects: z.boolean().optional(),
+    /** Run the node once per item (pflow's batch); see batch/batch-config.ts. */
+    batch: BatchConfigSchema.optional(),
   })
   .strict();
 export type WorkflowNode = z.infer<typeof NodeSchema>;

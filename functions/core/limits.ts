@@ -18,6 +18,10 @@ export const LimitsSchema = z.object({
   maxEvents: z.number().int().positive(),
   /** Node visits (executed, not replayed) one run may make: a cycle with no exit stops here. */
   maxNodeVisits: z.number().int().positive(),
+  /** Items one batch node may run. */
+  maxBatchItems: z.number().int().positive(),
+  /** Batch item records one run may write, over all its batches and their attempts. */
+  maxItemRecords: z.number().int().positive(),
 });
 export type Limits = z.infer<typeof LimitsSchema>;
 
@@ -31,6 +35,8 @@ export const DEFAULT_LIMITS: Limits = {
   maxHttpResponseBytes: 10 * 1024 * 1024,
   maxEvents: 100_000,
   maxNodeVisits: 10_000,
+  maxBatchItems: 10_000,
+  maxItemRecords: 100_000,
 };
 
 /** The environment variable that sets each limit. */
@@ -44,6 +50,8 @@ export const LIMIT_VARIABLES: Readonly<Record<keyof Limits, string>> = {
   maxHttpResponseBytes: 'FLOWMEND_MAX_HTTP_RESPONSE_BYTES',
   maxEvents: 'FLOWMEND_MAX_EVENTS',
   maxNodeVisits: 'FLOWMEND_MAX_NODE_VISITS',
+  maxBatchItems: 'FLOWMEND_MAX_BATCH_ITEMS',
+  maxItemRecords: 'FLOWMEND_MAX_ITEM_RECORDS',
 };
 
 export class LimitConfigError extends Error {

@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import { closestMatch } from './closest-match.ts';
+import { BatchConfigSchema } from './batch/batch-config.ts';
 import { checkIrShape } from './ir-shape.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { ClassificationRulesSchema, InputSpecSchema, isReservedName, NodeSchema, OutputSpecSchema, reservedNameMessage, type Workflow, WorkflowSchema } from './ir.ts';
@@ -26,6 +27,7 @@ const EDGE_KEYS: KnownKeys = {
 };
 const INPUT_KEYS: KnownKeys = { keys: Object.keys(InputSpecSchema.shape), aliases: { optional: 'required', kind: 'type' } };
 const OUTPUT_KEYS: KnownKeys = { keys: Object.keys(OutputSpecSchema.shape), aliases: { value: 'source', from: 'source', template: 'source', expr: 'source' } };
+const BATCH_KEYS: KnownKeys = { keys: Object.keys(BatchConfigSchema.shape), aliases: { concurrency: 'max_concurrent', on_error: 'error_handling' } };
 const CLASSIFICATION_KEYS: KnownKeys = { keys: Object.keys(ClassificationRulesSchema.shape), aliases: {} };
 
 /** Which object an issue path points into, so that an unknown key can be compared with the valid ones. */
@@ -33,6 +35,7 @@ function knownKeysAt(path: readonly PropertyKey[]): KnownKeys | undefined {
   const [first] = path;
   if (path.length === 0) return WORKFLOW_KEYS;
   if (path.length === 1 && first === 'classification') return CLASSIFICATION_KEYS;
+  if (path.length === 3 && first === 'nodes' && path[2] === 'batch') return BATCH_KEYS;
   if (path.length !== 2) return undefined;
   if (first === 'nodes') return NODE_KEYS;
   if (first === 'edges') return EDGE_KEYS;
@@ -42,9 +45,7 @@ function knownKeysAt(path: readonly PropertyKey[]): KnownKeys | undefined {
 }
 
 /** pflow node keys flowmend does not run yet, with what to do instead. */
-const UNSUPPORTED_NODE_KEYS: Readonly<Record<string, string>> = {
-  batch: "flowmend does not run pflow's batch nodes yet: loop over the items with a node and an edge back to it, or process them in one shell or transform node",
-};
+const UNSUPPORTED_NODE_KEYS: Readonly<Record<string, string>> = {};
 
 function unknownKeyIssues(issue: z.core.$ZodIssueUnrecognizedKeys): ValidationIssue[] {
   const known = knownKeysAt(issue.path);

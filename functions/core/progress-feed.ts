@@ -72,7 +72,7 @@ export const readProgress = async (store: RunStore, runId: string, after: { even
   const steps: NodeRecord[] = [];
   // Visits are taken in seq order up to the first unfinished one, so the cursor never passes a visit still running.
   for (const s of await recordsOfRun(store, run)) {
-    if (s.seq <= (after?.seq ?? 0)) continue;
+    if (s.seq <= (after?.seq ?? 0) || s.item) continue;
     if (s.status === 'running') break;
     steps.push(s);
   }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { LlmUsageSchema, NodeErrorSchema } from './node-type.ts';
 import { WorkflowSchema } from './ir.ts';
+import { BatchStateSchema, ItemOfSchema, ItemRangeSchema } from './batch/batch-state.ts';
 
 export const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{6,64}$/, 'a run id is 6-64 letters, digits, _ or -');
 export type RunId = z.infer<typeof RunIdSchema>;
@@ -166,6 +167,10 @@ export const RunItemSchema = z.object({
   parent: ParentLinkSchema.optional(),
   /** The child runs this run's workflow nodes started, for status and the report. */
   children: z.array(ChildRefSchema).optional(),
+  /** The batch in flight (batch/batch-step.ts), if any. */
+  batch: BatchStateSchema.optional(),
+  /** Item records allocated so far (their seqs count here, not as node visits). */
+  itemRecords: z.number().int().nonnegative().optional(),
 });
 export type RunItem = z.infer<typeof RunItemSchema>;
 
@@ -195,6 +200,12 @@ export const NodeRecordSchema = z.object({
   interrupted: z.boolean().optional(),
   /** The node was changed by a repair before this visit. */
   repaired: z.boolean().optional(),
+  /** This record is one item of a batch, not a node visit. */
+  item: ItemOfSchema.optional(),
+  /** This record is a batch node's: its items' records are at `base`..`base + count - 1`. */
+  batch: ItemRangeSchema.optional(),
+  /** An item copied from an earlier attempt of its batch (same cache key): it did not run again. */
+  replayed: z.boolean().optional(),
 });
 export type NodeRecord = z.infer<typeof NodeRecordSchema>;
 
@@ -240,6 +251,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
   z.object({ ...eventBase, type: z.literal('run_failed'), nodeId: nodeIdField, message: z.string(), data: z.object({ category: ErrorCategorySchema, code: z.string() }).optional() }),
   z.object({ ...eventBase, type: z.literal('execution_continued'), nodeId: nodeIdField, message: z.string() }),
   z.object({ ...eventBase, type: z.literal('run_cancelled'), nodeId: nodeIdField, message: z.string() }),
+  /** A chunk of a batch's items was recorded: `done` of `total` items are settled, `failed` of them failed. */
+  z.object({ ...eventBase, type: z.literal('batch_progress'), nodeId: z.string(), data: z.object({ done: z.number().int(), total: z.number().int(), failed: z.number().int(), replayed: z.number().int() }) }),
   /** The execution stopped without recording an outcome (a Lambda timeout, an AWS limit); resume goes on. */
   z.object({ ...eventBase, type: z.literal('run_interrupted'), message: z.string() }),
 ]);

@@ -1,5 +1,6 @@
 import type { IrVersionItem, RepairAttempt, RunError, RunEvent, RunItem, RunStatus, NodeRecord, NodeRecordStatus } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
+import { itemsByBatch, type ReportBatch, reportBatch } from './batch/batch-report.ts';
 
 export interface ReportStep {
   node_id: string;
@@ -12,6 +13,8 @@ export interface ReportStep {
   repaired: boolean;
   interrupted: boolean;
   error?: string;
+  /** A batch node's items (batch/batch-report.ts). */
+  batch?: ReportBatch;
 }
 
 /**
@@ -64,7 +67,7 @@ export interface RunReport {
 
 export type ChildReport = RunReport & { node_id: string; visit: number };
 
-const stepOf = (record: NodeRecord): ReportStep => ({
+const stepOf = (record: NodeRecord, items: ReadonlyMap<number, NodeRecord[]>): ReportStep => ({
   node_id: record.nodeId,
   seq: record.seq,
   visit: record.visit,
@@ -75,11 +78,14 @@ const stepOf = (record: NodeRecord): ReportStep => ({
   repaired: record.repaired ?? false,
   interrupted: record.interrupted ?? false,
   ...(record.error ? { error: record.error.message } : {}),
+  ...(record.batch ? { batch: reportBatch(items.get(record.seq) ?? [], record.batch.count) } : {}),
 });
 
 /** Executed steps and replayed (cached) ones, in the order they happened. */
 const orderedSteps = (steps: readonly NodeRecord[], events: readonly RunEvent[]): ReportStep[] => {
-  const timeline: { at: number; order: number; step: ReportStep }[] = steps.map((s) => ({ at: s.startedAt, order: s.seq, step: stepOf(s) }));
+  // Items show inside their batch's step, not as steps of their own.
+  const items = itemsByBatch(steps);
+  const timeline: { at: number; order: number; step: ReportStep }[] = steps.filter((s) => !s.item).map((s) => ({ at: s.startedAt, order: s.seq, step: stepOf(s, items) }));
   for (const event of events) {
     if (event.type !== 'node_cached') continue;
     const nodes = (event.data?.nodes ?? []) as { id: string; seq: number }[];

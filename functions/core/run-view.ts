@@ -160,7 +160,8 @@ export const buildRunView = (run: RunItem, steps: readonly NodeRecord[], events:
   const current = versions.find((v) => v.version === run.irVersion) ?? versions.at(-1);
   if (!current) throw new Error(`run ${run.runId} has no workflow version`);
   const ir = current.ir;
-  const sightings = sightingsOf(steps, events);
+  // Batch items show inside their batch's step (the report), not as visits of the graph's nodes.
+  const sightings = sightingsOf(steps.filter((s) => !s.item), events);
   const report = buildRunReport(run, steps, events, versions);
   return {
     run_id: run.runId,

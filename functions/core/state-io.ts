@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { BlobUploadSchema, ParamsRefSchema } from './blob-store.ts';
+import { ItemOfSchema } from './batch/batch-state.ts';
 import { ClassificationRulesSchema } from './ir.ts';
 import { LlmUsageSchema, RunnerResultSchema } from './node-type.ts';
 import { RunErrorSchema, RunIdSchema } from './run-model.ts';
@@ -55,7 +56,19 @@ export const ContinueOutcomeSchema = z.object({ kind: z.literal('continue'), run
 export const DoneOutcomeSchema = z.object({ kind: z.literal('done'), runId: RunIdSchema, owner: z.string(), exec, rev });
 export const FailedOutcomeSchema = z.object({ kind: z.literal('failed'), runId: RunIdSchema, owner: z.string(), exec, rev, error: RunErrorSchema });
 
-export const AdvanceOutcomeSchema = z.discriminatedUnion('kind', [RunOutcomeSchema, RepairOutcomeSchema, ContinueOutcomeSchema, DoneOutcomeSchema, FailedOutcomeSchema]);
+/** One item of a batch: what a BatchRun<Type> Task receives (a RunNode event, plus which item it is). */
+export const BatchItemSpecSchema = RunOutcomeSchema.extend({ item: ItemOfSchema });
+export type BatchItemSpec = z.infer<typeof BatchItemSpecSchema>;
+/** What the RecordItem Task receives: the item, with the runner's `result` or a caught `error`. */
+export const ItemResultInputSchema = BatchItemSpecSchema.extend({ result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() });
+export type ItemResultInput = z.infer<typeof ItemResultInputSchema>;
+/** What RecordItem returns into the Map's result: small, whatever the item's outputs. */
+export const ItemRecordedSchema = z.object({ index: z.number().int(), status: z.string() });
+export type ItemRecorded = z.infer<typeof ItemRecordedSchema>;
+/** Run a chunk of a batch's items (the RunBatch Map state); `seq` is the batch node's record. */
+export const BatchOutcomeSchema = z.object({ kind: z.literal('batch'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), nodeType: z.string(), width: z.number().int().min(1).max(100), items: z.array(BatchItemSpecSchema) });
+
+export const AdvanceOutcomeSchema = z.discriminatedUnion('kind', [RunOutcomeSchema, BatchOutcomeSchema, RepairOutcomeSchema, ContinueOutcomeSchema, DoneOutcomeSchema, FailedOutcomeSchema]);
 export type AdvanceOutcome = z.infer<typeof AdvanceOutcomeSchema>;
 export type AdvanceKind = AdvanceOutcome['kind'];
 
@@ -66,6 +79,8 @@ export type AdvanceKind = AdvanceOutcome['kind'];
 export const AdvanceInputSchema = z.union([
   z.object({ kind: z.literal('run'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), node: RunNodeSpecSchema, result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() }),
   z.object({ kind: z.literal('repair'), runId: RunIdSchema, owner: z.string(), exec, rev, failedNode: z.string(), attempt: z.number().int().positive(), repair: RepairReportSchema.optional(), error: TaskErrorSchema.optional() }),
+  // The items come back with only what the engine reads (it reads their results from the store, where RecordItem put them).
+  z.object({ kind: z.literal('batch'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), items: z.array(z.object({ seq: z.number().int().positive(), item: ItemOfSchema })), error: TaskErrorSchema.optional() }),
   z.object({ kind: z.literal('start').default('start'), runId: RunIdSchema, owner: z.string(), exec, rev }),
 ]);
 export type AdvanceInput = z.infer<typeof AdvanceInputSchema>;

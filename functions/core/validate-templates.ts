@@ -1,4 +1,6 @@
 import { closestMatch } from './closest-match.ts';
+import { BATCH_OUTPUT_KEYS } from './batch/batch-config.ts';
+import { batchRoots, withIndex } from './batch/batch-items.ts';
 import { buildGraph, type WorkflowGraph } from './graph.ts';
 import type { Workflow } from './ir.ts';
 import type { NodeCatalog } from './node-type.ts';
@@ -12,6 +14,8 @@ interface Site {
   path: string;
   /** The referencing node; undefined for workflow outputs, which may name any node. */
   nodeId: string | undefined;
+  /** Names a batch node's params may use besides inputs and nodes (its item and `__index__`). */
+  itemRoots?: readonly string[];
 }
 
 /** Checks every template of the workflow's params and outputs against its inputs, nodes and node types. */
@@ -42,6 +46,7 @@ export function checkTemplates(workflow: Workflow, catalog: NodeCatalog, graph: 
   const inputNames = Object.keys(workflow.inputs);
   const inputSet = new Set(inputNames);
   const nodeIds = [...nodeTypes.keys()];
+  const batchNodes = new Set(workflow.nodes.filter((n) => n.batch).map((n) => n.id));
 
   const check = (value: unknown, site: Site): void => {
     const seen = new Set<string>();
@@ -54,7 +59,7 @@ export function checkTemplates(workflow: Workflow, catalog: NodeCatalog, graph: 
       };
       const type = nodeTypes.get(ref.root);
       if (type === undefined) {
-        if (inputSet.has(ref.root)) continue;
+        if (inputSet.has(ref.root) || site.itemRoots?.includes(ref.root)) continue;
         const close = closestMatch(ref.root, [...inputNames, ...nodeIds]);
         const listing = `Inputs: ${listNames(inputNames) || 'none'}. Nodes: ${listNames(nodeIds)}`;
         const hint = close === undefined
@@ -77,8 +82,13 @@ export function checkTemplates(workflow: Workflow, catalog: NodeCatalog, graph: 
       }
       const spec = catalog.get(type);
       const key = ref.path[0];
-      // A node type whose outputs depend on its params (a workflow node) says which; undefined: not known before it runs.
-      const outputKeys = spec?.outputKeysFor ? spec.outputKeysFor(nodeParams.get(ref.root) ?? {}) : spec?.outputKeys;
+      // A batch node's outputs are pflow's batch shape, whatever its type's own outputs are; a node type whose outputs
+      // depend on its params (a workflow node) says which; undefined: not known before it runs.
+      const outputKeys: readonly string[] | undefined = batchNodes.has(ref.root)
+        ? BATCH_OUTPUT_KEYS
+        : spec?.outputKeysFor
+          ? spec.outputKeysFor(nodeParams.get(ref.root) ?? {})
+          : spec?.outputKeys;
       if (outputKeys === undefined || key === undefined || outputKeys.includes(String(key))) continue;
       const outputs = outputKeys.join(', ');
       const close = typeof key === 'string' ? closestMatch(key, outputKeys) : undefined;
@@ -92,8 +102,14 @@ export function checkTemplates(workflow: Workflow, catalog: NodeCatalog, graph: 
   };
 
   workflow.nodes.forEach((node, index) => {
+    const itemRoots = batchRoots(node);
     for (const [param, value] of Object.entries(templatedParams(node))) {
-      check(value, { label: `Node '${node.id}' param '${param}'`, path: formatIssuePath(['nodes', index, 'params', param]), nodeId: node.id });
+      // `${other.results[${__index__}].x}` is checked as `${other.results[0].x}`.
+      const checked = node.batch ? withIndex(value, 0) : value;
+      check(checked, { label: `Node '${node.id}' param '${param}'`, path: formatIssuePath(['nodes', index, 'params', param]), nodeId: node.id, itemRoots });
+    }
+    if (typeof node.batch?.items === 'string') {
+      check(node.batch.items, { label: `Node '${node.id}' batch.items`, path: formatIssuePath(['nodes', index, 'batch', 'items']), nodeId: node.id });
     }
   });
   for (const [name, output] of Object.entries(workflow.outputs)) {

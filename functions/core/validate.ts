@@ -10,6 +10,7 @@ import { checkQuoting } from './validate-quoting.ts';
 import { checkSensitiveHeaders } from './sensitive-headers.ts';
 import { checkTemplates } from './validate-templates.ts';
 import { checkWorkflowNodes, type Nesting, TOP_LEVEL } from './nested/validate-children.ts';
+import { WORKFLOW_TYPE } from './nested/workflow-params.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
 export { closestMatch } from './closest-match.ts';
@@ -83,6 +84,12 @@ function checkNodes(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[]
       issues.push(error(`nodes[${index}].type`, 'UNKNOWN_NODE_TYPE', `Node '${node.id}' has unknown type '${node.type}'`, `${didYouMean(node.type, knownTypes)}Known types: ${knownTypes.join(', ')}`));
     } else {
       issues.push(...checkParams(node, index, spec));
+    }
+    // A batch runs its items on the type's runner; a workflow node has none (the engine drives its child run).
+    if (node.batch !== undefined && node.type === WORKFLOW_TYPE) {
+      issues.push(
+        error(`nodes[${index}].batch`, 'BATCH_UNSUPPORTED', `Node '${node.id}' (workflow): batch over a nested workflow is not supported`, 'Put the batch on a node inside the child workflow, or use one workflow node per item'),
+      );
     }
   });
   return issues;

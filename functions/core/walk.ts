@@ -4,6 +4,7 @@ import type { RunError, NodeRecord } from './run-model.ts';
 import type { AdvanceOutcome } from './state-io.ts';
 import type { Advance } from './advance.ts';
 import { TemplateResolutionError } from './templates.ts';
+import { batchCacheKey, latestBatchAttempt } from './batch/batch-step.ts';
 
 const position = (nodeId: string, visit: number): string => `${nodeId}#${visit}`;
 
@@ -18,7 +19,8 @@ const isReplayable = (step: NodeRecord, ir: Workflow): boolean =>
 const replayableByPosition = (steps: readonly NodeRecord[], ir: Workflow): Map<string, NodeRecord> => {
   const byPosition = new Map<string, NodeRecord>();
   for (const step of steps) {
-    if (!isReplayable(step, ir)) continue;
+    // Batch items are replayed by their batch (batch/batch-step.ts), not as positions of the path.
+    if (step.item || !isReplayable(step, ir)) continue;
     const key = position(step.nodeId, step.visit);
     const seen = byPosition.get(key);
     if (!seen || seen.seq < step.seq) byPosition.set(key, step);
@@ -48,7 +50,8 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
   if (unwritten.length > 0) await step.deps.store.putRecords(unwritten);
   run.pendingRecords = [];
   run.flushedThrough = run.seq;
-  const records = replayableByPosition([...listed, ...unwritten], ir);
+  const all = [...listed, ...unwritten];
+  const records = replayableByPosition(all, ir);
   const inFlight = run.current;
   const nodes: Record<string, Record<string, unknown>> = {};
   run.latest = {};
@@ -56,6 +59,7 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
   run.needsWalk = false;
   delete run.current;
   delete run.cursor;
+  delete run.batch;
   const replayed: { id: string; seq: number }[] = [];
   const flushReplayed = () => {
     if (replayed.length === 0) return;
@@ -73,14 +77,15 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
     let cacheKey: string | undefined;
     if (record) {
       try {
-        cacheKey = computeCacheKey(node.type, step.runnerParams(node, nodes));
+        cacheKey = node.batch ? batchCacheKey(step, node, nodes) : computeCacheKey(node.type, step.runnerParams(node, nodes));
       } catch (error) {
         if (!(error instanceof TemplateResolutionError)) throw error;
       }
     }
     if (!record || record.cacheKey !== cacheKey) {
       flushReplayed();
-      if (record?.sideEffects && record.status === 'completed') {
+      // A batch's frozen rule is per item (nextChunk): its unchanged items replay, a changed completed one blocks.
+      if (record?.sideEffects && record.status === 'completed' && !record.batch) {
         return step.fail({
           node_id: nodeId,
           category: 'non_repairable',
@@ -92,7 +97,8 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
       }
       const interrupted = inFlight?.nodeId === nodeId && inFlight.visit === visit;
       if (interrupted) step.writes.event('node_interrupted', { nodeId, seq: inFlight.seq, message: `'${nodeId}' was running when its process stopped; running it again` });
-      return step.prepare(nodeId, { nodes, interrupted });
+      const previousBatch = node.batch ? latestBatchAttempt(all, nodeId, visit) : undefined;
+      return step.prepare(nodeId, { nodes, interrupted, ...(previousBatch ? { previousBatch } : {}) });
     }
     nodes[nodeId] = record.outputs ?? {};
     run.latest[nodeId] = record.seq;

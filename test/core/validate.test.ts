@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
+import { builtinCatalog } from '../../functions/nodes/catalog.ts';
 import { makeCatalog, type NodeTypeSpec } from '../../functions/core/node-type.ts';
 import {
   closestMatch,
@@ -72,7 +73,7 @@ describe('parseWorkflow', () => {
   });
 
   it.each<[string, unknown, Partial<ValidationIssue>[]]>([
-    ['unknown node key, hint params', { nodes: [{ id: 'a', type: 'shell', parameters: {} }] }, [{ path: 'nodes[0].parameters', code: 'UNKNOWN_KEY', hint: expect.stringMatching(/^Did you mean 'params'\? Valid keys: id, type, purpose, params, side_effects$/) }]],
+    ['unknown node key, hint params', { nodes: [{ id: 'a', type: 'shell', parameters: {} }] }, [{ path: 'nodes[0].parameters', code: 'UNKNOWN_KEY', hint: expect.stringMatching(/^Did you mean 'params'\? Valid keys: id, type, purpose, params, side_effects, batch$/) }]],
     ['unknown top-level key', { nodes: [{ id: 'a', type: 'shell' }], start_nod: 'a' }, [{ path: 'start_nod', code: 'UNKNOWN_KEY', message: "Unknown key 'start_nod' at the top level of the workflow", hint: expect.stringMatching(/^Did you mean 'start_node'\?/) }]],
     ['output "value" means source', { nodes: [{ id: 'a', type: 'shell' }], outputs: { o: { value: '${a.stdout}' } } }, [
       { path: 'outputs.o.value', code: 'UNKNOWN_KEY', hint: expect.stringMatching(/^Did you mean 'source'\?/) },
@@ -237,11 +238,51 @@ describe('formatIssues and helpers', () => {
   });
 });
 
-describe('pflow keys flowmend does not run yet', () => {
-  it('says a batch node is not supported and what to do instead', () => {
-    const parsed = parseWorkflow({ nodes: [{ id: 'a', type: 'shell', batch: { items: [1, 2] }, params: { command: 'echo ${item}' } }] });
+describe('batch (pflow\'s batch on a node)', () => {
+  const batchNode = (batch: unknown, params: Record<string, unknown> = { command: 'echo ${item}' }) => ({ nodes: [{ id: 'a', type: 'shell', batch, params }] });
+
+  it('parses pflow\'s batch config, with its defaults', () => {
+    const parsed = parseWorkflow(batchNode({ items: [1, 2] }));
+    expect(parsed.ok && parsed.workflow.nodes[0]?.batch).toEqual({ items: [1, 2], as: 'item', parallel: false, max_concurrent: 10, error_handling: 'fail_fast', max_retries: 1, retry_wait: 0 });
+  });
+
+  it.each([
+    ['max_concurrent over 100', { items: [1], max_concurrent: 500 }, { path: 'nodes[0].batch.max_concurrent', message: expect.stringContaining('batch.max_concurrent is 1-100') }],
+    ['an unknown key, with the closest', { items: [1], concurrency: 3 }, { path: 'nodes[0].batch.concurrency', code: 'UNKNOWN_KEY', hint: expect.stringMatching(/^Did you mean 'max_concurrent'\?/) }],
+    ['items that are neither a template nor an array', { items: 'a,b' }, { path: 'nodes[0].batch.items', message: expect.stringContaining('one template') }],
+    ['an empty literal array', { items: [] }, { path: 'nodes[0].batch.items', message: expect.stringContaining('at least one item') }],
+    ['a bad error_handling', { items: [1], error_handling: 'ignore' }, { path: 'nodes[0].batch.error_handling', code: 'INVALID_VALUE' }],
+    ['as named __index__', { items: [1], as: '__index__' }, { path: 'nodes[0].batch.as', message: expect.stringContaining("cannot be '__index__'") }],
+  ])('refuses %s, naming the field', (_name, batch, issue) => {
+    const parsed = parseWorkflow(batchNode(batch));
     expect(parsed.ok).toBe(false);
-    if (parsed.ok) return;
-    expect(parsed.issues).toEqual([expect.objectContaining({ path: 'nodes[0].batch', code: 'UNSUPPORTED_KEY', hint: expect.stringMatching(/loop over the items/) })]);
+    if (!parsed.ok) expect(parsed.issues).toEqual([expect.objectContaining(issue)]);
+  });
+
+  it('knows the item (its `as` name) and __index__ in the batch node only, and the batch outputs of the node', () => {
+    const ok = parseWorkflow({
+      nodes: [
+        { id: 'a', type: 'shell', batch: { items: [1, 2], as: 'n' }, params: { command: 'echo ${n} ${__index__}' } },
+        { id: 'b', type: 'shell', batch: { items: '${a.results}' }, params: { command: 'echo ${a.results[${__index__}].stdout} ${item.stdout}' } },
+        { id: 'c', type: 'shell', params: { command: 'echo ${b.count} ${b.errors} ${item} ${a.stdout}' } },
+      ],
+      edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }],
+    });
+    if (!ok.ok) throw new Error('does not parse');
+    const issues = validateWorkflow(ok.workflow, builtinCatalog).filter((i) => i.severity === 'error');
+    expect(issues.map((i) => `${i.code} ${i.path}: ${i.message.split(' — ')[0]}`)).toEqual([
+      "TEMPLATE_UNKNOWN_ROOT nodes[2].params.command: Node 'c' param 'command': ${item}",
+      "TEMPLATE_UNKNOWN_OUTPUT nodes[2].params.command: Node 'c' param 'command': ${a.stdout}",
+    ]);
+    expect(issues[1]?.hint).toContain('results, count, success_count, error_count, errors');
+  });
+
+  it('refuses a batch on a workflow node (its child run has no runner to fan out to), naming the field', () => {
+    const parsed = parseWorkflow({
+      nodes: [{ id: 'w', type: 'workflow', batch: { items: [1, 2] }, params: { workflow_ir: { nodes: [{ id: 'x', type: 'shell', params: { command: 'true' } }] } } }],
+    });
+    if (!parsed.ok) throw new Error('does not parse');
+    const issues = validateWorkflow(parsed.workflow, builtinCatalog).filter((i) => i.severity === 'error');
+    expect(issues).toEqual([expect.objectContaining({ path: 'nodes[0].batch', code: 'BATCH_UNSUPPORTED', message: expect.stringContaining("Node 'w' (workflow)") })]);
   });
 });

@@ -1,6 +1,6 @@
 import aslValidator from 'asl-validator';
 import { describe, expect, it } from 'vitest';
-import { buildDefinition, runnerStateName, STATE } from '../../functions/core/definition.ts';
+import { batchStateName, buildDefinition, itemRunnerStateName, recordItemStateName, runnerStateName, STATE } from '../../functions/core/definition.ts';
 import { AdvanceOutcomeSchema } from '../../functions/core/state-io.ts';
 import { RUNNER_TIMEOUTS } from '../../infra/flowmend-stack.ts';
 import { extractStateMachines, fakeArn } from '../support/cfn-asl.ts';
@@ -31,7 +31,7 @@ const expected = buildDefinition({
 });
 
 /** Where the Route state sends an outcome: follows the Choice rules the way Step Functions does. */
-function routeOf(asl: Asl, outcome: { kind: string; node?: { type: string } }): string | undefined {
+function routeOf(asl: Asl, outcome: { kind: string; node?: { type: string }; nodeType?: string }): string | undefined {
   const route = asl.States[STATE.route] as State & { Choices: ChoiceRule[]; Default?: string };
   const read = (path: string): unknown =>
     path.replace(/^\$\./, '').split('.').reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], outcome);
@@ -54,7 +54,7 @@ describe.each(Object.keys(machines))('state machine %s in the synthesized templa
 
   it('has a branch for every outcome kind, and one runner Task per node type', () => {
     const kinds = AdvanceOutcomeSchema.options.map((option) => option.shape.kind.value);
-    expect(kinds.sort()).toEqual(['continue', 'done', 'failed', 'repair', 'run']);
+    expect(kinds.sort()).toEqual(['batch', 'continue', 'done', 'failed', 'repair', 'run']);
     const targets: Record<string, [string, string]> = {
       repair: [STATE.repair, 'Task'],
       continue: [STATE.continueRun, 'Task'],
@@ -69,6 +69,18 @@ describe.each(Object.keys(machines))('state machine %s in the synthesized templa
       const target = routeOf(asl, { kind: 'run', node: { type } });
       expect(target).toBe(runnerStateName(type));
       expect(asl.States[target ?? '']).toMatchObject({ Type: 'Task', Resource: expected.States[target ?? '']?.Resource, Next: STATE.advance });
+    }
+    for (const type of RUNNER_TYPES) {
+      // A batch chunk goes to its type's Map: each item on the type's runner (same Retry), then RecordItem on the engine Lambda.
+      const target = routeOf(asl, { kind: 'batch', nodeType: type }) ?? '';
+      expect(target).toBe(batchStateName(type));
+      const map = asl.States[target] as State & { Iterator: { StartAt: string; States: Record<string, State & { Retry?: unknown; Catch?: unknown }> } };
+      expect(map).toMatchObject({ Type: 'Map', ItemsPath: '$.items', MaxConcurrencyPath: '$.width', Next: STATE.advance });
+      const item = map.Iterator.States[itemRunnerStateName(type)];
+      expect(map.Iterator.StartAt).toBe(itemRunnerStateName(type));
+      expect(item).toMatchObject({ Type: 'Task', Resource: expected.States[runnerStateName(type)]?.Resource, Next: recordItemStateName(type) });
+      expect(item?.Retry).toEqual(asl.States[runnerStateName(type)]?.Retry);
+      expect(map.Iterator.States[recordItemStateName(type)]).toMatchObject({ Type: 'Task', Resource: expected.States[STATE.advance]?.Resource, End: true });
     }
     expect(routeOf(asl, { kind: 'run', node: { type: 'no-such-type' } })).toBe(STATE.unknown);
     expect(asl.States[STATE.unknown]?.Type).toBe('Fail');

@@ -1,4 +1,5 @@
 import type { ProgressEvent } from '../../core/index.ts';
+import { batchProgressLine } from './batch-progress.ts';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 const firstLine = (text: string): string => {
@@ -40,6 +41,8 @@ export const progressLines = (event: ProgressEvent): string[] => {
       return [`Run cancelled: ${event.message ?? ''}`];
     case 'run_interrupted':
       return [`Run interrupted (resumable): ${event.message ?? ''}`];
+    case 'batch_progress':
+      return [batchProgressLine(event.node_id ?? '', event.data ?? {})];
     case 'node_started':
     case 'run_succeeded':
     case 'run_failed':

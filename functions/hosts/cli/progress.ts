@@ -1,5 +1,6 @@
 import type { StoreWrite } from '../../adapters/observed-run-store.ts';
 import type { NodeRecord } from '../../core/index.ts';
+import { BatchProgressThrottle, batchProgressLine } from './batch-progress.ts';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 /** One line for a progress message: its first line, joined with the next when it only introduces it. */
@@ -33,7 +34,8 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
   };
   const finish = (records: readonly NodeRecord[]) => {
     for (const s of [...records].sort((a, b) => a.seq - b.seq)) {
-      if (s.seq <= baseline || printed.has(s.seq)) continue;
+      // Items show as the batch's `n/total` lines; the batch's own line comes with its final record.
+      if (s.seq <= baseline || printed.has(s.seq) || s.item || s.status === 'running') continue;
       printed.add(s.seq);
       if (open?.seq !== s.seq) start(s.nodeId, s.seq);
       const tags = [s.repaired ? '[repaired]' : '', s.interrupted ? '[ran again after interruption]' : ''].filter(Boolean).join(' ');
@@ -44,6 +46,7 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
     }
   };
   const line = (text: string) => queued.push(text);
+  const batchLines = new BatchProgressThrottle();
   return (event: StoreWrite): void => {
     switch (event.kind) {
       case 'run': {
@@ -81,6 +84,9 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
               for (const n of (e.data?.nodes ?? []) as { id: string }[]) {
                 line(`  ${n.id}... ↻ cached\n`);
               }
+              break;
+            case 'batch_progress':
+              if (batchLines.due(e.nodeId, e.data)) line(`${batchProgressLine(e.nodeId, e.data)}\n`);
               break;
             case 'node_interrupted':
               line(`  ${e.nodeId}... was interrupted; running it again\n`);

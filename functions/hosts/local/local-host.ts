@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { ExecutionAbortedError, ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import * as z from 'zod';
 import type { BlobStore } from '../../core/index.ts';
-import { buildDefinition, runnerStateName, STATE, type AslDefinition } from '../../core/index.ts';
+import { buildDefinition, itemRunnerStateName, recordItemStateName, runnerStateName, STATE, type AslDefinition } from '../../core/index.ts';
 import { EngineCache } from '../../core/index.ts';
 import type { ExecutionLimits } from '../../core/index.ts';
 import { cryptoIds, type Ids } from '../../core/index.ts';
@@ -196,11 +196,14 @@ export class LocalHost {
       [STATE.continueRun]: (request: unknown) => this.startExecution(request),
       [STATE.interrupted]: makeMarkInterruptedHandler({ store: this.store, now: this.now }),
       ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), makeRunNodeHandler(r, { secrets: options.secrets ?? lazyAwsSecrets })])),
+      // Inside a batch's Map: each item on its type's runner, then its record by the engine's handler.
+      ...Object.fromEntries(runners.map((r) => [itemRunnerStateName(r.type), makeRunNodeHandler(r, { secrets: options.secrets ?? lazyAwsSecrets })])),
+      ...Object.fromEntries(runners.map((r) => [recordItemStateName(r.type), makeAdvanceHandler(engineDeps)])),
     };
     this.retryOverrides =
       options.retryIntervalMs === undefined
         ? {}
-        : Object.fromEntries([...runners.map((r) => runnerStateName(r.type)), STATE.continueRun, STATE.advance, STATE.repair, STATE.interrupted].map((state) => [state, options.retryIntervalMs as number]));
+        : Object.fromEntries([...runners.flatMap((r) => [runnerStateName(r.type), itemRunnerStateName(r.type), recordItemStateName(r.type)]), STATE.continueRun, STATE.advance, STATE.repair, STATE.interrupted].map((state) => [state, options.retryIntervalMs as number]));
   }
 
   /** Creates a run and drives it to its end. */

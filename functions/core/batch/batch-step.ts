@@ -1,0 +1,336 @@
+import type { Advance } from '../advance.ts';
+import { MAX_INLINE_PARAMS_BYTES, paramsBlobKey, UPLOAD_URL_TTL_S, uploadTargetFor, utf8Length } from '../blob-store.ts';
+import { computeCacheKey } from '../cache-key.ts';
+import { StaleRunError } from '../errors.ts';
+import { mustContinueBefore } from '../execution-limits.ts';
+import { nextNodeId, type WorkflowNode } from '../ir.ts';
+import { DEFAULT_LIMITS, LIMIT_VARIABLES } from '../limits.ts';
+import type { NodeRecord, RunError } from '../run-model.ts';
+import type { AdvanceInput, AdvanceOutcome, BatchItemSpec } from '../state-io.ts';
+import { TemplateResolutionError } from '../templates.ts';
+import { type BatchConfig, batchWidth } from './batch-config.ts';
+import { itemContext, resolveItems, withIndex } from './batch-items.ts';
+import { type BatchState, type ItemOf, type ItemRange, MAX_LISTED_ITEM_ERRORS } from './batch-state.ts';
+
+type NodeOutputs = Record<string, Record<string, unknown>>;
+
+/** A chunk's items travel in the state payload: kept well under the 256 KiB limit with the Map's results beside them. */
+const CHUNK_PAYLOAD_BYTES = 96 * 1024;
+/** Records read per store call when a batch reads its items (a window of the previous attempt, or all of them at the end). */
+const READ_WINDOW = 500;
+/** Longest item error message kept in the batch's outputs. */
+const ITEM_MESSAGE_CHARS = 500;
+
+const configOf = (node: WorkflowNode): BatchConfig => {
+  if (!node.batch) throw new StaleRunError(`node '${node.id}' is no longer a batch node in this workflow version`);
+  return node.batch;
+};
+
+const itemMessage = (record: NodeRecord | undefined): string => (record?.error?.message ?? `item ended with status ${record?.status ?? 'unknown'}`).slice(0, ITEM_MESSAGE_CHARS);
+
+/** The resolved params of item `index`, as its runner gets them and its cache key sees them. Throws TemplateResolutionError. */
+const itemParams = (step: Advance, node: WorkflowNode, nodes: NodeOutputs, config: BatchConfig, items: readonly unknown[], index: number): Record<string, unknown> => {
+  const context = itemContext(step.context(nodes), config, items[index], index);
+  return step.runnerParams({ ...node, params: withIndex(node.params, index) as Record<string, unknown> }, nodes, context);
+};
+
+/** What a batch node's templates read: its items and its params (a nested `[${__index__}]` read as `[0]`: the same nodes). */
+export const batchTemplates = (node: WorkflowNode): unknown => [node.batch?.items, withIndex(node.params, 0)];
+
+/** Item cache keys, in order; the walk compares the batch record's key with this to replay a whole batch. */
+export const batchCacheKey = (step: Advance, node: WorkflowNode, nodes: NodeOutputs): string => {
+  const config = configOf(node);
+  const items = resolveItems(config, step.context(nodes));
+  const keys = items.map((_, index) => computeCacheKey(node.type, itemParams(step, node, nodes, config, items, index)));
+  return computeCacheKey(node.type, { batchItems: keys });
+};
+
+/** The most recent attempt of a batch at a position of the path (its record carries the item range), for a new attempt to replay from. */
+export const latestBatchAttempt = (records: readonly NodeRecord[], nodeId: string, visit: number): ItemRange | undefined => {
+  let latest: NodeRecord | undefined;
+  for (const r of records) if (r.batch && r.nodeId === nodeId && r.visit === visit && (!latest || r.seq > latest.seq)) latest = r;
+  return latest?.batch;
+};
+
+/**
+ * Starts a batch node (DESIGN section 3, pflow's batch): reserves one record seq per item, writes the batch's
+ * own record as running (so a later attempt finds these items), and dispatches the first chunk.
+ */
+export const startBatch = async (step: Advance, node: WorkflowNode, nodes: NodeOutputs, visit: number, previous: ItemRange | undefined): Promise<AdvanceOutcome> => {
+  const { run, deps } = step;
+  const config = configOf(node);
+  let items: unknown[];
+  try {
+    items = resolveItems(config, step.context(nodes));
+  } catch (error) {
+    if (!(error instanceof TemplateResolutionError)) throw error;
+    return step.templateFailure(node, visit, error);
+  }
+  const limits = deps.runLimits ?? DEFAULT_LIMITS;
+  const tooMany = (code: string, message: string): Promise<AdvanceOutcome> =>
+    step.fail({ node_id: node.id, category: 'non_repairable', code, message, fixable: false, details: { items: items.length } });
+  if (items.length > limits.maxBatchItems) {
+    return tooMany('BATCH_ITEM_LIMIT', `node '${node.id}' has ${items.length} batch items, over the limit (${LIMIT_VARIABLES.maxBatchItems}=${limits.maxBatchItems}); split the items or raise the limit`);
+  }
+  const used = run.itemRecords ?? 0;
+  if (used + items.length > limits.maxItemRecords) {
+    return tooMany('ITEM_RECORD_LIMIT', `node '${node.id}' needs ${items.length} item records and the run has written ${used}, over the limit (${LIMIT_VARIABLES.maxItemRecords}=${limits.maxItemRecords})`);
+  }
+  const spec = deps.catalog.get(node.type);
+  const seq = run.seq + 1;
+  const range: ItemRange = { base: seq + 1, count: items.length };
+  run.seq = seq + items.length;
+  run.itemRecords = used + items.length;
+  run.visits[node.id] = visit;
+  const now = deps.now();
+  const firstParams = items.length > 0 ? safeParams(step, node, nodes, config, items) : {};
+  const batch: BatchState = {
+    seq, nodeId: node.id, nodeType: node.type, visit, range, next: 0,
+    ...(previous ? { previous } : {}),
+    successCount: 0, errorCount: 0, replayedCount: 0, errors: [], cacheKey: '',
+    sideEffects: node.side_effects ?? spec?.sideEffects(firstParams) ?? true,
+    startedAt: now,
+    ...(run.repairedNodes.includes(node.id) ? { repaired: true } : {}),
+  };
+  run.batch = batch;
+  // The running record is what a later attempt (after a crash) reads the item range from.
+  await deps.store.putRecords([{
+    runId: run.runId, seq, nodeId: node.id, nodeType: node.type, visit, status: 'running', cacheKey: '', sideEffects: batch.sideEffects,
+    irVersion: run.irVersion, startedAt: now, batch: batch.range,
+  }]);
+  step.writes.event('batch_progress', { nodeId: node.id, data: { done: 0, total: items.length, failed: 0, replayed: 0 } });
+  if (items.length === 0) return finishBatch(step, batch, 0);
+  return nextChunk(step, { fresh: true });
+};
+
+/** The first item's params for the node type's side-effect declaration (an http node's method may be a template). */
+const safeParams = (step: Advance, node: WorkflowNode, nodes: NodeOutputs, config: BatchConfig, items: readonly unknown[]): Record<string, unknown> => {
+  try {
+    return itemParams(step, node, nodes, config, items, 0);
+  } catch {
+    return {};
+  }
+};
+
+/**
+ * The next chunk of items (at most the batch's width): items whose previous attempt completed with the
+ * same cache key are replayed by copying their records; the rest go to the RunBatch Map. A completed item
+ * with side effects whose key changed is never run again: the batch is blocked, as a node is in walk.ts.
+ */
+export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}): Promise<AdvanceOutcome> => {
+  const { run, deps } = step;
+  const batch = run.batch as BatchState;
+  const node = step.node(batch.nodeId);
+  const config = configOf(node);
+  const spec = deps.catalog.get(node.type);
+  if (!options.fresh && mustContinueBefore(deps.executionLimits, step.exec, run.mode, deps.now(), spec?.timeoutS(node.params) ?? 60)) {
+    step.writes.event('execution_continued', { nodeId: node.id, message: `continuing as a new execution after ${step.exec.advances} steps, at item ${batch.next} of ${batch.range.count}` });
+    await step.writes.commit();
+    return { kind: 'continue', runId: run.runId, owner: step.owner };
+  }
+  const nodes = await step.referencedOutputs(batchTemplates(node));
+  const items = resolveItems(config, step.context(nodes));
+  const width = batchWidth(config);
+  const failFast = config.error_handling === 'fail_fast';
+  const specs: BatchItemSpec[] = [];
+  const written: NodeRecord[] = [];
+  let bytes = 0;
+  let previous = new Map<number, NodeRecord>();
+  let windowEnd = -1;
+  while ((batch.retry ?? []).length > 0 && specs.length < width && !(failFast && batch.errorCount > 0)) {
+    const [again, ...rest] = batch.retry ?? [];
+    if (!again) break;
+    batch.retry = rest;
+    // Its params resolved the first time; they are resolved again the same way.
+    const params = itemParams(step, node, nodes, config, items, again.index);
+    const item = { batchSeq: batch.seq, index: again.index, attempt: again.attempt };
+    specs.push(await dispatchSpec(step, node, batch.range.base + again.index, params, computeCacheKey(node.type, params), item));
+  }
+  while (batch.next < items.length && specs.length < width && bytes < CHUNK_PAYLOAD_BYTES && !(failFast && batch.errorCount > 0)) {
+    const index = batch.next;
+    if (batch.previous && index > windowEnd && index < batch.previous.count) {
+      windowEnd = Math.min(index + READ_WINDOW, batch.previous.count) - 1;
+      const seqs = [];
+      for (let i = index; i <= windowEnd; i += 1) seqs.push(batch.previous.base + i);
+      previous = new Map((await deps.store.getRecords(run.runId, seqs)).map((r) => [r.seq - (batch.previous as ItemRange).base, r]));
+    }
+    batch.next += 1;
+    const seq = batch.range.base + index;
+    const item = { batchSeq: batch.seq, index };
+    let params: Record<string, unknown>;
+    try {
+      params = itemParams(step, node, nodes, config, items, index);
+    } catch (error) {
+      if (!(error instanceof TemplateResolutionError)) throw error;
+      const now = deps.now();
+      written.push({ runId: run.runId, seq, nodeId: node.id, nodeType: node.type, visit: 1, status: 'failed', cacheKey: '', sideEffects: false, irVersion: run.irVersion, action: 'error', error: { code: error.code, message: error.message }, startedAt: now, finishedAt: now, durationMs: 0, item });
+      countItem(batch, index, written.at(-1));
+      continue;
+    }
+    const cacheKey = computeCacheKey(node.type, params);
+    const before = previous.get(index);
+    if (before?.status === 'completed' && before.cacheKey === cacheKey) {
+      written.push({ ...before, seq, item, replayed: true, irVersion: run.irVersion });
+      batch.replayedCount += 1;
+      countItem(batch, index, before);
+      continue;
+    }
+    if (before?.status === 'completed' && batch.sideEffects) {
+      await deps.store.putRecords(written);
+      return step.fail({
+        node_id: node.id, category: 'non_repairable', code: 'SIDE_EFFECT_BLOCKED',
+        message: `item ${index} of batch node '${node.id}' has side effects and already ran with other params; flowmend will not run it twice. Keep its params (and the upstream outputs they use) unchanged, or start a new run.`,
+        fixable: false, details: { index, recordedCacheKey: before.cacheKey, newCacheKey: cacheKey },
+      });
+    }
+    const itemSpec = await dispatchSpec(step, node, seq, params, cacheKey, item);
+    bytes += utf8Length(JSON.stringify(itemSpec));
+    specs.push(itemSpec);
+  }
+  // Replayed and unresolvable items are durable before the run item says they are done.
+  if (written.length > 0) await deps.store.putRecords(written);
+  if (specs.length === 0) {
+    if (batch.next >= items.length || (failFast && batch.errorCount > 0)) return finishBatch(step, batch, items.length);
+    return nextChunk(step, { fresh: true });
+  }
+  await step.writes.commit({ flushAll: false });
+  return { kind: 'batch', runId: run.runId, owner: step.owner, exec: step.exec, seq: batch.seq, nodeType: node.type, width: Math.min(width, specs.length), items: specs };
+};
+
+const countItem = (batch: BatchState, index: number, record: NodeRecord | undefined): void => {
+  if (record?.status === 'completed') {
+    batch.successCount += 1;
+    return;
+  }
+  batch.errorCount += 1;
+  if (batch.errors.length < MAX_LISTED_ITEM_ERRORS) batch.errors.push({ index, message: itemMessage(record) });
+};
+
+/** What one item's runner gets: the node spec a single node would get, params by reference when large. */
+const dispatchSpec = async (step: Advance, node: WorkflowNode, seq: number, params: Record<string, unknown>, cacheKey: string, item: ItemOf): Promise<BatchItemSpec> => {
+  const { run, deps, ir } = step;
+  const spec = deps.catalog.get(node.type);
+  const blobs = deps.blobs;
+  const body = JSON.stringify(params);
+  const paramsRef = blobs !== undefined && utf8Length(body) > MAX_INLINE_PARAMS_BYTES ? await blobs.put(paramsBlobKey(run.runId, seq), body) : undefined;
+  return {
+    kind: 'run', runId: run.runId, owner: step.owner, seq, item,
+    node: {
+      id: node.id, type: node.type, params: paramsRef ? {} : params, cacheKey, timeoutS: spec?.timeoutS(params) ?? 60,
+      ...(ir.classification && spec?.capabilities?.classificationRules ? { classification: ir.classification } : {}),
+      ...(blobs ? { upload: await uploadTargetFor(blobs, run.runId, seq) } : {}),
+      ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, UPLOAD_URL_TTL_S) } } : {}),
+    },
+  };
+};
+
+/** After the RunBatch Map: reads the chunk's item records (RecordItem wrote them) and goes on to the next chunk or the end. */
+export const recordChunk = async (step: Advance, input: Extract<AdvanceInput, { kind: 'batch' }>): Promise<AdvanceOutcome> => {
+  const { run, deps } = step;
+  const batch = run.batch;
+  if (!batch || batch.seq !== input.seq) {
+    throw new StaleRunError(`run ${run.runId} is not waiting for batch step ${input.seq} (in flight: ${batch?.seq ?? 'none'})`);
+  }
+  const records = new Map((await deps.store.getRecords(run.runId, input.items.map((i) => i.seq))).map((r) => [r.seq, r]));
+  const missing: NodeRecord[] = [];
+  const now = deps.now();
+  const maxTries = configOf(step.node(batch.nodeId)).max_retries;
+  for (const { seq, item } of input.items) {
+    let record = records.get(seq);
+    const attempt = item.attempt ?? 1;
+    if (record?.status === 'failed' && attempt < maxTries) {
+      // pflow's max_retries: the item runs again (its record is overwritten by the next try's).
+      batch.retry = [...(batch.retry ?? []), { index: item.index, attempt: attempt + 1 }];
+      continue;
+    }
+    if (!record) {
+      // The Map failed before this item's record was written (its error is the Map's).
+      const why = input.error ? `${input.error.Error}: ${input.error.Cause ?? ''}` : 'no result was recorded';
+      record = { runId: run.runId, seq, nodeId: batch.nodeId, nodeType: batch.nodeType, visit: 1, status: 'failed', cacheKey: '', sideEffects: batch.sideEffects, irVersion: run.irVersion, action: 'error', error: { code: 'ITEM_NOT_RECORDED', message: why }, startedAt: now, finishedAt: now, durationMs: 0, item };
+      missing.push(record);
+    }
+    countItem(batch, item.index, record);
+    if (record.usage) {
+      run.metrics.llmInputTokens += record.usage.input_tokens;
+      run.metrics.llmOutputTokens += record.usage.output_tokens;
+      run.metrics.llmCostUsd += record.usage.cost_usd;
+    }
+  }
+  if (missing.length > 0) await deps.store.putRecords(missing);
+  // Each item costs the execution's history about what a node does (ItemRoute, its Task, RecordItem).
+  step.exec.advances += input.items.length;
+  step.writes.event('batch_progress', {
+    nodeId: batch.nodeId,
+    data: { done: batch.successCount + batch.errorCount, total: batch.range.count, failed: batch.errorCount, replayed: batch.replayedCount },
+  });
+  const node = step.node(batch.nodeId);
+  const failFast = configOf(node).error_handling === 'fail_fast';
+  if ((failFast && batch.errorCount > 0) || (batch.next >= batch.range.count && (batch.retry ?? []).length === 0)) {
+    // The last progress event goes out before the batch's final record, so progress reads in order.
+    await step.writes.commit({ flushAll: false });
+    return finishBatch(step, batch, batch.range.count);
+  }
+  return nextChunk(step);
+};
+
+/**
+ * The batch's own record: pflow's outputs (`results` in input order, a failed item's with its `error`,
+ * null for an item a fail-fast batch did not run; counts; every failed item's index and message), read
+ * from the item records. A fail-fast batch
+ * with a failed item fails like a node (error edge, repair or fail); a `continue` batch with failed items
+ * takes its `error` edge when it has one, else goes on by `default`.
+ */
+const finishBatch = async (step: Advance, batch: BatchState, count: number): Promise<AdvanceOutcome> => {
+  const { run, deps, ir } = step;
+  const node = step.node(batch.nodeId);
+  const failFast = configOf(node).error_handling === 'fail_fast';
+  const results: unknown[] = new Array(count).fill(null);
+  const keys: string[] = new Array(count).fill('');
+  const errors: { index: number; message: string }[] = [];
+  for (let start = 0; start < count; start += READ_WINDOW) {
+    const seqs = [];
+    for (let i = start; i < Math.min(start + READ_WINDOW, count); i += 1) seqs.push(batch.range.base + i);
+    for (const r of await deps.store.getRecords(run.runId, seqs)) {
+      const index = r.seq - batch.range.base;
+      keys[index] = r.cacheKey;
+      if (r.status === 'completed') {
+        results[index] = r.outputs ?? {};
+        continue;
+      }
+      // pflow's shape: a failed item's result is its outputs with the error beside them.
+      const message = itemMessage(r);
+      results[index] = { ...(r.outputs ?? {}), error: message };
+      errors.push({ index, message });
+    }
+  }
+  errors.sort((a, b) => a.index - b.index);
+  const failed = failFast && errors.length > 0;
+  const now = deps.now();
+  const action = failed || (errors.length > 0 && nextNodeId(ir, node.id, 'error') !== undefined) ? 'error' : 'default';
+  const first = errors[0];
+  const outputs = { results, count, success_count: count - errors.length, error_count: errors.length, errors };
+  const record: NodeRecord = {
+    runId: run.runId, seq: batch.seq, nodeId: node.id, nodeType: node.type, visit: batch.visit,
+    status: failed ? 'failed' : 'completed',
+    cacheKey: computeCacheKey(node.type, { batchItems: keys }),
+    sideEffects: batch.sideEffects, irVersion: run.irVersion, action, outputs,
+    startedAt: batch.startedAt, finishedAt: now, durationMs: now - batch.startedAt, batch: batch.range,
+    ...(failed && first ? { error: { code: 'BATCH_ITEM_FAILED', message: `item ${first.index} of ${count} failed: ${first.message}` } } : {}),
+    ...(batch.repaired ? { repaired: true } : {}),
+  };
+  // Over the running record of the same seq; the store keeps large outputs as a blob (BlobOffloadRunStore).
+  await deps.store.putRecords([record]);
+  deps.cache.rememberOutputs(record);
+  delete run.batch;
+  run.latest[node.id] = batch.seq;
+  run.metrics.nodesExecuted += 1;
+  if (failed && first) {
+    const error: RunError = {
+      node_id: node.id, category: 'execution_failure', code: 'BATCH_ITEM_FAILED',
+      message: `batch node '${node.id}': item ${first.index} of ${count} failed: ${first.message}`,
+      fixable: true, details: { index: first.index, errors: errors.slice(0, MAX_LISTED_ITEM_ERRORS) },
+    };
+    return step.afterError(node.id, error);
+  }
+  return step.route(node.id, action);
+};
