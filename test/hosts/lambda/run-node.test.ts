@@ -12,6 +12,7 @@ import { makeAnthropicLlmClient } from '../../../functions/adapters/anthropic-ll
 import { makeMcpTools } from '../../../functions/adapters/mcp-tools.ts';
 import { builtinCatalog, makeBuiltinRunners } from '../../../functions/nodes/catalog.ts';
 import { builtinSpecCatalog } from '../../../functions/nodes/specs.ts';
+import { engineNodeSpecs } from '../../../functions/nodes/workflow.ts';
 
 const runEvent = (type: string, params: Record<string, unknown>) => ({
   kind: 'run',
@@ -102,7 +103,9 @@ describe('makeRunNodeHandler', () => {
 describe('builtinSpecCatalog (the Advance and StartRun Lambdas)', () => {
   it('knows every node type a builtin runner runs, so AWS validates and advances each of them', () => {
     const ports = { llm: { config: () => ({}), client: makeAnthropicLlmClient() }, mcp: { tools: makeMcpTools({ env: {}, allowStdio: false }) } };
-    expect([...builtinSpecCatalog.keys()].sort()).toEqual(makeBuiltinRunners(ports).map((r) => r.type).sort());
+    // Plus the types the engine runs itself, without a runner (the workflow node).
+    const engineTypes = engineNodeSpecs.map((s) => s.type);
+    expect([...builtinSpecCatalog.keys()].sort()).toEqual([...makeBuiltinRunners(ports).map((r) => r.type), ...engineTypes].sort());
   });
 });
 
