@@ -41,20 +41,36 @@ const through = async (dir: string, items: number, batch: Record<string, unknown
   const blobs = new FileBlobStore(dir);
   const host = new LocalHost({ store: new BlobOffloadRunStore(sqlite, blobs), blobs, validateDefinition: false });
   const t = performance.now();
-  const report = await host.start({ workflow: WorkflowSchema.parse(batchOf(items, batch)), workflowName: 'bench', params: {}, repairEnabled: false, maxRepairs: 0 });
+  const report = await host.start({
+    workflow: WorkflowSchema.parse(batchOf(items, batch)),
+    workflowName: 'bench',
+    params: {},
+    repairEnabled: false,
+    maxRepairs: 0,
+  });
   const ms = performance.now() - t;
   if (!report.success || report.result.ok !== items) throw new Error(`run failed: ${JSON.stringify(report.errors)}`);
   return { ms, runId: report.run_id, store: sqlite };
 };
 
 const root = mkdtempSync(join(tmpdir(), 'flowmend-bench-batch-'));
-console.log(`machine: ${cpus().length}x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `machine: ${cpus().length}x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}, load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 for (const items of SIZES) {
   const base = await direct(items);
-  for (const [name, batch] of [['sequential', {}], ['parallel 10', { parallel: true, max_concurrent: 10 }], ['parallel 100', { parallel: true, max_concurrent: 100 }]] as const) {
+  for (const [name, batch] of [
+    ['sequential', {}],
+    ['parallel 10', { parallel: true, max_concurrent: 10 }],
+    ['parallel 100', { parallel: true, max_concurrent: 100 }],
+  ] as const) {
     const { ms, store } = await through(join(root, `${items}-${name.replace(' ', '-')}`), items, batch);
     store.close();
-    console.log(`${items} items, ${name}: ${ms.toFixed(0)} ms through the host, ${base.toFixed(0)} ms direct: ${((ms - base) / items).toFixed(2)} ms overhead per item`);
+    console.log(
+      `${items} items, ${name}: ${ms.toFixed(0)} ms through the host, ${base.toFixed(0)} ms direct: ${((ms - base) / items).toFixed(2)} ms overhead per item`,
+    );
   }
 }
 
@@ -63,7 +79,9 @@ const { ms, runId, store } = await through(dir, BIG, { parallel: true, max_concu
 store.close();
 const { db } = openSqlite(dir);
 const rowBytes = (table: string) => (db.prepare(`SELECT max(length(body)) AS n FROM ${table} WHERE run_id = ?`).get(runId) as { n: number }).n;
-console.log(`${BIG} items, parallel 100: ${ms.toFixed(0)} ms (${(ms / BIG).toFixed(2)} ms per item); largest step row ${rowBytes('steps')} bytes, run row ${rowBytes('runs')} bytes`);
+console.log(
+  `${BIG} items, parallel 100: ${ms.toFixed(0)} ms (${(ms / BIG).toFixed(2)} ms per item); largest step row ${rowBytes('steps')} bytes, run row ${rowBytes('runs')} bytes`,
+);
 console.log(`peak memory (max RSS) of this process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
 db.close();
 rmSync(root, { recursive: true, force: true });

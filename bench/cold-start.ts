@@ -47,10 +47,14 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 /** Median import and first-call times of a bundle over ROUNDS fresh processes. */
 const probe = (file: string): { importMs: number; callMs: number } => {
   const runs = Array.from({ length: ROUNDS }, () => {
-    const stdout = execFileSync(process.execPath, [...(SOURCE_MAPS ? ['--enable-source-maps'] : []), '--input-type=module', '-e', PROBE, pathToFileURL(file).href], {
-      env: { PATH: process.env.PATH ?? '', ...FAKE_ENV },
-      encoding: 'utf8',
-    });
+    const stdout = execFileSync(
+      process.execPath,
+      [...(SOURCE_MAPS ? ['--enable-source-maps'] : []), '--input-type=module', '-e', PROBE, pathToFileURL(file).href],
+      {
+        env: { PATH: process.env.PATH ?? '', ...FAKE_ENV },
+        encoding: 'utf8',
+      },
+    );
     return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { importMs: number; firstCallMs: number };
   });
   return { importMs: median(runs.map((r) => r.importMs)), callMs: median(runs.map((r) => r.firstCallMs)) };
@@ -58,7 +62,9 @@ const probe = (file: string): { importMs: number; callMs: number } => {
 
 const out = mkdtempSync(join(tmpdir(), 'flowmend-cold-'));
 try {
-  console.log(`cold start per Lambda: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, median of ${ROUNDS} fresh processes, source maps ${SOURCE_MAPS ? 'ON' : 'off'}, load average ${loadavg()[0]?.toFixed(1)}`);
+  console.log(
+    `cold start per Lambda: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, median of ${ROUNDS} fresh processes, source maps ${SOURCE_MAPS ? 'ON' : 'off'}, load average ${loadavg()[0]?.toFixed(1)}`,
+  );
   console.log(`${'lambda'.padEnd(14)} ${'bundle KB'.padStart(10)} ${'import ms'.padStart(10)} ${'1st call ms'.padStart(12)}`);
   // An empty module, timed the same way: what this machine charges any import right now.
   const empty = join(out, 'empty.mjs');

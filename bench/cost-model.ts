@@ -7,24 +7,27 @@ import '../functions/adapters/node20-polyfills.ts';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DEFAULT_EXECUTION_LIMITS } from '../functions/core/index.ts';
 import { createLocalDynamoClient, startDynalite } from '../functions/adapters/dynalite-server.ts';
 import { createDocumentClient, DynamoRunStore } from '../functions/adapters/dynamo-run-store.ts';
-import { LocalHost } from '../functions/hosts/local/local-host.ts';
-import { GSI, ensureTable } from '../functions/adapters/table-schema.ts';
-import { STATE } from '../functions/core/index.ts';
-import { type WorkflowInput, WorkflowSchema } from '../functions/core/index.ts';
-import { makeCatalog, type NodeRunner } from '../functions/core/index.ts';
-import type { RepairLlm } from '../functions/core/index.ts';
-import type { RunReport } from '../functions/core/index.ts';
+import { ensureTable, GSI } from '../functions/adapters/table-schema.ts';
+import type { RepairLlm, RunReport } from '../functions/core/index.ts';
+import { DEFAULT_EXECUTION_LIMITS, makeCatalog, type NodeRunner, STATE, type WorkflowInput, WorkflowSchema } from '../functions/core/index.ts';
 import { makeRepairHandler } from '../functions/hosts/lambda/repair.ts';
+import { LocalHost } from '../functions/hosts/local/local-host.ts';
 import { shellRunner } from '../functions/nodes/shell.ts';
 import { transformRunner } from '../functions/nodes/transform.ts';
 import { MODEL, PRICES, priceRun, type RunCounts } from './cost-prices.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-interface DynamoCounters { requests: number; byOperation: Record<string, number>; writeUnits: number; indexWriteUnits: number; readUnits: number; writeUnitsByItem: Record<string, number> }
+interface DynamoCounters {
+  requests: number;
+  byOperation: Record<string, number>;
+  writeUnits: number;
+  indexWriteUnits: number;
+  readUnits: number;
+  writeUnitsByItem: Record<string, number>;
+}
 type Capacity = { CapacityUnits?: number };
 
 /** Counts every DynamoDB request the SDK sends, with the capacity units DynamoDB bills for it (GSI writes included). */
@@ -46,7 +49,7 @@ function countDynamo(client: DynamoDBClient): DynamoCounters {
       const units = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
       if (/^(Put|Update|Delete|BatchWrite)/.test(op)) {
         const sk = input.Item?.sk as string | { S?: string } | undefined;
-        const kind = `${(typeof sk === 'string' ? sk : sk?.S ?? 'batch').replace(/#.*/, '')}${indexes > 0 ? ` (+${indexes} GSI)` : ''}`;
+        const kind = `${(typeof sk === 'string' ? sk : (sk?.S ?? 'batch')).replace(/#.*/, '')}${indexes > 0 ? ` (+${indexes} GSI)` : ''}`;
         counters.writeUnits += units + indexes;
         counters.indexWriteUnits += indexes;
         counters.writeUnitsByItem[kind] = (counters.writeUnitsByItem[kind] ?? 0) + units + indexes;
@@ -77,7 +80,9 @@ function timed(runners: readonly NodeRunner[]): { runners: NodeRunner[]; ms: () 
 
 const chain = (n: number, last?: WorkflowInput['nodes'][number]): WorkflowInput => {
   const nodes: WorkflowInput['nodes'] = Array.from({ length: n }, (_, i) =>
-    i === 0 ? { id: 'n1', type: 'transform', params: { expression: '1' } } : { id: `n${i + 1}`, type: 'transform', params: { expression: '$ + 1', input: `\${n${i}.result}` } },
+    i === 0
+      ? { id: 'n1', type: 'transform', params: { expression: '1' } }
+      : { id: `n${i + 1}`, type: 'transform', params: { expression: '$ + 1', input: `\${n${i}.result}` } },
   );
   if (last) nodes[n - 1] = last;
   return {
@@ -119,7 +124,9 @@ async function main(): Promise<void> {
     const report = await run();
     const wallMs = performance.now() - before.at;
     const calls = (pick: (state: string) => boolean) =>
-      Object.entries(host.stats.tasks).filter(([s]) => pick(s)).reduce((sum, [s, n]) => sum + n - (before.stats.tasks[s] ?? 0), 0);
+      Object.entries(host.stats.tasks)
+        .filter(([s]) => pick(s))
+        .reduce((sum, [s, n]) => sum + n - (before.stats.tasks[s] ?? 0), 0);
     const executions = host.stats.executions - before.stats.executions;
     const nodeMs = runnerMs() - before.runnerMs;
     return {
@@ -161,29 +168,69 @@ async function main(): Promise<void> {
   await dynalite.close();
 
   const cpu = cpus();
-  console.log(`flowmend cost model: ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, ${platform()} ${release()}, Node ${process.version}`);
-  console.log(`prices (us-east-1): Standard $${PRICES.standardPerTransition * 1000}/1k transitions; Express $1/M requests + $${PRICES.expressPerGbSecond}/GB-s (${MODEL.expressGb * 1024} MB, ${MODEL.expressBillingStepMs} ms steps); Lambda arm64 $0.20/M + $${PRICES.lambdaPerGbSecond}/GB-s at ${MODEL.lambdaGb * 1024} MB (engine calls billed >= ${MODEL.engineMsFloor} ms); DynamoDB on demand $0.625/M WRU, $0.125/M RRU`);
+  console.log(
+    `flowmend cost model: ${cpu.length} x ${cpu[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, ${platform()} ${release()}, Node ${process.version}`,
+  );
+  console.log(
+    `prices (us-east-1): Standard $${PRICES.standardPerTransition * 1000}/1k transitions; Express $1/M requests + $${PRICES.expressPerGbSecond}/GB-s (${MODEL.expressGb * 1024} MB, ${MODEL.expressBillingStepMs} ms steps); Lambda arm64 $0.20/M + $${PRICES.lambdaPerGbSecond}/GB-s at ${MODEL.lambdaGb * 1024} MB (engine calls billed >= ${MODEL.engineMsFloor} ms); DynamoDB on demand $0.625/M WRU, $0.125/M RRU`,
+  );
   console.log('');
-  const head = ['run', 'executed', 'replayed', 'executions', 'transitions', 'per executed', 'Lambda calls', 'DynamoDB req', 'WRU', 'RRU',
-    '$/1k Lambda', '$/1k DynamoDB', '$/1k Standard', '$/1k Express'];
+  const head = [
+    'run',
+    'executed',
+    'replayed',
+    'executions',
+    'transitions',
+    'per executed',
+    'Lambda calls',
+    'DynamoDB req',
+    'WRU',
+    'RRU',
+    '$/1k Lambda',
+    '$/1k DynamoDB',
+    '$/1k Standard',
+    '$/1k Express',
+  ];
   const usd = (x: number) => (x * 1000).toFixed(4);
   const table = rows.map(([name, n, c, indexUnits]) => {
     const cost = priceRun(c);
-    return [name, n.executed, n.replayed, c.executions, c.transitions, (c.transitions / Math.max(1, n.executed)).toFixed(2),
-      c.engineCalls + c.runnerCalls, c.dynamoRequests, c.writeUnits, c.readUnits, usd(cost.lambda), usd(cost.dynamo), usd(cost.standard), usd(cost.express)].map(String);
+    return [
+      name,
+      n.executed,
+      n.replayed,
+      c.executions,
+      c.transitions,
+      (c.transitions / Math.max(1, n.executed)).toFixed(2),
+      c.engineCalls + c.runnerCalls,
+      c.dynamoRequests,
+      c.writeUnits,
+      c.readUnits,
+      usd(cost.lambda),
+      usd(cost.dynamo),
+      usd(cost.standard),
+      usd(cost.express),
+    ].map(String);
   });
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]?.length ?? 0)));
   for (const row of [head, ...table]) console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  '));
 
-  console.log(`\nDynamoDB write units of all runs above, by item: ${Object.entries(dynamo.writeUnitsByItem).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  console.log(
+    `\nDynamoDB write units of all runs above, by item: ${Object.entries(dynamo.writeUnitsByItem)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
   console.log('(index entries: the two keys-only GSIs are written once per run, when the run item is created)');
   const ten = priceRun(rows[0]?.[2] as RunCounts);
   const firstCost = priceRun(first.counts);
   const resumeCost = priceRun(resumed.counts);
   const ratio = (a: number, b: number) => `${((a / b) * 100).toFixed(1)}%`;
   console.log('');
-  console.log(`1,000 runs of the 10-node workflow, Express (default): $${(ten.express * 1000).toFixed(4)} (Lambda $${(ten.lambda * 1000).toFixed(4)}, DynamoDB $${(ten.dynamo * 1000).toFixed(4)}); Standard: $${(ten.standard * 1000).toFixed(4)}. Target <= $0.05; Lambda durable functions $0.10-0.18, Temporal Cloud $0.61 for the same work`);
-  console.log(`repair + resume of the 100-node run that failed at its last node: ${ratio(resumeCost.express, firstCost.express)} of the first run on Express, ${ratio(resumeCost.standard, firstCost.standard)} on Standard (target < 10%); ${nodes(resumed.report, first.report).replayed} nodes replayed in ${resumed.counts.transitions} transitions`);
+  console.log(
+    `1,000 runs of the 10-node workflow, Express (default): $${(ten.express * 1000).toFixed(4)} (Lambda $${(ten.lambda * 1000).toFixed(4)}, DynamoDB $${(ten.dynamo * 1000).toFixed(4)}); Standard: $${(ten.standard * 1000).toFixed(4)}. Target <= $0.05; Lambda durable functions $0.10-0.18, Temporal Cloud $0.61 for the same work`,
+  );
+  console.log(
+    `repair + resume of the 100-node run that failed at its last node: ${ratio(resumeCost.express, firstCost.express)} of the first run on Express, ${ratio(resumeCost.standard, firstCost.standard)} on Standard (target < 10%); ${nodes(resumed.report, first.report).replayed} nodes replayed in ${resumed.counts.transitions} transitions`,
+  );
 }
 
 await main();

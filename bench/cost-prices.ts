@@ -50,8 +50,7 @@ export interface RunCost {
   express: number;
 }
 
-const billedMs = (totalMs: number, calls: number, floor: number): number =>
-  calls === 0 ? 0 : calls * Math.max(floor, Math.ceil(totalMs / calls));
+const billedMs = (totalMs: number, calls: number, floor: number): number => (calls === 0 ? 0 : calls * Math.max(floor, Math.ceil(totalMs / calls)));
 
 /** Dollars for one run on each kind of state machine (Lambda and DynamoDB are the same on both). */
 export function priceRun(c: RunCounts): RunCost {

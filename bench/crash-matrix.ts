@@ -63,7 +63,9 @@ for (const [index, crashAt] of points.entries()) {
     const onceEach = counts.every((count, i) => count === 1 || (NODES[i] === inFlight && count <= 2));
     const ok = driver.signal === 'SIGKILL' && report.success && (report.result as { final?: string }).final === 'A-b-200-c' && onceEach;
     if (ok) held += 1;
-    console.log(`  ${crashAt.padEnd(14)} ${ok ? 'held' : 'FAILED'} (runs per node ${NODES.map((n, i) => `${n}=${counts[i]}`).join(' ')}, status ${report.status})`);
+    console.log(
+      `  ${crashAt.padEnd(14)} ${ok ? 'held' : 'FAILED'} (runs per node ${NODES.map((n, i) => `${n}=${counts[i]}`).join(' ')}, status ${report.status})`,
+    );
   } finally {
     store.close();
   }

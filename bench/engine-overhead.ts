@@ -14,8 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { openSqlite } from '../functions/adapters/sqlite-database.ts';
 import { SqliteRunStore } from '../functions/adapters/sqlite-run-store.ts';
-import { type WorkflowInput, WorkflowSchema } from '../functions/core/index.ts';
-import { MemoryRunStore } from '../functions/core/index.ts';
+import { MemoryRunStore, type WorkflowInput, WorkflowSchema } from '../functions/core/index.ts';
 import { LocalHost } from '../functions/hosts/local/local-host.ts';
 import { transformRunner } from '../functions/nodes/transform.ts';
 
@@ -103,7 +102,9 @@ try {
     );
   }
   const { reads, writes } = onDisk.store.counters;
-  console.log(`store requests per node on SQLite: ${(reads / nodesOnDisk).toFixed(3)} reads, ${(writes / nodesOnDisk).toFixed(3)} writes (each write one transaction); state transitions per node ${(onDisk.stats.transitions / nodesOnDisk).toFixed(2)}`);
+  console.log(
+    `store requests per node on SQLite: ${(reads / nodesOnDisk).toFixed(3)} reads, ${(writes / nodesOnDisk).toFixed(3)} writes (each write one transaction); state transitions per node ${(onDisk.stats.transitions / nodesOnDisk).toFixed(2)}`,
+  );
   sqlite.close();
 
   // Start-up, through the real bin (the bundle when built).
@@ -113,7 +114,9 @@ try {
   cli(['run', hello, '--state-dir', cliState]);
   const validateMs = median(Array.from({ length: 5 }, () => cli(['validate', hello]).ms));
   const runMs = median(Array.from({ length: 5 }, () => cli(['run', hello, '--state-dir', cliState]).ms));
-  console.log(`start-up: flowmend validate examples/hello.json ${validateMs.toFixed(0)} ms (target < 150), flowmend run examples/hello.json ${runMs.toFixed(0)} ms (target < 400)`);
+  console.log(
+    `start-up: flowmend validate examples/hello.json ${validateMs.toFixed(0)} ms (target < 150), flowmend run examples/hello.json ${runMs.toFixed(0)} ms (target < 400)`,
+  );
 
   // Resume of a 100-node run that failed at its last node.
   const gate = join(stateDir, 'go');
@@ -137,7 +140,11 @@ try {
   writeFileSync(probe1000, JSON.stringify(chain(1000)));
   const rssProbe = join(stateDir, 'rss-probe.mjs');
   writeFileSync(rssProbe, "process.on('exit', () => process.stderr.write(`maxRSS=${process.resourceUsage().maxRSS}\\n`));\n");
-  const peak = spawnSync(process.execPath, ['--import', pathToFileURL(rssProbe).href, BIN, 'run', probe1000, '--output-format', 'json', '--state-dir', cliState], { cwd: REPO, encoding: 'utf8' });
+  const peak = spawnSync(
+    process.execPath,
+    ['--import', pathToFileURL(rssProbe).href, BIN, 'run', probe1000, '--output-format', 'json', '--state-dir', cliState],
+    { cwd: REPO, encoding: 'utf8' },
+  );
   const maxRssKb = Number(/maxRSS=(\d+)/.exec(peak.stderr)?.[1]);
   console.log(`peak memory of flowmend run with 1,000 nodes: ${(maxRssKb / 1024).toFixed(0)} MB RSS (target < 150)`);
   console.log(`load average when done: ${loadavg()[0]?.toFixed(1)}`);

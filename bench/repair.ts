@@ -3,7 +3,7 @@
 // each fixture's script. Prints the share fixed by the rules alone (0 LLM calls), and LLM calls and
 // prompt tokens (estimated at 4 characters per token) per workflow the LLM fixed. No assertions.
 import { cpus, totalmem } from 'node:os';
-import { loadRepairCorpus, runRepairFixture, type FixtureOutcome } from '../test/support/repair-corpus.ts';
+import { type FixtureOutcome, loadRepairCorpus, runRepairFixture } from '../test/support/repair-corpus.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const CHARS_PER_TOKEN = 4;
@@ -24,8 +24,16 @@ const byRules = fixed.filter((o) => o.llmCalls === 0 && o.sources.every((s) => s
 const byLlm = fixed.filter((o) => o.llmCalls > 0);
 /** Mistakes that are typos of a name that exists (keys, case, ids, params, types) or a path one level off. */
 const TYPO_MISTAKES = new Set([
-  'wrong output key', 'wrong case', 'wrong node id', 'wrong input name', 'unknown param', 'edge to unknown node',
-  'edge from unknown node', 'unknown node type', 'unknown start node', 'wrong JSON path',
+  'wrong output key',
+  'wrong case',
+  'wrong node id',
+  'wrong input name',
+  'unknown param',
+  'edge to unknown node',
+  'edge from unknown node',
+  'unknown node type',
+  'unknown start node',
+  'wrong JSON path',
 ]);
 const keyTypos = outcomes.filter((o) => TYPO_MISTAKES.has(o.mistake));
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
@@ -43,4 +51,6 @@ console.log(`LLM calls per fixed wf (all)   ${per(sum(fixed.map((o) => o.llmCall
 console.log(`prompt tokens per LLM-fixed wf ~${per(sum(byLlm.map((o) => o.promptChars)) / CHARS_PER_TOKEN, byLlm.length)}`);
 console.log(`reply tokens per LLM-fixed wf  ~${per(sum(byLlm.map((o) => o.replyChars)) / CHARS_PER_TOKEN, byLlm.length)}`);
 console.log(`wall time                      ${(elapsed / 1000).toFixed(1)} s (${per(elapsed, outcomes.length)} ms per workflow)`);
-console.log(`machine                        ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`);
+console.log(
+  `machine                        ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`,
+);

@@ -1,26 +1,25 @@
 import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambdaLib from 'aws-cdk-lib/aws-lambda';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
+import { BLOB_PREFIX, REPAIR_MAX_S, TASK_TIMEOUT_MARGIN_S } from '../functions/core/index.ts';
 import { FlowmendApi } from './constructs/api.ts';
-import { BLOB_PREFIX } from '../functions/core/index.ts';
-import { REPAIR_MAX_S, TASK_TIMEOUT_MARGIN_S } from '../functions/core/index.ts';
 import { BlobBucket } from './constructs/blob-bucket.ts';
-import { acknowledgeNag } from './nag.ts';
 import { FlowmendFunction } from './constructs/flowmend-function.ts';
 import { RunStateMachine } from './constructs/run-state-machine.ts';
 import { RunTable } from './constructs/run-table.ts';
 import { RunSchedules } from './constructs/schedules.ts';
+import { acknowledgeNag } from './nag.ts';
+import { type FlowmendSettings, type FlowmendStackProps, resolveSettings, toRemovalPolicy } from './props.ts';
 import { grantRunControl } from './run-control-grants.ts';
 import { grantSecretInputs } from './secret-input-grants.ts';
-import { type FlowmendSettings, type FlowmendStackProps, resolveSettings, toRemovalPolicy } from './props.ts';
 
 /**
  * Node types with a runner Lambda, and how long one call may take (Standard runs allow the Lambda maximum).
@@ -62,7 +61,14 @@ export class FlowmendStack extends Stack {
     const { bucket } = new BlobBucket(this, 'Blobs', { removalPolicy, expiryDays: settings.retentionDays });
     const anthropicKey = secretsmanager.Secret.fromSecretNameV2(this, 'AnthropicKey', settings.anthropicSecretName);
 
-    const lambda = (id: string, handler: string, description: string, timeout: Duration, environment: Record<string, string> = {}, reservedConcurrency?: number) =>
+    const lambda = (
+      id: string,
+      handler: string,
+      description: string,
+      timeout: Duration,
+      environment: Record<string, string> = {},
+      reservedConcurrency?: number,
+    ) =>
       new FlowmendFunction(this, id, {
         handler,
         description,
@@ -81,8 +87,12 @@ export class FlowmendStack extends Stack {
     const grantBlobs = (fn: lambdaLib.IFunction) => {
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [bucket.arnForObjects(`${BLOB_PREFIX}*`)] }));
       if (fn.role) {
-        acknowledgeNag(fn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${BLOB_PREFIX}*]`,
-          `blob keys are made per run and node at run time (${BLOB_PREFIX}<runId>/...): the grant is the engine's prefix, GetObject and PutObject only`);
+        acknowledgeNag(
+          fn.role,
+          'AwsSolutions',
+          `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${BLOB_PREFIX}*]`,
+          `blob keys are made per run and node at run time (${BLOB_PREFIX}<runId>/...): the grant is the engine's prefix, GetObject and PutObject only`,
+        );
       }
     };
     const storeEnv = {
@@ -108,7 +118,14 @@ export class FlowmendStack extends Stack {
     const runners = Object.fromEntries(
       Object.entries(RUNNER_TIMEOUTS).map(([type, timeout]) => {
         const concurrency = settings.runnerConcurrency === 0 ? undefined : settings.runnerConcurrency;
-        const fn = lambda(`Run${type[0]?.toUpperCase()}${type.slice(1)}`, `run-${type}`, `flowmend ${type} runner`, timeout, type === 'llm' ? secretEnv : {}, concurrency);
+        const fn = lambda(
+          `Run${type[0]?.toUpperCase()}${type.slice(1)}`,
+          `run-${type}`,
+          `flowmend ${type} runner`,
+          timeout,
+          type === 'llm' ? secretEnv : {},
+          concurrency,
+        );
         return [type, fn] as const;
       }),
     );
@@ -124,7 +141,12 @@ export class FlowmendStack extends Stack {
       retentionPeriod: Duration.days(14),
     });
     acknowledgeNag(deadLetters, 'AwsSolutions', 'AwsSolutions-SQS3', 'this queue is itself the dead-letter queue of the watcher');
-    acknowledgeNag(deadLetters, 'Serverless', 'Serverless-SQSRedrivePolicy', 'this queue is itself the dead-letter queue of the watcher: nothing consumes it to redrive from');
+    acknowledgeNag(
+      deadLetters,
+      'Serverless',
+      'Serverless-SQSRedrivePolicy',
+      'this queue is itself the dead-letter queue of the watcher: nothing consumes it to redrive from',
+    );
     const interrupted = new FlowmendFunction(this, 'MarkInterrupted', {
       handler: 'mark-interrupted',
       description: 'flowmend: marks the run of an execution that died interrupted (resumable)',
@@ -172,35 +194,65 @@ export class FlowmendStack extends Stack {
       EXPRESS_STATE_MACHINE_ARN: this.express.stateMachine.stateMachineArn,
       STANDARD_STATE_MACHINE_ARN: this.standard.stateMachine.stateMachineArn,
     };
-    const scheduledStart = lambda('ScheduledStart', 'scheduled-start', 'flowmend: starts one run of a workflow per schedule fire time', Duration.seconds(30), { ...storeEnv, ...machineEnv });
+    const scheduledStart = lambda('ScheduledStart', 'scheduled-start', 'flowmend: starts one run of a workflow per schedule fire time', Duration.seconds(30), {
+      ...storeEnv,
+      ...machineEnv,
+    });
     grantRunControl({ fn: scheduledStart, table, machines: [this.express, this.standard], stopAndDescribe: false });
     this.schedules = new RunSchedules(this, 'Schedules', { mode: settings.scheduleMode, target: scheduledStart, name: this.stackName });
-    const apiFn = lambda('Api', 'api', 'flowmend REST API: runs, workflows and schedules', Duration.seconds(30), { ...storeEnv, ...machineEnv, ...this.schedules.environment });
+    const apiFn = lambda('Api', 'api', 'flowmend REST API: runs, workflows and schedules', Duration.seconds(30), {
+      ...storeEnv,
+      ...machineEnv,
+      ...this.schedules.environment,
+    });
     grantRunControl({ fn: apiFn, table, machines: [this.express, this.standard], stopAndDescribe: true });
     this.schedules.grantManage(apiFn);
     const tableId = this.resolve(this.getLogicalId(table.node.defaultChild as dynamodb.CfnTable)) as string;
     for (const fn of [scheduledStart, apiFn]) {
       grantBlobs(fn);
       if (fn.role) {
-        acknowledgeNag(fn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
-          'listing runs queries the run indexes (gsi1, gsi2), whose ARNs are the table ARN and /index/<name>');
+        acknowledgeNag(
+          fn.role,
+          'AwsSolutions',
+          `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+          'listing runs queries the run indexes (gsi1, gsi2), whose ARNs are the table ARN and /index/<name>',
+        );
       }
     }
     if (apiFn.role) {
       for (const sm of [this.express, this.standard]) {
         const smId = this.resolve(this.getLogicalId(sm.stateMachine.node.defaultChild as sfn.CfnStateMachine)) as string;
-        acknowledgeNag(apiFn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${smId}"}]}]}:*]`,
-          'execution names are made per run at run time (the owner id): Describe/StopExecution on this machine\'s executions only');
+        acknowledgeNag(
+          apiFn.role,
+          'AwsSolutions',
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${smId}"}]}]}:*]`,
+          "execution names are made per run at run time (the owner id): Describe/StopExecution on this machine's executions only",
+        );
       }
-      acknowledgeNag(apiFn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.stackName}/*]`,
-        'schedules are named after workflows registered at run time: the grant is the stack\'s own schedule group');
-      acknowledgeNag(apiFn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:events:<AWS::Region>:<AWS::AccountId>:rule/${this.stackName}-*]`,
-        'rules (scheduleMode rules) are named after workflows registered at run time: the grant is the rules named with the stack\'s prefix');
+      acknowledgeNag(
+        apiFn.role,
+        'AwsSolutions',
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.stackName}/*]`,
+        "schedules are named after workflows registered at run time: the grant is the stack's own schedule group",
+      );
+      acknowledgeNag(
+        apiFn.role,
+        'AwsSolutions',
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:events:<AWS::Region>:<AWS::AccountId>:rule/${this.stackName}-*]`,
+        "rules (scheduleMode rules) are named after workflows registered at run time: the grant is the rules named with the stack's prefix",
+      );
     }
     this.api = new FlowmendApi(this, 'RestApi', { handler: apiFn, auth: settings.apiAuth, throttle: { rateLimit: 50, burstLimit: 100 } });
-    new CfnOutput(this, 'RestApiId', { value: this.api.api.restApiId, description: 'LocalStack serves the API at <endpoint>/restapis/<id>/v1/_user_request_/' });
-    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: `flowmend REST API (${settings.apiAuth === 'iam' ? 'SigV4-signed, IAM' : 'x-api-key header'})` });
-    if (this.api.apiKey !== undefined) new CfnOutput(this, 'ApiKeyId', { value: this.api.apiKey.keyId, description: 'aws apigateway get-api-key --include-value --api-key <id>' });
+    new CfnOutput(this, 'RestApiId', {
+      value: this.api.api.restApiId,
+      description: 'LocalStack serves the API at <endpoint>/restapis/<id>/v1/_user_request_/',
+    });
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.api.url,
+      description: `flowmend REST API (${settings.apiAuth === 'iam' ? 'SigV4-signed, IAM' : 'x-api-key header'})`,
+    });
+    if (this.api.apiKey !== undefined)
+      new CfnOutput(this, 'ApiKeyId', { value: this.api.apiKey.keyId, description: 'aws apigateway get-api-key --include-value --api-key <id>' });
 
     if (settings.alarmTopicArn !== undefined) {
       const topic = sns.Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn);

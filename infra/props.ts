@@ -6,45 +6,50 @@ import { z } from 'zod';
 export const LogLevelSchema = z.enum(['ALL', 'ERROR', 'FATAL', 'OFF']);
 
 /** Everything a deployment may change, from typed props or from CDK context (`-c flowmend:<key>=...`). */
-export const FlowmendSettingsSchema = z.object({
-  /** What happens to the table and the blob bucket when the stack is deleted. */
-  removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
-  /** Secrets Manager secret holding the Anthropic API key (a plain string), read by the llm runner and repair. */
-  anthropicSecretName: z.string().min(1).default('flowmend/anthropic-api-key'),
-  /** Step Functions execution log level; ERROR keeps Express runs cheap (the run's own events live in the table). */
-  logLevel: LogLevelSchema.default('ERROR'),
-  /** Days a run's items (table TTL) and its large outputs (bucket lifecycle) are kept. */
-  retentionDays: z.coerce.number().int().positive().default(90),
-  /** Days Lambda and state machine logs are kept. */
-  logRetentionDays: z.coerce
-    .number()
-    .int()
-    .refine((days) => Object.values(RetentionDays).includes(days), 'not a retention CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, 60, 90, ...)')
-    .default(30),
-  /** Memory of every Lambda, MB (also drives the cost model). */
-  lambdaMemoryMb: z.coerce.number().int().min(128).max(10240).default(512),
-  /**
-   * Concurrent executions reserved for each runner Lambda, which also caps it: 15-minute shell runners
-   * cannot take the whole account's concurrency from the engine. 0 reserves nothing (for accounts
-   * whose concurrency quota is too small to reserve from: AWS keeps 100 unreserved).
-   */
-  runnerConcurrency: z.coerce.number().int().min(0).max(1000).default(10),
-  /** How callers of the REST API authenticate: SigV4-signed IAM principals (default), or an API key with a usage plan. */
-  apiAuth: z.enum(['iam', 'apiKey']).default('iam'),
-  /** EventBridge Scheduler (default), or EventBridge rules (cron/rate in UTC only) where Scheduler does not fire, as on LocalStack. */
-  scheduleMode: z.enum(['scheduler', 'rules']).default('scheduler'),
-  /**
-   * Where secret inputs (`"from": "secretsmanager:NAME"` or `"ssm:NAME"`) may be read from: the runner
-   * Lambdas may read Secrets Manager secrets and SSM parameters whose names start with it, and no others.
-   * Empty: they may read none.
-   */
-  secretInputPrefix: z.string().regex(/^([A-Za-z0-9_+=.@-]+\/)*$/, 'a path prefix ending in / (e.g. flowmend/inputs/), or empty').default('flowmend/inputs/'),
-  /** SNS topic that the failed-execution alarms notify, if any. */
-  alarmTopicArn: z.string().startsWith('arn:').optional(),
-}).refine((s) => s.secretInputPrefix === '' || !s.anthropicSecretName.startsWith(s.secretInputPrefix), {
-  message: 'the Anthropic key must not be under secretInputPrefix: every runner (shell included) may read what is there',
-  path: ['secretInputPrefix'],
-});
+export const FlowmendSettingsSchema = z
+  .object({
+    /** What happens to the table and the blob bucket when the stack is deleted. */
+    removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
+    /** Secrets Manager secret holding the Anthropic API key (a plain string), read by the llm runner and repair. */
+    anthropicSecretName: z.string().min(1).default('flowmend/anthropic-api-key'),
+    /** Step Functions execution log level; ERROR keeps Express runs cheap (the run's own events live in the table). */
+    logLevel: LogLevelSchema.default('ERROR'),
+    /** Days a run's items (table TTL) and its large outputs (bucket lifecycle) are kept. */
+    retentionDays: z.coerce.number().int().positive().default(90),
+    /** Days Lambda and state machine logs are kept. */
+    logRetentionDays: z.coerce
+      .number()
+      .int()
+      .refine((days) => Object.values(RetentionDays).includes(days), 'not a retention CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, 60, 90, ...)')
+      .default(30),
+    /** Memory of every Lambda, MB (also drives the cost model). */
+    lambdaMemoryMb: z.coerce.number().int().min(128).max(10240).default(512),
+    /**
+     * Concurrent executions reserved for each runner Lambda, which also caps it: 15-minute shell runners
+     * cannot take the whole account's concurrency from the engine. 0 reserves nothing (for accounts
+     * whose concurrency quota is too small to reserve from: AWS keeps 100 unreserved).
+     */
+    runnerConcurrency: z.coerce.number().int().min(0).max(1000).default(10),
+    /** How callers of the REST API authenticate: SigV4-signed IAM principals (default), or an API key with a usage plan. */
+    apiAuth: z.enum(['iam', 'apiKey']).default('iam'),
+    /** EventBridge Scheduler (default), or EventBridge rules (cron/rate in UTC only) where Scheduler does not fire, as on LocalStack. */
+    scheduleMode: z.enum(['scheduler', 'rules']).default('scheduler'),
+    /**
+     * Where secret inputs (`"from": "secretsmanager:NAME"` or `"ssm:NAME"`) may be read from: the runner
+     * Lambdas may read Secrets Manager secrets and SSM parameters whose names start with it, and no others.
+     * Empty: they may read none.
+     */
+    secretInputPrefix: z
+      .string()
+      .regex(/^([A-Za-z0-9_+=.@-]+\/)*$/, 'a path prefix ending in / (e.g. flowmend/inputs/), or empty')
+      .default('flowmend/inputs/'),
+    /** SNS topic that the failed-execution alarms notify, if any. */
+    alarmTopicArn: z.string().startsWith('arn:').optional(),
+  })
+  .refine((s) => s.secretInputPrefix === '' || !s.anthropicSecretName.startsWith(s.secretInputPrefix), {
+    message: 'the Anthropic key must not be under secretInputPrefix: every runner (shell included) may read what is there',
+    path: ['secretInputPrefix'],
+  });
 export type FlowmendSettings = z.infer<typeof FlowmendSettingsSchema>;
 export type FlowmendSettingsInput = z.input<typeof FlowmendSettingsSchema>;
 

@@ -21,12 +21,7 @@ export const RUN_CONTROL_TABLE_ACTIONS = [
  * What a Lambda that starts runs may do (the API and scheduled-start): the table items above, start executions of either machine; the API also describes
  * and stops executions, to tell whether a run is alive and to cancel it.
  */
-export function grantRunControl(props: {
-  fn: lambda.IFunction;
-  table: dynamodb.Table;
-  machines: readonly RunStateMachine[];
-  stopAndDescribe: boolean;
-}): void {
+export function grantRunControl(props: { fn: lambda.IFunction; table: dynamodb.Table; machines: readonly RunStateMachine[]; stopAndDescribe: boolean }): void {
   props.table.grant(props.fn, ...RUN_CONTROL_TABLE_ACTIONS);
   for (const { stateMachine } of props.machines) {
     stateMachine.grantStartExecution(props.fn);

@@ -20,8 +20,12 @@ export function grantSecretInputs(fn: lambda.Function, prefix: string): void {
       `arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${prefix}*`,
       `arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter/${prefix}*`,
     ]) {
-      acknowledgeNag(fn.role, 'AwsSolutions', `AwsSolutions-IAM5[Resource::${resource}]`,
-        'secret inputs are named by workflows written after deploy: the grant is the secret input prefix (secretInputPrefix), read only');
+      acknowledgeNag(
+        fn.role,
+        'AwsSolutions',
+        `AwsSolutions-IAM5[Resource::${resource}]`,
+        'secret inputs are named by workflows written after deploy: the grant is the secret input prefix (secretInputPrefix), read only',
+      );
     }
   }
 }

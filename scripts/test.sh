@@ -7,8 +7,8 @@ export CDK_DISABLE_CLI_TELEMETRY=true AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DI
 rc=0
 echo "== build (the CLI bundle the child-process tests run)"
 node scripts/build.mjs || rc=1
-echo "== lint (biome)"
-npx --no-install biome lint . || rc=1
+echo "== lint and format (biome check)"
+npx --no-install biome check . || rc=1
 echo "== typecheck"
 npx --no-install tsc -p tsconfig.json || rc=1
 npx --no-install tsc -p functions/hosts/viewer/ui/tsconfig.json || rc=1

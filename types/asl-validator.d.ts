@@ -5,8 +5,5 @@ declare module 'asl-validator' {
     errors: Array<Record<string, unknown>>;
     errorsText(separator?: string): string;
   }
-  export default function aslValidator(
-    definition: unknown,
-    options?: { checkPaths?: boolean; checkArn?: boolean },
-  ): AslValidationResult;
+  export default function aslValidator(definition: unknown, options?: { checkPaths?: boolean; checkArn?: boolean }): AslValidationResult;
 }

@@ -14,7 +14,7 @@ import { FlowmendStack } from '../../infra/flowmend-stack.ts';
 
 const nightlyReport = {
   ir_version: '0.1.0',
-  description: 'Counts yesterday\'s orders and posts the figure',
+  description: "Counts yesterday's orders and posts the figure",
   inputs: { endpoint: { type: 'string', required: false, default: 'https://example.com/orders/count' } },
   nodes: [
     { id: 'count', type: 'http', params: { url: '${endpoint}', method: 'GET', timeout_s: 30 } },

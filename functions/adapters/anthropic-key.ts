@@ -36,10 +36,7 @@ const defaultSecretReader: SecretReader = (secretId) => {
  * ANTHROPIC_API_KEY when set; otherwise the Secrets Manager secret named by FLOWMEND_ANTHROPIC_SECRET_ID,
  * fetched once per cold start (a failed fetch is tried again on the next call); otherwise undefined.
  */
-export async function resolveAnthropicKey(
-  env: NodeJS.ProcessEnv = process.env,
-  readSecret: SecretReader = defaultSecretReader,
-): Promise<string | undefined> {
+export async function resolveAnthropicKey(env: NodeJS.ProcessEnv = process.env, readSecret: SecretReader = defaultSecretReader): Promise<string | undefined> {
   const direct = env.ANTHROPIC_API_KEY?.trim();
   if (direct) return direct;
   const secretId = env.FLOWMEND_ANTHROPIC_SECRET_ID?.trim();

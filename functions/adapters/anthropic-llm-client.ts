@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { ConfigurationError, TransientError } from '../core/index.ts';
 import type { LlmClient, LlmMessageRequest, LlmMessageResult } from '../core/index.ts';
+import { ConfigurationError, TransientError } from '../core/index.ts';
 import { type AnthropicClientOptions, loadAnthropicSdk, makeAnthropicClient } from './anthropic-client.ts';
 
 /**
@@ -45,6 +45,12 @@ export const makeAnthropicLlmClient = (makeClient: (options: AnthropicClientOpti
       return toResult(error, request.model);
     }
     const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-    return { kind: 'message', text, model: message.model, usage: { input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens }, stopReason: message.stop_reason };
+    return {
+      kind: 'message',
+      text,
+      model: message.model,
+      usage: { input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens },
+      stopReason: message.stop_reason,
+    };
   },
 });

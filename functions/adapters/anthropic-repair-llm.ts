@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { ConfigurationError, TransientError } from '../core/index.ts';
 import type { RepairLlm, RepairLlmReply, RepairLlmRequest } from '../core/index.ts';
+import { ConfigurationError, TransientError } from '../core/index.ts';
 import { type AnthropicClientOptions, loadAnthropicSdk, makeAnthropicClient } from './anthropic-client.ts';
 
 export const DEFAULT_REPAIR_MODEL = 'claude-haiku-4-5';

@@ -1,7 +1,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { ConfigurationError, TransientError } from '../core/index.ts';
 import type { SecretResolver, SecretSource } from '../core/index.ts';
+import { ConfigurationError, TransientError } from '../core/index.ts';
 
 export interface AwsSecretClients {
   secretsManager?: SecretsManagerClient;
@@ -15,8 +15,17 @@ export interface AwsSecretClients {
 const DEFAULT_TTL_MS = 60_000;
 /** Errors that say the secret is not there or not ours to read: the workflow's problem, not worth a retry. */
 const NOT_READABLE = new Set([
-  'ResourceNotFoundException', 'ParameterNotFound', 'ParameterVersionNotFound', 'AccessDeniedException', 'AccessDenied',
-  'DecryptionFailure', 'InvalidKeyId', 'InvalidRequestException', 'InvalidParameterException', 'ValidationException', 'UnrecognizedClientException',
+  'ResourceNotFoundException',
+  'ParameterNotFound',
+  'ParameterVersionNotFound',
+  'AccessDeniedException',
+  'AccessDenied',
+  'DecryptionFailure',
+  'InvalidKeyId',
+  'InvalidRequestException',
+  'InvalidParameterException',
+  'ValidationException',
+  'UnrecognizedClientException',
 ]);
 
 /**
@@ -65,7 +74,10 @@ export class AwsSecretResolver implements SecretResolver {
       const name = error instanceof Error ? error.name : 'Error';
       const message = error instanceof Error ? error.message : String(error);
       if (NOT_READABLE.has(name)) {
-        throw new ConfigurationError(`secret input ${where} cannot be read (${name}: ${message}); on AWS the runners may read secrets and parameters under the stack's secret prefix only`, { cause: error });
+        throw new ConfigurationError(
+          `secret input ${where} cannot be read (${name}: ${message}); on AWS the runners may read secrets and parameters under the stack's secret prefix only`,
+          { cause: error },
+        );
       }
       throw new TransientError(`reading secret input ${where} failed (${name}: ${message})`, { cause: error });
     }

@@ -1,16 +1,15 @@
+import type { AdvanceCommit, IrVersionItem, NodeRecord, RunEvent, RunItem, RunStore, RunWriteCondition } from '../core/index.ts';
 import {
   type BlobStore,
   blobMarker,
   blobRefIn,
+  commitAdvance,
+  InvalidInputError,
   MAX_INLINE_OUTPUT_BYTES,
   runResultBlobKey,
   stepBlobKey,
   utf8Length,
 } from '../core/index.ts';
-import { InvalidInputError } from '../core/index.ts';
-import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../core/index.ts';
-import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/index.ts';
-import { commitAdvance } from '../core/index.ts';
 
 /**
  * A RunStore whose step records keep large outputs as blobs: `putRecord` stores outputs over
@@ -77,7 +76,9 @@ export class BlobOffloadRunStore implements RunStore {
     const ref = blobRefIn(run.outputs);
     if (ref === undefined) return run;
     if (ref.key !== runResultBlobKey(run.runId)) {
-      throw new InvalidInputError(`run ${run.runId} refers to blob ${ref.key} for its result, not its own ${runResultBlobKey(run.runId)}`, { details: { runId: run.runId, key: ref.key } });
+      throw new InvalidInputError(`run ${run.runId} refers to blob ${ref.key} for its result, not its own ${runResultBlobKey(run.runId)}`, {
+        details: { runId: run.runId, key: ref.key },
+      });
     }
     return { ...run, outputs: JSON.parse(await this.blobs.get(ref)) as Record<string, unknown> };
   }

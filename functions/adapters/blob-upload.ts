@@ -1,7 +1,15 @@
 import { readFile } from 'node:fs/promises';
-import { type BlobUpload, blobMarker, blobRefOf, MAX_INLINE_OUTPUT_BYTES, type ParamsRef, utf8Length } from '../core/index.ts';
-import { ConfigurationError, TransientError } from '../core/index.ts';
 import type { RunnerResult } from '../core/index.ts';
+import {
+  type BlobUpload,
+  blobMarker,
+  blobRefOf,
+  ConfigurationError,
+  MAX_INLINE_OUTPUT_BYTES,
+  type ParamsRef,
+  TransientError,
+  utf8Length,
+} from '../core/index.ts';
 import { checkBlob, filePathOfUrl, writeFileAtomically } from './file-blob-store.ts';
 
 /** Puts a body to an upload URL: an HTTP PUT (a presigned S3 URL) or, locally, a `file:` write. */

@@ -1,18 +1,20 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
-import { CorruptItemError, ItemTooLargeError } from '../core/index.ts';
 import {
+  CorruptItemError,
+  copyStoredValue,
   type IrVersionItem,
   IrVersionItemSchema,
+  ItemTooLargeError,
   type NodeRecord,
   NodeRecordSchema,
   type RunEvent,
   RunEventSchema,
   type RunItem,
   RunItemSchema,
+  sameStoredValue,
 } from '../core/index.ts';
-import { copyStoredValue, sameStoredValue } from '../core/index.ts';
 import { itemSize, MAX_ITEM_BYTES } from './dynamo-item-size.ts';
 import type { Item } from './dynamo-paging.ts';
 import { dayGsiPk, dayOf, eventSk, GSI, irSk, RUN_SK, runGsiSk, runPk, stepSk, TABLE_KEYS, workflowGsiPk } from './table-schema.ts';

@@ -24,5 +24,4 @@ export function valueSize(value: unknown): number {
 }
 
 /** Size of a whole item (top-level attribute names included). */
-export const itemSize = (item: Record<string, unknown>): number =>
-  Object.entries(item).reduce<number>((sum, [k, v]) => sum + utf8Bytes(k) + valueSize(v), 0);
+export const itemSize = (item: Record<string, unknown>): number => Object.entries(item).reduce<number>((sum, [k, v]) => sum + utf8Bytes(k) + valueSize(v), 0);

@@ -1,10 +1,4 @@
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  QueryCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from '../core/index.ts';
 
 export type Item = Record<string, unknown>;
@@ -51,12 +45,7 @@ export async function batchPutAll(client: DynamoDBDocumentClient, tableName: str
 }
 
 /** Follows LastEvaluatedKey until the query is exhausted or `into` holds `limit` items. */
-export async function queryAll(
-  client: DynamoDBDocumentClient,
-  input: QueryCommandInput,
-  into: Item[] = [],
-  limit = Number.POSITIVE_INFINITY,
-): Promise<Item[]> {
+export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput, into: Item[] = [], limit = Number.POSITIVE_INFINITY): Promise<Item[]> {
   let startKey: Item | undefined;
   do {
     const remaining = limit - into.length;

@@ -1,15 +1,14 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { StoreUnavailableError } from '../core/index.ts';
-import type { Workflow } from '../core/index.ts';
+import type { IdempotencyClaim, RegistryStore, Workflow } from '../core/index.ts';
 import {
   type IdempotencyRecord,
   type Schedule,
   ScheduleSchema,
+  StoreUnavailableError,
   type WorkflowSummary,
   type WorkflowVersion,
   WorkflowVersionSchema,
 } from '../core/index.ts';
-import type { IdempotencyClaim, RegistryStore } from '../core/index.ts';
 import { type Item, queryAll } from './dynamo-paging.ts';
 import { TABLE_KEYS } from './table-schema.ts';
 
@@ -68,7 +67,13 @@ export class DynamoRegistryStore implements RegistryStore {
         .send(
           new PutCommand({
             TableName: this.table,
-            Item: { pk: REGISTRY_KEYS.workflowIndexPk, sk: name, latestVersion: version, updatedAt: now, ...(workflow.description ? { description: workflow.description } : {}) },
+            Item: {
+              pk: REGISTRY_KEYS.workflowIndexPk,
+              sk: name,
+              latestVersion: version,
+              updatedAt: now,
+              ...(workflow.description ? { description: workflow.description } : {}),
+            },
             ConditionExpression: 'attribute_not_exists(pk) OR latestVersion < :v',
             ExpressionAttributeValues: { ':v': version },
           }),
@@ -88,13 +93,18 @@ export class DynamoRegistryStore implements RegistryStore {
       );
       return item && WorkflowVersionSchema.parse(bodyOf(item));
     }
-    const [latest] = await queryAll(this.client, {
-      TableName: this.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :v)',
-      ExpressionAttributeValues: { ':pk': REGISTRY_KEYS.workflowPk(name), ':v': 'V#' },
-      ScanIndexForward: false,
-      ConsistentRead: true,
-    }, [], 1);
+    const [latest] = await queryAll(
+      this.client,
+      {
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :v)',
+        ExpressionAttributeValues: { ':pk': REGISTRY_KEYS.workflowPk(name), ':v': 'V#' },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+      },
+      [],
+      1,
+    );
     return latest && WorkflowVersionSchema.parse(bodyOf(latest));
   }
 
@@ -128,11 +138,15 @@ export class DynamoRegistryStore implements RegistryStore {
   }
 
   async putSchedule(schedule: Schedule): Promise<void> {
-    await this.client.send(new PutCommand({ TableName: this.table, Item: { pk: REGISTRY_KEYS.schedulePk, sk: schedule.workflowName, [BODY]: JSON.stringify(schedule) } }));
+    await this.client.send(
+      new PutCommand({ TableName: this.table, Item: { pk: REGISTRY_KEYS.schedulePk, sk: schedule.workflowName, [BODY]: JSON.stringify(schedule) } }),
+    );
   }
 
   async getSchedule(workflowName: string): Promise<Schedule | undefined> {
-    const { Item: item } = await this.client.send(new GetCommand({ TableName: this.table, Key: { pk: REGISTRY_KEYS.schedulePk, sk: workflowName }, ConsistentRead: true }));
+    const { Item: item } = await this.client.send(
+      new GetCommand({ TableName: this.table, Key: { pk: REGISTRY_KEYS.schedulePk, sk: workflowName }, ConsistentRead: true }),
+    );
     return item && ScheduleSchema.parse(bodyOf(item));
   }
 
@@ -159,7 +173,13 @@ export class DynamoRegistryStore implements RegistryStore {
       await this.client.send(
         new PutCommand({
           TableName: this.table,
-          Item: { ...key, runId: record.runId, createdAt: record.createdAt, expiresAtMs: record.expiresAt, [TABLE_KEYS.ttl]: Math.ceil(record.expiresAt / 1000) },
+          Item: {
+            ...key,
+            runId: record.runId,
+            createdAt: record.createdAt,
+            expiresAtMs: record.expiresAt,
+            [TABLE_KEYS.ttl]: Math.ceil(record.expiresAt / 1000),
+          },
           // DynamoDB's TTL deletes within days, not at once: an expired record still present must not block.
           ConditionExpression: 'attribute_not_exists(pk) OR expiresAtMs <= :now',
           ExpressionAttributeValues: { ':now': now },

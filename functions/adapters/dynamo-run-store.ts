@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { IrVersionItem, NodeRecord, RunEvent, RunItem, RunStore, RunWriteCondition } from '../core/index.ts';
 import { FlowmendError, StaleRunError, StoreUnavailableError } from '../core/index.ts';
-import type { IrVersionItem, NodeRecord, RunEvent, RunItem } from '../core/index.ts';
-import type { RunStore, RunWriteCondition } from '../core/index.ts';
 import { DynamoItemCodec, type Key, RUN_STORE_TRANSLATE_CONFIG } from './dynamo-item-codec.ts';
 import { batchGetAll, batchPutAll, type Item, queryAll } from './dynamo-paging.ts';
 import { dayGsiPk, dayOf, EVENT_PREFIX, eventSk, GSI, RECENT_RUNS_LOOKBACK_DAYS, runPk, STEP_PREFIX, TABLE_KEYS, workflowGsiPk } from './table-schema.ts';
 
 /** The document client the store expects. */
-export const createDocumentClient = (client: DynamoDBClient): DynamoDBDocumentClient =>
-  DynamoDBDocumentClient.from(client, RUN_STORE_TRANSLATE_CONFIG);
+export const createDocumentClient = (client: DynamoDBClient): DynamoDBDocumentClient => DynamoDBDocumentClient.from(client, RUN_STORE_TRANSLATE_CONFIG);
 
 const WRITE_TOKEN = TABLE_KEYS.writeToken;
 const DAY_MS = 86_400_000;
@@ -20,8 +18,7 @@ interface Condition {
   values?: Record<string, unknown>;
 }
 
-const isConditionFailure = (error: unknown): boolean =>
-  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+const isConditionFailure = (error: unknown): boolean => error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
 export interface DynamoRunStoreOptions {
   /** Best made with `createDocumentClient` (numbers beyond 2^53 need its unmarshall options). */
@@ -94,7 +91,9 @@ export class DynamoRunStore implements RunStore {
     }
     const guard = parts.length > 0 ? { expression: parts.join(' AND '), names, values } : undefined;
     await this.put(key, item, guard, () => {
-      const wanted = Object.entries(condition).map(([k, v]) => `${k}=${String(v)}`).join(', ');
+      const wanted = Object.entries(condition)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(', ');
       return new StaleRunError(`run ${run.runId} was moved on by another writer (condition ${wanted} failed)`, {
         details: { runId: run.runId, ...condition },
       });
@@ -188,9 +187,7 @@ export class DynamoRunStore implements RunStore {
       ExpressionAttributeValues: { ':pk': runPk(runId), ...range.values },
       ConsistentRead: true,
     });
-    return items
-      .filter((item) => afterKey === undefined || item[TABLE_KEYS.sk] !== eventSk(afterKey))
-      .map((item) => this.codec.decodeEvent(item, runId));
+    return items.filter((item) => afterKey === undefined || item[TABLE_KEYS.sk] !== eventSk(afterKey)).map((item) => this.codec.decodeEvent(item, runId));
   }
 
   async listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {

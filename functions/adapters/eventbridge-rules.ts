@@ -7,8 +7,8 @@ import {
   RemoveTargetsCommand,
   ResourceNotFoundException,
 } from '@aws-sdk/client-eventbridge';
-import { ConfigurationError, InvalidInputError, StoreUnavailableError } from '../core/index.ts';
 import type { Schedule } from '../core/index.ts';
+import { ConfigurationError, InvalidInputError, StoreUnavailableError } from '../core/index.ts';
 import { scheduleInput } from './eventbridge-schedules.ts';
 
 export interface RuleTarget {
@@ -35,7 +35,9 @@ export class RulesScheduleSync {
   constructor(private readonly rules: RuleTarget) {
     // The name keeps `<prefix>-` and at least a short hash after it.
     if (rules.prefix.length > MAX_RULE_NAME - 14) {
-      throw new ConfigurationError(`The schedule rule prefix ${rules.prefix} is over ${MAX_RULE_NAME - 14} characters: EventBridge rule names stop at ${MAX_RULE_NAME}`);
+      throw new ConfigurationError(
+        `The schedule rule prefix ${rules.prefix} is over ${MAX_RULE_NAME - 14} characters: EventBridge rule names stop at ${MAX_RULE_NAME}`,
+      );
     }
   }
 
@@ -85,14 +87,19 @@ export class RulesScheduleSync {
     );
     const failed = put.FailedEntries?.[0];
     if ((put.FailedEntryCount ?? 0) > 0 || failed !== undefined) {
-      throw new StoreUnavailableError(`EventBridge did not attach the target of the schedule of ${schedule.workflowName}: ${failed?.ErrorCode ?? 'unknown'} ${failed?.ErrorMessage ?? ''}`.trim());
+      throw new StoreUnavailableError(
+        `EventBridge did not attach the target of the schedule of ${schedule.workflowName}: ${failed?.ErrorCode ?? 'unknown'} ${failed?.ErrorMessage ?? ''}`.trim(),
+      );
     }
   }
 
   async remove(workflowName: string): Promise<void> {
     const Rule = this.ruleName(workflowName);
     // A rule with targets cannot be deleted: targets first. Either step may find nothing there (a repeated remove).
-    for (const call of [() => this.rules.client.send(new RemoveTargetsCommand({ Rule, Ids: [TARGET_ID] })), () => this.rules.client.send(new DeleteRuleCommand({ Name: Rule }))]) {
+    for (const call of [
+      () => this.rules.client.send(new RemoveTargetsCommand({ Rule, Ids: [TARGET_ID] })),
+      () => this.rules.client.send(new DeleteRuleCommand({ Name: Rule })),
+    ]) {
       try {
         await this.send(call, workflowName);
       } catch (error) {
@@ -110,7 +117,9 @@ export class RulesScheduleSync {
       if (error instanceof Error && error.name === 'ValidationException') {
         throw new InvalidInputError(`EventBridge rejected the schedule of ${workflowName}: ${error.message}`, { cause: error });
       }
-      throw new StoreUnavailableError(`EventBridge failed for the schedule of ${workflowName}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new StoreUnavailableError(`EventBridge failed for the schedule of ${workflowName}: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
     }
   }
 }

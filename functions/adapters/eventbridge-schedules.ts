@@ -8,9 +8,8 @@ import {
   UpdateScheduleCommand,
   ValidationException,
 } from '@aws-sdk/client-scheduler';
-import { InvalidInputError, StoreUnavailableError } from '../core/index.ts';
 import type { Schedule } from '../core/index.ts';
-import { SCHEDULER_TIME_PLACEHOLDER } from '../core/index.ts';
+import { InvalidInputError, SCHEDULER_TIME_PLACEHOLDER, StoreUnavailableError } from '../core/index.ts';
 
 export interface SchedulerTarget {
   client: SchedulerClient;
@@ -85,7 +84,10 @@ export class SchedulerScheduleSync {
       if (error instanceof ValidationException) {
         throw new InvalidInputError(`EventBridge Scheduler rejected the schedule of ${workflowName}: ${error.message}`, { cause: error });
       }
-      throw new StoreUnavailableError(`EventBridge Scheduler failed for the schedule of ${workflowName}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new StoreUnavailableError(
+        `EventBridge Scheduler failed for the schedule of ${workflowName}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
   }
 }

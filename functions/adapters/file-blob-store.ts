@@ -1,8 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type BlobRef, type BlobStore, blobRefOf } from '../core/index.ts';
-import { BlobPathError, CorruptItemError, StoreUnavailableError } from '../core/index.ts';
+import { BlobPathError, type BlobRef, type BlobStore, blobRefOf, CorruptItemError, StoreUnavailableError } from '../core/index.ts';
 
 /** Blobs as files under `<stateDir>/blobs` (the local host); upload URLs are `file:` URLs. */
 export class FileBlobStore implements BlobStore {

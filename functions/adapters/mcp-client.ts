@@ -2,8 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ConfigurationError } from '../core/index.ts';
-import { isHttpServer, type McpServer } from '../core/index.ts';
+import { ConfigurationError, isHttpServer, type McpServer } from '../core/index.ts';
 
 const CLIENT_INFO = { name: 'flowmend', version: '0.1.0' };
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
@@ -35,7 +34,9 @@ const makeTransport = (server: McpServer, { serverName, env, allowStdio }: McpCo
     return new StreamableHTTPClientTransport(new URL(expandReferences(server.url, env, `${where} url`)), { requestInit: { headers } });
   }
   if (!allowStdio) {
-    throw new ConfigurationError(`${where} is a stdio server (command '${server.command}'), which this host cannot start: on AWS, MCP servers are reached over Streamable HTTP ("type": "http", "url": ...)`);
+    throw new ConfigurationError(
+      `${where} is a stdio server (command '${server.command}'), which this host cannot start: on AWS, MCP servers are reached over Streamable HTTP ("type": "http", "url": ...)`,
+    );
   }
   return new StdioClientTransport({
     command: server.command,

@@ -1,5 +1,5 @@
-import { ConfigurationError, TransientError } from '../core/index.ts';
 import type { McpToolCall, McpToolOutcome, McpTools } from '../core/index.ts';
+import { ConfigurationError, TransientError } from '../core/index.ts';
 import type { McpClient } from './mcp-client.ts';
 
 type McpSdkTypes = typeof import('@modelcontextprotocol/sdk/types.js');
@@ -14,7 +14,17 @@ export interface McpToolsOptions {
   allowStdio: boolean;
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 const errnoOf = (error: unknown): string | undefined => {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
@@ -39,11 +49,22 @@ const withSchema = (inputSchema: unknown): { inputSchema?: unknown } => (inputSc
  * other protocol errors and lost connections are transient (thrown for the state machine's Retry);
  * a command that does not exist is configuration. Anything else is a bug and propagates.
  */
-const toOutcome = ({ ErrorCode, McpError }: McpSdkTypes, error: unknown, target: string, details: Record<string, unknown>, inputSchema?: unknown): McpToolOutcome => {
+const toOutcome = (
+  { ErrorCode, McpError }: McpSdkTypes,
+  error: unknown,
+  target: string,
+  details: Record<string, unknown>,
+  inputSchema?: unknown,
+): McpToolOutcome => {
   if (error instanceof ConfigurationError || error instanceof TransientError) throw error;
   if (error instanceof McpError) {
     if (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound) {
-      return { kind: 'refused', reason: error.code === ErrorCode.InvalidParams ? 'invalid_arguments' : 'unknown_tool', message: error.message, ...withSchema(inputSchema) };
+      return {
+        kind: 'refused',
+        reason: error.code === ErrorCode.InvalidParams ? 'invalid_arguments' : 'unknown_tool',
+        message: error.message,
+        ...withSchema(inputSchema),
+      };
     }
     throw new TransientError(`${target}: ${error.message}`, { cause: error, details: { ...details, mcp_code: error.code } });
   }
@@ -69,7 +90,10 @@ export const makeMcpTools = ({ env, allowStdio }: McpToolsOptions): McpTools => 
       return await withMcpClient(server, { serverName, env, allowStdio }, async (client) => {
         let result: Awaited<ReturnType<McpClient['callTool']>>;
         try {
-          result = await client.callTool({ name: tool, arguments: request.arguments }, undefined, { timeout: request.timeoutMs, ...(request.signal ? { signal: request.signal } : {}) });
+          result = await client.callTool({ name: tool, arguments: request.arguments }, undefined, {
+            timeout: request.timeoutMs,
+            ...(request.signal ? { signal: request.signal } : {}),
+          });
         } catch (error) {
           // Bad arguments rejected by the protocol: the repairer gets the tool's schema, read while connected.
           if (!(error instanceof McpError) || error.code !== ErrorCode.InvalidParams) throw error;
@@ -78,7 +102,9 @@ export const makeMcpTools = ({ env, allowStdio }: McpToolsOptions): McpTools => 
         const content = Array.isArray(result.content) ? result.content : [];
         const isError = result.isError === true;
         return {
-          kind: 'result', content, isError,
+          kind: 'result',
+          content,
+          isError,
           ...(result.structuredContent ? { structuredContent: result.structuredContent } : {}),
           ...(isError ? withSchema(await inputSchemaOf(client, tool)) : {}),
         };

@@ -17,4 +17,5 @@ if (typeof promiseCtor.withResolvers !== 'function') {
     return { promise, resolve, reject };
   };
 }
+
 export {};

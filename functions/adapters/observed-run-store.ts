@@ -1,5 +1,4 @@
-import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../core/index.ts';
-import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/index.ts';
+import type { AdvanceCommit, IrVersionItem, NodeRecord, RunEvent, RunItem, RunStore, RunWriteCondition } from '../core/index.ts';
 import { commitOneByOne } from '../core/index.ts';
 
 /** What a store observer is told after each successful write. */

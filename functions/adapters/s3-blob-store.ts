@@ -1,6 +1,5 @@
 import { SignatureV4 } from '@smithy/signature-v4';
-import { type BlobRef, type BlobStore, blobRefOf } from '../core/index.ts';
-import { StoreUnavailableError } from '../core/index.ts';
+import { type BlobRef, type BlobStore, blobRefOf, StoreUnavailableError } from '../core/index.ts';
 import { checkBlob } from './file-blob-store.ts';
 import { NodeSha256 } from './node-sha256.ts';
 
@@ -56,7 +55,11 @@ export class S3BlobStore implements BlobStore {
   }
 
   private async request(method: 'GET' | 'PUT', key: string): Promise<SignableRequest> {
-    const url = new URL(this.endpoint ? `${this.endpoint}/${this.bucket}/${escapeKey(key)}` : `https://${this.bucket}.s3.${await this.regionOf()}.amazonaws.com/${escapeKey(key)}`);
+    const url = new URL(
+      this.endpoint
+        ? `${this.endpoint}/${this.bucket}/${escapeKey(key)}`
+        : `https://${this.bucket}.s3.${await this.regionOf()}.amazonaws.com/${escapeKey(key)}`,
+    );
     return {
       method,
       protocol: url.protocol,

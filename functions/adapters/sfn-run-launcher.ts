@@ -7,10 +7,8 @@ import {
   StartExecutionCommand,
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
+import type { LaunchRequest, Owner, RunLauncher, RunStore } from '../core/index.ts';
 import { StoreUnavailableError } from '../core/index.ts';
-import type { LaunchRequest, RunLauncher } from '../core/index.ts';
-import type { Owner } from '../core/index.ts';
-import type { RunStore } from '../core/index.ts';
 
 export type RunMode = 'express' | 'standard';
 
@@ -43,8 +41,7 @@ export const sfnOwnerId = (runId: string): string => `${OWNER_PREFIX}${runId}-${
 export const runIdOfOwner = (ownerId: string): string | undefined => OWNER_ID.exec(ownerId)?.[1];
 
 /** `arn:...:stateMachine:M` + name -> `arn:...:execution:M:name` (the ARN a Standard execution gets). */
-export const standardExecutionArn = (stateMachineArn: string, name: string): string =>
-  `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+export const standardExecutionArn = (stateMachineArn: string, name: string): string => `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 
 /**
  * Runs flowmend runs as Step Functions executions (the AWS `RunLauncher`). Each launch starts a new
@@ -68,9 +65,7 @@ export class SfnRunLauncher implements RunLauncher {
     try {
       // Standard answers a repeated name with the same input with the first execution; Express would start
       // a second one, so callers launch an owner once (a retried API request finds its run by idempotency key).
-      await this.options.sfn.send(
-        new StartExecutionCommand({ stateMachineArn: this.options.stateMachines[request.mode], name: request.owner.id, input }),
-      );
+      await this.options.sfn.send(new StartExecutionCommand({ stateMachineArn: this.options.stateMachines[request.mode], name: request.owner.id, input }));
     } catch (error) {
       if (error instanceof ExecutionAlreadyExists) return;
       throw new StoreUnavailableError(`could not start an execution of run ${request.runId}: ${describe(error)}`, { cause: error });

@@ -27,7 +27,7 @@ const EXPLAIN: Record<string, string> = {
   SQLITE_IOERR: 'could not be read or written (I/O error); check the disk and the file',
   SQLITE_CANTOPEN: 'cannot be opened; check that the state dir exists and is writable',
   SQLITE_READONLY: 'is read-only here; flowmend needs to write to the state dir and its database',
-  SQLITE_PERM: 'may not be written (permission denied); check the state dir\'s permissions',
+  SQLITE_PERM: "may not be written (permission denied); check the state dir's permissions",
   SQLITE_BUSY: `stayed locked by another process for ${BUSY_TIMEOUT_MS / 1000} s; retry, or look for a stuck flowmend process`,
 };
 

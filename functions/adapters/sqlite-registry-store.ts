@@ -1,15 +1,14 @@
 import type Database from 'better-sqlite3';
-import { StoreUnavailableError } from '../core/index.ts';
-import type { Workflow } from '../core/index.ts';
+import type { IdempotencyClaim, RegistryStore, Workflow } from '../core/index.ts';
 import {
   type IdempotencyRecord,
   type Schedule,
   ScheduleSchema,
+  StoreUnavailableError,
   type WorkflowSummary,
   type WorkflowVersion,
   WorkflowVersionSchema,
 } from '../core/index.ts';
-import type { IdempotencyClaim, RegistryStore } from '../core/index.ts';
 import { openSqlite } from './sqlite-database.ts';
 
 const SCHEMA = `
@@ -48,7 +47,9 @@ export class SqliteRegistryStore implements RegistryStore {
         'SELECT w.body FROM registry_workflows w JOIN (SELECT name, MAX(version) AS v FROM registry_workflows GROUP BY name) m ON w.name = m.name AND w.version = m.v ORDER BY w.name',
       ),
       deleteVersions: db.prepare('DELETE FROM registry_workflows WHERE name = ?'),
-      putSchedule: db.prepare('INSERT INTO registry_schedules (workflow_name, body) VALUES (?, ?) ON CONFLICT (workflow_name) DO UPDATE SET body = excluded.body'),
+      putSchedule: db.prepare(
+        'INSERT INTO registry_schedules (workflow_name, body) VALUES (?, ?) ON CONFLICT (workflow_name) DO UPDATE SET body = excluded.body',
+      ),
       getSchedule: db.prepare<[string], WorkflowRow>('SELECT body FROM registry_schedules WHERE workflow_name = ?'),
       listSchedules: db.prepare<[], WorkflowRow>('SELECT body FROM registry_schedules ORDER BY workflow_name'),
       deleteSchedule: db.prepare('DELETE FROM registry_schedules WHERE workflow_name = ?'),

@@ -1,18 +1,19 @@
 import type Database from 'better-sqlite3';
 import type { z } from 'zod';
-import { CorruptItemError, StaleRunError } from '../core/index.ts';
+import type { AdvanceCommit, RunStore, RunWriteCondition } from '../core/index.ts';
 import {
+  CorruptItemError,
   type IrVersionItem,
   IrVersionItemSchema,
+  type NodeRecord,
+  NodeRecordSchema,
   type RunEvent,
   RunEventSchema,
   type RunItem,
   RunItemSchema,
-  type NodeRecord,
-  NodeRecordSchema,
+  StaleRunError,
+  sameStoredValue,
 } from '../core/index.ts';
-import type { RunStore, RunWriteCondition, AdvanceCommit } from '../core/index.ts';
-import { sameStoredValue } from '../core/index.ts';
 import { openSqlite, type SqliteDatabase, sqliteError } from './sqlite-database.ts';
 
 /** Days (today included) that `listRuns` without a workflow name looks back, as the DynamoDB store does. */
@@ -65,9 +66,7 @@ const prepare = (db: Database.Database) => ({
   listRecords: db.prepare<[string], Row>('SELECT body FROM steps WHERE run_id = ? ORDER BY seq'),
   putEvent: db.prepare('INSERT OR REPLACE INTO events (run_id, key, body) VALUES (?, ?, ?)'),
   listEvents: db.prepare<[string, string], Row>('SELECT body FROM events WHERE run_id = ? AND key > ? ORDER BY key'),
-  runsByWorkflow: db.prepare<[string, number], Row>(
-    'SELECT body FROM runs WHERE workflow_name = ? ORDER BY created_at DESC, run_id DESC LIMIT ?',
-  ),
+  runsByWorkflow: db.prepare<[string, number], Row>('SELECT body FROM runs WHERE workflow_name = ? ORDER BY created_at DESC, run_id DESC LIMIT ?'),
   recentRuns: db.prepare<[number, number, number], Row>(
     'SELECT body FROM runs WHERE created_at >= ? AND created_at < ? ORDER BY created_at DESC, run_id DESC LIMIT ?',
   ),
@@ -93,10 +92,12 @@ export class SqliteRunStore implements RunStore {
     this.now = options.now ?? Date.now;
     this.sql = this.guard('preparing the run store', () => {
       if (Number(this.db.pragma('user_version', { simple: true })) < SCHEMA_VERSION) {
-        this.db.transaction(() => {
-          this.db.exec(SCHEMA);
-          this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
-        }).immediate();
+        this.db
+          .transaction(() => {
+            this.db.exec(SCHEMA);
+            this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+          })
+          .immediate();
       }
       return prepare(this.db);
     });
@@ -215,8 +216,12 @@ export class SqliteRunStore implements RunStore {
       throw new StaleRunError(`run ${run.runId} was moved on by another writer (${failed.join(', ')})`, { details: { runId: run.runId, ...condition } });
     }
     this.sql.putRun.run({
-      runId: run.runId, workflowName: run.workflowName, createdAt: run.createdAt, seq: run.seq,
-      ownerId: run.owner?.id ?? null, body: JSON.stringify(run),
+      runId: run.runId,
+      workflowName: run.workflowName,
+      createdAt: run.createdAt,
+      seq: run.seq,
+      ownerId: run.owner?.id ?? null,
+      body: JSON.stringify(run),
     });
   }
 

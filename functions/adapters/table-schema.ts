@@ -1,6 +1,6 @@
 import {
-  type CreateTableCommandInput,
   CreateTableCommand,
+  type CreateTableCommandInput,
   DescribeTableCommand,
   type DynamoDBClient,
   ResourceInUseException,
@@ -57,9 +57,10 @@ export const runGsiSk = (createdAt: number, runId: string): string => `${new Dat
 export const createTableInput = (tableName: string): CreateTableCommandInput => ({
   TableName: tableName,
   BillingMode: 'PAY_PER_REQUEST',
-  AttributeDefinitions: [TABLE_KEYS.pk, TABLE_KEYS.sk, GSI.byWorkflow.pk, GSI.byWorkflow.sk, GSI.byDay.pk, GSI.byDay.sk].map(
-    (name) => ({ AttributeName: name, AttributeType: 'S' as const }),
-  ),
+  AttributeDefinitions: [TABLE_KEYS.pk, TABLE_KEYS.sk, GSI.byWorkflow.pk, GSI.byWorkflow.sk, GSI.byDay.pk, GSI.byDay.sk].map((name) => ({
+    AttributeName: name,
+    AttributeType: 'S' as const,
+  })),
   KeySchema: [
     { AttributeName: TABLE_KEYS.pk, KeyType: 'HASH' },
     { AttributeName: TABLE_KEYS.sk, KeyType: 'RANGE' },

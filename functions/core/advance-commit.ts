@@ -1,4 +1,4 @@
-import type { RunStore, AdvanceCommit } from './run-store.ts';
+import type { AdvanceCommit, RunStore } from './run-store.ts';
 
 /**
  * Writes one engine step through the store's atomic `commitAdvance` when it has one (the embedded SQLite

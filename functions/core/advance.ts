@@ -1,21 +1,21 @@
+import type { ItemRange } from './batch/batch-state.ts';
+import { batchTemplates, startBatch } from './batch/batch-step.ts';
 import { MAX_INLINE_PARAMS_BYTES, paramsBlobKey, UPLOAD_URL_TTL_S, uploadTargetFor, utf8Length } from './blob-store.ts';
 import { computeCacheKey } from './cache-key.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { InvalidInputError } from './errors.ts';
 import { mustContinueBefore, runnerWorstCaseS } from './execution-limits.ts';
 import { FILE_NODE_TYPES } from './file-node-types.ts';
+import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES } from './limits.ts';
 import { MCP_TYPE } from './mcp-servers.ts';
-import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
+import { enterChild } from './nested/child-run.ts';
+import { templatedParams, WORKFLOW_TYPE } from './nested/workflow-params.ts';
 import { startRepairAttempt } from './repair/repair-loop.ts';
 import type { RunError, RunItem } from './run-model.ts';
 import type { AdvanceInput, AdvanceOutcome, ExecCounters } from './state-io.ts';
-import { findTemplates, resolveParams, resolveValue, TemplateResolutionError, type TemplateContext } from './templates.ts';
+import { findTemplates, resolveParams, resolveValue, type TemplateContext, TemplateResolutionError } from './templates.ts';
 import { UnitOfWork } from './unit-of-work.ts';
-import { enterChild } from './nested/child-run.ts';
-import { templatedParams, WORKFLOW_TYPE } from './nested/workflow-params.ts';
-import type { ItemRange } from './batch/batch-state.ts';
-import { batchTemplates, startBatch } from './batch/batch-step.ts';
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
 
@@ -109,7 +109,13 @@ export class Advance {
     const node = this.node(nodeId);
     const spec = this.deps.catalog.get(node.type);
     if (!spec) {
-      return this.fail({ node_id: nodeId, category: 'validation', code: 'UNKNOWN_NODE_TYPE', message: `node '${nodeId}' has unknown type '${node.type}'`, fixable: true });
+      return this.fail({
+        node_id: nodeId,
+        category: 'validation',
+        code: 'UNKNOWN_NODE_TYPE',
+        message: `node '${nodeId}' has unknown type '${node.type}'`,
+        fixable: true,
+      });
     }
     const visit = (this.run.visits[nodeId] ?? 0) + 1;
     const overLimit = this.runLimitReached(nodeId, visit);
@@ -161,7 +167,11 @@ export class Advance {
       exec: this.exec,
       seq,
       node: {
-        id: nodeId, type: node.type, params: paramsRef ? {} : params, cacheKey, timeoutS,
+        id: nodeId,
+        type: node.type,
+        params: paramsRef ? {} : params,
+        cacheKey,
+        timeoutS,
         ...(this.ir.classification && spec.capabilities?.classificationRules ? { classification: this.ir.classification } : {}),
         ...(blobs ? { upload: await uploadTargetFor(blobs, this.run.runId, seq) } : {}),
         ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, UPLOAD_URL_TTL_S) } } : {}),
@@ -172,14 +182,27 @@ export class Advance {
   /** A run that has used its node visits or its events stops with a clear, non-repairable error. */
   private runLimitReached(nodeId: string, visit: number): RunError | undefined {
     const limits = this.deps.runLimits ?? DEFAULT_LIMITS;
-    const stop = (code: string, message: string): RunError => ({ node_id: nodeId, category: 'non_repairable', code, message, fixable: false, details: { visit } });
+    const stop = (code: string, message: string): RunError => ({
+      node_id: nodeId,
+      category: 'non_repairable',
+      code,
+      message,
+      fixable: false,
+      details: { visit },
+    });
     // Batch items have seqs of their own (run.itemRecords) and their own limit (batch/batch-step.ts).
     const visits = this.run.seq - (this.run.itemRecords ?? 0);
     if (visits >= limits.maxNodeVisits) {
-      return stop('NODE_VISIT_LIMIT', `the run stopped before visit ${visit} of node '${nodeId}': it has made ${visits} node visits, the limit (${LIMIT_VARIABLES.maxNodeVisits}=${limits.maxNodeVisits}). A cycle with no exit? Give the loop an edge out of it, or raise the limit`);
+      return stop(
+        'NODE_VISIT_LIMIT',
+        `the run stopped before visit ${visit} of node '${nodeId}': it has made ${visits} node visits, the limit (${LIMIT_VARIABLES.maxNodeVisits}=${limits.maxNodeVisits}). A cycle with no exit? Give the loop an edge out of it, or raise the limit`,
+      );
     }
     if (this.run.eventSeq >= limits.maxEvents) {
-      return stop('EVENT_LIMIT', `the run stopped before visit ${visit} of node '${nodeId}': it has written ${this.run.eventSeq} events, the limit (${LIMIT_VARIABLES.maxEvents}=${limits.maxEvents})`);
+      return stop(
+        'EVENT_LIMIT',
+        `the run stopped before visit ${visit} of node '${nodeId}': it has written ${this.run.eventSeq} events, the limit (${LIMIT_VARIABLES.maxEvents}=${limits.maxEvents})`,
+      );
     }
     return undefined;
   }
@@ -210,10 +233,29 @@ export class Advance {
     this.run.visits[node.id] = visit;
     const nodeError = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
     await this.writes.stageRecord({
-      runId: this.run.runId, seq, nodeId: node.id, nodeType: node.type, visit, status: 'failed', cacheKey: '',
-      sideEffects: false, irVersion: this.run.irVersion, action: 'error', error: nodeError, startedAt: now, finishedAt: now, durationMs: 0,
+      runId: this.run.runId,
+      seq,
+      nodeId: node.id,
+      nodeType: node.type,
+      visit,
+      status: 'failed',
+      cacheKey: '',
+      sideEffects: false,
+      irVersion: this.run.irVersion,
+      action: 'error',
+      error: nodeError,
+      startedAt: now,
+      finishedAt: now,
+      durationMs: 0,
     });
-    const runError: RunError = { node_id: node.id, category: 'template', code: error.code, message: error.message, fixable: true, ...(error.details ? { details: error.details } : {}) };
+    const runError: RunError = {
+      node_id: node.id,
+      category: 'template',
+      code: error.code,
+      message: error.message,
+      fixable: true,
+      ...(error.details ? { details: error.details } : {}),
+    };
     return this.afterError(node.id, runError);
   }
 
@@ -232,7 +274,11 @@ export class Advance {
     this.run.status = 'failed';
     this.run.lastError = error;
     delete this.run.current;
-    this.writes.event('run_failed', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { category: error.category, code: error.code } });
+    this.writes.event('run_failed', {
+      ...(error.node_id ? { nodeId: error.node_id } : {}),
+      message: error.message,
+      data: { category: error.category, code: error.code },
+    });
     await this.writes.commit();
     return { kind: 'failed', runId: this.run.runId, owner: this.owner, exec: this.exec, error };
   }
@@ -248,7 +294,13 @@ export class Advance {
         outputs = resolveValue(sources, this.context(await this.referencedOutputs(sources))) as Record<string, unknown>;
       } catch (error) {
         if (!(error instanceof TemplateResolutionError)) throw error;
-        return this.fail({ category: 'template', code: error.code, message: `workflow outputs: ${error.message}`, fixable: false, ...(error.details ? { details: error.details } : {}) });
+        return this.fail({
+          category: 'template',
+          code: error.code,
+          message: `workflow outputs: ${error.message}`,
+          fixable: false,
+          ...(error.details ? { details: error.details } : {}),
+        });
       }
     } else {
       const lastNode = this.run.cursor?.nodeId;

@@ -61,8 +61,7 @@ export const findBusinessError = (body: unknown): BusinessError | undefined => {
   if (!isObject(body)) return undefined;
   if (body.successful === true && isObject(body.data)) return findBusinessError(body.data);
 
-  const withCode = (message: string, code = codeOf(body)): BusinessError =>
-    code === undefined || code === message ? { message } : { message, code };
+  const withCode = (message: string, code = codeOf(body)): BusinessError => (code === undefined || code === message ? { message } : { message, code });
 
   const failed = failureMessage(body);
   if (failed !== undefined) return withCode(failed);
@@ -86,22 +85,79 @@ const normalise = (value: string): string => value.toLowerCase().replace(/[_-]+/
 
 /** A bad request: a change to the workflow can fix it. Checked before the resource patterns. */
 export const VALIDATION_PATTERNS: readonly string[] = [
-  'invalid parameter', 'invalid param', 'invalid argument', 'invalid input', 'invalid format',
-  'invalid request', 'invalid value', 'invalid json', 'invalid type', 'invalid field', 'invalid arguments',
-  'validation', 'missing required', 'missing parameter', 'missing argument', 'missing field',
-  'is required', 'are required', 'field required', 'required field', 'required parameter',
-  'must be a', 'must be an', 'should be a', 'should be an', 'input should be', 'bad request', 'bad user input',
-  'malformed', 'unknown field', 'unknown parameter', 'unexpected field', 'parse failed', 'cannot parse',
+  'invalid parameter',
+  'invalid param',
+  'invalid argument',
+  'invalid input',
+  'invalid format',
+  'invalid request',
+  'invalid value',
+  'invalid json',
+  'invalid type',
+  'invalid field',
+  'invalid arguments',
+  'validation',
+  'missing required',
+  'missing parameter',
+  'missing argument',
+  'missing field',
+  'is required',
+  'are required',
+  'field required',
+  'required field',
+  'required parameter',
+  'must be a',
+  'must be an',
+  'should be a',
+  'should be an',
+  'input should be',
+  'bad request',
+  'bad user input',
+  'malformed',
+  'unknown field',
+  'unknown parameter',
+  'unexpected field',
+  'parse failed',
+  'cannot parse',
 ];
 
 /** A resource, permission, auth, quota or rate limit problem: no change to the workflow fixes it. */
 export const RESOURCE_PATTERNS: readonly string[] = [
-  'not found', 'notfound', 'does not exist', "doesn't exist", 'no such', 'is archived', 'unavailable',
-  'permission', 'access denied', 'not allowed', 'forbidden', 'unauthorized', 'unauthorised', 'unauthenticated',
-  'not authed', 'not authenticated', 'invalid auth', 'invalid token', 'invalid api key', 'invalid credentials',
-  'bad credentials', 'token expired', 'token revoked', 'expired token', 'missing scope', 'insufficient scope',
-  'account inactive', 'rate limit', 'ratelimit', 'too many requests', 'throttl', 'quota', 'resource exhausted',
-  'limit exceeded', 'usage limit',
+  'not found',
+  'notfound',
+  'does not exist',
+  "doesn't exist",
+  'no such',
+  'is archived',
+  'unavailable',
+  'permission',
+  'access denied',
+  'not allowed',
+  'forbidden',
+  'unauthorized',
+  'unauthorised',
+  'unauthenticated',
+  'not authed',
+  'not authenticated',
+  'invalid auth',
+  'invalid token',
+  'invalid api key',
+  'invalid credentials',
+  'bad credentials',
+  'token expired',
+  'token revoked',
+  'expired token',
+  'missing scope',
+  'insufficient scope',
+  'account inactive',
+  'rate limit',
+  'ratelimit',
+  'too many requests',
+  'throttl',
+  'quota',
+  'resource exhausted',
+  'limit exceeded',
+  'usage limit',
 ];
 
 const VALIDATION_STATUS = new Set([400, 405, 409, 413, 415, 422]);

@@ -1,18 +1,22 @@
 import { createHash } from 'node:crypto';
 
 /** JSON with object keys sorted, so equal values always serialise the same way. */
-export const canonicalJson = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => {
-  if (v && typeof v === 'object' && !Array.isArray(v)) {
-    const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-    return sorted;
-  }
-  return v;
-});
+export const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) => {
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      const sorted: Record<string, unknown> = {};
+      for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+      return sorted;
+    }
+    return v;
+  });
 
 /**
  * Cache key of a node visit: its type and its *resolved* params. Resolved params contain the upstream
  * outputs they use, so a change upstream changes the key downstream by itself (pflow's cache misses this).
  */
 export const computeCacheKey = (nodeType: string, resolvedParams: Record<string, unknown>): string =>
-  createHash('sha256').update(canonicalJson({ type: nodeType, params: resolvedParams })).digest('hex').slice(0, 32);
+  createHash('sha256')
+    .update(canonicalJson({ type: nodeType, params: resolvedParams }))
+    .digest('hex')
+    .slice(0, 32);

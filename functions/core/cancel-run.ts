@@ -25,7 +25,8 @@ export const cancelRun = async (store: RunStore, runId: string, now: number): Pr
     if (!run) throw new RunNotFoundError(`no run '${runId}' (see GET /runs or \`flowmend runs\`)`);
     if (run.status === 'cancelled') return { run, alreadyCancelled: true };
     // An interrupted run (its execution died) may be cancelled too, so nobody resumes it by mistake.
-    if (run.status !== 'running' && run.status !== 'interrupted') throw new RunBusyError(`run ${runId} already ${run.status}; only a running or interrupted run can be cancelled`);
+    if (run.status !== 'running' && run.status !== 'interrupted')
+      throw new RunBusyError(`run ${runId} already ${run.status}; only a running or interrupted run can be cancelled`);
     const previousOwner = run.owner;
     const inFlight = run.current;
     const events: RunEvent[] = [];
@@ -34,11 +35,17 @@ export const cancelRun = async (store: RunStore, runId: string, now: number): Pr
       run.eventSeq += 1;
     };
     if (inFlight) run.current = { ...inFlight, interrupted: true };
-    event('run_cancelled', { ...(inFlight ? { nodeId: inFlight.nodeId } : {}), message: inFlight ? `cancelled by request while '${inFlight.nodeId}' was running` : 'cancelled by request' });
+    event('run_cancelled', {
+      ...(inFlight ? { nodeId: inFlight.nodeId } : {}),
+      message: inFlight ? `cancelled by request while '${inFlight.nodeId}' was running` : 'cancelled by request',
+    });
     run.status = 'cancelled';
     run.lastError = {
       ...(inFlight ? { node_id: inFlight.nodeId } : {}),
-      category: 'non_repairable', code: 'CANCELLED', message: 'the run was cancelled by request', fixable: false,
+      category: 'non_repairable',
+      code: 'CANCELLED',
+      message: 'the run was cancelled by request',
+      fixable: false,
     };
     delete run.owner;
     run.updatedAt = now;
@@ -59,9 +66,19 @@ export const cancelRun = async (store: RunStore, runId: string, now: number): Pr
 
 const recordInterrupted = async (store: RunStore, run: RunItem, inFlight: NonNullable<RunItem['current']>, now: number): Promise<void> => {
   const record: NodeRecord = {
-    runId: run.runId, seq: inFlight.seq, nodeId: inFlight.nodeId, nodeType: inFlight.nodeType, visit: inFlight.visit,
-    status: 'interrupted', cacheKey: inFlight.cacheKey, sideEffects: inFlight.sideEffects, irVersion: run.irVersion,
-    startedAt: inFlight.startedAt, finishedAt: now, durationMs: now - inFlight.startedAt, interrupted: true,
+    runId: run.runId,
+    seq: inFlight.seq,
+    nodeId: inFlight.nodeId,
+    nodeType: inFlight.nodeType,
+    visit: inFlight.visit,
+    status: 'interrupted',
+    cacheKey: inFlight.cacheKey,
+    sideEffects: inFlight.sideEffects,
+    irVersion: run.irVersion,
+    startedAt: inFlight.startedAt,
+    finishedAt: now,
+    durationMs: now - inFlight.startedAt,
+    interrupted: true,
   };
   try {
     // Only where the execution left no record: a result that did land stays the truth.

@@ -1,7 +1,7 @@
 import { classifyBusinessError, findBusinessError, formatBusinessError } from './business-errors.ts';
 import { classifyHttpStatus } from './http-status.ts';
-import { openJsonText } from './json-text.ts';
 import type { ClassificationRules } from './ir.ts';
+import { openJsonText } from './json-text.ts';
 import type { NodeCapabilities, NodeError, RunnerResult } from './node-type.ts';
 import { isRetryableErrorName } from './retry-policy.ts';
 import type { RunError } from './run-model.ts';
@@ -103,7 +103,13 @@ const classifyFailure = (nodeId: string, error: NodeError, rules: Classification
   };
 };
 
-const classifyApiBody = (nodeId: string, nodeType: string, outputs: Record<string, unknown>, action: string, rules: ClassificationRules | undefined): Outcome => {
+const classifyApiBody = (
+  nodeId: string,
+  nodeType: string,
+  outputs: Record<string, unknown>,
+  action: string,
+  rules: ClassificationRules | undefined,
+): Outcome => {
   // An MCP tool's result (structured, or text holding JSON) may carry the API's own `ok: false`.
   const body = nodeType === 'mcp' ? openJsonText(outputs.result) : outputs.response;
   const found = findBusinessError(body);
@@ -126,9 +132,7 @@ export const classifyOutcome = ({ nodeId, nodeType, result, taskError, rules, ca
   if (!result) throw new Error(`classifyOutcome: node '${nodeId}' has neither a result nor an error`);
   switch (result.kind) {
     case 'ok':
-      return capabilities?.apiResponse
-        ? classifyApiBody(nodeId, nodeType, result.outputs, result.action, rules)
-        : { kind: 'success', action: result.action };
+      return capabilities?.apiResponse ? classifyApiBody(nodeId, nodeType, result.outputs, result.action, rules) : { kind: 'success', action: result.action };
     case 'failed':
       return classifyFailure(nodeId, result.error, rules);
   }

@@ -89,8 +89,7 @@ export const itemRunnerStateName = (nodeType: string): string => `Item${runnerSt
 export const recordItemStateName = (nodeType: string): string => `Record${runnerStateName(nodeType).slice(3)}Item`;
 
 /** State name of the Task that runs nodes of a type: `Run` + PascalCase(type). */
-export const runnerStateName = (nodeType: string): string =>
-  `Run${nodeType.replace(/(^|[-_])([a-z0-9])/g, (_m, _sep: string, c: string) => c.toUpperCase())}`;
+export const runnerStateName = (nodeType: string): string => `Run${nodeType.replace(/(^|[-_])([a-z0-9])/g, (_m, _sep: string, c: string) => c.toUpperCase())}`;
 
 /** An ASL Retry from one of our policies, whose error lists come from the error classes (retry-policy.ts). */
 const retryOf = (policy: RetryPolicy) => ({

@@ -1,19 +1,19 @@
-import { expandOutputs } from './blob-store.ts';
-import type { RunnerResult } from './node-type.ts';
-import { classifyOutcome, type Outcome } from './classify.ts';
-import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
-import { startNodeId, type Workflow } from './ir.ts';
-import type { RunItem, NodeRecord } from './run-model.ts';
 import { Advance } from './advance.ts';
-import { settleRepairAttempt } from './repair/repair-loop.ts';
+import { nextChunk, recordChunk } from './batch/batch-step.ts';
+import { expandOutputs } from './blob-store.ts';
+import { classifyOutcome, type Outcome } from './classify.ts';
 import type { EngineDeps } from './engine-deps.ts';
+import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { failOnUnexpected } from './fail-unexpected.ts';
-import { AdvanceInputSchema, type AdvanceInput, type ExecCounters, type AdvanceOutcome } from './state-io.ts';
-import { formatIssues, unconfiguredMcpServers, validateWorkflow } from './validate.ts';
-import { walkFromStart } from './walk.ts';
+import { startNodeId, type Workflow } from './ir.ts';
 import { parentHop } from './nested/parent-hop.ts';
 import { isChildIssue } from './nested/validate-children.ts';
-import { nextChunk, recordChunk } from './batch/batch-step.ts';
+import type { RunnerResult } from './node-type.ts';
+import { settleRepairAttempt } from './repair/repair-loop.ts';
+import type { NodeRecord, RunItem } from './run-model.ts';
+import { type AdvanceInput, AdvanceInputSchema, type AdvanceOutcome, type ExecCounters } from './state-io.ts';
+import { formatIssues, unconfiguredMcpServers, validateWorkflow } from './validate.ts';
+import { walkFromStart } from './walk.ts';
 
 export type { EngineDeps } from './engine-deps.ts';
 export type { ExecutionLimits } from './execution-limits.ts';
@@ -168,7 +168,9 @@ const recordNode = async (step: Advance, input: Extract<AdvanceInput, { kind: 'r
     finishedAt: now,
     durationMs: result?.durationMs ?? now - current.startedAt,
     ...(result?.outputs ? { outputs: result.outputs } : {}),
-    ...(outcome.kind !== 'success' ? { error: { code: outcome.error.code, message: outcome.error.message, ...(outcome.error.details ? { details: outcome.error.details } : {}) } } : {}),
+    ...(outcome.kind !== 'success'
+      ? { error: { code: outcome.error.code, message: outcome.error.message, ...(outcome.error.details ? { details: outcome.error.details } : {}) } }
+      : {}),
     ...(result?.usage ? { usage: result.usage } : {}),
     ...(current.interrupted ? { interrupted: true } : {}),
     ...(current.repaired ? { repaired: true } : {}),

@@ -13,7 +13,9 @@ const NORMALISERS: readonly [RegExp, string][] = [
 
 /** An error message with times, dates, uuids, hex ids, long numbers and line numbers stripped. */
 export const normaliseErrorMessage = (message: string): string =>
-  NORMALISERS.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), message).trim().toLowerCase();
+  NORMALISERS.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), message)
+    .trim()
+    .toLowerCase();
 
 /**
  * What makes two failures "the same" for loop detection: node, code and the whole normalised message

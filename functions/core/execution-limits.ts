@@ -21,16 +21,14 @@ const CHOICE_EVENTS = 2;
 /** Room kept for the states that end or continue an execution (Continue, its retries, Failed, Done). */
 const HISTORY_RESERVE_EVENTS = 200;
 
-const taskEvents = (policies: readonly RetryPolicy[]): number =>
-  TASK_EVENTS + RETRY_EVENTS * policies.reduce((tries, policy) => tries + policy.maxAttempts, 0);
+const taskEvents = (policies: readonly RetryPolicy[]): number => TASK_EVENTS + RETRY_EVENTS * policies.reduce((tries, policy) => tries + policy.maxAttempts, 0);
 
 /**
  * History events of one engine step in the worst case the Retry policies allow: Advance (engine and
  * service retries all used), Route, and a runner Task (runner and service retries all used; a Repair
  * Task retries less). About 48 events, so a step count alone under-counts a retried run about fourfold.
  */
-export const WORST_EVENTS_PER_STEP =
-  taskEvents([ENGINE_RETRY, LAMBDA_SERVICE_RETRY]) + CHOICE_EVENTS + taskEvents([TRANSIENT_RETRY, LAMBDA_SERVICE_RETRY]);
+export const WORST_EVENTS_PER_STEP = taskEvents([ENGINE_RETRY, LAMBDA_SERVICE_RETRY]) + CHOICE_EVENTS + taskEvents([TRANSIENT_RETRY, LAMBDA_SERVICE_RETRY]);
 
 /**
  * Worst-case seconds a runner Task may hold an execution for a node of timeout `timeoutS`: every try
@@ -79,13 +77,7 @@ export const chooseMode = (workflow: Workflow, catalog: NodeCatalog): RunMode =>
  * `worstCaseS` is the Task's time with its retries counted (`runnerWorstCaseS`, `repairWorstCaseS`).
  * An execution always dispatches at least one node, so a run cannot continue forever.
  */
-export const mustContinueBefore = (
-  limits: ExecutionLimits | undefined,
-  exec: ExecCounters,
-  mode: RunMode,
-  now: number,
-  worstCaseS: number,
-): boolean => {
+export const mustContinueBefore = (limits: ExecutionLimits | undefined, exec: ExecCounters, mode: RunMode, now: number, worstCaseS: number): boolean => {
   if (!limits || exec.advances <= 1) return false;
   if (exec.advances >= limits.maxAdvances) return true;
   // Only Express executions have a time limit; a Standard one may run for a year.

@@ -14,5 +14,11 @@ export const cryptoIds: Ids = { hex: (bytes) => randomBytes(bytes).toString('hex
 /** Ids that count up (`000001`, `000002`, ...): for tests that compare ids. */
 export const sequentialIds = (): Ids => {
   let next = 0;
-  return { hex: (bytes) => (++next).toString(16).padStart(bytes * 2, '0').slice(-bytes * 2) };
+  return {
+    hex: (bytes) =>
+      (++next)
+        .toString(16)
+        .padStart(bytes * 2, '0')
+        .slice(-bytes * 2),
+  };
 };

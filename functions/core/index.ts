@@ -3,56 +3,139 @@
 // nothing outside core (tests of core internals aside) imports a core module directly.
 
 export { commitAdvance, commitOneByOne } from './advance-commit.ts';
-export { BLOB_PREFIX, blobMarker, type BlobRef, blobRefIn, blobRefOf, type BlobStore, type BlobUpload, MAX_INLINE_OUTPUT_BYTES, type ParamsRef, runResultBlobKey, stepBlobKey, utf8Length } from './blob-store.ts';
+export { BATCH_OUTPUT_KEYS, type BatchConfig, BatchConfigSchema } from './batch/batch-config.ts';
+export { isItemResult, recordBatchItem } from './batch/record-item.ts';
+export {
+  BLOB_PREFIX,
+  type BlobRef,
+  type BlobStore,
+  type BlobUpload,
+  blobMarker,
+  blobRefIn,
+  blobRefOf,
+  MAX_INLINE_OUTPUT_BYTES,
+  type ParamsRef,
+  runResultBlobKey,
+  stepBlobKey,
+  utf8Length,
+} from './blob-store.ts';
 export { type CancelResult, cancelRun } from './cancel-run.ts';
 export { sampleOf } from './classify.ts';
 export { closestMatch } from './closest-match.ts';
-export { type AslDefinition, batchStateName, buildDefinition, itemRunnerStateName, recordItemStateName, REPAIR_MAX_S, runnerStateName, STATE, TASK_TIMEOUT_MARGIN_S, type TaskTimeouts } from './definition.ts';
-export { EngineCache } from './engine-cache.ts';
+export {
+  type AslDefinition,
+  batchStateName,
+  buildDefinition,
+  itemRunnerStateName,
+  REPAIR_MAX_S,
+  recordItemStateName,
+  runnerStateName,
+  STATE,
+  TASK_TIMEOUT_MARGIN_S,
+  type TaskTimeouts,
+} from './definition.ts';
 export { advanceRun, type EngineDeps } from './engine.ts';
-export { BlobPathError, ConfigurationError, CorruptItemError, FlowmendError, InvalidInputError, ItemTooLargeError, RunBusyError, RunNotFoundError, StaleRunError, StoreError, StoreUnavailableError, TransientError } from './errors.ts';
+export { EngineCache } from './engine-cache.ts';
+export {
+  BlobPathError,
+  ConfigurationError,
+  CorruptItemError,
+  FlowmendError,
+  InvalidInputError,
+  ItemTooLargeError,
+  RunBusyError,
+  RunNotFoundError,
+  StaleRunError,
+  StoreError,
+  StoreUnavailableError,
+  TransientError,
+} from './errors.ts';
 export { chooseMode, DEFAULT_EXECUTION_LIMITS, type ExecutionLimits } from './execution-limits.ts';
 export { classifyHttpStatus } from './http-status.ts';
 export { cryptoIds, type Ids } from './ids.ts';
 export { prepareInputs } from './inputs.ts';
 export { type Workflow, type WorkflowInput, WorkflowSchema } from './ir.ts';
-export { openJsonText } from './json-text.ts';
-export { MemoryRunStore } from './memory-run-store.ts';
+export { isRecord, openJsonText } from './json-text.ts';
+export { DEFAULT_LIMITS, LIMIT_VARIABLES, LimitConfigError, type Limits, LimitsSchema, limitsFrom } from './limits.ts';
 export type { LlmClient, LlmConfig, LlmConfigProvider, LlmImage, LlmImageMediaType, LlmMessageRequest, LlmMessageResult } from './llm-client.ts';
-export { type LlmUsage, makeCatalog, type NodeCatalog, type NodeError, type NodeRunner, type NodeTypeSpec, type RunContext, type RunnerResult } from './node-type.ts';
+export { isHttpServer, MCP_TYPE, McpConfigFileSchema, type McpServer, McpServerSchema, type McpServers } from './mcp-servers.ts';
+export type { McpToolCall, McpToolOutcome, McpTools } from './mcp-tools.ts';
+export { MemoryRunStore } from './memory-run-store.ts';
+export { type ChildLoader, type ChildSource, inlineChildWorkflows } from './nested/inline-children.ts';
+export { workflowOutputKeys } from './nested/validate-children.ts';
+export { WORKFLOW_TYPE, WorkflowParamsSchema } from './nested/workflow-params.ts';
+export {
+  type LlmUsage,
+  makeCatalog,
+  type NodeCatalog,
+  type NodeError,
+  type NodeRunner,
+  type NodeTypeSpec,
+  type RunContext,
+  type RunnerResult,
+} from './node-type.ts';
 export { checkRunPatch } from './patch-run.ts';
+export type { PflowFormOptions } from './pflow-forms.ts';
 export { prepareRun, type RunRequest, type RunSpec } from './prepare-run.ts';
 export { ProgressCursorSchema, type ProgressEvent, readProgress } from './progress-feed.ts';
-export { IDEMPOTENCY_TTL_MS, type IdempotencyRecord, type Schedule, ScheduleSchema, WorkflowNameSchema, type WorkflowSummary, type WorkflowVersion, WorkflowVersionSchema } from './registry-model.ts';
-export { type IdempotencyClaim, type RegistryStore } from './registry-store.ts';
-export { applyManualPatch, completedNodes, planRepair, type RepairFailure } from './repair/index.ts';
-export { repairRun, type RepairRunDeps } from './repair/repair-run.ts';
-export { type RepairLlm, type RepairLlmReply, type RepairLlmRequest } from './repair/types.ts';
-export { type LaunchRequest, type RunLauncher } from './run-launcher.ts';
-export { type ClaimOptions, claimRun, createRun, DEFAULT_MAX_REPAIRS, type InterruptOutcome, markInterrupted, newRunId } from './run-lifecycle.ts';
-export { type IrVersionItem, IrVersionItemSchema, type NodeRecord, NodeRecordSchema, type Owner, type RunEvent, RunEventSchema, RunIdSchema, type RunItem, RunItemSchema, type RunStatus, RunStatusSchema } from './run-model.ts';
-export { loadRunReport, recordsOfRun, type RunReport } from './run-report.ts';
-export { type AdvanceCommit, type RunStore, type RunWriteCondition } from './run-store.ts';
-export { type AdvanceOutcome, BatchItemSpecSchema, type ItemRecorded, RepairOutcomeSchema, type RepairReport, type RunOutcome, RunOutcomeSchema, TaskErrorSchema } from './state-io.ts';
-export { isItemResult, recordBatchItem } from './batch/record-item.ts';
-export { BATCH_OUTPUT_KEYS, type BatchConfig, BatchConfigSchema } from './batch/batch-config.ts';
-export { copyStoredValue, sameStoredValue } from './stored-value.ts';
-export { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from './validate.ts';
-export { type ValidationIssue } from './validation-issue.ts';
-export { isRecord } from './json-text.ts';
-export type { McpToolCall, McpToolOutcome, McpTools } from './mcp-tools.ts';
-export { isHttpServer, MCP_TYPE, McpConfigFileSchema, type McpServer, type McpServers, McpServerSchema } from './mcp-servers.ts';
-export { type PflowFormOptions } from './pflow-forms.ts';
-export { type NewRun } from './run-lifecycle.ts';
-export { changeOf, loadRunView } from './run-view.ts';
-export { SCHEDULE_EXPRESSION, scheduledIdempotencyKey, ScheduledStartEventSchema, SCHEDULER_TIME_PLACEHOLDER } from './scheduled-start-event.ts';
-export { findTemplates } from './templates.ts';
-export { WORKFLOW_TYPE, WorkflowParamsSchema } from './nested/workflow-params.ts';
-export { workflowOutputKeys } from './nested/validate-children.ts';
-export { type ChildLoader, type ChildSource, inlineChildWorkflows } from './nested/inline-children.ts';
-export { formatIssuePath } from './validation-issue.ts';
-
-export { DEFAULT_LIMITS, LIMIT_VARIABLES, LimitConfigError, type Limits, LimitsSchema, limitsFrom } from './limits.ts';
-export { REDACTED, Redactor } from './redactor.ts';
 export { RedactingRunStore, SECRET_INPUT_MARK } from './redacting-run-store.ts';
-export { findSecretReferences, parseSecretSource, replaceSecretReferences, resolveSecretReferences, secretReference, SECRET_SOURCE_PATTERN, type SecretResolver, type SecretService, type SecretSource } from './secret-source.ts';
+export { REDACTED, Redactor } from './redactor.ts';
+export {
+  IDEMPOTENCY_TTL_MS,
+  type IdempotencyRecord,
+  type Schedule,
+  ScheduleSchema,
+  WorkflowNameSchema,
+  type WorkflowSummary,
+  type WorkflowVersion,
+  WorkflowVersionSchema,
+} from './registry-model.ts';
+export type { IdempotencyClaim, RegistryStore } from './registry-store.ts';
+export { applyManualPatch, completedNodes, planRepair, type RepairFailure } from './repair/index.ts';
+export { type RepairRunDeps, repairRun } from './repair/repair-run.ts';
+export type { RepairLlm, RepairLlmReply, RepairLlmRequest } from './repair/types.ts';
+export type { LaunchRequest, RunLauncher } from './run-launcher.ts';
+export { type ClaimOptions, claimRun, createRun, DEFAULT_MAX_REPAIRS, type InterruptOutcome, markInterrupted, type NewRun, newRunId } from './run-lifecycle.ts';
+export {
+  type IrVersionItem,
+  IrVersionItemSchema,
+  type NodeRecord,
+  NodeRecordSchema,
+  type Owner,
+  type RunEvent,
+  RunEventSchema,
+  RunIdSchema,
+  type RunItem,
+  RunItemSchema,
+  type RunStatus,
+  RunStatusSchema,
+} from './run-model.ts';
+export { loadRunReport, type RunReport, recordsOfRun } from './run-report.ts';
+export type { AdvanceCommit, RunStore, RunWriteCondition } from './run-store.ts';
+export { changeOf, loadRunView } from './run-view.ts';
+export { SCHEDULE_EXPRESSION, SCHEDULER_TIME_PLACEHOLDER, ScheduledStartEventSchema, scheduledIdempotencyKey } from './scheduled-start-event.ts';
+export {
+  findSecretReferences,
+  parseSecretSource,
+  replaceSecretReferences,
+  resolveSecretReferences,
+  SECRET_SOURCE_PATTERN,
+  type SecretResolver,
+  type SecretService,
+  type SecretSource,
+  secretReference,
+} from './secret-source.ts';
+export {
+  type AdvanceOutcome,
+  BatchItemSpecSchema,
+  type ItemRecorded,
+  RepairOutcomeSchema,
+  type RepairReport,
+  type RunOutcome,
+  RunOutcomeSchema,
+  TaskErrorSchema,
+} from './state-io.ts';
+export { copyStoredValue, sameStoredValue } from './stored-value.ts';
+export { findTemplates } from './templates.ts';
+export { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from './validate.ts';
+export { formatIssuePath, type ValidationIssue } from './validation-issue.ts';

@@ -8,12 +8,18 @@ export interface InputProblem {
 }
 
 const TYPE_NAMES: Record<InputType, 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array'> = {
-  string: 'string', str: 'string',
-  number: 'number', float: 'number',
-  int: 'integer', integer: 'integer',
-  boolean: 'boolean', bool: 'boolean',
-  object: 'object', dict: 'object',
-  array: 'array', list: 'array',
+  string: 'string',
+  str: 'string',
+  number: 'number',
+  float: 'number',
+  int: 'integer',
+  integer: 'integer',
+  boolean: 'boolean',
+  bool: 'boolean',
+  object: 'object',
+  dict: 'object',
+  array: 'array',
+  list: 'array',
 };
 
 const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
@@ -52,7 +58,8 @@ const coerce = (value: unknown, type: InputType | undefined): { ok: true; value:
       const v = parsed.ok ? parsed.value : undefined;
       const isArray = Array.isArray(v);
       const fits = want === 'array' ? isArray : v !== null && typeof v === 'object' && !isArray;
-      if (!fits) return { ok: false, why: `expected ${want === 'array' ? 'a JSON array, e.g. [1,2]' : 'a JSON object, e.g. {"a":1}'}, got ${JSON.stringify(value)}` };
+      if (!fits)
+        return { ok: false, why: `expected ${want === 'array' ? 'a JSON array, e.g. [1,2]' : 'a JSON object, e.g. {"a":1}'}, got ${JSON.stringify(value)}` };
       return { ok: true, value: v };
     }
   }
@@ -72,7 +79,8 @@ export const prepareInputs = (
     if (spec.from !== undefined) {
       // Read by the runner at use: the run keeps where from, never the value.
       const reference = secretReference(spec.from);
-      if (name in given && given[name] !== reference) problems.push({ input: name, message: `input '${name}' is read from ${spec.from} when a node uses it: do not pass a value` });
+      if (name in given && given[name] !== reference)
+        problems.push({ input: name, message: `input '${name}' is read from ${spec.from} when a node uses it: do not pass a value` });
       params[name] = reference;
       continue;
     }

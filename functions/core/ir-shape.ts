@@ -2,7 +2,11 @@ import { DEFAULT_LIMITS, LIMIT_VARIABLES, type Limits } from './limits.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
 const issue = (path: readonly PropertyKey[], code: string, message: string, limit: keyof Limits): ValidationIssue => ({
-  path: formatIssuePath(path), code, message, severity: 'error', hint: `The limit is set by ${LIMIT_VARIABLES[limit]}`,
+  path: formatIssuePath(path),
+  code,
+  message,
+  severity: 'error',
+  hint: `The limit is set by ${LIMIT_VARIABLES[limit]}`,
 });
 
 /**
@@ -23,13 +27,27 @@ export function checkIrShape(raw: unknown, limits: Limits = DEFAULT_LIMITS): Val
       size += value.length + 2;
       if (value.length > limits.maxStringChars && !longReported) {
         longReported = true;
-        issues.push(issue(path, 'STRING_TOO_LONG', `'${formatIssuePath(path)}' is a string of ${value.length} characters; the limit is ${limits.maxStringChars}`, 'maxStringChars'));
+        issues.push(
+          issue(
+            path,
+            'STRING_TOO_LONG',
+            `'${formatIssuePath(path)}' is a string of ${value.length} characters; the limit is ${limits.maxStringChars}`,
+            'maxStringChars',
+          ),
+        );
       }
     } else if (value !== null && typeof value === 'object') {
       if (path.length >= limits.maxDepth) {
         if (!deepReported) {
           deepReported = true;
-          issues.push(issue(path.slice(0, 6), 'TOO_DEEP', `'${formatIssuePath(path.slice(0, 6))}' nests objects and arrays more than ${limits.maxDepth} levels deep`, 'maxDepth'));
+          issues.push(
+            issue(
+              path.slice(0, 6),
+              'TOO_DEEP',
+              `'${formatIssuePath(path.slice(0, 6))}' nests objects and arrays more than ${limits.maxDepth} levels deep`,
+              'maxDepth',
+            ),
+          );
         }
         continue;
       }
@@ -49,12 +67,21 @@ export function checkIrShape(raw: unknown, limits: Limits = DEFAULT_LIMITS): Val
   }
   const nodes = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>).nodes : undefined;
   if (Array.isArray(nodes)) {
-    if (nodes.length > limits.maxNodes) issues.push(issue(['nodes'], 'TOO_MANY_NODES', `the workflow has ${nodes.length} nodes; the limit is ${limits.maxNodes}`, 'maxNodes'));
+    if (nodes.length > limits.maxNodes)
+      issues.push(issue(['nodes'], 'TOO_MANY_NODES', `the workflow has ${nodes.length} nodes; the limit is ${limits.maxNodes}`, 'maxNodes'));
     nodes.forEach((node, index) => {
       const params = node !== null && typeof node === 'object' ? (node as Record<string, unknown>).params : undefined;
       if (params === undefined || deepReported) return;
       const bytes = JSON.stringify(params)?.length ?? 0;
-      if (bytes > limits.maxParamsBytes) issues.push(issue(['nodes', index, 'params'], 'PARAMS_TOO_LARGE', `the params of nodes[${index}] take ${bytes} bytes; the limit is ${limits.maxParamsBytes}`, 'maxParamsBytes'));
+      if (bytes > limits.maxParamsBytes)
+        issues.push(
+          issue(
+            ['nodes', index, 'params'],
+            'PARAMS_TOO_LARGE',
+            `the params of nodes[${index}] take ${bytes} bytes; the limit is ${limits.maxParamsBytes}`,
+            'maxParamsBytes',
+          ),
+        );
     });
   }
   return issues;

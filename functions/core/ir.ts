@@ -1,13 +1,10 @@
 import * as z from 'zod';
 import { BatchConfigSchema } from './batch/batch-config.ts';
-import { SECRET_SOURCE_HINT, SECRET_SOURCE_PATTERN } from './secret-source.ts';
 import { McpServersSchema } from './mcp-servers.ts';
+import { SECRET_SOURCE_HINT, SECRET_SOURCE_PATTERN } from './secret-source.ts';
 
 /** Declared input types, pflow's spelling variants included so pflow workflows parse unchanged. */
-export const InputTypeSchema = z.enum([
-  'string', 'number', 'boolean', 'object', 'array',
-  'str', 'int', 'integer', 'float', 'bool', 'dict', 'list',
-]);
+export const InputTypeSchema = z.enum(['string', 'number', 'boolean', 'object', 'array', 'str', 'int', 'integer', 'float', 'bool', 'dict', 'list']);
 export type InputType = z.infer<typeof InputTypeSchema>;
 
 export const InputSpecSchema = z
@@ -136,5 +133,4 @@ export const isInputRequired = (spec: InputSpec): boolean => spec.required ?? sp
 export const startNodeId = (wf: Workflow): string => wf.start_node ?? (wf.nodes[0] as WorkflowNode).id;
 
 /** The node that an action leads to from `from`, if any. */
-export const nextNodeId = (wf: Workflow, from: string, action: string): string | undefined =>
-  wf.edges.find((e) => e.from === from && e.action === action)?.to;
+export const nextNodeId = (wf: Workflow, from: string, action: string): string | undefined => wf.edges.find((e) => e.from === from && e.action === action)?.to;

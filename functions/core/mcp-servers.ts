@@ -22,10 +22,10 @@ export const McpHttpServerSchema = z.looseObject({
   headers: StringMapSchema.optional(),
   /** pflow's auth block: a bearer token or an API key header. */
   auth: z
-    .union([
-      z.object({ type: z.literal('bearer'), token: z.string() }),
-      z.object({ type: z.literal('api_key'), key: z.string(), header: z.string().optional() }),
-    ], { error: 'auth is {"type": "bearer", "token": "${VAR}"} or {"type": "api_key", "key": "${VAR}", "header": "X-API-Key"}' })
+    .union(
+      [z.object({ type: z.literal('bearer'), token: z.string() }), z.object({ type: z.literal('api_key'), key: z.string(), header: z.string().optional() })],
+      { error: 'auth is {"type": "bearer", "token": "${VAR}"} or {"type": "api_key", "key": "${VAR}", "header": "X-API-Key"}' },
+    )
     .optional(),
   /** Seconds for one request. */
   timeout: z.number().positive().optional(),
@@ -43,7 +43,8 @@ export type McpServers = z.infer<typeof McpServersSchema>;
 /** pflow's config file: `{ "mcpServers": { name: server } }`. */
 export const McpConfigFileSchema = z.looseObject({ mcpServers: McpServersSchema.default({}) });
 
-export const isHttpServer = (server: McpServer): server is z.infer<typeof McpHttpServerSchema> => 'url' in server && server.type !== undefined && server.type !== 'stdio';
+export const isHttpServer = (server: McpServer): server is z.infer<typeof McpHttpServerSchema> =>
+  'url' in server && server.type !== undefined && server.type !== 'stdio';
 
 export const MCP_TYPE = 'mcp';
 const ALIAS_PREFIX = 'mcp-';

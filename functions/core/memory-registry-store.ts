@@ -27,7 +27,12 @@ export class MemoryRegistryStore implements RegistryStore {
       .map((list) => list.at(-1))
       .filter((v): v is WorkflowVersion => v !== undefined)
       .sort((a, b) => (a.name < b.name ? -1 : 1))
-      .map((v) => ({ name: v.name, latestVersion: v.version, updatedAt: v.createdAt, ...(v.workflow.description ? { description: v.workflow.description } : {}) }));
+      .map((v) => ({
+        name: v.name,
+        latestVersion: v.version,
+        updatedAt: v.createdAt,
+        ...(v.workflow.description ? { description: v.workflow.description } : {}),
+      }));
   }
 
   async deleteWorkflow(name: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { StaleRunError } from './errors.ts';
-import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from './run-model.ts';
+import type { IrVersionItem, NodeRecord, RunEvent, RunItem } from './run-model.ts';
 import type { RunStore, RunWriteCondition } from './run-store.ts';
 import { copyStoredValue, sameStoredValue } from './stored-value.ts';
 
@@ -9,8 +9,7 @@ const DAY_MS = 86_400_000;
 
 const dayOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
 
-const newestFirst = (a: RunItem, b: RunItem): number =>
-  b.createdAt - a.createdAt || (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0);
+const newestFirst = (a: RunItem, b: RunItem): number => b.createdAt - a.createdAt || (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0);
 
 /** RunStore in memory, for unit tests: same conditions and errors as the DynamoDB store. */
 export class MemoryRunStore implements RunStore {
@@ -32,7 +31,8 @@ export class MemoryRunStore implements RunStore {
       failed.push(`its owner is not ${condition.ownerId}`);
     }
     if (condition.seq !== undefined && existing?.seq !== condition.seq) failed.push(`its seq is not ${condition.seq}`);
-    if (condition.eventSeq !== undefined && (existing === undefined || (existing.eventSeq ?? 0) !== condition.eventSeq)) failed.push(`its eventSeq is not ${condition.eventSeq}`);
+    if (condition.eventSeq !== undefined && (existing === undefined || (existing.eventSeq ?? 0) !== condition.eventSeq))
+      failed.push(`its eventSeq is not ${condition.eventSeq}`);
     if (failed.length > 0) {
       throw new StaleRunError(`run ${run.runId} was not written: ${failed.join(', ')}`, { details: { runId: run.runId } });
     }

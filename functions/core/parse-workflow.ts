@@ -1,9 +1,18 @@
 import type * as z from 'zod';
-import { closestMatch } from './closest-match.ts';
 import { BatchConfigSchema } from './batch/batch-config.ts';
+import { closestMatch } from './closest-match.ts';
+import {
+  ClassificationRulesSchema,
+  InputSpecSchema,
+  isReservedName,
+  NodeSchema,
+  OutputSpecSchema,
+  reservedNameMessage,
+  type Workflow,
+  WorkflowSchema,
+} from './ir.ts';
 import { checkIrShape } from './ir-shape.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
-import { ClassificationRulesSchema, InputSpecSchema, isReservedName, NodeSchema, OutputSpecSchema, reservedNameMessage, type Workflow, WorkflowSchema } from './ir.ts';
 import { normalisePflowForms, type PflowFormOptions } from './pflow-forms.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
@@ -15,11 +24,30 @@ interface KnownKeys {
 
 const WORKFLOW_KEYS: KnownKeys = {
   keys: Object.keys(WorkflowSchema.shape),
-  aliases: { version: 'ir_version', steps: 'nodes', tasks: 'nodes', links: 'edges', connections: 'edges', start: 'start_node', params: 'inputs', parameters: 'inputs' },
+  aliases: {
+    version: 'ir_version',
+    steps: 'nodes',
+    tasks: 'nodes',
+    links: 'edges',
+    connections: 'edges',
+    start: 'start_node',
+    params: 'inputs',
+    parameters: 'inputs',
+  },
 };
 const NODE_KEYS: KnownKeys = {
   keys: Object.keys(NodeSchema.shape),
-  aliases: { parameters: 'params', args: 'params', arguments: 'params', config: 'params', inputs: 'params', with: 'params', kind: 'type', name: 'id', description: 'purpose' },
+  aliases: {
+    parameters: 'params',
+    args: 'params',
+    arguments: 'params',
+    config: 'params',
+    inputs: 'params',
+    with: 'params',
+    kind: 'type',
+    name: 'id',
+    description: 'purpose',
+  },
 };
 const EDGE_KEYS: KnownKeys = {
   keys: ['from', 'to', 'action'],
@@ -78,7 +106,9 @@ function toValidationIssues(issue: z.core.$ZodIssue): ValidationIssue[] {
       if (issue.input === undefined) {
         return [{ ...base, code: 'MISSING_FIELD', message: ownMessage ? issue.message : `${field} is missing`, hint: `Add ${field} (${issue.expected})` }];
       }
-      const message = ownMessage ? issue.message : `${field} must be ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}, not ${describeReceived(issue.input)}`;
+      const message = ownMessage
+        ? issue.message
+        : `${field} must be ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}, not ${describeReceived(issue.input)}`;
       return [{ ...base, code: 'INVALID_TYPE', message }];
     }
     case 'invalid_value': {
@@ -88,7 +118,13 @@ function toValidationIssues(issue: z.core.$ZodIssue): ValidationIssue[] {
       return [{ ...base, code: 'INVALID_VALUE', message: `${field} cannot be ${JSON.stringify(issue.input)}`, hint }];
     }
     default:
-      return [{ ...base, code: `INVALID_${issue.code.toUpperCase()}`, message: ownMessage ? `${field}: ${issue.message}` : `${field}: ${issue.message.replace(/^Invalid input: /, '')}` }];
+      return [
+        {
+          ...base,
+          code: `INVALID_${issue.code.toUpperCase()}`,
+          message: ownMessage ? `${field}: ${issue.message}` : `${field}: ${issue.message.replace(/^Invalid input: /, '')}`,
+        },
+      ];
   }
 }
 
@@ -99,11 +135,15 @@ function toValidationIssues(issue: z.core.$ZodIssue): ValidationIssue[] {
 function reservedNameIssues(raw: unknown): ValidationIssue[] {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return [];
   const issues: ValidationIssue[] = [];
-  for (const [section, what] of [['inputs', 'input name'], ['outputs', 'output name']] as const) {
+  for (const [section, what] of [
+    ['inputs', 'input name'],
+    ['outputs', 'output name'],
+  ] as const) {
     const names: unknown = Object.hasOwn(raw, section) ? (raw as Record<string, unknown>)[section] : undefined;
     if (names === null || typeof names !== 'object' || Array.isArray(names)) continue;
     for (const name of Object.keys(names)) {
-      if (isReservedName(name)) issues.push({ path: formatIssuePath([section, name]), code: 'RESERVED_NAME', message: reservedNameMessage(what, name), severity: 'error' });
+      if (isReservedName(name))
+        issues.push({ path: formatIssuePath([section, name]), code: 'RESERVED_NAME', message: reservedNameMessage(what, name), severity: 'error' });
     }
   }
   return issues;
@@ -113,7 +153,11 @@ function reservedNameIssues(raw: unknown): ValidationIssue[] {
  * Parses raw JSON as a workflow (pflow's forms accepted, see pflow-forms.ts); on failure every problem is
  * an issue naming the field and what would be valid. Size and depth are checked first, on the raw JSON.
  */
-export function parseWorkflow(raw: unknown, options: PflowFormOptions = {}, limits: Limits = DEFAULT_LIMITS): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] } {
+export function parseWorkflow(
+  raw: unknown,
+  options: PflowFormOptions = {},
+  limits: Limits = DEFAULT_LIMITS,
+): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] } {
   const shape = checkIrShape(raw, limits);
   if (shape.length > 0) return { ok: false, issues: shape };
   const normalised = normalisePflowForms(raw, options);

@@ -10,12 +10,30 @@ export type PatchCheck = { ok: true; item: IrVersionItem } | { ok: false; messag
  * A person's patch for resume (`flowmend resume --workflow`, `POST /runs/{id}/resume`): the same schema,
  * validation and frozen-node checks as a repair, against the run's current workflow version.
  */
-export const checkRunPatch = async (store: RunStore, runId: string, patch: unknown, options: { catalog: NodeCatalog; now: number; reason: string }): Promise<PatchCheck> => {
+export const checkRunPatch = async (
+  store: RunStore,
+  runId: string,
+  patch: unknown,
+  options: { catalog: NodeCatalog; now: number; reason: string },
+): Promise<PatchCheck> => {
   const run = await store.getRun(runId);
   if (!run) return { ok: false, message: `no run '${runId}'`, problems: [] };
   const current = await store.getIrVersion(runId, run.irVersion);
   if (!current) return { ok: false, message: `run ${runId} has no workflow version ${run.irVersion}`, problems: [] };
-  const result = applyManualPatch({ run, current, steps: await recordsOfRun(store, run), patch, catalog: options.catalog, now: options.now, reason: options.reason });
-  if (!result.ok) return { ok: false, message: `the patch cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`, problems: result.problems };
+  const result = applyManualPatch({
+    run,
+    current,
+    steps: await recordsOfRun(store, run),
+    patch,
+    catalog: options.catalog,
+    now: options.now,
+    reason: options.reason,
+  });
+  if (!result.ok)
+    return {
+      ok: false,
+      message: `the patch cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`,
+      problems: result.problems,
+    };
   return result;
 };

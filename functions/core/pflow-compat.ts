@@ -3,10 +3,26 @@
  * "pflow compatibility" table says the same; validation quotes it for an unknown type.
  */
 const UNSUPPORTED: readonly { match: (type: string) => boolean; family: string; instead: string }[] = [
-  { match: (t) => t.startsWith('git-'), family: "pflow's git nodes", instead: 'run git in a shell node, e.g. {"type": "shell", "params": {"command": "git status --porcelain"}}' },
-  { match: (t) => t.startsWith('github-'), family: "pflow's github nodes", instead: 'call the GitHub REST API with an http node (auth_token: "${github_token}"), or run the gh CLI in a shell node' },
-  { match: (t) => t === 'code' || t === 'python-code' || t === 'python', family: "pflow's python code node", instead: 'reshape data with a transform node (JSONata), or run `python3 -c ...` in a shell node with the data on stdin' },
-  { match: (t) => t === 'claude-code', family: "pflow's claude-code node", instead: 'use an llm node for a single model call, or run `claude -p ...` in a shell node' },
+  {
+    match: (t) => t.startsWith('git-'),
+    family: "pflow's git nodes",
+    instead: 'run git in a shell node, e.g. {"type": "shell", "params": {"command": "git status --porcelain"}}',
+  },
+  {
+    match: (t) => t.startsWith('github-'),
+    family: "pflow's github nodes",
+    instead: 'call the GitHub REST API with an http node (auth_token: "${github_token}"), or run the gh CLI in a shell node',
+  },
+  {
+    match: (t) => t === 'code' || t === 'python-code' || t === 'python',
+    family: "pflow's python code node",
+    instead: 'reshape data with a transform node (JSONata), or run `python3 -c ...` in a shell node with the data on stdin',
+  },
+  {
+    match: (t) => t === 'claude-code',
+    family: "pflow's claude-code node",
+    instead: 'use an llm node for a single model call, or run `claude -p ...` in a shell node',
+  },
   { match: (t) => t === 'echo', family: "pflow's test echo node", instead: 'use a shell node (`echo ...`) or a transform node' },
 ];
 

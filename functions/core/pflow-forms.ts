@@ -36,7 +36,9 @@ export const normalisePflowForms = (raw: unknown, options: PflowFormOptions = {}
   const declared = isRecord(workflow.mcp_servers) ? workflow.mcp_servers : {};
   const configured = options.mcpServers ?? {};
   const nodes = workflow.nodes.map((n) => canonicalMcpNode(n, [...Object.keys(declared), ...Object.keys(configured)]));
-  const used = new Set(nodes.flatMap((n) => (isRecord(n) && n.type === MCP_TYPE && isRecord(n.params) && typeof n.params.server === 'string' ? [n.params.server] : [])));
+  const used = new Set(
+    nodes.flatMap((n) => (isRecord(n) && n.type === MCP_TYPE && isRecord(n.params) && typeof n.params.server === 'string' ? [n.params.server] : [])),
+  );
   const fromConfig = Object.fromEntries([...used].filter((s) => !Object.hasOwn(declared, s) && Object.hasOwn(configured, s)).map((s) => [s, configured[s]]));
   const servers = { ...fromConfig, ...declared };
   return { ...workflow, nodes, ...(Object.keys(servers).length > 0 ? { mcp_servers: servers } : {}) };

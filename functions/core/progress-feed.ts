@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { RunEvent, RunItem, RunStatus, NodeRecord } from './run-model.ts';
+import type { NodeRecord, RunEvent, RunItem, RunStatus } from './run-model.ts';
 import { recordsOfRun } from './run-report.ts';
 import type { RunStore } from './run-store.ts';
 
@@ -42,7 +42,10 @@ export const ProgressCursorSchema = z
   });
 
 const STEP_EVENT: Record<Exclude<NodeRecord['status'], 'running'>, ProgressEventType> = {
-  completed: 'node_completed', failed: 'node_failed', warning: 'node_warning', interrupted: 'node_interrupted',
+  completed: 'node_completed',
+  failed: 'node_failed',
+  warning: 'node_warning',
+  interrupted: 'node_interrupted',
 };
 
 /** The optional fields, read across the union of event shapes. */
@@ -51,21 +54,34 @@ type EventFields = Partial<{ nodeId: string; seq: number; message: string; data:
 const fromEvent = (event: RunEvent): ProgressEvent => {
   const e = event as RunEvent & EventFields;
   return {
-  type: e.type, at: new Date(e.at).toISOString(),
-  ...(e.nodeId !== undefined ? { node_id: e.nodeId } : {}), ...(e.seq !== undefined ? { seq: e.seq } : {}),
-  ...(e.message !== undefined ? { message: e.message } : {}), ...(e.data !== undefined ? { data: e.data } : {}),
+    type: e.type,
+    at: new Date(e.at).toISOString(),
+    ...(e.nodeId !== undefined ? { node_id: e.nodeId } : {}),
+    ...(e.seq !== undefined ? { seq: e.seq } : {}),
+    ...(e.message !== undefined ? { message: e.message } : {}),
+    ...(e.data !== undefined ? { data: e.data } : {}),
   };
 };
 
 const fromStep = (s: NodeRecord & { status: Exclude<NodeRecord['status'], 'running'> }): ProgressEvent => ({
-  type: STEP_EVENT[s.status], at: new Date(s.finishedAt ?? s.startedAt).toISOString(), node_id: s.nodeId, seq: s.seq,
+  type: STEP_EVENT[s.status],
+  at: new Date(s.finishedAt ?? s.startedAt).toISOString(),
+  node_id: s.nodeId,
+  seq: s.seq,
   duration_ms: Math.round((s.durationMs ?? 0) * 10) / 10,
-  ...(s.error ? { message: s.error.message } : {}), ...(s.action ? { data: { action: s.action } } : {}),
-  ...(s.repaired ? { repaired: true } : {}), ...(s.interrupted ? { interrupted: true } : {}),
+  ...(s.error ? { message: s.error.message } : {}),
+  ...(s.action ? { data: { action: s.action } } : {}),
+  ...(s.repaired ? { repaired: true } : {}),
+  ...(s.interrupted ? { interrupted: true } : {}),
 });
 
 /** The next page of a run's progress after `after` (from the start when undefined); undefined when the run does not exist. */
-export const readProgress = async (store: RunStore, runId: string, after: { eventKey: string; seq: number } | undefined, limit: number): Promise<ProgressPage | undefined> => {
+export const readProgress = async (
+  store: RunStore,
+  runId: string,
+  after: { eventKey: string; seq: number } | undefined,
+  limit: number,
+): Promise<ProgressPage | undefined> => {
   const run: RunItem | undefined = await store.getRun(runId);
   if (!run) return undefined;
   const events = await store.listEvents(runId, after?.eventKey || undefined);
@@ -78,7 +94,13 @@ export const readProgress = async (store: RunStore, runId: string, after: { even
   }
   const merged = [
     ...events.map((e) => ({ at: e.at, order: 1, event: fromEvent(e), eventKey: e.key, seq: undefined as number | undefined })),
-    ...steps.map((s) => ({ at: s.finishedAt ?? s.startedAt, order: 0, event: fromStep(s as NodeRecord & { status: Exclude<NodeRecord['status'], 'running'> }), eventKey: undefined as string | undefined, seq: s.seq })),
+    ...steps.map((s) => ({
+      at: s.finishedAt ?? s.startedAt,
+      order: 0,
+      event: fromStep(s as NodeRecord & { status: Exclude<NodeRecord['status'], 'running'> }),
+      eventKey: undefined as string | undefined,
+      seq: s.seq,
+    })),
   ].sort((a, b) => a.at - b.at || a.order - b.order);
   const page = merged.slice(0, limit);
   let eventKey = after?.eventKey ?? '';

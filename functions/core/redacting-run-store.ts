@@ -1,7 +1,7 @@
+import { commitAdvance } from './advance-commit.ts';
 import type { Redactor } from './redactor.ts';
 import type { IrVersionItem, NodeRecord, RunEvent, RunItem } from './run-model.ts';
 import type { AdvanceCommit, RunStore, RunWriteCondition } from './run-store.ts';
-import { commitAdvance } from './advance-commit.ts';
 
 /** The mark a secret input's value leaves in the stored run item. */
 export const SECRET_INPUT_MARK = '[secret input]';
@@ -30,7 +30,12 @@ export class RedactingRunStore implements RunStore {
   }
 
   async commitAdvance(commit: AdvanceCommit): Promise<void> {
-    return commitAdvance(this.inner, { ...commit, events: this.redactor.value(commit.events), records: this.redactor.value(commit.records), run: this.stored(commit.run) });
+    return commitAdvance(this.inner, {
+      ...commit,
+      events: this.redactor.value(commit.events),
+      records: this.redactor.value(commit.records),
+      run: this.stored(commit.run),
+    });
   }
 
   async getRun(runId: string): Promise<RunItem | undefined> {

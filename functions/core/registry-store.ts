@@ -1,5 +1,5 @@
-import type { IdempotencyRecord, Schedule, WorkflowSummary, WorkflowVersion } from './registry-model.ts';
 import type { Workflow } from './ir.ts';
+import type { IdempotencyRecord, Schedule, WorkflowSummary, WorkflowVersion } from './registry-model.ts';
 
 /** The outcome of claiming an idempotency key: this caller won, or the run an earlier caller started. */
 export type IdempotencyClaim = { claimed: true } | { claimed: false; runId: string };

@@ -1,5 +1,5 @@
-import { cryptoIds, type Ids } from './ids.ts';
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
+import { cryptoIds, type Ids } from './ids.ts';
 import type { Workflow } from './ir.ts';
 import type { IrVersionItem, Owner, ParentLink, RunItem } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
@@ -58,8 +58,19 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
     warnings: [],
     owner: spec.owner,
     eventSeq: 0,
-    repairedNodes: [], pendingRecords: [], flushedThrough: 0,
-    metrics: { nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0, repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0 },
+    repairedNodes: [],
+    pendingRecords: [],
+    flushedThrough: 0,
+    metrics: {
+      nodesExecuted: 0,
+      nodesCached: 0,
+      llmInputTokens: 0,
+      llmOutputTokens: 0,
+      llmCostUsd: 0,
+      repairInputTokens: 0,
+      repairOutputTokens: 0,
+      repairCostUsd: 0,
+    },
     mode: spec.mode ?? 'express',
     ...(spec.parent === undefined ? {} : { parent: spec.parent }),
   };
@@ -88,7 +99,9 @@ export const claimRun = async (store: RunStore, runId: string, options: ClaimOpt
   if (!run) throw new RunNotFoundError(`no run '${runId}' in this store (see \`flowmend runs\`)`);
   // A child run is driven by its parent's execution, which records the parent's node when the child ends.
   if (run.parent) {
-    throw new RunBusyError(`run ${runId} is a child run of run ${run.parent.runId} (its node '${run.parent.nodeId}'); resume the parent, which resumes this child where it stopped`);
+    throw new RunBusyError(
+      `run ${runId} is a child run of run ${run.parent.runId} (its node '${run.parent.nodeId}'); resume the parent, which resumes this child where it stopped`,
+    );
   }
   if (run.status === 'succeeded' && !options.patch) {
     throw new RunBusyError(`run ${runId} already succeeded; nothing to resume`);
@@ -118,7 +131,15 @@ export const claimRun = async (store: RunStore, runId: string, options: ClaimOpt
   delete run.outputs;
   const key = String(run.eventSeq).padStart(8, '0');
   run.eventSeq += 1;
-  await store.appendEvents([{ runId, key, at: options.now, type: 'run_resumed', message: `resumed from ${resumedFrom}${options.patch ? ` with workflow version ${options.patch.version}` : ''}` }]);
+  await store.appendEvents([
+    {
+      runId,
+      key,
+      at: options.now,
+      type: 'run_resumed',
+      message: `resumed from ${resumedFrom}${options.patch ? ` with workflow version ${options.patch.version}` : ''}`,
+    },
+  ]);
   try {
     await store.putRun(run, previousOwner === undefined ? { seq: run.seq } : { ownerId: previousOwner });
   } catch (error) {
@@ -153,7 +174,8 @@ export const markInterrupted = async (store: RunStore, runId: string, execution:
   if (run.status !== 'running') return { marked: false, reason: `run ${runId} is ${run.status}` };
   const ownerId = run.owner?.id;
   if (execution.ownerId !== undefined && ownerId !== execution.ownerId) return { marked: false, reason: `run ${runId} is owned by ${ownerId ?? 'nobody'} now` };
-  if (run.updatedAt > execution.stoppedAt) return { marked: false, reason: `run ${runId} was written after the execution stopped: another execution advances it` };
+  if (run.updatedAt > execution.stoppedAt)
+    return { marked: false, reason: `run ${runId} was written after the execution stopped: another execution advances it` };
   run.status = 'interrupted';
   run.lastError = {
     category: 'transient',

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { LlmUsageSchema, NodeErrorSchema } from './node-type.ts';
-import { WorkflowSchema } from './ir.ts';
 import { BatchStateSchema, ItemOfSchema, ItemRangeSchema } from './batch/batch-state.ts';
+import { WorkflowSchema } from './ir.ts';
+import { LlmUsageSchema, NodeErrorSchema } from './node-type.ts';
 
 export const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{6,64}$/, 'a run id is 6-64 letters, digits, _ or -');
 export type RunId = z.infer<typeof RunIdSchema>;
@@ -239,20 +239,43 @@ export const RunEventSchema = z.discriminatedUnion('type', [
   z.object({ ...eventBase, type: z.literal('node_cached'), data: z.object({ nodes: z.array(z.object({ id: z.string(), seq: z.number().int() })) }) }),
   z.object({ ...eventBase, type: z.literal('node_interrupted'), nodeId: z.string(), seq: z.number().int(), message: z.string() }),
   // category and code: how the failure that sent the run to repair was filed (the run viewer shows it per node).
-  z.object({ ...eventBase, type: z.literal('repair_started'), nodeId: nodeIdField, message: z.string(), data: z.object({ attempt: z.number().int(), max: z.number().int(), category: ErrorCategorySchema.optional(), code: z.string().optional() }) }),
+  z.object({
+    ...eventBase,
+    type: z.literal('repair_started'),
+    nodeId: nodeIdField,
+    message: z.string(),
+    data: z.object({ attempt: z.number().int(), max: z.number().int(), category: ErrorCategorySchema.optional(), code: z.string().optional() }),
+  }),
   z.object({
     ...eventBase,
     type: z.literal('repair_applied'),
     message: z.string(),
     data: z.object({ attempt: z.number().int(), version: z.number().int(), source: IrVersionSourceSchema, nodesChanged: z.array(z.string()) }),
   }),
-  z.object({ ...eventBase, type: z.literal('repair_failed'), nodeId: nodeIdField, message: z.string(), data: z.object({ attempt: z.number().int(), outcome: z.enum(['refused', 'failed']).optional() }) }),
+  z.object({
+    ...eventBase,
+    type: z.literal('repair_failed'),
+    nodeId: nodeIdField,
+    message: z.string(),
+    data: z.object({ attempt: z.number().int(), outcome: z.enum(['refused', 'failed']).optional() }),
+  }),
   z.object({ ...eventBase, type: z.literal('run_succeeded') }),
-  z.object({ ...eventBase, type: z.literal('run_failed'), nodeId: nodeIdField, message: z.string(), data: z.object({ category: ErrorCategorySchema, code: z.string() }).optional() }),
+  z.object({
+    ...eventBase,
+    type: z.literal('run_failed'),
+    nodeId: nodeIdField,
+    message: z.string(),
+    data: z.object({ category: ErrorCategorySchema, code: z.string() }).optional(),
+  }),
   z.object({ ...eventBase, type: z.literal('execution_continued'), nodeId: nodeIdField, message: z.string() }),
   z.object({ ...eventBase, type: z.literal('run_cancelled'), nodeId: nodeIdField, message: z.string() }),
   /** A chunk of a batch's items was recorded: `done` of `total` items are settled, `failed` of them failed. */
-  z.object({ ...eventBase, type: z.literal('batch_progress'), nodeId: z.string(), data: z.object({ done: z.number().int(), total: z.number().int(), failed: z.number().int(), replayed: z.number().int() }) }),
+  z.object({
+    ...eventBase,
+    type: z.literal('batch_progress'),
+    nodeId: z.string(),
+    data: z.object({ done: z.number().int(), total: z.number().int(), failed: z.number().int(), replayed: z.number().int() }),
+  }),
   /** The execution stopped without recording an outcome (a Lambda timeout, an AWS limit); resume goes on. */
   z.object({ ...eventBase, type: z.literal('run_interrupted'), message: z.string() }),
 ]);

@@ -1,6 +1,6 @@
-import type { IrVersionItem, RepairAttempt, RunError, RunEvent, RunItem, RunStatus, NodeRecord, NodeRecordStatus } from './run-model.ts';
-import type { RunStore } from './run-store.ts';
 import { itemsByBatch, type ReportBatch, reportBatch } from './batch/batch-report.ts';
+import type { IrVersionItem, NodeRecord, NodeRecordStatus, RepairAttempt, RunError, RunEvent, RunItem, RunStatus } from './run-model.ts';
+import type { RunStore } from './run-store.ts';
 
 export interface ReportStep {
   node_id: string;
@@ -85,12 +85,18 @@ const stepOf = (record: NodeRecord, items: ReadonlyMap<number, NodeRecord[]>): R
 const orderedSteps = (steps: readonly NodeRecord[], events: readonly RunEvent[]): ReportStep[] => {
   // Items show inside their batch's step, not as steps of their own.
   const items = itemsByBatch(steps);
-  const timeline: { at: number; order: number; step: ReportStep }[] = steps.filter((s) => !s.item).map((s) => ({ at: s.startedAt, order: s.seq, step: stepOf(s, items) }));
+  const timeline: { at: number; order: number; step: ReportStep }[] = steps
+    .filter((s) => !s.item)
+    .map((s) => ({ at: s.startedAt, order: s.seq, step: stepOf(s, items) }));
   for (const event of events) {
     if (event.type !== 'node_cached') continue;
     const nodes = (event.data?.nodes ?? []) as { id: string; seq: number }[];
     nodes.forEach((n, i) => {
-      timeline.push({ at: event.at, order: -1e6 + i, step: { node_id: n.id, seq: n.seq, status: 'cached', duration_ms: 0, cached: true, repaired: false, interrupted: false } });
+      timeline.push({
+        at: event.at,
+        order: -1e6 + i,
+        step: { node_id: n.id, seq: n.seq, status: 'cached', duration_ms: 0, cached: true, repaired: false, interrupted: false },
+      });
     });
   }
   return timeline.sort((a, b) => a.at - b.at || a.order - b.order).map((t) => t.step);
@@ -150,7 +156,9 @@ export const buildRunReport = (run: RunItem, steps: readonly NodeRecord[], event
     warnings: run.warnings,
     repairs: repairsOf(run.repairs, versions),
     steps: orderedSteps(steps, events),
-    ...(run.current && run.status === 'running' ? { current: { node_id: run.current.nodeId, seq: run.current.seq, started_at: new Date(run.current.startedAt).toISOString() } } : {}),
+    ...(run.current && run.status === 'running'
+      ? { current: { node_id: run.current.nodeId, seq: run.current.seq, started_at: new Date(run.current.startedAt).toISOString() } }
+      : {}),
     metrics: {
       duration_ms: run.updatedAt - run.createdAt,
       nodes_executed: m.nodesExecuted,

@@ -1,4 +1,4 @@
-import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from './run-model.ts';
+import type { IrVersionItem, NodeRecord, RunEvent, RunItem } from './run-model.ts';
 
 /** Conditions a run write is made under; a failed condition rejects with `StaleRunError`. */
 export interface RunWriteCondition {

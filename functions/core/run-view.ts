@@ -1,7 +1,7 @@
 import { boundValue } from './bound-value.ts';
 import type { Workflow } from './ir.ts';
+import type { ErrorCategory, IrVersionItem, NodeRecord, RunEvent, RunItem } from './run-model.ts';
 import { buildRunReport, irVersionsOfRun, type RunReport, recordsOfRun } from './run-report.ts';
-import type { ErrorCategory, IrVersionItem, RunEvent, RunItem, NodeRecord } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
 
 /** What the viewer colours a node by: its latest visit, or why it has none. */
@@ -86,7 +86,8 @@ const sightingsOf = (steps: readonly NodeRecord[], events: readonly RunEvent[]):
 const categoriesOf = (run: RunItem, events: readonly RunEvent[]): Map<string, ErrorCategory> => {
   const categories = new Map<string, ErrorCategory>();
   for (const event of events) {
-    if ((event.type === 'repair_started' || event.type === 'run_failed') && event.nodeId && event.data?.category) categories.set(event.nodeId, event.data.category);
+    if ((event.type === 'repair_started' || event.type === 'run_failed') && event.nodeId && event.data?.category)
+      categories.set(event.nodeId, event.data.category);
   }
   for (const w of run.warnings) if (w.node_id) categories.set(w.node_id, w.category);
   if (run.lastError?.node_id) categories.set(run.lastError.node_id, run.lastError.category);
@@ -161,7 +162,10 @@ export const buildRunView = (run: RunItem, steps: readonly NodeRecord[], events:
   if (!current) throw new Error(`run ${run.runId} has no workflow version`);
   const ir = current.ir;
   // Batch items show inside their batch's step (the report), not as visits of the graph's nodes.
-  const sightings = sightingsOf(steps.filter((s) => !s.item), events);
+  const sightings = sightingsOf(
+    steps.filter((s) => !s.item),
+    events,
+  );
   const report = buildRunReport(run, steps, events, versions);
   return {
     run_id: run.runId,

@@ -63,7 +63,12 @@ export const replaceSecretReferences = (value: unknown, values: ReadonlyMap<stri
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, entry] of Object.entries(value)) {
-      Object.defineProperty(out, replaceSecretReferences(k, values) as string, { value: replaceSecretReferences(entry, values), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, replaceSecretReferences(k, values) as string, {
+        value: replaceSecretReferences(entry, values),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }

@@ -23,7 +23,9 @@ export function checkSensitiveHeaders(workflow: Workflow): ValidationIssue[] {
       const value = node.params[param];
       if (typeof value !== 'string' || findTemplates(value).length > 0) continue;
       issues.push({
-        path: formatIssuePath(['nodes', index, 'params', param]), code: 'LITERAL_CREDENTIAL', severity: 'error',
+        path: formatIssuePath(['nodes', index, 'params', param]),
+        code: 'LITERAL_CREDENTIAL',
+        severity: 'error',
         message: `Node '${node.id}' writes its '${param}' literally: it would be stored with the workflow and shown to the repairer`,
         hint: `Declare a secret input and use it: "inputs": {"api_token": {"type": "string", "secret": true}} and "${param}": "\${api_token}"`,
       });
@@ -35,7 +37,9 @@ export function checkSensitiveHeaders(workflow: Workflow): ValidationIssue[] {
       if (!SENSITIVE_HEADERS.includes(name.toLowerCase()) && !extra.includes(name.toLowerCase())) continue;
       if (typeof value !== 'string' || findTemplates(value).length > 0) continue;
       issues.push({
-        path: formatIssuePath(['nodes', index, 'params', 'headers', name]), code: 'LITERAL_CREDENTIAL', severity: 'error',
+        path: formatIssuePath(['nodes', index, 'params', 'headers', name]),
+        code: 'LITERAL_CREDENTIAL',
+        severity: 'error',
         message: `Node '${node.id}' writes the value of the sensitive header '${name}' literally: it would be stored with the workflow and shown to the repairer`,
         hint: `Declare a secret input and use it: "inputs": {"api_token": {"type": "string", "secret": true}} and "${name}": "Bearer \${api_token}" (pass it as api_token=... or FLOWMEND_SECRET_API_TOKEN)`,
       });

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { BlobUploadSchema, ParamsRefSchema } from './blob-store.ts';
 import { ItemOfSchema } from './batch/batch-state.ts';
+import { BlobUploadSchema, ParamsRefSchema } from './blob-store.ts';
 import { ClassificationRulesSchema } from './ir.ts';
 import { LlmUsageSchema, RunnerResultSchema } from './node-type.ts';
 import { RunErrorSchema, RunIdSchema } from './run-model.ts';
@@ -48,10 +48,26 @@ const rev = z.string().optional();
  * Every kind carries `owner` so that each step can prove it still owns the run.
  */
 /** Run a node: what a RunNode Task receives. */
-export const RunOutcomeSchema = z.object({ kind: z.literal('run'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), node: RunNodeSpecSchema });
+export const RunOutcomeSchema = z.object({
+  kind: z.literal('run'),
+  runId: RunIdSchema,
+  owner: z.string(),
+  exec,
+  rev,
+  seq: z.number().int().positive(),
+  node: RunNodeSpecSchema,
+});
 export type RunOutcome = z.infer<typeof RunOutcomeSchema>;
 /** Repair the run's workflow: what the Repair Task receives. */
-export const RepairOutcomeSchema = z.object({ kind: z.literal('repair'), runId: RunIdSchema, owner: z.string(), exec, rev, failedNode: z.string(), attempt: z.number().int().positive() });
+export const RepairOutcomeSchema = z.object({
+  kind: z.literal('repair'),
+  runId: RunIdSchema,
+  owner: z.string(),
+  exec,
+  rev,
+  failedNode: z.string(),
+  attempt: z.number().int().positive(),
+});
 export const ContinueOutcomeSchema = z.object({ kind: z.literal('continue'), runId: RunIdSchema, owner: z.string(), exec, rev });
 export const DoneOutcomeSchema = z.object({ kind: z.literal('done'), runId: RunIdSchema, owner: z.string(), exec, rev });
 export const FailedOutcomeSchema = z.object({ kind: z.literal('failed'), runId: RunIdSchema, owner: z.string(), exec, rev, error: RunErrorSchema });
@@ -66,9 +82,26 @@ export type ItemResultInput = z.infer<typeof ItemResultInputSchema>;
 export const ItemRecordedSchema = z.object({ index: z.number().int(), status: z.string() });
 export type ItemRecorded = z.infer<typeof ItemRecordedSchema>;
 /** Run a chunk of a batch's items (the RunBatch Map state); `seq` is the batch node's record. */
-export const BatchOutcomeSchema = z.object({ kind: z.literal('batch'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), nodeType: z.string(), width: z.number().int().min(1).max(100), items: z.array(BatchItemSpecSchema) });
+export const BatchOutcomeSchema = z.object({
+  kind: z.literal('batch'),
+  runId: RunIdSchema,
+  owner: z.string(),
+  exec,
+  rev,
+  seq: z.number().int().positive(),
+  nodeType: z.string(),
+  width: z.number().int().min(1).max(100),
+  items: z.array(BatchItemSpecSchema),
+});
 
-export const AdvanceOutcomeSchema = z.discriminatedUnion('kind', [RunOutcomeSchema, BatchOutcomeSchema, RepairOutcomeSchema, ContinueOutcomeSchema, DoneOutcomeSchema, FailedOutcomeSchema]);
+export const AdvanceOutcomeSchema = z.discriminatedUnion('kind', [
+  RunOutcomeSchema,
+  BatchOutcomeSchema,
+  RepairOutcomeSchema,
+  ContinueOutcomeSchema,
+  DoneOutcomeSchema,
+  FailedOutcomeSchema,
+]);
 export type AdvanceOutcome = z.infer<typeof AdvanceOutcomeSchema>;
 export type AdvanceKind = AdvanceOutcome['kind'];
 
@@ -77,10 +110,39 @@ export type AdvanceKind = AdvanceOutcome['kind'];
  * runner's `result`, a caught `error`, or the Repair state's `repair` added by its ResultPath.
  */
 export const AdvanceInputSchema = z.union([
-  z.object({ kind: z.literal('run'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), node: RunNodeSpecSchema, result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() }),
-  z.object({ kind: z.literal('repair'), runId: RunIdSchema, owner: z.string(), exec, rev, failedNode: z.string(), attempt: z.number().int().positive(), repair: RepairReportSchema.optional(), error: TaskErrorSchema.optional() }),
+  z.object({
+    kind: z.literal('run'),
+    runId: RunIdSchema,
+    owner: z.string(),
+    exec,
+    rev,
+    seq: z.number().int().positive(),
+    node: RunNodeSpecSchema,
+    result: RunnerResultSchema.optional(),
+    error: TaskErrorSchema.optional(),
+  }),
+  z.object({
+    kind: z.literal('repair'),
+    runId: RunIdSchema,
+    owner: z.string(),
+    exec,
+    rev,
+    failedNode: z.string(),
+    attempt: z.number().int().positive(),
+    repair: RepairReportSchema.optional(),
+    error: TaskErrorSchema.optional(),
+  }),
   // The items come back with only what the engine reads (it reads their results from the store, where RecordItem put them).
-  z.object({ kind: z.literal('batch'), runId: RunIdSchema, owner: z.string(), exec, rev, seq: z.number().int().positive(), items: z.array(z.object({ seq: z.number().int().positive(), item: ItemOfSchema })), error: TaskErrorSchema.optional() }),
+  z.object({
+    kind: z.literal('batch'),
+    runId: RunIdSchema,
+    owner: z.string(),
+    exec,
+    rev,
+    seq: z.number().int().positive(),
+    items: z.array(z.object({ seq: z.number().int().positive(), item: ItemOfSchema })),
+    error: TaskErrorSchema.optional(),
+  }),
   z.object({ kind: z.literal('start').default('start'), runId: RunIdSchema, owner: z.string(), exec, rev }),
 ]);
 export type AdvanceInput = z.infer<typeof AdvanceInputSchema>;

@@ -19,7 +19,6 @@ const NOT_JSON = Symbol('not JSON');
 export const formatPath = (root: string, path: Path): string =>
   path.reduce<string>((text, seg) => (typeof seg === 'number' ? `${text}[${seg}]` : `${text}.${seg}`), root);
 
-
 /** A string holding a JSON object or array, parsed (once per resolution through `cache`); else NOT_JSON. */
 function parseJsonContainer(text: string, cache: Map<string, unknown>): unknown {
   const cached = cache.get(text);
@@ -50,16 +49,18 @@ const didYouMean = (close: string | undefined): string => (close === undefined ?
 
 const suggest = (root: string, path: Path, at: number, close: string | undefined): { suggestion?: string } => {
   if (close === undefined) return {};
-  const fixed = at < 0 ? formatPath(close, path) : formatPath(root, path.map((seg, i) => (i === at ? close : seg)));
+  const fixed =
+    at < 0
+      ? formatPath(close, path)
+      : formatPath(
+          root,
+          path.map((seg, i) => (i === at ? close : seg)),
+        );
   return { suggestion: `\${${fixed}}` };
 };
 
 /** Follows a template's path; on failure says where it broke and what was available there. */
-export function traverseTemplate(
-  ref: { root: string; path: Path },
-  context: TemplateContext,
-  jsonCache: Map<string, unknown>,
-): Traversal {
+export function traverseTemplate(ref: { root: string; path: Path }, context: TemplateContext, jsonCache: Map<string, unknown>): Traversal {
   const isNode = Object.hasOwn(context.nodes, ref.root);
   if (!isNode && !Object.hasOwn(context.inputs, ref.root)) {
     const inputs = Object.keys(context.inputs);
@@ -145,10 +146,7 @@ function childrenOf(value: unknown, cache: Map<string, unknown>): [string | numb
  * and deeper leaves (into objects, the first array item and JSON held in strings) down to `maxDepth`
  * segments below the root. With `near`, the path closest to it comes first. At most `limit` paths.
  */
-export function availablePaths(
-  context: TemplateContext,
-  options: { maxDepth?: number; limit?: number; near?: string } = {},
-): string[] {
+export function availablePaths(context: TemplateContext, options: { maxDepth?: number; limit?: number; near?: string } = {}): string[] {
   const maxDepth = options.maxDepth ?? 4;
   const limit = options.limit ?? 30;
   const cache = new Map<string, unknown>();

@@ -1,8 +1,8 @@
+import { commitAdvance } from './advance-commit.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { StaleRunError } from './errors.ts';
 import { cryptoIds } from './ids.ts';
 import type { NodeRecord, RunEvent, RunEventFields, RunEventType, RunItem } from './run-model.ts';
-import { commitAdvance } from './advance-commit.ts';
 
 /** Largest node record (serialised) kept in the run item: beyond it, a second write costs less than a bigger run item. */
 const EMBEDDED_RECORD_LIMIT = 8_192;

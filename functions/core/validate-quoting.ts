@@ -44,7 +44,9 @@ export function checkQuoting(workflow: Workflow, catalog: NodeCatalog): Validati
       const path = formatIssuePath(['nodes', index, 'params', param]);
       if (!Object.hasOwn(quoted, param)) {
         issues.push({
-          path, code: 'RAW_SUBSTITUTION', severity: 'warning',
+          path,
+          code: 'RAW_SUBSTITUTION',
+          severity: 'warning',
           message: `Node '${node.id}' substitutes values into '${param}' raw ("raw": true): a value holding shell syntax runs as code`,
           hint: 'Remove "raw": true to quote each value as data, or pass values through "env" or "stdin"',
         });
@@ -53,7 +55,9 @@ export function checkQuoting(workflow: Workflow, catalog: NodeCatalog): Validati
       const unquotable = unquotableTemplate(value);
       if (unquotable !== undefined) {
         issues.push({
-          path, code: 'UNQUOTABLE_TEMPLATE', severity: 'error',
+          path,
+          code: 'UNQUOTABLE_TEMPLATE',
+          severity: 'error',
           message: `Node '${node.id}' param '${param}': ${unquotable} stands inside a here-document, where no quoting keeps a value data`,
           hint: 'Pass the value through "stdin" or "env" (e.g. "env": {"NAME": "${...}"} and "$NAME" in the command)',
         });

@@ -1,11 +1,11 @@
-import { closestMatch } from './closest-match.ts';
 import { BATCH_OUTPUT_KEYS } from './batch/batch-config.ts';
 import { batchRoots, withIndex } from './batch/batch-items.ts';
+import { closestMatch } from './closest-match.ts';
 import { buildGraph, type WorkflowGraph } from './graph.ts';
 import type { Workflow } from './ir.ts';
+import { templatedParams } from './nested/workflow-params.ts';
 import type { NodeCatalog } from './node-type.ts';
 import { findTemplates, formatPath } from './templates.ts';
-import { templatedParams } from './nested/workflow-params.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
 interface Site {
@@ -62,9 +62,10 @@ export function checkTemplates(workflow: Workflow, catalog: NodeCatalog, graph: 
         if (inputSet.has(ref.root) || site.itemRoots?.includes(ref.root)) continue;
         const close = closestMatch(ref.root, [...inputNames, ...nodeIds]);
         const listing = `Inputs: ${listNames(inputNames) || 'none'}. Nodes: ${listNames(nodeIds)}`;
-        const hint = close === undefined
-          ? `Declare '${ref.root}' under "inputs", or use one of them. ${listing}`
-          : `Did you mean \${${formatPath(close, ref.path)}}? ${listing}`;
+        const hint =
+          close === undefined
+            ? `Declare '${ref.root}' under "inputs", or use one of them. ${listing}`
+            : `Did you mean \${${formatPath(close, ref.path)}}? ${listing}`;
         issue('TEMPLATE_UNKNOWN_ROOT', `'${ref.root}' is neither a workflow input nor a node id`, hint);
         continue;
       }

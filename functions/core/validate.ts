@@ -1,16 +1,16 @@
 import { closestMatch } from './closest-match.ts';
+import { FILE_NODE_TYPES, FILE_NODES_LOCAL_ONLY } from './file-node-types.ts';
 import { buildGraph, type WorkflowGraph } from './graph.ts';
 import { startNodeId, type Workflow, type WorkflowNode } from './ir.ts';
-import { FILE_NODE_TYPES, FILE_NODES_LOCAL_ONLY } from './file-node-types.ts';
 import { MCP_TYPE, plainTextSecrets } from './mcp-servers.ts';
-import type { NodeCatalog, NodeTypeSpec } from './node-type.ts';
-import { pflowAlternative } from './pflow-compat.ts';
-import { findTemplates } from './templates.ts';
-import { checkQuoting } from './validate-quoting.ts';
-import { checkSensitiveHeaders } from './sensitive-headers.ts';
-import { checkTemplates } from './validate-templates.ts';
 import { checkWorkflowNodes, type Nesting, TOP_LEVEL } from './nested/validate-children.ts';
 import { WORKFLOW_TYPE } from './nested/workflow-params.ts';
+import type { NodeCatalog, NodeTypeSpec } from './node-type.ts';
+import { pflowAlternative } from './pflow-compat.ts';
+import { checkSensitiveHeaders } from './sensitive-headers.ts';
+import { findTemplates } from './templates.ts';
+import { checkQuoting } from './validate-quoting.ts';
+import { checkTemplates } from './validate-templates.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
 export { closestMatch } from './closest-match.ts';
@@ -18,10 +18,18 @@ export { parseWorkflow } from './parse-workflow.ts';
 export { formatIssues, type ValidationIssue, ValidationIssueSchema } from './validation-issue.ts';
 
 const error = (path: string, code: string, message: string, hint?: string): ValidationIssue => ({
-  path, code, message, severity: 'error', ...(hint ? { hint } : {}),
+  path,
+  code,
+  message,
+  severity: 'error',
+  ...(hint ? { hint } : {}),
 });
 const warning = (path: string, code: string, message: string, hint?: string): ValidationIssue => ({
-  path, code, message, severity: 'warning', ...(hint ? { hint } : {}),
+  path,
+  code,
+  message,
+  severity: 'warning',
+  ...(hint ? { hint } : {}),
 });
 const didYouMean = (word: string, candidates: readonly string[]): string => {
   const close = closestMatch(word, candidates);
@@ -44,7 +52,14 @@ function checkParams(node: WorkflowNode, index: number, spec: NodeTypeSpec): Val
     const schema = shape[param];
     if (schema === undefined) {
       if (!acceptsUnknownParams(spec)) {
-        issues.push(error(paramPath(param), 'UNKNOWN_PARAM', `${where}: unknown param '${param}'`, `${didYouMean(param, known)}Params of ${spec.type}: ${known.join(', ')}`));
+        issues.push(
+          error(
+            paramPath(param),
+            'UNKNOWN_PARAM',
+            `${where}: unknown param '${param}'`,
+            `${didYouMean(param, known)}Params of ${spec.type}: ${known.join(', ')}`,
+          ),
+        );
       }
       continue;
     }
@@ -75,20 +90,47 @@ function checkNodes(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[]
   workflow.nodes.forEach((node, index) => {
     const earlier = firstIndex.get(node.id);
     if (earlier === undefined) firstIndex.set(node.id, index);
-    else issues.push(error(`nodes[${index}].id`, 'DUPLICATE_NODE_ID', `Node id '${node.id}' is used twice (nodes[${earlier}] and nodes[${index}])`, 'Give every node its own id'));
+    else
+      issues.push(
+        error(
+          `nodes[${index}].id`,
+          'DUPLICATE_NODE_ID',
+          `Node id '${node.id}' is used twice (nodes[${earlier}] and nodes[${index}])`,
+          'Give every node its own id',
+        ),
+      );
     const spec = catalog.get(node.type);
     const alternative = spec !== undefined ? undefined : FILE_NODE_TYPES.has(node.type) ? FILE_NODES_LOCAL_ONLY : pflowAlternative(node.type);
     if (alternative !== undefined) {
-      issues.push(error(`nodes[${index}].type`, 'UNSUPPORTED_NODE_TYPE', `Node '${node.id}' has type '${node.type}': ${alternative}`, `Known types: ${knownTypes.join(', ')}`));
+      issues.push(
+        error(
+          `nodes[${index}].type`,
+          'UNSUPPORTED_NODE_TYPE',
+          `Node '${node.id}' has type '${node.type}': ${alternative}`,
+          `Known types: ${knownTypes.join(', ')}`,
+        ),
+      );
     } else if (spec === undefined) {
-      issues.push(error(`nodes[${index}].type`, 'UNKNOWN_NODE_TYPE', `Node '${node.id}' has unknown type '${node.type}'`, `${didYouMean(node.type, knownTypes)}Known types: ${knownTypes.join(', ')}`));
+      issues.push(
+        error(
+          `nodes[${index}].type`,
+          'UNKNOWN_NODE_TYPE',
+          `Node '${node.id}' has unknown type '${node.type}'`,
+          `${didYouMean(node.type, knownTypes)}Known types: ${knownTypes.join(', ')}`,
+        ),
+      );
     } else {
       issues.push(...checkParams(node, index, spec));
     }
     // A batch runs its items on the type's runner; a workflow node has none (the engine drives its child run).
     if (node.batch !== undefined && node.type === WORKFLOW_TYPE) {
       issues.push(
-        error(`nodes[${index}].batch`, 'BATCH_UNSUPPORTED', `Node '${node.id}' (workflow): batch over a nested workflow is not supported`, 'Put the batch on a node inside the child workflow, or use one workflow node per item'),
+        error(
+          `nodes[${index}].batch`,
+          'BATCH_UNSUPPORTED',
+          `Node '${node.id}' (workflow): batch over a nested workflow is not supported`,
+          'Put the batch on a node inside the child workflow, or use one workflow node per item',
+        ),
       );
     }
   });
@@ -96,7 +138,8 @@ function checkNodes(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[]
 }
 
 const LISTED = 20;
-const listIds = (ids: readonly string[]): string => (ids.length > LISTED ? `${ids.slice(0, LISTED).join(', ')}, … (${ids.length - LISTED} more)` : ids.join(', '));
+const listIds = (ids: readonly string[]): string =>
+  ids.length > LISTED ? `${ids.slice(0, LISTED).join(', ')}, … (${ids.length - LISTED} more)` : ids.join(', ');
 
 function checkGraph(workflow: Workflow, graph: WorkflowGraph): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
@@ -106,18 +149,39 @@ function checkGraph(workflow: Workflow, graph: WorkflowGraph): ValidationIssue[]
   workflow.edges.forEach((edge, index) => {
     for (const end of ['from', 'to'] as const) {
       if (!idSet.has(edge[end])) {
-        issues.push(error(`edges[${index}].${end}`, 'EDGE_UNKNOWN_NODE', `Edge ${index} ${end === 'from' ? 'starts at' : 'leads to'} unknown node '${edge[end]}'`, `${didYouMean(edge[end], ids)}Nodes: ${listIds(ids)}`));
+        issues.push(
+          error(
+            `edges[${index}].${end}`,
+            'EDGE_UNKNOWN_NODE',
+            `Edge ${index} ${end === 'from' ? 'starts at' : 'leads to'} unknown node '${edge[end]}'`,
+            `${didYouMean(edge[end], ids)}Nodes: ${listIds(ids)}`,
+          ),
+        );
       }
     }
     const key = JSON.stringify([edge.from, edge.action]);
     const earlier = firstEdge.get(key);
     if (earlier === undefined) firstEdge.set(key, index);
     else {
-      issues.push(error(`edges[${index}].action`, 'AMBIGUOUS_EDGE', `Node '${edge.from}' has two '${edge.action}' edges (edges[${earlier}] and edges[${index}]); an action must lead to one node`, 'Remove one edge, or give it another action'));
+      issues.push(
+        error(
+          `edges[${index}].action`,
+          'AMBIGUOUS_EDGE',
+          `Node '${edge.from}' has two '${edge.action}' edges (edges[${earlier}] and edges[${index}]); an action must lead to one node`,
+          'Remove one edge, or give it another action',
+        ),
+      );
     }
   });
   if (workflow.start_node !== undefined && !idSet.has(workflow.start_node)) {
-    issues.push(error('start_node', 'UNKNOWN_START_NODE', `start_node '${workflow.start_node}' is not a node`, `${didYouMean(workflow.start_node, ids)}Nodes: ${listIds(ids)}`));
+    issues.push(
+      error(
+        'start_node',
+        'UNKNOWN_START_NODE',
+        `start_node '${workflow.start_node}' is not a node`,
+        `${didYouMean(workflow.start_node, ids)}Nodes: ${listIds(ids)}`,
+      ),
+    );
     return issues;
   }
   const start = startNodeId(workflow);
@@ -133,17 +197,27 @@ function checkGraph(workflow: Workflow, graph: WorkflowGraph): ValidationIssue[]
   }
   workflow.nodes.forEach((node, index) => {
     if (!reached.has(node.id)) {
-      issues.push(warning(`nodes[${index}]`, 'UNREACHABLE_NODE', `Node '${node.id}' cannot be reached from the start node '${start}'`, `Add an edge that leads to '${node.id}', or remove it`));
+      issues.push(
+        warning(
+          `nodes[${index}]`,
+          'UNREACHABLE_NODE',
+          `Node '${node.id}' cannot be reached from the start node '${start}'`,
+          `Add an edge that leads to '${node.id}', or remove it`,
+        ),
+      );
     }
   });
   const indexOf = new Map(workflow.nodes.map((node, index) => [node.id, index]));
   for (const cycle of graph.cyclesWithoutExit()) {
     const ordered = cycle.toSorted((a, b) => (indexOf.get(a) ?? 0) - (indexOf.get(b) ?? 0));
-    issues.push(warning(
-      `nodes[${indexOf.get(ordered[0] as string)}]`, 'CYCLE_WITHOUT_EXIT',
-      `Nodes ${listIds(ordered.map((id) => `'${id}'`))} form a cycle with no exit: every node's default action leads back into it, so the run only ends on an error or the node visit limit`,
-      'Give one node of the cycle an edge out of it (or a default action with no edge, which ends the run)',
-    ));
+    issues.push(
+      warning(
+        `nodes[${indexOf.get(ordered[0] as string)}]`,
+        'CYCLE_WITHOUT_EXIT',
+        `Nodes ${listIds(ordered.map((id) => `'${id}'`))} form a cycle with no exit: every node's default action leads back into it, so the run only ends on an error or the node visit limit`,
+        'Give one node of the cycle an edge out of it (or a default action with no edge, which ends the run)',
+      ),
+    );
   }
   return issues;
 }
@@ -154,10 +228,19 @@ function checkInputs(workflow: Workflow): ValidationIssue[] {
   for (const [name, spec] of Object.entries(workflow.inputs)) {
     const path = formatIssuePath(['inputs', name]);
     if (ids.has(name)) {
-      issues.push(error(path, 'INPUT_NODE_NAME_CLASH', `Input '${name}' has the same name as a node, so \${${name}} would be ambiguous`, 'Rename the input or the node'));
+      issues.push(
+        error(path, 'INPUT_NODE_NAME_CLASH', `Input '${name}' has the same name as a node, so \${${name}} would be ambiguous`, 'Rename the input or the node'),
+      );
     }
     if (spec.required === true && spec.default !== undefined) {
-      issues.push(warning(path, 'REQUIRED_INPUT_WITH_DEFAULT', `Input '${name}' is required but has a default, which is never used`, 'Remove "required": true, or the default'));
+      issues.push(
+        warning(
+          path,
+          'REQUIRED_INPUT_WITH_DEFAULT',
+          `Input '${name}' is required but has a default, which is never used`,
+          'Remove "required": true, or the default',
+        ),
+      );
     }
   }
   return issues;
@@ -172,11 +255,23 @@ export const unconfiguredMcpServers = (workflow: Workflow): { nodeId: string; in
 
 function checkMcpServers(workflow: Workflow): ValidationIssue[] {
   const issues: ValidationIssue[] = unconfiguredMcpServers(workflow).map(({ nodeId, index, server }) =>
-    warning(`nodes[${index}].params.server`, 'MCP_SERVER_NOT_CONFIGURED', `Node '${nodeId}' calls MCP server '${server}', which is not configured: a run fails before any node runs`, `Declare it under "mcp_servers" in the workflow, or in the file given by --mcp-config / FLOWMEND_MCP_CONFIG (pflow's ~/.pflow/mcp-servers.json is read by default)`),
+    warning(
+      `nodes[${index}].params.server`,
+      'MCP_SERVER_NOT_CONFIGURED',
+      `Node '${nodeId}' calls MCP server '${server}', which is not configured: a run fails before any node runs`,
+      `Declare it under "mcp_servers" in the workflow, or in the file given by --mcp-config / FLOWMEND_MCP_CONFIG (pflow's ~/.pflow/mcp-servers.json is read by default)`,
+    ),
   );
   for (const [name, server] of Object.entries(workflow.mcp_servers ?? {})) {
     for (const where of plainTextSecrets(server)) {
-      issues.push(error(formatIssuePath(['mcp_servers', name, ...where.split('.')]), 'PLAIN_TEXT_SECRET', `MCP server '${name}': ${where} holds a literal secret, which would be stored in plain text with the run`, 'Write a reference to the environment instead, e.g. "Bearer ${SLACK_TOKEN}"'));
+      issues.push(
+        error(
+          formatIssuePath(['mcp_servers', name, ...where.split('.')]),
+          'PLAIN_TEXT_SECRET',
+          `MCP server '${name}': ${where} holds a literal secret, which would be stored in plain text with the run`,
+          'Write a reference to the environment instead, e.g. "Bearer ${SLACK_TOKEN}"',
+        ),
+      );
     }
   }
   return issues;
@@ -188,7 +283,14 @@ function checkOutputSources(workflow: Workflow, catalog: NodeCatalog): Validatio
     if (spec.source !== undefined) return [];
     const writer = [...workflow.nodes].reverse().find((n) => catalog.get(n.type)?.outputKeys.includes(name));
     const guess = writer === undefined ? '' : ` (here probably '\${${writer.id}.${name}}')`;
-    return [warning(formatIssuePath(['outputs', name]), 'OUTPUT_WITHOUT_SOURCE', `Output '${name}' has no "source": it is the key '${name}' of the last node that wrote one${guess}`, `Add "source": "${writer === undefined ? '${node.key}' : `\${${writer.id}.${name}}`}" to say which`)];
+    return [
+      warning(
+        formatIssuePath(['outputs', name]),
+        'OUTPUT_WITHOUT_SOURCE',
+        `Output '${name}' has no "source": it is the key '${name}' of the last node that wrote one${guess}`,
+        `Add "source": "${writer === undefined ? '${node.key}' : `\${${writer.id}.${name}}`}" to say which`,
+      ),
+    ];
   });
 }
 
@@ -198,8 +300,14 @@ export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog, nesti
   return [
     // `nesting`: where this workflow sits under workflow nodes (top level for the one being run).
     ...checkWorkflowNodes(workflow, catalog, nesting, validateWorkflow),
-    ...checkNodes(workflow, catalog), ...checkGraph(workflow, graph), ...checkInputs(workflow), ...checkTemplates(workflow, catalog, graph),
-    ...checkQuoting(workflow, catalog), ...checkSensitiveHeaders(workflow), ...checkMcpServers(workflow), ...checkOutputSources(workflow, catalog),
+    ...checkNodes(workflow, catalog),
+    ...checkGraph(workflow, graph),
+    ...checkInputs(workflow),
+    ...checkTemplates(workflow, catalog, graph),
+    ...checkQuoting(workflow, catalog),
+    ...checkSensitiveHeaders(workflow),
+    ...checkMcpServers(workflow),
+    ...checkOutputSources(workflow, catalog),
   ];
 }
 

@@ -1,10 +1,10 @@
+import type { Advance } from './advance.ts';
+import { batchCacheKey, latestBatchAttempt } from './batch/batch-step.ts';
 import { computeCacheKey } from './cache-key.ts';
 import { nextNodeId, startNodeId, type Workflow } from './ir.ts';
-import type { RunError, NodeRecord } from './run-model.ts';
+import type { NodeRecord, RunError } from './run-model.ts';
 import type { AdvanceOutcome } from './state-io.ts';
-import type { Advance } from './advance.ts';
 import { TemplateResolutionError } from './templates.ts';
-import { batchCacheKey, latestBatchAttempt } from './batch/batch-step.ts';
 
 const position = (nodeId: string, visit: number): string => `${nodeId}#${visit}`;
 
@@ -96,7 +96,8 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
         });
       }
       const interrupted = inFlight?.nodeId === nodeId && inFlight.visit === visit;
-      if (interrupted) step.writes.event('node_interrupted', { nodeId, seq: inFlight.seq, message: `'${nodeId}' was running when its process stopped; running it again` });
+      if (interrupted)
+        step.writes.event('node_interrupted', { nodeId, seq: inFlight.seq, message: `'${nodeId}' was running when its process stopped; running it again` });
       const previousBatch = node.batch ? latestBatchAttempt(all, nodeId, visit) : undefined;
       return step.prepare(nodeId, { nodes, interrupted, ...(previousBatch ? { previousBatch } : {}) });
     }

@@ -3,13 +3,13 @@ import { copyFileRunner, moveFileRunner } from './copy-move-file.ts';
 import { deleteFileRunner } from './delete-file.ts';
 import { httpRunner, makeHttpRunner } from './http.ts';
 import { type LlmRunnerDeps, makeLlmRunner } from './llm.ts';
-import { makeMcpRunner, type McpRunnerDeps } from './mcp.ts';
+import { type McpRunnerDeps, makeMcpRunner } from './mcp.ts';
 import { readFileRunner } from './read-file.ts';
 import { makeShellRunner, shellRunner } from './shell.ts';
 import { builtinSpecs } from './specs.ts';
 import { transformRunner } from './transform.ts';
-import { writeFileRunner } from './write-file.ts';
 import { engineNodeSpecs } from './workflow.ts';
+import { writeFileRunner } from './write-file.ts';
 
 /** What runners reach the outside through, injected by the host that composes them (adapters live there, not here). */
 export interface RunnerPorts {

@@ -4,8 +4,23 @@
  * above all the engine's credentials (AWS_*, ANTHROPIC_*, FLOWMEND_*), stays out.
  */
 export const DEFAULT_COMMAND_ENV_ALLOW_LIST: readonly string[] = [
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES',
-  'LC_NUMERIC', 'LC_TIME', 'LC_COLLATE', 'TZ', 'TMPDIR', 'TERM', 'PWD',
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_MESSAGES',
+  'LC_NUMERIC',
+  'LC_TIME',
+  'LC_COLLATE',
+  'TZ',
+  'TMPDIR',
+  'TERM',
+  'PWD',
 ];
 
 /** Extra names to pass through, comma-separated (`FLOWMEND_COMMAND_ENV=HTTP_PROXY,NO_PROXY`). */
@@ -16,7 +31,10 @@ const NEVER_PASSED = /^(AWS_|ANTHROPIC_|FLOWMEND_)/;
 
 export const commandEnvAllowList = (engineEnv: NodeJS.ProcessEnv): string[] => [
   ...DEFAULT_COMMAND_ENV_ALLOW_LIST,
-  ...(engineEnv[COMMAND_ENV_VARIABLE] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== ''),
+  ...(engineEnv[COMMAND_ENV_VARIABLE] ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== ''),
 ];
 
 export function commandEnvironment(

@@ -26,7 +26,8 @@ const makeCopyMoveRunner = (kind: 'copy' | 'move'): NodeRunner<typeof CopyMovePa
     run: async (params): Promise<RunnerResult> => {
       const started = performance.now();
       const destParam = params.dest_path ?? params.destination;
-      if (destParam === undefined) return { kind: 'failed', error: { code: 'PARAMS_INVALID', message: `${kind}-file needs dest_path: where the file goes` }, durationMs: 0 };
+      if (destParam === undefined)
+        return { kind: 'failed', error: { code: 'PARAMS_INVALID', message: `${kind}-file needs dest_path: where the file goes` }, durationMs: 0 };
       try {
         const source = await resolveInWorkspace(params.__workspace, params.source_path);
         const dest = await resolveInWorkspace(params.__workspace, destParam);

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { sampleOf } from '../core/index.ts';
-import { TransientError } from '../core/index.ts';
-import { classifyHttpStatus } from '../core/index.ts';
 import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
+import { classifyHttpStatus, sampleOf, TransientError } from '../core/index.ts';
 import { EXTRACT_PATH_PATTERN, extractPath } from './extract-path.ts';
 
 const DEFAULT_TIMEOUT_S = 30;
@@ -12,8 +10,18 @@ const SIDE_EFFECT_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const METHODS = new Set(['GET', 'HEAD', 'OPTIONS', ...SIDE_EFFECT_METHODS]);
 /** Connection failures worth a retry; a host that does not resolve (ENOTFOUND) is a workflow mistake instead. */
 const TRANSIENT_NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
-  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
 ]);
 
 const ScalarSchema = z.union([z.string(), z.number(), z.boolean()], { error: 'values must be strings, numbers or booleans' });
@@ -199,7 +207,12 @@ export const makeHttpRunner = (options: HttpRunnerOptions = {}): NodeRunner<type
       if (code !== undefined && TRANSIENT_NETWORK_CODES.has(code)) {
         throw new TransientError(`Connection failed (${code}): ${target}`, { cause: error, details: { url: url.href, code } });
       }
-      return failed(code === 'ENOTFOUND' ? 'HOST_NOT_FOUND' : 'REQUEST_FAILED', `Request failed: ${target}: ${reason}`, { url: url.href, ...(code ? { code } : {}) }, durationMs);
+      return failed(
+        code === 'ENOTFOUND' ? 'HOST_NOT_FOUND' : 'REQUEST_FAILED',
+        `Request failed: ${target}: ${reason}`,
+        { url: url.href, ...(code ? { code } : {}) },
+        durationMs,
+      );
     }
     const durationMs = performance.now() - started;
     const headers: Record<string, string> = {};

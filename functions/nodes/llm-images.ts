@@ -6,7 +6,11 @@ import { resolveInWorkspace, WorkspacePathError } from './workspace.ts';
 /* pflow's `images` (declared in llm-spec.ts): URLs (http, https, data:) or files in the workspace, sent to the model as image blocks. */
 
 const MEDIA_TYPES: Readonly<Record<string, LlmImageMediaType>> = {
-  '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
 };
 
 /** Largest image file read (the Messages API refuses larger ones anyway). */

@@ -45,8 +45,7 @@ export interface TokenCounts {
 export const costUsd = (model: string, tokens: TokenCounts): number => {
   const price = priceOf(model);
   if (price === undefined) return 0;
-  const input =
-    tokens.input_tokens + 1.25 * (tokens.cache_creation_input_tokens ?? 0) + 0.1 * (tokens.cache_read_input_tokens ?? 0);
+  const input = tokens.input_tokens + 1.25 * (tokens.cache_creation_input_tokens ?? 0) + 0.1 * (tokens.cache_read_input_tokens ?? 0);
   const cost = (input * price.inputPerMTok + tokens.output_tokens * price.outputPerMTok) / 1_000_000;
   return Math.round(cost * 1_000_000) / 1_000_000;
 };

@@ -1,10 +1,10 @@
-import { ConfigurationError } from '../core/index.ts';
 import type { LlmClient, LlmConfigProvider, LlmImage, LlmUsage, NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
+import { ConfigurationError } from '../core/index.ts';
 import { ImageError, toImageBlock } from './llm-images.ts';
 import { costUsd } from './llm-prices.ts';
 import { DEFAULT_LLM_MODEL, type LlmParams, LlmParamsSchema, llmSpec, timeoutOf } from './llm-spec.ts';
 
-export { DEFAULT_LLM_MODEL, LlmParamsSchema, type LlmParams } from './llm-spec.ts';
+export { DEFAULT_LLM_MODEL, type LlmParams, LlmParamsSchema } from './llm-spec.ts';
 
 /** The runner's ports, injected by the host: its configuration (key, endpoint, default model) and the client that sends the message. */
 export interface LlmRunnerDeps {
@@ -38,7 +38,12 @@ export const makeLlmRunner = ({ config, client }: LlmRunnerDeps): NodeRunner<typ
     const model = params.model ?? defaultModel ?? DEFAULT_LLM_MODEL;
     const started = performance.now();
     const result = await client.send({
-      apiKey, ...(baseURL ? { baseURL } : {}), model, maxTokens: params.max_tokens, prompt: params.prompt, images,
+      apiKey,
+      ...(baseURL ? { baseURL } : {}),
+      model,
+      maxTokens: params.max_tokens,
+      prompt: params.prompt,
+      images,
       ...(params.system === undefined ? {} : { system: params.system }),
       ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
       timeoutMs: timeoutOf(params) * 1000,
@@ -50,7 +55,12 @@ export const makeLlmRunner = ({ config, client }: LlmRunnerDeps): NodeRunner<typ
         return failed('ABORTED', 'LLM call cancelled: the run was cancelled', undefined, durationMs);
       case 'rejected': {
         const details = { status_code: result.status, type: result.type, model, message: result.message };
-        return failed('LLM_REQUEST_REJECTED', `Anthropic API ${result.status} (${result.type ?? 'error'}) for model ${model}: ${result.message}`, details, durationMs);
+        return failed(
+          'LLM_REQUEST_REJECTED',
+          `Anthropic API ${result.status} (${result.type ?? 'error'}) for model ${model}: ${result.message}`,
+          details,
+          durationMs,
+        );
       }
       case 'message': {
         const billedModel = result.model || model;

@@ -11,4 +11,12 @@ import { writeFileRunner } from './write-file.ts';
  * JSONata, the MCP SDK or the Anthropic SDK, which only the runners load (a test compares it with
  * the local runners). Its own file, so that the Lambda bundles that import specs.ts do not carry the file nodes.
  */
-export const localSpecCatalog: NodeCatalog = makeCatalog([...builtinSpecs, readFileRunner, writeFileRunner, copyFileRunner, moveFileRunner, deleteFileRunner, ...engineNodeSpecs]);
+export const localSpecCatalog: NodeCatalog = makeCatalog([
+  ...builtinSpecs,
+  readFileRunner,
+  writeFileRunner,
+  copyFileRunner,
+  moveFileRunner,
+  deleteFileRunner,
+  ...engineNodeSpecs,
+]);

@@ -11,7 +11,7 @@ const DEFAULT_TIMEOUT_S = 60;
 export const McpParamsSchema = z.strictObject({
   server: z.string({ error: 'server is required: the name of an MCP server under "mcp_servers" or in the --mcp-config file' }).min(1),
   tool: z.string({ error: 'tool is required: the name of one tool of the server' }).min(1),
-  arguments: z.record(z.string(), z.unknown(), { error: 'arguments must be an object of the tool\'s inputs' }).default({}),
+  arguments: z.record(z.string(), z.unknown(), { error: "arguments must be an object of the tool's inputs" }).default({}),
   timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive().optional(),
   /** Reserved: the server's configuration, put here by the engine from the workflow's `mcp_servers`. */
   __server: McpServerSchema.optional(),

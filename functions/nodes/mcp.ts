@@ -1,6 +1,5 @@
-import { sampleOf } from '../core/index.ts';
-import { ConfigurationError } from '../core/index.ts';
 import type { McpTools, NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
+import { ConfigurationError, sampleOf } from '../core/index.ts';
 import { type McpParams, McpParamsSchema, mcpSpec } from './mcp-spec.ts';
 
 export { MCP_OUTPUT_KEYS, type McpParams, McpParamsSchema } from './mcp-spec.ts';
@@ -21,14 +20,26 @@ export const makeMcpRunner = ({ tools }: McpRunnerDeps): NodeRunner<typeof McpPa
   const run = async (params: McpParams, context: RunContext): Promise<RunnerResult> => {
     const { server: serverName, tool, arguments: args, __server: server } = params;
     const target = `MCP ${serverName}/${tool}`;
-    if (server === undefined) throw new ConfigurationError(`MCP server '${serverName}' is not configured: declare it under "mcp_servers" or in the --mcp-config file`);
+    if (server === undefined)
+      throw new ConfigurationError(`MCP server '${serverName}' is not configured: declare it under "mcp_servers" or in the --mcp-config file`);
     const details = { server: serverName, tool };
     const started = performance.now();
-    const outcome = await tools.call({ serverName, server, tool, arguments: args, timeoutMs: mcpSpec.timeoutS(params) * 1000, ...(context.signal ? { signal: context.signal } : {}) });
+    const outcome = await tools.call({
+      serverName,
+      server,
+      tool,
+      arguments: args,
+      timeoutMs: mcpSpec.timeoutS(params) * 1000,
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
     const durationMs = performance.now() - started;
     if (outcome.kind === 'refused') {
       const code = outcome.reason === 'invalid_arguments' ? 'MCP_INVALID_ARGUMENTS' : 'MCP_UNKNOWN_TOOL';
-      return { kind: 'failed', error: { code, message: `${target}: ${outcome.message}`, details: { ...details, ...schemaDetail(outcome.inputSchema) } }, durationMs };
+      return {
+        kind: 'failed',
+        error: { code, message: `${target}: ${outcome.message}`, details: { ...details, ...schemaDetail(outcome.inputSchema) } },
+        durationMs,
+      };
     }
     const content = outcome.content as ContentBlock[];
     const text = textOf(content);

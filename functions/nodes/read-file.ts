@@ -31,7 +31,15 @@ export const readFileRunner: NodeRunner<typeof ReadFileParamsSchema> = {
       if (!info.isFile()) throw new WorkspacePathError('NOT_A_FILE', `'${params.file_path}' is not a regular file`, params.file_path);
       const max = params.max_bytes ?? DEFAULT_MAX_BYTES;
       if (info.size > max) {
-        return { kind: 'failed', error: { code: 'FILE_TOO_LARGE', message: `'${params.file_path}' is ${info.size} bytes, more than max_bytes ${max}`, details: { size_bytes: info.size, max_bytes: max } }, durationMs: performance.now() - started };
+        return {
+          kind: 'failed',
+          error: {
+            code: 'FILE_TOO_LARGE',
+            message: `'${params.file_path}' is ${info.size} bytes, more than max_bytes ${max}`,
+            details: { size_bytes: info.size, max_bytes: max },
+          },
+          durationMs: performance.now() - started,
+        };
       }
       const data = await readFile(path);
       const binary = params.encoding === 'base64' || params.encoding === 'binary' || !isText(data);

@@ -8,9 +8,7 @@ import type { NodeTypeSpec } from '../core/index.ts';
 const DEFAULT_TIMEOUT_S = 30;
 
 export const TransformParamsSchema = z.strictObject({
-  expression: z
-    .string({ error: 'expression is required: a JSONata expression, e.g. "items[price > 10].name"' })
-    .min(1, 'expression must not be empty'),
+  expression: z.string({ error: 'expression is required: a JSONata expression, e.g. "items[price > 10].name"' }).min(1, 'expression must not be empty'),
   input: z.unknown().default(null),
   timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive('timeout_s must be greater than 0').optional(),
 });

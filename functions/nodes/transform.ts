@@ -62,8 +62,7 @@ const describeFailure = (expression: string, raw: unknown): { message: string; d
 
 /** JSONata returns sequences (arrays with extra flags) and may return functions; keep plain JSON only. */
 const isLambda = (value: unknown): boolean =>
-  typeof value === 'function' ||
-  (typeof value === 'object' && value !== null && ('_jsonata_lambda' in value || '_jsonata_function' in value));
+  typeof value === 'function' || (typeof value === 'object' && value !== null && ('_jsonata_lambda' in value || '_jsonata_function' in value));
 
 const toJson = (value: unknown): unknown => {
   if (value === undefined || isLambda(value)) return null;

@@ -1,4 +1,4 @@
-import { type NodeTypeSpec, WorkflowParamsSchema, workflowOutputKeys, WORKFLOW_TYPE } from '../core/index.ts';
+import { type NodeTypeSpec, WORKFLOW_TYPE, WorkflowParamsSchema, workflowOutputKeys } from '../core/index.ts';
 
 /**
  * The `workflow` node (pflow's nested workflow): a spec without a runner. The engine runs it itself as

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import * as z from 'zod';
-import { ConfigurationError } from '../core/index.ts';
 import type { RunnerResult } from '../core/index.ts';
+import { ConfigurationError } from '../core/index.ts';
 
 /** Reserved param: the run's workspace, put there by the engine (see FILE_NODE_TYPES). */
 export const WorkspaceParamSchema = z.string().optional();
@@ -13,7 +13,11 @@ export const NO_WORKSPACE =
 
 /** A path refused or missing: data the repairer can act on. */
 export class WorkspacePathError extends Error {
-  constructor(readonly code: 'PATH_OUTSIDE_WORKSPACE' | 'FILE_NOT_FOUND' | 'FILE_EXISTS' | 'NOT_A_FILE', message: string, readonly path: string) {
+  constructor(
+    readonly code: 'PATH_OUTSIDE_WORKSPACE' | 'FILE_NOT_FOUND' | 'FILE_EXISTS' | 'NOT_A_FILE',
+    message: string,
+    readonly path: string,
+  ) {
     super(message);
   }
 }
@@ -46,7 +50,8 @@ export const resolveInWorkspace = async (workspace: string | undefined, path: st
   if (workspace === undefined) throw new ConfigurationError(NO_WORKSPACE);
   const root = await realpath(workspace);
   const target = resolve(root, path);
-  const outside = () => new WorkspacePathError('PATH_OUTSIDE_WORKSPACE', `'${path}' is outside the workspace ${root}: file nodes read and write only under it`, path);
+  const outside = () =>
+    new WorkspacePathError('PATH_OUTSIDE_WORKSPACE', `'${path}' is outside the workspace ${root}: file nodes read and write only under it`, path);
   if (!inside(root, target)) throw outside();
   const real = await realOrUndefined(target);
   if (real !== undefined) {
@@ -94,5 +99,4 @@ export const writeAtomic = async (path: string, data: Buffer): Promise<void> => 
   }
 };
 
-export const pathParam = (name: string) =>
-  z.string({ error: `${name} is required: a path in the workspace` }).min(1, `${name} must not be empty`);
+export const pathParam = (name: string) => z.string({ error: `${name} is required: a path in the workspace` }).min(1, `${name} must not be empty`);

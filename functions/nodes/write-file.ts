@@ -37,7 +37,12 @@ export const writeFileRunner: NodeRunner<typeof WriteFileParamsSchema> = {
       const data = bytesOf(params.content, params.content_is_binary);
       const before = params.append && (await exists(path)) ? await readFile(path) : Buffer.alloc(0);
       await writeAtomic(path, Buffer.concat([before, data]));
-      return { kind: 'ok', outputs: { written: true, file_path: path, bytes_written: data.length }, action: 'default', durationMs: performance.now() - started };
+      return {
+        kind: 'ok',
+        outputs: { written: true, file_path: path, bytes_written: data.length },
+        action: 'default',
+        durationMs: performance.now() - started,
+      };
     } catch (error) {
       return failedFor(error, performance.now() - started);
     }

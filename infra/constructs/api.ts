@@ -32,7 +32,9 @@ export class FlowmendApi extends Construct {
       description: 'flowmend: start, inspect, resume and cancel runs; register workflows and schedules',
       endpointTypes: [apigateway.EndpointType.REGIONAL],
       defaultMethodOptions:
-        props.auth === 'iam' ? { authorizationType: apigateway.AuthorizationType.IAM } : { apiKeyRequired: true, authorizationType: apigateway.AuthorizationType.NONE },
+        props.auth === 'iam'
+          ? { authorizationType: apigateway.AuthorizationType.IAM }
+          : { apiKeyRequired: true, authorizationType: apigateway.AuthorizationType.NONE },
       deployOptions: {
         stageName: API_STAGE,
         throttlingRateLimit: props.throttle.rateLimit,
@@ -41,12 +43,32 @@ export class FlowmendApi extends Construct {
       },
       cloudWatchRole: false,
     });
-    acknowledgeNag(this.api, 'AwsSolutions', 'AwsSolutions-APIG2', 'the app parses every body, query and path parameter with zod and answers 400 naming the field (413 over the size limit)');
+    acknowledgeNag(
+      this.api,
+      'AwsSolutions',
+      'AwsSolutions-APIG2',
+      'the app parses every body, query and path parameter with zod and answers 400 naming the field (413 over the size limit)',
+    );
     for (const rule of ['AwsSolutions-APIG1', 'AwsSolutions-APIG6']) {
-      acknowledgeNag(this.api, 'AwsSolutions', rule, 'API Gateway logging needs the account-wide CloudWatch role, which this stack does not create (@aws-cdk/aws-apigateway:disableCloudWatchRole); the API Lambda logs every 5xx');
+      acknowledgeNag(
+        this.api,
+        'AwsSolutions',
+        rule,
+        'API Gateway logging needs the account-wide CloudWatch role, which this stack does not create (@aws-cdk/aws-apigateway:disableCloudWatchRole); the API Lambda logs every 5xx',
+      );
     }
-    acknowledgeNag(this.api, 'Serverless', 'Serverless-APIGWAccessLogging', 'API Gateway access logs need the account-wide CloudWatch role, which this stack does not create; the API Lambda logs every 5xx');
-    acknowledgeNag(this.api, 'AwsSolutions', 'AwsSolutions-APIG3', 'callers are IAM principals (or API-key holders under a throttled usage plan); attach a WAF web ACL to the stage where the API key is used from the internet');
+    acknowledgeNag(
+      this.api,
+      'Serverless',
+      'Serverless-APIGWAccessLogging',
+      'API Gateway access logs need the account-wide CloudWatch role, which this stack does not create; the API Lambda logs every 5xx',
+    );
+    acknowledgeNag(
+      this.api,
+      'AwsSolutions',
+      'AwsSolutions-APIG3',
+      'callers are IAM principals (or API-key holders under a throttled usage plan); attach a WAF web ACL to the stage where the API key is used from the internet',
+    );
     acknowledgeNag(this.api, 'AwsSolutions', 'AwsSolutions-COG4', 'IAM (SigV4) authorization by default, an API key as a prop: flowmend has no user pool');
     if (props.auth === 'iam') {
       this.apiKey = undefined;

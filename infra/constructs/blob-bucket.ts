@@ -13,13 +13,15 @@ export class BlobBucket extends Construct {
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
-      lifecycleRules: [
-        { expiration: Duration.days(props.expiryDays), abortIncompleteMultipartUploadAfter: Duration.days(1) },
-      ],
+      lifecycleRules: [{ expiration: Duration.days(props.expiryDays), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
       removalPolicy: props.removalPolicy,
       autoDeleteObjects: props.removalPolicy === RemovalPolicy.DESTROY,
     });
-    acknowledgeNag(this.bucket, 'AwsSolutions', 'AwsSolutions-S1',
-      'engine-internal scratch space reached only by the engine roles and one-object presigned URLs, expiring with the runs; access logs would need a second bucket per stack (CloudTrail S3 data events can be enabled account-wide instead)');
+    acknowledgeNag(
+      this.bucket,
+      'AwsSolutions',
+      'AwsSolutions-S1',
+      'engine-internal scratch space reached only by the engine roles and one-object presigned URLs, expiring with the runs; access logs would need a second bucket per stack (CloudTrail S3 data events can be enabled account-wide instead)',
+    );
   }
 }

@@ -1,20 +1,18 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { acknowledgeNag, XRAY_REASON } from '../nag.ts';
 import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET, LAMBDA_SOURCE_MAP } from '../bundle-options.ts';
+import { acknowledgeNag, XRAY_REASON } from '../nag.ts';
 
 /** Path of a Lambda entry point under functions/hosts/lambda. */
-export const handlerEntry = (name: string): string =>
-  fileURLToPath(new URL(`../../functions/hosts/lambda/${name}.ts`, import.meta.url));
+export const handlerEntry = (name: string): string => fileURLToPath(new URL(`../../functions/hosts/lambda/${name}.ts`, import.meta.url));
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
 
 export interface FlowmendFunctionProps {
   /** File name under functions/hosts/lambda, without `.ts`. */
@@ -90,7 +88,12 @@ export class FlowmendFunction extends Construct {
     });
     acknowledgeNag(this.role, 'AwsSolutions', 'AwsSolutions-IAM5[Resource::*]', XRAY_REASON);
     if (props.deadLetterQueue === undefined) {
-      acknowledgeNag(this.fn, 'Serverless', 'Serverless-LambdaDLQ', 'invoked synchronously only (by Step Functions or a caller waiting for the answer): failures go back to the caller, a DLQ applies to asynchronous invocations');
+      acknowledgeNag(
+        this.fn,
+        'Serverless',
+        'Serverless-LambdaDLQ',
+        'invoked synchronously only (by Step Functions or a caller waiting for the answer): failures go back to the caller, a DLQ applies to asynchronous invocations',
+      );
     }
   }
 }

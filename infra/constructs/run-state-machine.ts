@@ -4,14 +4,14 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as eventsTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logsDestinations from 'aws-cdk-lib/aws-logs-destinations';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as logsDestinations from 'aws-cdk-lib/aws-logs-destinations';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { buildDefinition, type TaskTimeouts } from '../../functions/core/index.ts';
-import { acknowledgeNag, XRAY_REASON } from '../nag.ts';
 import { EXECUTION_END_LOG_TYPES } from '../../functions/hosts/lambda/mark-interrupted.ts';
+import { acknowledgeNag, XRAY_REASON } from '../nag.ts';
 
 export interface RunStateMachineProps {
   type: sfn.StateMachineType;
@@ -83,9 +83,19 @@ export class RunStateMachine extends Construct {
 
     // The definition invokes unqualified ARNs: no version or alias (`:*`) grant is needed.
     this.stateMachine.addToRolePolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: functions.map((fn) => fn.functionArn) }));
-    acknowledgeNag(this.stateMachine.role, 'AwsSolutions', 'AwsSolutions-IAM5[Resource::*]', `${XRAY_REASON}; CloudWatch Logs delivery actions (logs:CreateLogDelivery, ...) also take "*" only`);
+    acknowledgeNag(
+      this.stateMachine.role,
+      'AwsSolutions',
+      'AwsSolutions-IAM5[Resource::*]',
+      `${XRAY_REASON}; CloudWatch Logs delivery actions (logs:CreateLogDelivery, ...) also take "*" only`,
+    );
     if (props.logLevel !== sfn.LogLevel.ALL) {
-      acknowledgeNag(this.stateMachine, 'AwsSolutions', 'AwsSolutions-SF1', 'the log level is a stack setting (logLevel), ERROR by default: logging ALL events costs more than an Express run, and each run records its own events in the table');
+      acknowledgeNag(
+        this.stateMachine,
+        'AwsSolutions',
+        'AwsSolutions-SF1',
+        'the log level is a stack setting (logLevel), ERROR by default: logging ALL events costs more than an Express run, and each run records its own events in the table',
+      );
     }
     const self = Arn.format(
       { service: 'states', resource: 'stateMachine', resourceName: props.stateMachineName, arnFormat: ArnFormat.COLON_RESOURCE_NAME },
@@ -114,7 +124,9 @@ export class RunStateMachine extends Construct {
           detailType: ['Step Functions Execution Status Change'],
           detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'], stateMachineArn: [this.stateMachine.stateMachineArn] },
         },
-        targets: [new eventsTargets.LambdaFunction(props.interrupted, { retryAttempts: 8, maxEventAge: Duration.hours(2), deadLetterQueue: props.deadLetters })],
+        targets: [
+          new eventsTargets.LambdaFunction(props.interrupted, { retryAttempts: 8, maxEventAge: Duration.hours(2), deadLetterQueue: props.deadLetters }),
+        ],
       });
     } else {
       new logs.SubscriptionFilter(this, 'ExecutionDied', {

@@ -3,8 +3,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
 import { z } from 'zod';
-import { formatIssues, parseWorkflow } from '../../functions/core/index.ts';
-import { SCHEDULE_EXPRESSION, SCHEDULER_TIME_PLACEHOLDER } from '../../functions/core/index.ts';
+import { formatIssues, parseWorkflow, SCHEDULE_EXPRESSION, SCHEDULER_TIME_PLACEHOLDER } from '../../functions/core/index.ts';
 import type { RunSchedules } from './schedules.ts';
 
 /** EventBridge Scheduler and EventBridge rules both cap a target's input at 8,192 characters. */

@@ -58,7 +58,10 @@ export class RunSchedules extends Construct {
 
   /** ARN of a rule (or, with `*`, of every rule) named with this construct's prefix. */
   ruleArn(suffix: string): string {
-    return Arn.format({ service: 'events', resource: 'rule', resourceName: `${this.name}-${suffix}`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }, Stack.of(this));
+    return Arn.format(
+      { service: 'events', resource: 'rule', resourceName: `${this.name}-${suffix}`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME },
+      Stack.of(this),
+    );
   }
 
   /**

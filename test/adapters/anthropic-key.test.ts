@@ -2,12 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  clearAnthropicKeyCache,
-  resolveAnthropicKey,
-  secretAwareLlmConfig,
-  secretsManagerReader,
-} from '../../functions/adapters/anthropic-key.ts';
+import { clearAnthropicKeyCache, resolveAnthropicKey, secretAwareLlmConfig, secretsManagerReader } from '../../functions/adapters/anthropic-key.ts';
 import { ConfigurationError } from '../../functions/core/errors.ts';
 
 const secrets = new Map<string, string>();

@@ -15,7 +15,12 @@ describe('makeAnthropicRepairLlm', () => {
     fake.enqueue({ text: '{"workflow":{},"reason":"r"}', usage: { input_tokens: 321, output_tokens: 45 } });
     const reply = await makeAnthropicRepairLlm({ apiKey: 'test-key', baseURL: fake.baseURL }).complete(request);
     expect(reply).toEqual({ text: '{"workflow":{},"reason":"r"}', usage: { input_tokens: 321, output_tokens: 45 } });
-    expect(fake.calls.at(-1)?.body).toMatchObject({ model: 'claude-haiku-4-5', max_tokens: 4096, system: 'you repair', messages: [{ role: 'user', content: 'fix it' }] });
+    expect(fake.calls.at(-1)?.body).toMatchObject({
+      model: 'claude-haiku-4-5',
+      max_tokens: 4096,
+      system: 'you repair',
+      messages: [{ role: 'user', content: 'fix it' }],
+    });
   });
 
   it('says when the reply was cut off at max_tokens', async () => {

@@ -69,7 +69,7 @@ describe('BlobOffloadRunStore', () => {
 });
 
 describe('expandOutputs (what Advance does with a runner result)', () => {
-  it('reads uploaded outputs back, passes inline ones through, and refuses another step\'s blob', async () => {
+  it("reads uploaded outputs back, passes inline ones through, and refuses another step's blob", async () => {
     const { blobs } = setup();
     const target = await uploadTargetFor(blobs, RUN, 11);
     expect(target.key).toBe(stepBlobKey(RUN, 11));

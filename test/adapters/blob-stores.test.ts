@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { formatUrl } from '@aws-sdk/core/util';
 import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
 import { HttpRequest } from '@smithy/core/protocols';
-import { NodeSha256 } from '../../functions/adapters/node-sha256.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { putToUploadUrl } from '../../functions/adapters/blob-upload.ts';
 import { FileBlobStore } from '../../functions/adapters/file-blob-store.ts';
+import { NodeSha256 } from '../../functions/adapters/node-sha256.ts';
 import { S3BlobStore } from '../../functions/adapters/s3-blob-store.ts';
 import { type BlobStore, blobRefOf, stepBlobKey } from '../../functions/core/blob-store.ts';
 import { StoreError } from '../../functions/core/errors.ts';
@@ -75,7 +75,12 @@ describe('FileBlobStore', () => {
 
 describe('S3BlobStore', () => {
   it('hands out presigned PUT URLs that expire, and signs its own requests', async () => {
-    const store = new S3BlobStore({ bucket: BUCKET, endpoint: s3.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
+    const store = new S3BlobStore({
+      bucket: BUCKET,
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+    });
     const url = new URL(await store.uploadUrl('runs/r2/steps/9.json', 600));
     expect(url.pathname).toBe(`/${BUCKET}/runs/r2/steps/9.json`);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('600');
@@ -85,18 +90,32 @@ describe('S3BlobStore', () => {
     expect(s3.objects.get(`${BUCKET}/runs/r2/steps/8.json`)).toBe('{}');
   });
 
-  it('presigns the URLs the AWS SDK\'s S3 presigner signs for the same request (virtual-hosted on AWS, path-style on an endpoint)', async () => {
+  it("presigns the URLs the AWS SDK's S3 presigner signs for the same request (virtual-hosted on AWS, path-style on an endpoint)", async () => {
     const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'token/with+chars=' };
     const sdk = new S3RequestPresigner({ region: 'eu-west-3', credentials, sha256: NodeSha256 });
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.UTC(2026, 10, 23, 12, 0, 0));
     try {
       for (const endpoint of [undefined, s3.endpoint]) {
-        const ours = new S3BlobStore({ bucket: BUCKET, region: async () => 'eu-west-3', credentials: async () => credentials, ...(endpoint ? { endpoint } : {}) });
+        const ours = new S3BlobStore({
+          bucket: BUCKET,
+          region: async () => 'eu-west-3',
+          credentials: async () => credentials,
+          ...(endpoint ? { endpoint } : {}),
+        });
         const key = 'runs/run 1+x/params/7.json';
-        const url = new URL(endpoint ? `${endpoint}/${BUCKET}/runs/run%201%2Bx/params/7.json` : `https://${BUCKET}.s3.eu-west-3.amazonaws.com/runs/run%201%2Bx/params/7.json`);
+        const url = new URL(
+          endpoint ? `${endpoint}/${BUCKET}/runs/run%201%2Bx/params/7.json` : `https://${BUCKET}.s3.eu-west-3.amazonaws.com/runs/run%201%2Bx/params/7.json`,
+        );
         for (const method of ['PUT', 'GET'] as const) {
-          const request = new HttpRequest({ method, protocol: url.protocol, hostname: url.hostname, ...(url.port ? { port: Number(url.port) } : {}), path: url.pathname, headers: {} });
+          const request = new HttpRequest({
+            method,
+            protocol: url.protocol,
+            hostname: url.hostname,
+            ...(url.port ? { port: Number(url.port) } : {}),
+            path: url.pathname,
+            headers: {},
+          });
           const expected = formatUrl(await sdk.presign(request, { expiresIn: 960 }));
           expect(await (method === 'PUT' ? ours.uploadUrl(key, 960) : ours.downloadUrl(key, 960))).toBe(expected);
         }
@@ -107,7 +126,12 @@ describe('S3BlobStore', () => {
   });
 
   it('reports S3 refusing a write or a read as StoreUnavailableError naming the key', async () => {
-    const store = new S3BlobStore({ bucket: BUCKET, endpoint: 'http://127.0.0.1:9', region: 'us-east-1', credentials: { accessKeyId: 'A', secretAccessKey: 'B' } });
+    const store = new S3BlobStore({
+      bucket: BUCKET,
+      endpoint: 'http://127.0.0.1:9',
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'A', secretAccessKey: 'B' },
+    });
     await expect(store.put('runs/r3/steps/1.json', '{}')).rejects.toThrow(/runs\/r3\/steps\/1.json cannot be written/);
     await expect(store.get(blobRefOf('runs/r3/steps/1.json', '{}'))).rejects.toThrow(/cannot be read/);
   });

@@ -36,7 +36,11 @@ describe('RulesScheduleSync', () => {
     expect(target?.InputTransformer?.InputPathsMap).toEqual({ time: '$.time' });
     // What the Lambda gets once EventBridge fills in the event's time parses as a scheduled start.
     const fired = (target?.InputTransformer?.InputTemplate ?? '').replace('<time>', '2026-11-24T02:00:00Z');
-    expect(ScheduledStartEventSchema.parse(JSON.parse(fired))).toEqual({ workflowName: 'nightly', params: { day: 'today' }, scheduledTime: '2026-11-24T02:00:00Z' });
+    expect(ScheduledStartEventSchema.parse(JSON.parse(fired))).toEqual({
+      workflowName: 'nightly',
+      params: { day: 'today' },
+      scheduledTime: '2026-11-24T02:00:00Z',
+    });
   });
 
   it('overwrites the rule on a second upsert (disabling it here) and keeps one target', async () => {
@@ -49,7 +53,10 @@ describe('RulesScheduleSync', () => {
 
   it("refuses what rules cannot fire (at(...), a time zone) before calling EventBridge, and reports EventBridge's rejection as the caller's error", async () => {
     const sync = setup();
-    for (const schedule of [nightly({ workflowName: 'once', expression: 'at(2027-01-01T00:00:00)' }), nightly({ workflowName: 'paris', timezone: 'Europe/Paris' })]) {
+    for (const schedule of [
+      nightly({ workflowName: 'once', expression: 'at(2027-01-01T00:00:00)' }),
+      nightly({ workflowName: 'paris', timezone: 'Europe/Paris' }),
+    ]) {
       const error = await sync.upsert(schedule).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InvalidInputError);
       expect(String(error)).toMatch(/needs EventBridge Scheduler.*cron\(\.\.\.\) or rate\(\.\.\.\) in UTC only/);

@@ -43,7 +43,11 @@ describe('SchedulerScheduleSync', () => {
     });
     // What the Lambda gets once Scheduler fills in the time parses as a scheduled start.
     const fired = (created?.Target.Input ?? '').replace('<aws.scheduler.scheduled-time>', '2026-11-24T01:00:00Z');
-    expect(ScheduledStartEventSchema.parse(JSON.parse(fired))).toEqual({ workflowName: 'nightly', params: { day: 'today' }, scheduledTime: '2026-11-24T01:00:00Z' });
+    expect(ScheduledStartEventSchema.parse(JSON.parse(fired))).toEqual({
+      workflowName: 'nightly',
+      params: { day: 'today' },
+      scheduledTime: '2026-11-24T01:00:00Z',
+    });
   });
 
   it('replaces a schedule on a second upsert (disabling it here) instead of failing on the taken name', async () => {

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../functions/adapters/dynamo-run-store.ts';
-import { DynamoRegistryStore } from '../../functions/adapters/dynamo-registry-store.ts';
 import { createLocalDynamoClient, type DynaliteServer, startDynalite } from '../../functions/adapters/dynalite-server.ts';
+import { DynamoRegistryStore } from '../../functions/adapters/dynamo-registry-store.ts';
+import { createDocumentClient } from '../../functions/adapters/dynamo-run-store.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../functions/adapters/sqlite-registry-store.ts';
 import { ensureTable } from '../../functions/adapters/table-schema.ts';
 import type { Workflow } from '../../functions/core/ir.ts';
@@ -25,7 +25,14 @@ const workflow = (command: string, description?: string): Workflow => ({
   outputs: {},
 });
 const schedule = (workflowName: string, overrides: Partial<Schedule> = {}): Schedule => ({
-  workflowName, expression: 'rate(5 minutes)', timezone: 'UTC', params: { name: 'Ada' }, enabled: true, createdAt: NOW, updatedAt: NOW, ...overrides,
+  workflowName,
+  expression: 'rate(5 minutes)',
+  timezone: 'UTC',
+  params: { name: 'Ada' },
+  enabled: true,
+  createdAt: NOW,
+  updatedAt: NOW,
+  ...overrides,
 });
 
 let dynalite: DynaliteServer;
@@ -113,7 +120,10 @@ describe.each([
     for (const c of claims) if (!c.claimed) expect(c.runId).toBe(winners[0]);
     const later = await store.claimIdempotencyKey({ key, runId: 'run-later-1', createdAt: NOW + 23 * HOUR, expiresAt: NOW + 47 * HOUR }, NOW + 23 * HOUR);
     expect(later).toEqual({ claimed: false, runId: winners[0] });
-    const afterExpiry = await store.claimIdempotencyKey({ key, runId: 'run-next-day', createdAt: NOW + 25 * HOUR, expiresAt: NOW + 49 * HOUR }, NOW + 25 * HOUR);
+    const afterExpiry = await store.claimIdempotencyKey(
+      { key, runId: 'run-next-day', createdAt: NOW + 25 * HOUR, expiresAt: NOW + 49 * HOUR },
+      NOW + 25 * HOUR,
+    );
     expect(afterExpiry).toEqual({ claimed: true });
   });
 });

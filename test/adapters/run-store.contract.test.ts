@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient, DynamoRunStore } from '../../functions/adapters/dynamo-run-store.ts';
 import { createLocalDynamoClient, type DynaliteServer, startDynalite } from '../../functions/adapters/dynalite-server.ts';
-import { ensureTable, RUN_SK, runPk, stepSk } from '../../functions/adapters/table-schema.ts';
+import { createDocumentClient, DynamoRunStore } from '../../functions/adapters/dynamo-run-store.ts';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
+import { ensureTable, RUN_SK, runPk, stepSk } from '../../functions/adapters/table-schema.ts';
+import { commitAdvance } from '../../functions/core/advance-commit.ts';
 import { StaleRunError, StoreError } from '../../functions/core/errors.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
-import type { IrVersionItem, RunEvent, RunItem, NodeRecord } from '../../functions/core/run-model.ts';
+import type { IrVersionItem, NodeRecord, RunEvent, RunItem } from '../../functions/core/run-model.ts';
 import type { RunStore } from '../../functions/core/run-store.ts';
-import { commitAdvance } from '../../functions/core/advance-commit.ts';
 import { aNodeRecord, aRun } from '../support/builders.ts';
 
 const HOUR = 3_600_000;
@@ -21,21 +21,43 @@ let idCounter = 0;
 const newRunId = () => `run_${process.pid}_${++idCounter}`;
 
 const makeRun = (overrides: Partial<RunItem> = {}): RunItem =>
-  aRun({ runId: newRunId(), workflowName: 'greet', params: { name: 'world' }, createdAt: NOW, updatedAt: NOW, owner: { id: 'owner-a', pid: 123, host: 'laptop', since: NOW }, ...overrides });
+  aRun({
+    runId: newRunId(),
+    workflowName: 'greet',
+    params: { name: 'world' },
+    createdAt: NOW,
+    updatedAt: NOW,
+    owner: { id: 'owner-a', pid: 123, host: 'laptop', since: NOW },
+    ...overrides,
+  });
 
-const aRecord = (runId: string, seq: number, overrides: Partial<NodeRecord> = {}): NodeRecord => aNodeRecord({ runId, seq, startedAt: NOW + seq, ...overrides });
+const aRecord = (runId: string, seq: number, overrides: Partial<NodeRecord> = {}): NodeRecord =>
+  aNodeRecord({ runId, seq, startedAt: NOW + seq, ...overrides });
 
 const makeIr = (runId: string, version: number, command = 'echo hi'): IrVersionItem => ({
-  runId, version, source: version === 0 ? 'original' : 'rules', createdAt: NOW,
+  runId,
+  version,
+  source: version === 0 ? 'original' : 'rules',
+  createdAt: NOW,
   ir: { ir_version: '0.1.0', inputs: {}, nodes: [{ id: 'a', type: 'shell', params: { command } }], edges: [], outputs: {} },
   ...(version > 0 && { reason: 'fixed a typo', diff: ['a.params.command changed'], nodesChanged: ['a'] }),
 });
 
 const makeEvent = (runId: string, n: number): Extract<RunEvent, { type: 'node_interrupted' }> => ({
-  runId, key: String(n).padStart(8, '0'), at: NOW + n, type: 'node_interrupted', nodeId: `n${n}`, seq: n, message: `event ${n}`,
+  runId,
+  key: String(n).padStart(8, '0'),
+  at: NOW + n,
+  type: 'node_interrupted',
+  nodeId: `n${n}`,
+  seq: n,
+  message: `event ${n}`,
 });
 
-const shuffled = <T>(items: T[]): T[] => items.map((v, i) => ({ v, k: (i * 7919) % 101 })).sort((a, b) => a.k - b.k).map((x) => x.v);
+const shuffled = <T>(items: T[]): T[] =>
+  items
+    .map((v, i) => ({ v, k: (i * 7919) % 101 }))
+    .sort((a, b) => a.k - b.k)
+    .map((x) => x.v);
 
 let dynalite: DynaliteServer;
 const TABLE = 'flowmend-contract';
@@ -101,7 +123,9 @@ describe.each([
     await expect(store.putRun(run, { eventSeq: 0 })).rejects.toBeInstanceOf(StaleRunError);
     await store.putRun(run, { notExists: true });
     await store.putRun({ ...run, eventSeq: 1, status: 'failed' }, { ownerId: 'owner-a', eventSeq: 0 });
-    await expect(store.putRun({ ...run, owner: { id: 'owner-b', since: NOW } }, { ownerId: 'owner-a', seq: 0, eventSeq: 0 })).rejects.toBeInstanceOf(StaleRunError);
+    await expect(store.putRun({ ...run, owner: { id: 'owner-b', since: NOW } }, { ownerId: 'owner-a', seq: 0, eventSeq: 0 })).rejects.toBeInstanceOf(
+      StaleRunError,
+    );
     expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', eventSeq: 1, owner: { id: 'owner-a' } });
     await store.putRun({ ...run, eventSeq: 2 }, { eventSeq: 1 });
     expect((await store.getRun(run.runId))?.eventSeq).toBe(2);
@@ -126,10 +150,15 @@ describe.each([
 
   it('round-trips values exactly: nested objects, empty strings, unicode, numbers', async () => {
     const params = {
-      empty: '', spaces: '  ', unicode: 'héllo wörld ✓ 日本語 🚀 \u0000x', newline: 'a\nb\t"c"',
+      empty: '',
+      spaces: '  ',
+      unicode: 'héllo wörld ✓ 日本語 🚀 \u0000x',
+      newline: 'a\nb\t"c"',
       numbers: [0, -1, 1.5, -0.25, 1e-7, 123456789.123, Number.MAX_SAFE_INTEGER, 2 ** 60, -(2 ** 60), 1e21],
-      nested: { a: { b: { c: [{ d: null, e: true, f: false }, [], {}] } }, 'key with spaces': 'v', 'ключ': 'значение' },
-      emptyList: [], emptyObject: {}, nulls: [null, null],
+      nested: { a: { b: { c: [{ d: null, e: true, f: false }, [], {}] } }, 'key with spaces': 'v', ключ: 'значение' },
+      emptyList: [],
+      emptyObject: {},
+      nulls: [null, null],
     };
     const run = makeRun({ params, outputs: { json: '{"a":1}' }, lastErrorSignature: '' });
     await store.putRun(run, { notExists: true });
@@ -205,18 +234,14 @@ describe.each([
   it('lists recent runs newest first, across days, by workflow when asked', async () => {
     const workflow = `wf_${newRunId()}`;
     const other = `wf_${newRunId()}`;
-    const runs = [0, 1, 2, 26, 50, 80].map((hoursAgo) =>
-      makeRun({ workflowName: workflow, createdAt: NOW - hoursAgo * HOUR + 1000, updatedAt: NOW }),
-    );
+    const runs = [0, 1, 2, 26, 50, 80].map((hoursAgo) => makeRun({ workflowName: workflow, createdAt: NOW - hoursAgo * HOUR + 1000, updatedAt: NOW }));
     const old = makeRun({ workflowName: workflow, createdAt: NOW - 40 * DAY });
     const others = [0.5, 30].map((hoursAgo) => makeRun({ workflowName: other, createdAt: NOW - hoursAgo * HOUR + 1000 }));
     for (const run of shuffled([...runs, old, ...others])) await store.putRun(run, { notExists: true });
 
     const mine = await store.listRuns({ limit: 100, workflowName: workflow });
     expect(mine.map((r) => r.runId)).toEqual([...runs, old].map((r) => r.runId));
-    expect((await store.listRuns({ limit: 2, workflowName: workflow })).map((r) => r.runId)).toEqual(
-      runs.slice(0, 2).map((r) => r.runId),
-    );
+    expect((await store.listRuns({ limit: 2, workflowName: workflow })).map((r) => r.runId)).toEqual(runs.slice(0, 2).map((r) => r.runId));
     expect(await store.listRuns({ limit: 5, workflowName: 'never-ran' })).toEqual([]);
 
     const recent = (await store.listRuns({ limit: 1000 })).filter((r) => [workflow, other].includes(r.workflowName));
@@ -260,7 +285,9 @@ describe.each([
 describe('DynamoRunStore', () => {
   it('refuses an item over 400 KB with an error naming the run, the step and its size', async () => {
     const step = aRecord(newRunId(), 7, { nodeId: 'fetch', outputs: { response: 'é'.repeat(210_000) } });
-    const error = await dynamoStore().putRecord(step).catch((e: unknown) => e);
+    const error = await dynamoStore()
+      .putRecord(step)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect((error as Error).message).toMatch(new RegExp(`run ${step.runId}: step 7 \\(node fetch\\) is 410\\.\\d KB, over`));
   });

@@ -83,7 +83,9 @@ describe('SqliteRunStore: durability and atomicity', () => {
     await store.putRun(run, { notExists: true });
     const step = aNodeRecord({ runId: run.runId, seq: 1, nodeId: 'a', status: 'completed', startedAt: 1 });
     const event = { runId: run.runId, key: '00000000', at: 1, type: 'run_succeeded' as const };
-    await expect(store.commitAdvance({ run: { ...run, seq: 1 }, condition: { ownerId: 'someone-else' }, records: [step], events: [event] })).rejects.toBeInstanceOf(StaleRunError);
+    await expect(
+      store.commitAdvance({ run: { ...run, seq: 1 }, condition: { ownerId: 'someone-else' }, records: [step], events: [event] }),
+    ).rejects.toBeInstanceOf(StaleRunError);
     expect(await store.listRecords(run.runId)).toEqual([]);
     expect(await store.listEvents(run.runId)).toEqual([]);
     store.close();

@@ -23,7 +23,11 @@ describe('functions/core (DESIGN: pure engine)', () => {
 
   it('imports only zod, jsonata, node:crypto and its own modules', () => {
     const allowed = (spec: string) => spec.startsWith('.') || ['zod', 'jsonata', 'node:crypto'].includes(spec);
-    const offenders = files.flatMap((file) => importsOf(file).filter((spec) => !allowed(spec)).map((spec) => `${relative(ROOT, file)} imports ${spec}`));
+    const offenders = files.flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => !allowed(spec))
+        .map((spec) => `${relative(ROOT, file)} imports ${spec}`),
+    );
     expect(offenders).toEqual([]);
   });
 
@@ -36,8 +40,15 @@ describe('functions/core (DESIGN: pure engine)', () => {
 describe('runners (DESIGN invariant 5: least privilege)', () => {
   it('never import a store, the AWS SDK for DynamoDB/S3, or the engine', () => {
     const forbidden = /dynamo|run-store|sqlite|@aws-sdk\/client-(dynamodb|s3)|@aws-sdk\/lib-dynamodb|core\/engine/;
-    const files = [...sourcesUnder('functions/nodes'), ...['run-node', 'run-shell', 'run-http', 'run-llm', 'run-transform'].map((h) => join(ROOT, 'functions/hosts/lambda', `${h}.ts`))];
-    const offenders = files.flatMap((file) => importsOf(file).filter((spec) => forbidden.test(spec)).map((spec) => `${relative(ROOT, file)} imports ${spec}`));
+    const files = [
+      ...sourcesUnder('functions/nodes'),
+      ...['run-node', 'run-shell', 'run-http', 'run-llm', 'run-transform'].map((h) => join(ROOT, 'functions/hosts/lambda', `${h}.ts`)),
+    ];
+    const offenders = files.flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => forbidden.test(spec))
+        .map((spec) => `${relative(ROOT, file)} imports ${spec}`),
+    );
     expect(offenders).toEqual([]);
   });
 });
@@ -46,21 +57,29 @@ describe('layers (core, then nodes and adapters, then hosts)', () => {
   it('runners import no adapter and no SDK of a service: they reach the outside through ports the hosts inject', () => {
     const forbidden = /\/adapters\/|^@anthropic-ai\/|^@modelcontextprotocol\/|^@aws-sdk\//;
     const offenders = sourcesUnder('functions/nodes').flatMap((file) =>
-      importsOf(file).filter((spec) => forbidden.test(spec)).map((spec) => `${relative(ROOT, file)} imports ${spec}`),
+      importsOf(file)
+        .filter((spec) => forbidden.test(spec))
+        .map((spec) => `${relative(ROOT, file)} imports ${spec}`),
     );
     expect(offenders).toEqual([]);
   });
 
   it('adapters import no node type and no host', () => {
     const offenders = sourcesUnder('functions/adapters').flatMap((file) =>
-      importsOf(file).filter((spec) => /\/(nodes|hosts)\//.test(spec)).map((spec) => `${relative(ROOT, file)} imports ${spec}`),
+      importsOf(file)
+        .filter((spec) => /\/(nodes|hosts)\//.test(spec))
+        .map((spec) => `${relative(ROOT, file)} imports ${spec}`),
     );
     expect(offenders).toEqual([]);
   });
 
   it('core, nodes and adapters import no host', () => {
     const files = ['functions/core', 'functions/nodes', 'functions/adapters'].flatMap(sourcesUnder);
-    const offenders = files.flatMap((file) => importsOf(file).filter((spec) => /\/hosts\//.test(spec)).map((spec) => `${relative(ROOT, file)} imports ${spec}`));
+    const offenders = files.flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => /\/hosts\//.test(spec))
+        .map((spec) => `${relative(ROOT, file)} imports ${spec}`),
+    );
     expect(offenders).toEqual([]);
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { findBusinessError } from '../../functions/core/business-errors.ts';
 import { type ClassifyInput, classifyOutcome } from '../../functions/core/classify.ts';
-import { TRANSIENT_RETRY } from '../../functions/core/retry-policy.ts';
 import { classifyHttpStatus } from '../../functions/core/http-status.ts';
 import type { ClassificationRules } from '../../functions/core/ir.ts';
+import { TRANSIENT_RETRY } from '../../functions/core/retry-policy.ts';
 import { builtinCatalog } from '../../functions/nodes/catalog.ts';
 
 /** As the engine calls it: with what the node's type declares. */
@@ -37,22 +37,46 @@ const TABLE: [string, ClassifyInput, Kind, string?][] = [
   ['Slack ratelimited', body({ ok: false, error: 'ratelimited' }), 'warning', 'API error: ratelimited'],
   ['success:false quota', body({ success: false, error: 'quota exceeded' }), 'warning', 'API error: quota exceeded'],
   ['success:false rate limit message', body({ success: false, message: 'Rate limit exceeded' }), 'warning', 'API error: Rate limit exceeded'],
-  ['isError with error.message', body({ isError: true, error: { message: 'Permission denied for resource' } }), 'warning', 'API error: Permission denied for resource'],
-  ['MCP isError with text content', body({ isError: true, content: [{ type: 'text', text: 'Access denied to repo' }] }), 'warning', 'API error: Access denied to repo'],
+  [
+    'isError with error.message',
+    body({ isError: true, error: { message: 'Permission denied for resource' } }),
+    'warning',
+    'API error: Permission denied for resource',
+  ],
+  [
+    'MCP isError with text content',
+    body({ isError: true, content: [{ type: 'text', text: 'Access denied to repo' }] }),
+    'warning',
+    'API error: Access denied to repo',
+  ],
   ['GraphQL errors[] not found', body({ data: null, errors: [{ message: 'Repository not found' }] }), 'warning', 'API error: Repository not found'],
   ['GitHub bad credentials', body({ errors: [{ message: 'Bad credentials' }] }), 'warning', 'API error: Bad credentials'],
   ['code and message', body({ success: false, error_code: 'UNAUTHORIZED', error: 'Invalid token' }), 'warning', 'API error (UNAUTHORIZED): Invalid token'],
   ['errorCode FORBIDDEN', body({ success: false, errorCode: 'FORBIDDEN', message: 'nope' }), 'warning', 'API error (FORBIDDEN): nope'],
   ['status:"error" forbidden', body({ status: 'error', message: 'Forbidden' }), 'warning', 'API error: Forbidden'],
   ['status:"failed" does not exist', body({ status: 'failed', error: 'Workspace does not exist' }), 'warning', 'API error: Workspace does not exist'],
-  ['nested error object with code', body({ error: { code: 'NOT_FOUND', message: 'Channel does not exist' } }), 'warning', 'API error (NOT_FOUND): Channel does not exist'],
+  [
+    'nested error object with code',
+    body({ error: { code: 'NOT_FOUND', message: 'Channel does not exist' } }),
+    'warning',
+    'API error (NOT_FOUND): Channel does not exist',
+  ],
   ['numeric code 404', body({ success: false, code: 404, message: 'Item gone' }), 'warning', 'API error (404): Item gone'],
   ['envelope {successful, data}', body({ successful: true, data: { ok: false, error: 'channel_not_found' } }), 'warning', 'API error: channel_not_found'],
   // bad requests: repairable
   ['Slack invalid_parameter', body({ ok: false, error: 'invalid_parameter' }), 'error', 'API error: invalid_parameter'],
   ['Invalid input format', body({ success: false, error: 'Invalid input format' }), 'error', 'API error: Invalid input format'],
-  ['VALIDATION_ERROR code', body({ success: false, error_code: 'VALIDATION_ERROR', error: 'name is bad' }), 'error', 'API error (VALIDATION_ERROR): name is bad'],
-  ['validation wins over "not found"', body({ errors: [{ message: 'Field "x" not found on type Query', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] }), 'error'],
+  [
+    'VALIDATION_ERROR code',
+    body({ success: false, error_code: 'VALIDATION_ERROR', error: 'name is bad' }),
+    'error',
+    'API error (VALIDATION_ERROR): name is bad',
+  ],
+  [
+    'validation wins over "not found"',
+    body({ errors: [{ message: 'Field "x" not found on type Query', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] }),
+    'error',
+  ],
   ['missing required wins over "missing"', body({ ok: false, error: 'missing required field: channel' }), 'error'],
   ['numeric code 400', body({ success: false, code: 400, message: 'oops' }), 'error'],
   ['must be a', body({ error: { type: 'invalid_request_error', message: 'max_tokens: must be a positive integer' } }), 'error'],
@@ -70,10 +94,26 @@ const TABLE: [string, ClassifyInput, Kind, string?][] = [
   ['a word "error" in data', body({ data: { title: 'Error handling 101', status: 'published' } }), 'success'],
   // only API node types are inspected
   ['shell stdout with an API-like body', body({ ok: false, error: 'channel_not_found' }, 'shell'), 'success'],
-  ['llm text output', { nodeId: 'ask', nodeType: 'llm', result: { kind: 'ok', outputs: { response: '{"ok":false,"error":"user_not_found"}' }, action: 'default', durationMs: 1 } }, 'success'],
+  [
+    'llm text output',
+    {
+      nodeId: 'ask',
+      nodeType: 'llm',
+      result: { kind: 'ok', outputs: { response: '{"ok":false,"error":"user_not_found"}' }, action: 'default', durationMs: 1 },
+    },
+    'success',
+  ],
   [
     'shell "No such file" is repairable, not an API warning',
-    { nodeId: 'cat', nodeType: 'shell', result: { kind: 'failed', error: { code: 'EXIT_NONZERO', message: 'Command failed with exit code 1: cat: /x: No such file or directory' }, durationMs: 1 } },
+    {
+      nodeId: 'cat',
+      nodeType: 'shell',
+      result: {
+        kind: 'failed',
+        error: { code: 'EXIT_NONZERO', message: 'Command failed with exit code 1: cat: /x: No such file or directory' },
+        durationMs: 1,
+      },
+    },
     'error',
   ],
   // HTTP statuses
@@ -90,8 +130,18 @@ const TABLE: [string, ClassifyInput, Kind, string?][] = [
   ['HTTP 422', status(422), 'error'],
   ['HTTP 418 (other 4xx)', status(418), 'error'],
   // thrown errors, after the state machine's retries
-  ['TransientError exhausted', { nodeId: 'call', nodeType: 'http', taskError: { Error: 'TransientError', Cause: 'HTTP 503 Service Unavailable' } }, 'fatal', 'HTTP 503 Service Unavailable (retries exhausted)'],
-  ['ConfigurationError', { nodeId: 'ask', nodeType: 'llm', taskError: { Error: 'ConfigurationError', Cause: 'ANTHROPIC_API_KEY is not set' } }, 'fatal', 'ConfigurationError: ANTHROPIC_API_KEY is not set'],
+  [
+    'TransientError exhausted',
+    { nodeId: 'call', nodeType: 'http', taskError: { Error: 'TransientError', Cause: 'HTTP 503 Service Unavailable' } },
+    'fatal',
+    'HTTP 503 Service Unavailable (retries exhausted)',
+  ],
+  [
+    'ConfigurationError',
+    { nodeId: 'ask', nodeType: 'llm', taskError: { Error: 'ConfigurationError', Cause: 'ANTHROPIC_API_KEY is not set' } },
+    'fatal',
+    'ConfigurationError: ANTHROPIC_API_KEY is not set',
+  ],
 ];
 
 describe('classifyOutcome', () => {
@@ -124,14 +174,21 @@ describe('classifyOutcome', () => {
     expect(classify(body({ ok: false, error: 'invalid_parameter' }))).toMatchObject({ kind: 'error', error: { category: 'execution_failure', fixable: true } });
     expect(classify(status(422))).toMatchObject({ kind: 'error', error: { category: 'execution_failure', code: 'HTTP_STATUS', fixable: true } });
     expect(classify(status(404))).toMatchObject({ kind: 'warning', error: { category: 'non_repairable', code: 'HTTP_STATUS', fixable: false } });
-    const template = classify({ nodeId: 'b', nodeType: 'shell', result: { kind: 'failed', error: { code: 'TEMPLATE_UNRESOLVED', message: '${a.x}' }, durationMs: 0 } });
+    const template = classify({
+      nodeId: 'b',
+      nodeType: 'shell',
+      result: { kind: 'failed', error: { code: 'TEMPLATE_UNRESOLVED', message: '${a.x}' }, durationMs: 0 },
+    });
     expect(template).toMatchObject({ kind: 'error', error: { category: 'template', fixable: true } });
     const exhausted = classify({ nodeId: 'call', nodeType: 'http', taskError: { Error: 'TransientError', Cause: 'timeout' } });
     expect(exhausted).toMatchObject({ kind: 'fatal', error: { category: 'transient', code: 'RETRIES_EXHAUSTED', fixable: false } });
   });
 
   it('passes the runner action through on success', () => {
-    expect(classify({ ...body({ ok: true }), result: { kind: 'ok', outputs: { response: {} }, action: 'found', durationMs: 0 } })).toEqual({ kind: 'success', action: 'found' });
+    expect(classify({ ...body({ ok: true }), result: { kind: 'ok', outputs: { response: {} }, action: 'found', durationMs: 0 } })).toEqual({
+      kind: 'success',
+      action: 'found',
+    });
   });
 
   it('throws on an input with neither result nor error (a bug in the caller)', () => {
@@ -162,8 +219,19 @@ describe('workflow classification rules', () => {
 
 describe('classifyHttpStatus defaults', () => {
   it.each([
-    [200, 'success'], [201, 'success'], [204, 'success'], [301, 'repairable'], [401, 'warning'], [429, 'warning'],
-    [400, 'repairable'], [451, 'repairable'], [408, 'transient'], [500, 'transient'], [502, 'transient'], [503, 'transient'], [529, 'transient'],
+    [200, 'success'],
+    [201, 'success'],
+    [204, 'success'],
+    [301, 'repairable'],
+    [401, 'warning'],
+    [429, 'warning'],
+    [400, 'repairable'],
+    [451, 'repairable'],
+    [408, 'transient'],
+    [500, 'transient'],
+    [502, 'transient'],
+    [503, 'transient'],
+    [529, 'transient'],
   ] as const)('HTTP %i is %s', (code, expected) => {
     expect(classifyHttpStatus(code)).toBe(expected);
   });

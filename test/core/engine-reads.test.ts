@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { EngineCache } from '../../functions/core/engine-cache.ts';
 import { advanceRun } from '../../functions/core/engine.ts';
+import { EngineCache } from '../../functions/core/engine-cache.ts';
 import { sequentialIds } from '../../functions/core/ids.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import { parseWorkflow } from '../../functions/core/parse-workflow.ts';
-import type { RunStore } from '../../functions/core/run-store.ts';
 import { createRun } from '../../functions/core/run-lifecycle.ts';
+import type { RunStore } from '../../functions/core/run-store.ts';
 import type { AdvanceOutcome } from '../../functions/core/state-io.ts';
 import { makeRunNodeHandler } from '../../functions/hosts/lambda/run-node.ts';
 import { builtinCatalog } from '../../functions/nodes/catalog.ts';
@@ -48,7 +48,16 @@ const readsPerAdvance = async (length: number): Promise<number[]> => {
   const runId = `reads-${length}`;
   const parsed = parseWorkflow(chain(length));
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
-  await createRun(store, { runId, workflow: parsed.workflow, workflowName: 'chain', params: {}, owner: { id: 'o', since: 0 }, repairEnabled: false, maxRepairs: 0, now: 0 });
+  await createRun(store, {
+    runId,
+    workflow: parsed.workflow,
+    workflowName: 'chain',
+    params: {},
+    owner: { id: 'o', since: 0 },
+    repairEnabled: false,
+    maxRepairs: 0,
+    now: 0,
+  });
   const runNode = makeRunNodeHandler(transformRunner);
   const perAdvance: number[] = [];
   let input: Record<string, unknown> = { kind: 'start', runId, owner: 'o' };

@@ -4,8 +4,7 @@ import { BlobPathError, CorruptItemError, ItemTooLargeError, StoreError, StoreUn
 import { ENGINE_ERROR_KINDS, ENGINE_RETRY, RUNNER_ERROR_KINDS, TRANSIENT_RETRY } from '../../functions/core/retry-policy.ts';
 
 const definition = buildDefinition({ advance: 'advance', repair: 'repair', continueRun: 'continue', interrupted: 'interrupted', runners: { shell: 'shell' } });
-const retriedIn = (state: string): string[] =>
-  ((definition.States[state]?.Retry ?? []) as { ErrorEquals: string[] }[]).flatMap((r) => r.ErrorEquals);
+const retriedIn = (state: string): string[] => ((definition.States[state]?.Retry ?? []) as { ErrorEquals: string[] }[]).flatMap((r) => r.ErrorEquals);
 
 describe('error kinds and the retries derived from them', () => {
   it('names each kind by the name its errors carry (what ErrorEquals matches)', () => {

@@ -14,15 +14,18 @@ const retriers = (state: string) => definition.States[state]?.Retry as Retrier[]
 /** History events of a Task whose every Retry is used: 5, and 3 for each failed try. */
 const worstTaskEvents = (state: string) => 5 + 3 * retriers(state).reduce((n, r) => n + r.MaxAttempts, 0);
 
-describe('continue-before counts retries (worst case by the definition\'s Retry policies)', () => {
+describe("continue-before counts retries (worst case by the definition's Retry policies)", () => {
   it('a Standard execution of maxAdvances steps, every retry used, stays under the 25,000-event history', () => {
     const perStep = worstTaskEvents(STATE.advance) + 2 + worstTaskEvents(runnerStateName('shell'));
     expect(perStep).toBeGreaterThan(13);
     expect(DEFAULT_EXECUTION_LIMITS.maxAdvances * perStep).toBeLessThan(STANDARD_HISTORY_EVENTS);
   });
 
-  it('a node\'s worst case is every try to its timeout plus the waits of the runner Task\'s retriers', () => {
-    const waits = retriers(runnerStateName('shell')).reduce((s, r) => s + Array.from({ length: r.MaxAttempts }, (_, i) => r.IntervalSeconds * r.BackoffRate ** i).reduce((a, b) => a + b, 0), 0);
+  it("a node's worst case is every try to its timeout plus the waits of the runner Task's retriers", () => {
+    const waits = retriers(runnerStateName('shell')).reduce(
+      (s, r) => s + Array.from({ length: r.MaxAttempts }, (_, i) => r.IntervalSeconds * r.BackoffRate ** i).reduce((a, b) => a + b, 0),
+      0,
+    );
     const tries = 1 + (retriers(runnerStateName('shell'))[0]?.MaxAttempts ?? 0);
     expect(runnerWorstCaseS(60)).toBe(tries * 60 + waits);
     // The longest Express node fits, retries included, in a fresh execution; one second more does not.

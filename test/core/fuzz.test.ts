@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ShellContextScanner, ShellQuotingError } from '../../functions/core/shell-quote.ts';
 import { resolveParams, resolveValue, TemplateResolutionError } from '../../functions/core/templates.ts';
-import { parseWorkflow, validateWorkflow, type ValidationIssue } from '../../functions/core/validate.ts';
+import { parseWorkflow, type ValidationIssue, validateWorkflow } from '../../functions/core/validate.ts';
 import { builtinCatalog } from '../../functions/nodes/catalog.ts';
 
 const catalog = builtinCatalog;
@@ -19,31 +19,58 @@ const expectClearIssues = (issues: readonly ValidationIssue[]): void => {
 };
 
 const names = fc.oneof(fc.constantFrom('a', 'b', 'c', 'fetch', '__proto__', 'constructor', 'toString', 'x-y', '1bad', ''), fc.string({ maxLength: 6 }));
-const templateText = fc.array(fc.oneof(fc.string({ maxLength: 6 }), names.map((n) => `\${${n}}`), names.map((n) => `\${a.${n}[0]}`), fc.constantFrom('$${a}', '${', '}', '"', "'", '\\', '`', '$(', '<<EOF\n')), { maxLength: 8 }).map((parts) => parts.join(''));
-const params = fc.dictionary(fc.constantFrom('command', 'stdin', 'url', 'headers', 'expression', 'input', 'raw', 'env', 'timeout_s', 'prompt', 'zzz'), fc.oneof(templateText, fc.jsonValue({ maxDepth: 3 })), { maxKeys: 4 });
+const templateText = fc
+  .array(
+    fc.oneof(
+      fc.string({ maxLength: 6 }),
+      names.map((n) => `\${${n}}`),
+      names.map((n) => `\${a.${n}[0]}`),
+      fc.constantFrom('$${a}', '${', '}', '"', "'", '\\', '`', '$(', '<<EOF\n'),
+    ),
+    { maxLength: 8 },
+  )
+  .map((parts) => parts.join(''));
+const params = fc.dictionary(
+  fc.constantFrom('command', 'stdin', 'url', 'headers', 'expression', 'input', 'raw', 'env', 'timeout_s', 'prompt', 'zzz'),
+  fc.oneof(templateText, fc.jsonValue({ maxDepth: 3 })),
+  { maxKeys: 4 },
+);
 const node = fc.record({ id: names, type: fc.constantFrom('shell', 'http', 'transform', 'llm', 'nope'), params }, { requiredKeys: ['id', 'type'] });
-const workflowLike = fc.record({
-  inputs: fc.dictionary(names, fc.record({ type: fc.constantFrom('string', 'number', 'bogus'), secret: fc.boolean(), default: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }), { maxKeys: 3 }),
-  nodes: fc.array(node, { maxLength: 5 }),
-  edges: fc.array(fc.record({ from: names, to: names, action: fc.constantFrom('default', 'error', '') }), { maxLength: 6 }),
-  outputs: fc.dictionary(names, fc.record({ source: templateText }), { maxKeys: 2 }),
-  start_node: names,
-}, { requiredKeys: ['nodes'] });
+const workflowLike = fc.record(
+  {
+    inputs: fc.dictionary(
+      names,
+      fc.record({ type: fc.constantFrom('string', 'number', 'bogus'), secret: fc.boolean(), default: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] }),
+      { maxKeys: 3 },
+    ),
+    nodes: fc.array(node, { maxLength: 5 }),
+    edges: fc.array(fc.record({ from: names, to: names, action: fc.constantFrom('default', 'error', '') }), { maxLength: 6 }),
+    outputs: fc.dictionary(names, fc.record({ source: templateText }), { maxKeys: 2 }),
+    start_node: names,
+  },
+  { requiredKeys: ['nodes'] },
+);
 
 describe('fuzzing the IR parser and validation', () => {
   it('parses any JSON value without throwing; a rejection names fields', () => {
-    fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), (raw) => {
-      const parsed = parseWorkflow(raw);
-      if (!parsed.ok) expectClearIssues(parsed.issues);
-    }), RUNS);
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 5 }), (raw) => {
+        const parsed = parseWorkflow(raw);
+        if (!parsed.ok) expectClearIssues(parsed.issues);
+      }),
+      RUNS,
+    );
   });
 
   it('parses and validates workflow-shaped input (hostile names, templates, params) without throwing', () => {
-    fc.assert(fc.property(workflowLike, (raw) => {
-      const parsed = parseWorkflow(JSON.parse(JSON.stringify(raw)));
-      if (!parsed.ok) return expectClearIssues(parsed.issues);
-      for (const issue of validateWorkflow(parsed.workflow, catalog)) expect(issue.message.length).toBeGreaterThan(5);
-    }), RUNS);
+    fc.assert(
+      fc.property(workflowLike, (raw) => {
+        const parsed = parseWorkflow(JSON.parse(JSON.stringify(raw)));
+        if (!parsed.ok) return expectClearIssues(parsed.issues);
+        for (const issue of validateWorkflow(parsed.workflow, catalog)) expect(issue.message.length).toBeGreaterThan(5);
+      }),
+      RUNS,
+    );
   });
 
   it('refuses nesting thousands of levels deep with one clear issue instead of a stack overflow', () => {
@@ -69,26 +96,32 @@ describe('fuzzing templates and shell quoting', () => {
   });
 
   it('resolves any text against any context, or fails with a TemplateResolutionError', () => {
-    fc.assert(fc.property(templateText, context, fc.boolean(), (text, ctx, quoted) => {
-      try {
-        const out = quoted ? resolveParams({ command: text }, ctx, { command: 'shell' }) : resolveValue(text, ctx);
-        expect(out).toBeDefined();
-      } catch (error) {
-        expect(error).toBeInstanceOf(TemplateResolutionError);
-        expect((error as Error).message).toMatch(/template/i);
-      }
-    }), RUNS);
+    fc.assert(
+      fc.property(templateText, context, fc.boolean(), (text, ctx, quoted) => {
+        try {
+          const out = quoted ? resolveParams({ command: text }, ctx, { command: 'shell' }) : resolveValue(text, ctx);
+          expect(out).toBeDefined();
+        } catch (error) {
+          expect(error).toBeInstanceOf(TemplateResolutionError);
+          expect((error as Error).message).toMatch(/template/i);
+        }
+      }),
+      RUNS,
+    );
   });
 
   it('scans any command text without throwing, except the here-document refusal', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (text) => {
-      const scanner = new ShellContextScanner();
-      scanner.feed(text);
-      try {
-        expect(['bare', 'double', 'single', 'backtick']).toContain(scanner.context());
-      } catch (error) {
-        expect(error).toBeInstanceOf(ShellQuotingError);
-      }
-    }), RUNS);
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (text) => {
+        const scanner = new ShellContextScanner();
+        scanner.feed(text);
+        try {
+          expect(['bare', 'double', 'single', 'backtick']).toContain(scanner.context());
+        } catch (error) {
+          expect(error).toBeInstanceOf(ShellQuotingError);
+        }
+      }),
+      RUNS,
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type ChildLoader, inlineChildWorkflows } from '../../functions/core/nested/inline-children.ts';
+import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { childRunId } from '../../functions/core/nested/child-run.ts';
-import { WorkflowSchema, type WorkflowInput } from '../../functions/core/ir.ts';
+import { type ChildLoader, inlineChildWorkflows } from '../../functions/core/nested/inline-children.ts';
 import type { RunItem } from '../../functions/core/run-model.ts';
 
 const wf = (input: WorkflowInput) => WorkflowSchema.parse(input);
@@ -9,11 +9,13 @@ const calls = (source: Record<string, unknown>) => wf({ nodes: [{ id: 'call', ty
 const leaf = { nodes: [{ id: 'leaf', type: 'transform', params: { expression: '${x}' } }] };
 
 /** Registered workflows by name, as the API's registry gives them. */
-const registry = (workflows: Record<string, unknown>): ChildLoader => async (source) => {
-  if (source.kind === 'ref') return { ok: false, message: 'no files here' };
-  const raw = workflows[source.name];
-  return raw === undefined ? { ok: false, message: `no workflow '${source.name}'` } : { ok: true, raw, origin: `name:${source.name}` };
-};
+const registry =
+  (workflows: Record<string, unknown>): ChildLoader =>
+  async (source) => {
+    if (source.kind === 'ref') return { ok: false, message: 'no files here' };
+    const raw = workflows[source.name];
+    return raw === undefined ? { ok: false, message: `no workflow '${source.name}'` } : { ok: true, raw, origin: `name:${source.name}` };
+  };
 
 describe('inlineChildWorkflows', () => {
   it("freezes each named child into its node, keeping the name beside it, and leaves the child's templates as written", async () => {
@@ -24,7 +26,11 @@ describe('inlineChildWorkflows', () => {
   });
 
   it('names a cycle, also one through an inline child', async () => {
-    const direct = await inlineChildWorkflows(calls({ workflow_name: 'b' }), 'name:a', registry({ a: calls({ workflow_name: 'b' }), b: calls({ workflow_name: 'a' }) }));
+    const direct = await inlineChildWorkflows(
+      calls({ workflow_name: 'b' }),
+      'name:a',
+      registry({ a: calls({ workflow_name: 'b' }), b: calls({ workflow_name: 'a' }) }),
+    );
     expect(direct.ok ? [] : direct.issues.map((i) => [i.code, i.message])).toEqual([['WORKFLOW_CYCLE', expect.stringContaining('name:a -> name:b -> name:a')]]);
     const inline = await inlineChildWorkflows(calls({ workflow_ir: calls({ workflow_name: 'a' }) }), 'name:a', registry({ a: calls({ workflow_name: 'x' }) }));
     expect(inline.ok ? [] : inline.issues.map((i) => i.code)).toEqual(['WORKFLOW_CYCLE']);
@@ -32,7 +38,11 @@ describe('inlineChildWorkflows', () => {
   });
 
   it('refuses nesting past the smallest max_depth above, and a name it cannot find', async () => {
-    const deep = await inlineChildWorkflows(calls({ workflow_name: 'one', max_depth: 2 }), 'name:top', registry({ one: calls({ workflow_name: 'two' }), two: calls({ workflow_name: 'three' }), three: leaf }));
+    const deep = await inlineChildWorkflows(
+      calls({ workflow_name: 'one', max_depth: 2 }),
+      'name:top',
+      registry({ one: calls({ workflow_name: 'two' }), two: calls({ workflow_name: 'three' }), three: leaf }),
+    );
     expect(deep.ok ? [] : deep.issues.map((i) => i.code)).toEqual(['NESTING_TOO_DEEP']);
     const missing = await inlineChildWorkflows(calls({ workflow_name: 'nope' }), 'name:top', registry({}));
     expect(missing.ok ? [] : missing.issues.map((i) => i.message)).toEqual([expect.stringContaining("workflow_name 'nope': no workflow 'nope'")]);

@@ -14,7 +14,7 @@ describe('splitMcpAlias', () => {
 });
 
 describe('normalisePflowForms', () => {
-  it('copies only the servers a workflow calls from the config file, and the workflow\'s own win', () => {
+  it("copies only the servers a workflow calls from the config file, and the workflow's own win", () => {
     const out = normalisePflowForms(
       { nodes: [{ id: 'a', type: 'mcp-gh-list', params: { repo: 'x' } }], mcp_servers: { gh: { command: 'mine' } } },
       { mcpServers: { gh: { command: 'theirs' }, other: { command: 'unused' } } },
@@ -26,7 +26,9 @@ describe('normalisePflowForms', () => {
 
 describe('validation of pflow forms', () => {
   it('refuses a literal token in an MCP server header and accepts a ${VAR} reference', () => {
-    expect(plainTextSecrets({ type: 'http', url: 'https://x', headers: { Authorization: 'Bearer abc123', Accept: 'json' } })).toEqual(['headers.Authorization']);
+    expect(plainTextSecrets({ type: 'http', url: 'https://x', headers: { Authorization: 'Bearer abc123', Accept: 'json' } })).toEqual([
+      'headers.Authorization',
+    ]);
     expect(plainTextSecrets({ type: 'http', url: 'https://x', headers: { Authorization: 'Bearer ${TOKEN}' } })).toEqual([]);
   });
 
@@ -35,9 +37,11 @@ describe('validation of pflow forms', () => {
     ['github-create-pr', 'GitHub REST API'],
     ['code', 'transform'],
     ['claude-code', 'llm node'],
-  ])('says what to use instead of pflow\'s %s', (type, instead) => {
+  ])("says what to use instead of pflow's %s", (type, instead) => {
     const parsed = parseWorkflow({ nodes: [{ id: 'n', type }] });
     if (!parsed.ok) throw new Error('parse');
-    expect(validateWorkflow(parsed.workflow, builtinCatalog)).toContainEqual(expect.objectContaining({ code: 'UNSUPPORTED_NODE_TYPE', message: expect.stringContaining(instead) }));
+    expect(validateWorkflow(parsed.workflow, builtinCatalog)).toContainEqual(
+      expect.objectContaining({ code: 'UNSUPPORTED_NODE_TYPE', message: expect.stringContaining(instead) }),
+    );
   });
 });

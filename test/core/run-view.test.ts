@@ -12,14 +12,22 @@ import { transformRunner } from '../../functions/nodes/transform.ts';
 
 describe('boundValue', () => {
   it('redacts secret-looking keys at any depth, also inside JSON text', () => {
-    const out = boundValue({ headers: { Authorization: 'Bearer x', accept: 'json' }, stdout: '{"user":{"api_token":"s3cr3t","login":"ada"}}', password: 'p' }) as Record<string, unknown>;
+    const out = boundValue({
+      headers: { Authorization: 'Bearer x', accept: 'json' },
+      stdout: '{"user":{"api_token":"s3cr3t","login":"ada"}}',
+      password: 'p',
+    }) as Record<string, unknown>;
     expect(out.password).toBe(REDACTED);
     expect(out.headers).toEqual({ Authorization: REDACTED, accept: 'json' });
     expect(out.stdout).toBe(`{"user":{"api_token":"${REDACTED}","login":"ada"}}`);
   });
 
   it('cuts long strings, long arrays and deep objects, saying how much is left out', () => {
-    const out = boundValue({ text: 'x'.repeat(VIEW_LIMITS.stringChars + 5), items: Array.from({ length: 30 }, (_, i) => i), deep: { a: { b: { c: { d: { e: 1 } } } } } }) as Record<string, unknown>;
+    const out = boundValue({
+      text: 'x'.repeat(VIEW_LIMITS.stringChars + 5),
+      items: Array.from({ length: 30 }, (_, i) => i),
+      deep: { a: { b: { c: { d: { e: 1 } } } } },
+    }) as Record<string, unknown>;
     expect(out.text).toMatch(/… \(5 more characters\)$/);
     expect(out.items).toHaveLength(VIEW_LIMITS.arrayItems + 1);
     expect((out.items as unknown[]).at(-1)).toBe('… 5 more items');

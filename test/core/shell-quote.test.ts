@@ -15,11 +15,28 @@ const render = (command: string, inputs: Record<string, unknown>): string =>
   resolveParams({ command }, { inputs, nodes: {} }, { command: 'shell' }).command as string;
 
 /** Any string a process argument can hold (no NUL), attacker-shaped ones included. */
-const hostile = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('x; touch pwned', '$(touch pwned)', '`touch pwned`', "'; touch pwned; '", '"; touch pwned; "', '\\', '\n', '', '*', '$HOME', "it's", '\\\'', '${x}', '-n'),
-  fc.array(fc.constantFrom("'", '"', '\\', '$', '`', '(', ')', ' ', '\n', '*', ';', 'a', '{', '}', '#', '!', '<'), { maxLength: 12 }).map((a) => a.join('')),
-).map((s) => s.replaceAll('\0', ''));
+const hostile = fc
+  .oneof(
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.constantFrom(
+      'x; touch pwned',
+      '$(touch pwned)',
+      '`touch pwned`',
+      "'; touch pwned; '",
+      '"; touch pwned; "',
+      '\\',
+      '\n',
+      '',
+      '*',
+      '$HOME',
+      "it's",
+      "\\'",
+      '${x}',
+      '-n',
+    ),
+    fc.array(fc.constantFrom("'", '"', '\\', '$', '`', '(', ')', ' ', '\n', '*', ';', 'a', '{', '}', '#', '!', '<'), { maxLength: 12 }).map((a) => a.join('')),
+  )
+  .map((s) => s.replaceAll('\0', ''));
 
 describe('shell quoting by context', () => {
   it('keeps "Hello ${name}" reading as Hello Ada', () => {
@@ -35,7 +52,7 @@ describe('shell quoting by context', () => {
     ['double quotes', 'printf \'%s\\0\' "pre ${v} post"', (v: string) => [`pre ${v} post`]],
     ['single quotes', "printf '%s\\0' 'pre ${v} post'", (v: string) => [`pre ${v} post`]],
     ['a command substitution in double quotes', 'printf \'%s\\0\' "$(printf %s ${v})"', (v: string) => [chomp(v)]],
-    ['backticks', "x=`printf %s ${v}`; printf '%s\\0' \"$x\"", (v: string) => [chomp(v)]],
+    ['backticks', 'x=`printf %s ${v}`; printf \'%s\\0\' "$x"', (v: string) => [chomp(v)]],
   ])('round-trips any string as one argument in %s', (_where, line, expected) => {
     fc.assert(
       fc.property(fc.array(hostile, { minLength: 20, maxLength: 20 }), (values) => {
@@ -78,9 +95,9 @@ describe('shell quoting by context', () => {
     };
     expect(contextAfter('echo \\"')).toBe('bare');
     expect(contextAfter('echo "a\\"')).toBe('double');
-    expect(contextAfter("echo \"it's ")).toBe('double');
+    expect(contextAfter('echo "it\'s ')).toBe('double');
     expect(contextAfter('echo "$(cat ')).toBe('bare');
-    expect(contextAfter("echo '\"")).toBe('single');
+    expect(contextAfter('echo \'"')).toBe('single');
     expect(quoteForShell('', 'bare')).toBe("''");
   });
 });

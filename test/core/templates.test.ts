@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { closestMatch } from '../../functions/core/closest-match.ts';
 import { FlowmendError } from '../../functions/core/errors.ts';
-import {
-  availablePaths,
-  findTemplates,
-  resolveParams,
-  resolveValue,
-  type TemplateContext,
-  TemplateResolutionError,
-} from '../../functions/core/templates.ts';
+import { availablePaths, findTemplates, resolveParams, resolveValue, type TemplateContext, TemplateResolutionError } from '../../functions/core/templates.ts';
 
 const context: TemplateContext = {
   inputs: { name: 'world', count: 3, flag: true, nothing: null, tags: ['a', 'b'], config: { depth: 2 }, 'my-input': 'hy' },
@@ -114,7 +107,11 @@ describe('resolveValue', () => {
     ['unknown root', '${nme}', /no input or node output named 'nme' — did you mean 'name'\?/],
     ['unknown node output', '${greet.stdot}', /node 'greet' has no output 'stdot' — did you mean 'stdout'\? \(outputs: stdout, stderr, exit_code\)/],
     ['missing key in an object', '${fetch.response.itms}', /'fetch.response' has no key 'itms' — did you mean 'items'\?/],
-    ['missing key inside JSON text lists the keys there', '${list.stdout.items[0].nme}', /'list.stdout.items\[0\]' has no key 'nme' — did you mean 'name'\? \(keys: name, id\)/],
+    [
+      'missing key inside JSON text lists the keys there',
+      '${list.stdout.items[0].nme}',
+      /'list.stdout.items\[0\]' has no key 'nme' — did you mean 'name'\? \(keys: name, id\)/,
+    ],
     ['index out of range', '${fetch.response.items[5].title}', /'fetch.response.items' has 1 item; index \[5\] is out of range/],
     ['index out of range in JSON text', '${list.stdout.items[2]}', /'list.stdout.items' has 2 items; index \[2\] is out of range/],
     ['traversal through null', '${fetch.response.user.name}', /'fetch.response.user' is null, so it has no key 'name'/],

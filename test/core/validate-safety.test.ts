@@ -21,28 +21,66 @@ describe('validate: shell substitution', () => {
 
   it('refuses a template inside a here-document, pointing to stdin and env', () => {
     const issues = issuesOf({ inputs: { name: { type: 'string' } }, nodes: [{ id: 'a', type: 'shell', params: { command: 'cat <<EOF\nhi ${name}\nEOF' } }] });
-    expect(issues).toEqual([expect.objectContaining({ code: 'UNQUOTABLE_TEMPLATE', severity: 'error', path: 'nodes[0].params.command', hint: expect.stringContaining('"stdin" or "env"') })]);
+    expect(issues).toEqual([
+      expect.objectContaining({
+        code: 'UNQUOTABLE_TEMPLATE',
+        severity: 'error',
+        path: 'nodes[0].params.command',
+        hint: expect.stringContaining('"stdin" or "env"'),
+      }),
+    ]);
   });
 });
 
 describe('validate: cycles', () => {
   it('warns on a cycle that no edge leaves and no action ends', () => {
     const issues = issuesOf({
-      nodes: [{ id: 'a', type: 'shell', params: { command: 'true' } }, { id: 'b', type: 'shell', params: { command: 'true' } }],
-      edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }],
+      nodes: [
+        { id: 'a', type: 'shell', params: { command: 'true' } },
+        { id: 'b', type: 'shell', params: { command: 'true' } },
+      ],
+      edges: [
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'a' },
+      ],
     });
     expect(issues).toEqual([expect.objectContaining({ code: 'CYCLE_WITHOUT_EXIT', severity: 'warning', message: expect.stringContaining("'a', 'b'") })]);
   });
 
   it('accepts a loop with an exit edge, or with a node whose default action ends the run', () => {
-    const nodes = [{ id: 'a', type: 'shell', params: { command: 'true' } }, { id: 'b', type: 'shell', params: { command: 'true' } }, { id: 'c', type: 'shell', params: { command: 'true' } }];
-    expect(codes({ nodes, edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }, { from: 'b', to: 'c', action: 'error' }] })).toEqual([]);
-    expect(codes({ nodes: nodes.slice(0, 2), edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a', action: 'error' }] })).toEqual([]);
+    const nodes = [
+      { id: 'a', type: 'shell', params: { command: 'true' } },
+      { id: 'b', type: 'shell', params: { command: 'true' } },
+      { id: 'c', type: 'shell', params: { command: 'true' } },
+    ];
+    expect(
+      codes({
+        nodes,
+        edges: [
+          { from: 'a', to: 'b' },
+          { from: 'b', to: 'a' },
+          { from: 'b', to: 'c', action: 'error' },
+        ],
+      }),
+    ).toEqual([]);
+    expect(
+      codes({
+        nodes: nodes.slice(0, 2),
+        edges: [
+          { from: 'a', to: 'b' },
+          { from: 'b', to: 'a', action: 'error' },
+        ],
+      }),
+    ).toEqual([]);
   });
 
   it('still finds templates that name a node running later, in a large chain', () => {
     const n = 1000;
-    const nodes = Array.from({ length: n }, (_, i) => ({ id: `n${i}`, type: 'shell', params: { command: i === 0 ? 'echo ${n999.stdout}' : `echo \${n${i - 1}.stdout}` } }));
+    const nodes = Array.from({ length: n }, (_, i) => ({
+      id: `n${i}`,
+      type: 'shell',
+      params: { command: i === 0 ? 'echo ${n999.stdout}' : `echo \${n${i - 1}.stdout}` },
+    }));
     const edges = Array.from({ length: n - 1 }, (_, i) => ({ from: `n${i}`, to: `n${i + 1}` }));
     expect(codes({ nodes, edges })).toEqual(['error:TEMPLATE_NOT_UPSTREAM']);
   });
@@ -55,10 +93,12 @@ describe('names that are Object.prototype members', () => {
     const parsed = parseWorkflow(raw);
     expect(parsed.ok).toBe(false);
     const messages = parsed.ok ? [] : parsed.issues.map((i) => i.message);
-    expect(messages).toEqual(expect.arrayContaining([
-      `input name '${name}' is reserved (a built-in property name of JavaScript objects); choose another name`,
-      `output name '${name}' is reserved (a built-in property name of JavaScript objects); choose another name`,
-    ]));
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        `input name '${name}' is reserved (a built-in property name of JavaScript objects); choose another name`,
+        `output name '${name}' is reserved (a built-in property name of JavaScript objects); choose another name`,
+      ]),
+    );
     if (name !== '__proto__') expect(messages.join('\n')).toContain(`node id '${name}' is reserved`);
   });
 });
@@ -68,10 +108,21 @@ describe('buildGraph', () => {
     const { buildGraph } = await import('../../functions/core/graph.ts');
     const parsed = parseWorkflow({
       nodes: ['a', 'b', 'c', 'd'].map((id) => ({ id, type: 'shell', params: { command: 'true' } })),
-      edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a', action: 'error' }, { from: 'b', to: 'c' }],
+      edges: [
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'a', action: 'error' },
+        { from: 'b', to: 'c' },
+      ],
     });
     if (!parsed.ok) throw new Error('did not parse');
     const graph = buildGraph(parsed.workflow);
-    expect([graph.reaches('a', 'c'), graph.reaches('b', 'c'), graph.reaches('a', 'a'), graph.reaches('c', 'a'), graph.reaches('c', 'c'), graph.reaches('a', 'd')]).toEqual([true, true, true, false, false, false]);
+    expect([
+      graph.reaches('a', 'c'),
+      graph.reaches('b', 'c'),
+      graph.reaches('a', 'a'),
+      graph.reaches('c', 'a'),
+      graph.reaches('c', 'c'),
+      graph.reaches('a', 'd'),
+    ]).toEqual([true, true, true, false, false, false]);
   });
 });

@@ -18,7 +18,9 @@ beforeAll(async () => {
   serve = await startServe(join(dir, 'state'));
   api = serve.url;
   // A finished run, so resume and cancel bodies reach past "no such run" too.
-  const started = await request<{ run_id: string }>(api, 'POST', '/runs', { body: { workflow: { nodes: [{ id: 'a', type: 'shell', params: { command: 'exit 3' } }] }, repair: false } });
+  const started = await request<{ run_id: string }>(api, 'POST', '/runs', {
+    body: { workflow: { nodes: [{ id: 'a', type: 'shell', params: { command: 'exit 3' } }] }, repair: false },
+  });
   runId = started.body.run_id;
   await request(api, 'PUT', '/workflows/fuzzed', { body: { nodes: [{ id: 'a', type: 'shell', params: { command: 'echo hi' } }] } });
 });
@@ -31,15 +33,50 @@ afterAll(async () => {
 const anyJson = fc.jsonValue({ maxDepth: 4 });
 const workflowish = fc.oneof(
   anyJson,
-  fc.record({ nodes: fc.array(fc.record({ id: fc.oneof(fc.string(), anyJson), type: fc.constantFrom('shell', 'http', 'nope', ''), params: anyJson }, { requiredKeys: [] }), { maxLength: 3 }), edges: anyJson, inputs: anyJson }, { requiredKeys: [] }),
+  fc.record(
+    {
+      nodes: fc.array(
+        fc.record({ id: fc.oneof(fc.string(), anyJson), type: fc.constantFrom('shell', 'http', 'nope', ''), params: anyJson }, { requiredKeys: [] }),
+        { maxLength: 3 },
+      ),
+      edges: anyJson,
+      inputs: anyJson,
+    },
+    { requiredKeys: [] },
+  ),
 );
 const fields = {
-  '/runs': fc.record({ workflow: workflowish, workflow_name: fc.oneof(fc.constant('fuzzed'), anyJson), version: anyJson, params: anyJson, repair: anyJson, max_repairs: anyJson, mode: anyJson, name: anyJson }, { requiredKeys: [] }),
+  '/runs': fc.record(
+    {
+      workflow: workflowish,
+      workflow_name: fc.oneof(fc.constant('fuzzed'), anyJson),
+      version: anyJson,
+      params: anyJson,
+      repair: anyJson,
+      max_repairs: anyJson,
+      mode: anyJson,
+      name: anyJson,
+    },
+    { requiredKeys: [] },
+  ),
   resume: fc.record({ workflow: workflowish, repair: anyJson, max_repairs: anyJson }, { requiredKeys: [] }),
-  schedule: fc.record({ expression: fc.oneof(fc.constantFrom('rate(5 minutes)', 'cron(0 2 * * ? *)', 'at(2027-01-01T00:00:00)'), anyJson), timezone: fc.oneof(fc.constantFrom('UTC', 'Mars/Olympus'), anyJson), params: anyJson, enabled: anyJson }, { requiredKeys: [] }),
+  schedule: fc.record(
+    {
+      expression: fc.oneof(fc.constantFrom('rate(5 minutes)', 'cron(0 2 * * ? *)', 'at(2027-01-01T00:00:00)'), anyJson),
+      timezone: fc.oneof(fc.constantFrom('UTC', 'Mars/Olympus'), anyJson),
+      params: anyJson,
+      enabled: anyJson,
+    },
+    { requiredKeys: [] },
+  ),
 };
 /** A body as sent: JSON of some value, or any text (not JSON at all, truncated JSON). */
-const bodyOf = (shaped: fc.Arbitrary<unknown>) => fc.oneof(shaped.map((v) => JSON.stringify(v)), anyJson.map((v) => JSON.stringify(v)), fc.string({ maxLength: 200 }));
+const bodyOf = (shaped: fc.Arbitrary<unknown>) =>
+  fc.oneof(
+    shaped.map((v) => JSON.stringify(v)),
+    anyJson.map((v) => JSON.stringify(v)),
+    fc.string({ maxLength: 200 }),
+  );
 
 /** `{id}` is the failed run made before the tests. */
 const routes: [string, string, fc.Arbitrary<string>][] = [

@@ -34,13 +34,23 @@ describe('flowmend serve: workflows and schedules over real HTTP', () => {
   it('keeps every PUT of a workflow as a new immutable version, and runs record the version they used', async () => {
     expect((await request(api, 'PUT', '/workflows/greeter', { body: echo('hi') })).body).toMatchObject({ name: 'greeter', version: 1 });
     expect((await request(api, 'PUT', '/workflows/greeter', { body: echo('hello') })).body).toMatchObject({ version: 2 });
-    expect((await request<{ version: number; workflow: WorkflowInput }>(api, 'GET', '/workflows/greeter')).body).toMatchObject({ version: 2, workflow: { description: 'says hello' } });
+    expect((await request<{ version: number; workflow: WorkflowInput }>(api, 'GET', '/workflows/greeter')).body).toMatchObject({
+      version: 2,
+      workflow: { description: 'says hello' },
+    });
     expect((await request(api, 'GET', '/workflows/greeter?version=1')).body).toMatchObject({ version: 1, workflow: { description: 'says hi' } });
     const listed = await request<{ workflows: { name: string; latest_version: number }[] }>(api, 'GET', '/workflows');
     expect(listed.body.workflows).toContainEqual(expect.objectContaining({ name: 'greeter', latest_version: 2, description: 'says hello' }));
-    const started = await request<{ run_id: string; workflow_version: number }>(api, 'POST', '/runs', { body: { workflow_name: 'greeter', version: 1, params: { who: 'Ada' } } });
+    const started = await request<{ run_id: string; workflow_version: number }>(api, 'POST', '/runs', {
+      body: { workflow_name: 'greeter', version: 1, params: { who: 'Ada' } },
+    });
     expect(started.body.workflow_version).toBe(1);
-    expect(await waitForRun(api, started.body.run_id)).toMatchObject({ status: 'succeeded', workflow: 'greeter', workflow_version: 1, result: { said: 'hi Ada' } });
+    expect(await waitForRun(api, started.body.run_id)).toMatchObject({
+      status: 'succeeded',
+      workflow: 'greeter',
+      workflow_version: 1,
+      result: { said: 'hi Ada' },
+    });
   });
 
   it('validates on PUT and answers the error shape', async () => {
@@ -82,7 +92,9 @@ describe('flowmend serve: workflows and schedules over real HTTP', () => {
       const local = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', weekday: 'short', hour: '2-digit', minute: '2-digit' }).format(new Date(at));
       expect(local).toMatch(/^(Mon|Tue|Wed|Thu|Fri) 09:30$/);
     }
-    const off = await request<{ enabled: boolean; next_fire_times: string[] }>(api, 'PUT', '/workflows/weekday/schedule', { body: { expression: 'rate(1 hour)', enabled: false } });
+    const off = await request<{ enabled: boolean; next_fire_times: string[] }>(api, 'PUT', '/workflows/weekday/schedule', {
+      body: { expression: 'rate(1 hour)', enabled: false },
+    });
     expect(off.status).toBe(200);
     expect((await request(api, 'GET', '/workflows/weekday/schedule')).body).toMatchObject({ expression: 'rate(1 hour)', enabled: false, next_fire_times: [] });
     expect((await request(api, 'DELETE', '/workflows/weekday/schedule')).status).toBe(204);
@@ -91,7 +103,9 @@ describe('flowmend serve: workflows and schedules over real HTTP', () => {
 
   it('fires a schedule exactly once per tick of its clock, even with two serve processes on one state dir', async () => {
     await request(api, 'PUT', '/workflows/ticker', { body: echo('tick') });
-    const put = await request<{ updated_at: string }>(api, 'PUT', '/workflows/ticker/schedule', { body: { expression: 'rate(1 minute)', params: { who: 'clock' } } });
+    const put = await request<{ updated_at: string }>(api, 'PUT', '/workflows/ticker/schedule', {
+      body: { expression: 'rate(1 minute)', params: { who: 'clock' } },
+    });
     const setAt = Date.parse(put.body.updated_at);
     const second = await startServe(stateDir);
     others.push(second);
@@ -106,7 +120,8 @@ describe('flowmend serve: workflows and schedules over real HTTP', () => {
     expect((await tick(api, setAt + 60_500)).body.fired).toEqual([]);
     const next = (await tick(api, setAt + 121_000)).body.fired.filter((f) => f.workflowName === 'ticker');
     expect(next.map((f) => f.scheduledAt)).toEqual([new Date(setAt + 120_000).toISOString()]);
-    for (const f of [fires[0], next[0]]) expect(await waitForRun(api, f?.runId as string)).toMatchObject({ status: 'succeeded', result: { said: 'tick clock' } });
+    for (const f of [fires[0], next[0]])
+      expect(await waitForRun(api, f?.runId as string)).toMatchObject({ status: 'succeeded', result: { said: 'tick clock' } });
     const runs = await request<{ runs: unknown[] }>(api, 'GET', '/runs?workflow=ticker');
     expect(runs.body.runs).toHaveLength(2);
   });

@@ -77,8 +77,13 @@ describe('flowmend serve: runs over real HTTP', () => {
     expect(report).toMatchObject({ status: 'succeeded', result: { text: 'from the API\n' } });
     expect(readFileSync(join(dir, 'ws', 'out', 'note.txt'), 'utf8')).toBe('from the API\n');
     // A path out of the workspace is refused like in `flowmend run`.
-    const outside = await request<Started>(api, 'POST', '/runs', { body: { workflow: { nodes: [{ id: 'r', type: 'read-file', params: { file_path: '../state/flowmend.db' } }] }, repair: false } });
-    expect(await waitForRun(api, outside.body.run_id)).toMatchObject({ status: 'failed', errors: [expect.objectContaining({ message: expect.stringMatching(/outside the workspace/) })] });
+    const outside = await request<Started>(api, 'POST', '/runs', {
+      body: { workflow: { nodes: [{ id: 'r', type: 'read-file', params: { file_path: '../state/flowmend.db' } }] }, repair: false },
+    });
+    expect(await waitForRun(api, outside.body.run_id)).toMatchObject({
+      status: 'failed',
+      errors: [expect.objectContaining({ message: expect.stringMatching(/outside the workspace/) })],
+    });
   });
 
   it('starts one run for 10 parallel POSTs with one Idempotency-Key', async () => {
@@ -100,13 +105,18 @@ describe('flowmend serve: runs over real HTTP', () => {
     const db = openRegistryDatabase(join(dir, 'state'));
     try {
       const now = Date.now();
-      const claim = await new SqliteRegistryStore(db).claimIdempotencyKey({ key: 'died-after-claim', runId: orphanRun, createdAt: now, expiresAt: now + 3_600_000 }, now);
+      const claim = await new SqliteRegistryStore(db).claimIdempotencyKey(
+        { key: 'died-after-claim', runId: orphanRun, createdAt: now, expiresAt: now + 3_600_000 },
+        now,
+      );
       expect(claim.claimed).toBe(true);
     } finally {
       db.close();
     }
     const retries = await Promise.all(
-      Array.from({ length: 3 }, () => request<Started>(api, 'POST', '/runs', { body: { workflow: hello, params: { name: 'Key' } }, headers: { 'Idempotency-Key': 'died-after-claim' } })),
+      Array.from({ length: 3 }, () =>
+        request<Started>(api, 'POST', '/runs', { body: { workflow: hello, params: { name: 'Key' } }, headers: { 'Idempotency-Key': 'died-after-claim' } }),
+      ),
     );
     expect(retries.map((r) => [r.status, r.body.run_id, r.body.replayed])).toEqual(Array(3).fill([202, orphanRun, true]));
     const report = await waitForRun(api, orphanRun);
@@ -124,7 +134,13 @@ describe('flowmend serve: runs over real HTTP', () => {
       ['POST', '/runs', { body: { workflow: hello, surprise: 1 } }, 400, 'INVALID_REQUEST'],
       ['POST', '/runs', { body: { workflow: hello, max_repairs: -1 } }, 400, 'INVALID_REQUEST'],
       ['POST', '/runs', { body: { workflow: hello }, headers: { 'Idempotency-Key': 'has space' } }, 400, 'INVALID_REQUEST'],
-      ['POST', '/runs', { body: { workflow: { ir_version: '0.1.0', nodes: [{ id: 'a', type: 'nope', params: {} }] }, repair: false } }, 422, 'INVALID_WORKFLOW'],
+      [
+        'POST',
+        '/runs',
+        { body: { workflow: { ir_version: '0.1.0', nodes: [{ id: 'a', type: 'nope', params: {} }] }, repair: false } },
+        422,
+        'INVALID_WORKFLOW',
+      ],
       ['POST', '/runs', { body: { workflow: { ...hello, inputs: { name: { type: 'string', required: true } } } } }, 422, 'INVALID_WORKFLOW'],
       ['POST', '/runs', { body: { workflow_name: 'never-registered' } }, 404, 'NOT_FOUND'],
       ['GET', '/runs/not!an!id', {}, 400, 'INVALID_REQUEST'],
@@ -143,12 +159,17 @@ describe('flowmend serve: runs over real HTTP', () => {
       expect(answer.body.error.message).not.toMatch(/\bat .*\.ts:\d+/);
       expect(answer.body.error.details).toBeTypeOf('object');
     }
-    const invalid = await request<{ error: { message: string; details: { issues: { path: string[] }[] } } }>(api, 'POST', '/runs', { body: { workflow: hello, max_repairs: 'three' } });
+    const invalid = await request<{ error: { message: string; details: { issues: { path: string[] }[] } } }>(api, 'POST', '/runs', {
+      body: { workflow: hello, max_repairs: 'three' },
+    });
     expect(invalid.body.error.details.issues[0]?.path).toEqual(['max_repairs']);
   });
 
   it('refuses a body over the limit with 413', async () => {
-    const big = await request<{ error: { code: string } }>(api, 'POST', '/runs', { raw: JSON.stringify({ workflow: hello, params: { name: 'x'.repeat(1_100_000) } }), headers: { connection: 'close' } });
+    const big = await request<{ error: { code: string } }>(api, 'POST', '/runs', {
+      raw: JSON.stringify({ workflow: hello, params: { name: 'x'.repeat(1_100_000) } }),
+      headers: { connection: 'close' },
+    });
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe('PAYLOAD_TOO_LARGE');
   });
@@ -162,13 +183,28 @@ describe('flowmend serve: runs over real HTTP', () => {
       { 'Sec-Fetch-Site': 'same-site', Origin: api },
     ];
     for (const headers of pages) {
-      for (const [method, path] of [['POST', '/runs'], ['PUT', '/workflows/csrf'], ['POST', '/runs/nosuchrun-123/cancel'], ['DELETE', '/workflows/csrf']] as const) {
+      for (const [method, path] of [
+        ['POST', '/runs'],
+        ['PUT', '/workflows/csrf'],
+        ['POST', '/runs/nosuchrun-123/cancel'],
+        ['DELETE', '/workflows/csrf'],
+      ] as const) {
         const answer = await request<{ error: { code: string; message: string } }>(api, method, path, { body: { workflow: hello }, headers });
-        expect({ method, path, headers, status: answer.status, code: answer.body.error.code }).toEqual({ method, path, headers, status: 403, code: 'FORBIDDEN' });
+        expect({ method, path, headers, status: answer.status, code: answer.body.error.code }).toEqual({
+          method,
+          path,
+          headers,
+          status: 403,
+          code: 'FORBIDDEN',
+        });
       }
     }
     // A form post needs no preflight: the one a hostile page can really send.
-    const form = await fetch(`${api}/runs`, { method: 'POST', headers: { 'content-type': 'text/plain', origin: 'https://evil.example' }, body: JSON.stringify({ workflow: hello }) });
+    const form = await fetch(`${api}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', origin: 'https://evil.example' },
+      body: JSON.stringify({ workflow: hello }),
+    });
     expect(form.status).toBe(403);
     expect((await request<{ runs: unknown[] }>(api, 'GET', '/runs?limit=100')).body.runs.length).toBe(before);
     // Reading stays open to other origins' GETs; the browser's same-origin policy keeps the answer from them.
@@ -179,7 +215,9 @@ describe('flowmend serve: runs over real HTTP', () => {
       httpRequest({ host: '127.0.0.1', port, path: '/runs', headers: { host: `evil.example:${port}` } }, (res) => {
         res.resume();
         done(res.statusCode ?? 0);
-      }).on('error', fail).end(),
+      })
+        .on('error', fail)
+        .end(),
     );
     expect(rebound).toBe(403);
     // Its own page (same origin, as a browser sends it) and clients that are no browser at all go through.
@@ -203,7 +241,9 @@ describe('flowmend serve: runs over real HTTP', () => {
     let cursor: string | undefined;
     for (let page = 0; page < 5; page += 1) {
       const answer = await request<{ runs: { run_id: string; workflow_version: number; status: string }[]; next_cursor?: string }>(
-        api, 'GET', `/runs?workflow=paged&status=succeeded&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        api,
+        'GET',
+        `/runs?workflow=paged&status=succeeded&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
       );
       expect(answer.status).toBe(200);
       expect(answer.body.runs.length).toBeLessThanOrEqual(2);
@@ -217,15 +257,24 @@ describe('flowmend serve: runs over real HTTP', () => {
     expect(none.body.runs).toEqual([]);
   });
 
-  it('pages through a run\'s progress events with the after cursor', async () => {
+  it("pages through a run's progress events with the after cursor", async () => {
     const started = await request<Started>(api, 'POST', '/runs', { body: { workflow: hello } });
     await waitForRun(api, started.body.run_id);
     const all = await request<{ events: { type: string; node_id?: string }[] }>(api, 'GET', `/runs/${started.body.run_id}/events`);
-    expect(all.body.events.map((e) => `${e.type}${e.node_id ? `:${e.node_id}` : ''}`)).toEqual(['run_started', 'node_completed:greet', 'node_completed:shout', 'run_succeeded']);
+    expect(all.body.events.map((e) => `${e.type}${e.node_id ? `:${e.node_id}` : ''}`)).toEqual([
+      'run_started',
+      'node_completed:greet',
+      'node_completed:shout',
+      'run_succeeded',
+    ]);
     const paged: unknown[] = [];
     let after = '';
     for (let i = 0; i < 10; i += 1) {
-      const page = await request<{ events: unknown[]; cursor: string; more: boolean }>(api, 'GET', `/runs/${started.body.run_id}/events?limit=1${after ? `&after=${after}` : ''}`);
+      const page = await request<{ events: unknown[]; cursor: string; more: boolean }>(
+        api,
+        'GET',
+        `/runs/${started.body.run_id}/events?limit=1${after ? `&after=${after}` : ''}`,
+      );
       paged.push(...page.body.events);
       after = page.body.cursor;
       if (!page.body.more) break;
@@ -243,7 +292,9 @@ describe('flowmend serve: runs over real HTTP', () => {
     expect(badPatch.status).toBe(422);
     expect(badPatch.body.error.code).toBe('INVALID_PATCH');
     const patched = { ...failing, nodes: [failing.nodes[0], { id: 'second', type: 'shell', params: { command: 'echo fixed' } }] };
-    const resumed = await request<{ status: string; workflow_version: number }>(api, 'POST', `/runs/${started.body.run_id}/resume`, { body: { workflow: patched } });
+    const resumed = await request<{ status: string; workflow_version: number }>(api, 'POST', `/runs/${started.body.run_id}/resume`, {
+      body: { workflow: patched },
+    });
     expect(resumed.status).toBe(202);
     expect(resumed.body.workflow_version).toBe(1);
     const report = await waitForRun(api, started.body.run_id);

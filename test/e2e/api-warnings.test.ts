@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalHost } from '../../functions/hosts/local/local-host.ts';
+import { makeAnthropicLlmClient } from '../../functions/adapters/anthropic-llm-client.ts';
 import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { httpRunner } from '../../functions/nodes/http.ts';
 import { makeLlmRunner } from '../../functions/nodes/llm.ts';
-import { makeAnthropicLlmClient } from '../../functions/adapters/anthropic-llm-client.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts';
 import { type HttpTestServer, startHttpTestServer } from '../support/http-test-server.ts';
@@ -35,11 +35,7 @@ const start = (host: LocalHost, workflow: WorkflowInput) =>
   host.start({ workflow: WorkflowSchema.parse(workflow), workflowName: 'api-warnings', params: {}, repairEnabled: true, maxRepairs: 3 });
 
 const callThenEcho = (url: string, extraEdges: WorkflowInput['edges'] = [], extraNodes: WorkflowInput['nodes'] = []): WorkflowInput => ({
-  nodes: [
-    { id: 'call', type: 'http', params: { url } },
-    { id: 'after', type: 'shell', params: { command: 'echo downstream' } },
-    ...extraNodes,
-  ],
+  nodes: [{ id: 'call', type: 'http', params: { url } }, { id: 'after', type: 'shell', params: { command: 'echo downstream' } }, ...extraNodes],
   edges: [{ from: 'call', to: 'after', action: 'default' }, ...extraEdges],
 });
 
@@ -62,7 +58,11 @@ describe('API warnings through the local host', () => {
 
   it('routes a warning along an error edge to the handler node, and the run goes on', async () => {
     const { host, repairs } = hostWithRepairCounter();
-    const workflow = callThenEcho(slackError(), [{ from: 'call', to: 'handler', action: 'error' }], [{ id: 'handler', type: 'shell', params: { command: 'echo handled' } }]);
+    const workflow = callThenEcho(
+      slackError(),
+      [{ from: 'call', to: 'handler', action: 'error' }],
+      [{ id: 'handler', type: 'shell', params: { command: 'echo handled' } }],
+    );
     const report = await start(host, workflow);
     expect(report.steps.map((s) => s.node_id)).toEqual(['call', 'handler']);
     expect(report.steps[1]).toMatchObject({ status: 'completed' });
@@ -75,7 +75,9 @@ describe('API warnings through the local host', () => {
     const { host, repairs } = hostWithRepairCounter();
     const report = await start(host, callThenEcho(`${server.url}/status/404`));
     expect(report.status).toBe('failed');
-    expect(report.warnings).toContainEqual(expect.objectContaining({ node_id: 'call', category: 'non_repairable', fixable: false, message: expect.stringMatching(/^HTTP 404 Not Found/) }));
+    expect(report.warnings).toContainEqual(
+      expect.objectContaining({ node_id: 'call', category: 'non_repairable', fixable: false, message: expect.stringMatching(/^HTTP 404 Not Found/) }),
+    );
     expect(repairs).toHaveLength(0);
   });
 

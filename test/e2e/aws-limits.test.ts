@@ -1,15 +1,15 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as z from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { BlobOffloadRunStore } from '../../functions/adapters/blob-offload-run-store.ts';
 import { FileBlobStore } from '../../functions/adapters/file-blob-store.ts';
 import { MAX_INLINE_OUTPUT_BYTES, MAX_INLINE_PARAMS_BYTES } from '../../functions/core/blob-store.ts';
+import { TransientError } from '../../functions/core/errors.ts';
 import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { NodeRunner } from '../../functions/core/node-type.ts';
-import { TransientError } from '../../functions/core/errors.ts';
 import type { RunStore } from '../../functions/core/run-store.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { LocalHost, type LocalHostOptions, StepFunctionsError } from '../../functions/hosts/local/local-host.ts';
@@ -64,7 +64,9 @@ const host = (options: Partial<LocalHostOptions> & { store: RunStore }) => new L
 const run = (h: LocalHost, workflow: WorkflowInput) =>
   h.start({ workflow: WorkflowSchema.parse(workflow), workflowName: 'limits', params: {}, repairEnabled: true, maxRepairs: 3 });
 const blobFiles = (kind: 'params' | 'steps'): string[] =>
-  (existsSync(join(dir, 'blobs')) ? (readdirSync(join(dir, 'blobs'), { recursive: true }) as string[]) : []).filter((f) => f.includes(`/${kind}/`) && f.endsWith('.json'));
+  (existsSync(join(dir, 'blobs')) ? (readdirSync(join(dir, 'blobs'), { recursive: true }) as string[]) : []).filter(
+    (f) => f.includes(`/${kind}/`) && f.endsWith('.json'),
+  );
 
 /** `bytes` characters of stdout, then a node that reads it all (its resolved params carry the whole output). */
 const bigThenRead = (bytes: number): WorkflowInput => ({
@@ -91,7 +93,12 @@ describe('the 256 KiB state payload limit, enforced locally as on AWS', () => {
   ])('params %s', async (_name, bytes, byReference) => {
     const report = await run(host(withBlobs(new MemoryRunStore())), bigThenRead(bytes));
     expect(report.result).toEqual({ length: bytes });
-    expect(blobFiles('params'), blobFiles('params').map((f) => `${f} ${statSync(join(dir, 'blobs', f)).size}`).join()).toHaveLength(byReference);
+    expect(
+      blobFiles('params'),
+      blobFiles('params')
+        .map((f) => `${f} ${statSync(join(dir, 'blobs', f)).size}`)
+        .join(),
+    ).toHaveLength(byReference);
   });
 
   it.each([
@@ -136,7 +143,7 @@ describe('the Express 5-minute limit, on a clock the test drives', () => {
     expect(h.lastDeath).toBeUndefined();
   });
 
-  it('counts a node\'s retries: a node whose every try may time out gets a fresh execution when its retries would not fit', async () => {
+  it("counts a node's retries: a node whose every try may time out gets a fresh execution when its retries would not fit", async () => {
     flakyTries = 0;
     // 70 s, then a 60 s node that needs all 4 tries: 60 s fits in what is left, its 4 x 60 s + waits do not.
     const retried: WorkflowInput = {

@@ -1,9 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
 import { countLines, killStrayChildren, makeTempDir, parseJsonOutput, runCli, spawnCli, writeWorkflow } from '../support/cli-process.ts';
-import { readFileSync } from 'node:fs';
 
 const root = makeTempDir('batch-kill');
 const stateDir = join(root, 'state');

@@ -46,7 +46,10 @@ describe('a patched batch resumed (flowmend resume --workflow)', () => {
 
     const blocked = await cli(['resume', failed.json.run_id, '--workflow', write('s2.json', wf(['a', 'B', 'x', 'd']))]);
     expect(blocked.code).toBe(1);
-    expect(blocked.json.errors[0]).toMatchObject({ code: 'SIDE_EFFECT_BLOCKED', message: expect.stringContaining("item 1 of batch node 'send' has side effects") });
+    expect(blocked.json.errors[0]).toMatchObject({
+      code: 'SIDE_EFFECT_BLOCKED',
+      message: expect.stringContaining("item 1 of batch node 'send' has side effects"),
+    });
     expect(readFileSync(side, 'utf8')).toBe('0\n1\n');
   });
 });

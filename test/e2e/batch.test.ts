@@ -4,10 +4,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BlobOffloadRunStore } from '../../functions/adapters/blob-offload-run-store.ts';
 import { FileBlobStore } from '../../functions/adapters/file-blob-store.ts';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
-import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
-import { parseWorkflow } from '../../functions/core/parse-workflow.ts';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
 import { DEFAULT_LIMITS } from '../../functions/core/limits.ts';
+import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
+import { parseWorkflow } from '../../functions/core/parse-workflow.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { makeTempDir } from '../support/cli-process.ts';
 
@@ -42,7 +42,9 @@ describe('batch through the local host', () => {
         {
           id: 'each',
           type: 'shell',
-          params: { command: `if [ \${__index__} = 13 ] && [ ! -f ${dir}/fixed ]; then echo broken >&2; exit 3; fi; echo \${__index__} >> ${dir}/side; printf '%s' \${item}` },
+          params: {
+            command: `if [ \${__index__} = 13 ] && [ ! -f ${dir}/fixed ]; then echo broken >&2; exit 3; fi; echo \${__index__} >> ${dir}/side; printf '%s' \${item}`,
+          },
           batch: { items },
         },
         { id: 'after', type: 'transform', params: { expression: '$count(results)', input: '${each}' } },
@@ -93,12 +95,21 @@ describe('batch through the local host', () => {
     const report = await start(host, workflow);
     expect(report).toMatchObject({ success: true, status: 'succeeded' });
     expect(report.result.handled).toBe(1);
-    expect(report.result.first).toMatchObject({ count: 4, success_count: 3, error_count: 1, errors: [{ index: 2, message: expect.stringContaining('no three') }] });
+    expect(report.result.first).toMatchObject({
+      count: 4,
+      success_count: 3,
+      error_count: 1,
+      errors: [{ index: 2, message: expect.stringContaining('no three') }],
+    });
     // pflow's shape: a failed item's result holds its outputs and its error.
     const firstResults = (report.result.first as { results: { stdout: string; exit_code: number; error?: string }[] }).results;
     expect(firstResults.map((r) => r.stdout)).toEqual(['10', '20', '', '40']);
     expect(firstResults[2]).toMatchObject({ exit_code: 1, error: expect.stringContaining('no three') });
-    expect(report.result.second).toMatchObject({ count: 4, error_count: 0, results: [{ result: '10!' }, { result: '20!' }, { result: '!' }, { result: '40!' }] });
+    expect(report.result.second).toMatchObject({
+      count: 4,
+      error_count: 0,
+      results: [{ result: '10!' }, { result: '20!' }, { result: '!' }, { result: '40!' }],
+    });
     expect(report.steps.filter((s) => s.node_id === 'first').map((s) => s.action)).toEqual(['error']);
   });
 
@@ -106,15 +117,27 @@ describe('batch through the local host', () => {
     const inner = new MemoryRunStore();
     const blobs = new FileBlobStore(makeTempDir('batch-big'));
     let peakHeap = 0;
-    const host = new LocalHost({ store: new BlobOffloadRunStore(inner, blobs), blobs, onWrite: () => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)) });
+    const host = new LocalHost({
+      store: new BlobOffloadRunStore(inner, blobs),
+      blobs,
+      onWrite: () => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)),
+    });
     const heapBefore = process.memoryUsage().heapUsed;
     const report = await start(host, {
       nodes: [
         { id: 'list', type: 'transform', params: { expression: '[0..9999]' } },
-        { id: 'each', type: 'transform', params: { expression: '$ * 2', input: '${item}' }, batch: { items: '${list.result}', parallel: true, max_concurrent: 100 } },
+        {
+          id: 'each',
+          type: 'transform',
+          params: { expression: '$ * 2', input: '${item}' },
+          batch: { items: '${list.result}', parallel: true, max_concurrent: 100 },
+        },
         { id: 'sum', type: 'transform', params: { expression: '$sum(results.result)', input: '${each}' } },
       ],
-      edges: [{ from: 'list', to: 'each' }, { from: 'each', to: 'sum' }],
+      edges: [
+        { from: 'list', to: 'each' },
+        { from: 'each', to: 'sum' },
+      ],
       outputs: { sum: { source: '${sum.result}' }, count: { source: '${each.success_count}' } },
     });
     // The host dies at any state output over 256 KiB (AWS's limit), so success proves the payloads fit.
@@ -132,9 +155,18 @@ describe('batch through the local host', () => {
 
   it('refuses a batch over the items limit, and a run over its item records, naming the limit and its variable', async () => {
     const host = new LocalHost({ store, runLimits: { ...DEFAULT_LIMITS, maxBatchItems: 5, maxItemRecords: 8 } });
-    const batch = (count: number): WorkflowInput['nodes'][number] => ({ id: `b${count}`, type: 'transform', params: { expression: '$', input: '${item}' }, batch: { items: range(0, count) } });
+    const batch = (count: number): WorkflowInput['nodes'][number] => ({
+      id: `b${count}`,
+      type: 'transform',
+      params: { expression: '$', input: '${item}' },
+      batch: { items: range(0, count) },
+    });
     const tooMany = await start(host, { nodes: [batch(6)] });
-    expect(tooMany.errors[0]).toMatchObject({ code: 'BATCH_ITEM_LIMIT', fixable: false, message: expect.stringContaining('6 batch items, over the limit (FLOWMEND_MAX_BATCH_ITEMS=5)') });
+    expect(tooMany.errors[0]).toMatchObject({
+      code: 'BATCH_ITEM_LIMIT',
+      fixable: false,
+      message: expect.stringContaining('6 batch items, over the limit (FLOWMEND_MAX_BATCH_ITEMS=5)'),
+    });
     const overRun = await start(host, { nodes: [batch(5), batch(4)], edges: [{ from: 'b5', to: 'b4' }] });
     expect(overRun.errors[0]).toMatchObject({ node_id: 'b4', code: 'ITEM_RECORD_LIMIT', message: expect.stringContaining('(FLOWMEND_MAX_ITEM_RECORDS=8)') });
   });
@@ -143,7 +175,9 @@ describe('batch through the local host', () => {
     const host = new LocalHost({ store });
     const overlap = async (batch: Record<string, unknown>): Promise<number> => {
       const log = join(makeTempDir('batch-width'), 'log');
-      const report = await start(host, { nodes: [{ id: 'w', type: 'shell', params: { command: `echo + >> ${log}; sleep 0.1; echo - >> ${log}` }, batch: { items: range(0, 4), ...batch } }] });
+      const report = await start(host, {
+        nodes: [{ id: 'w', type: 'shell', params: { command: `echo + >> ${log}; sleep 0.1; echo - >> ${log}` }, batch: { items: range(0, 4), ...batch } }],
+      });
       expect(report.success).toBe(true);
       let now = 0;
       let most = 0;
@@ -162,15 +196,32 @@ describe('batch through the local host', () => {
     const dir = makeTempDir('batch-retries');
     // Item 1 fails on its first try only; item 2 fails on every try.
     const command = `echo x >> ${dir}/\${__index__}; test \${item} != 2 || exit 2; test \${item} != 1 || test $(wc -l < ${dir}/\${__index__}) -ge 2`;
-    const report = await start(host, { nodes: [{ id: 'r', type: 'shell', params: { command }, batch: { items: [0, 1, 2], max_retries: 3, error_handling: 'continue' } }], outputs: { r: { source: '${r}' } } });
+    const report = await start(host, {
+      nodes: [{ id: 'r', type: 'shell', params: { command }, batch: { items: [0, 1, 2], max_retries: 3, error_handling: 'continue' } }],
+      outputs: { r: { source: '${r}' } },
+    });
     expect(report.result.r).toMatchObject({ success_count: 2, error_count: 1, errors: [{ index: 2 }] });
-    expect([0, 1, 2].map((i) => readFileSync(join(dir, String(i)), 'utf8').split('\n').filter(Boolean).length)).toEqual([1, 2, 3]);
+    expect(
+      [0, 1, 2].map(
+        (i) =>
+          readFileSync(join(dir, String(i)), 'utf8')
+            .split('\n')
+            .filter(Boolean).length,
+      ),
+    ).toEqual([1, 2, 3]);
   });
 
   it('an item whose templates do not resolve fails alone, before it runs, with the template named', async () => {
     const host = new LocalHost({ store });
     const report = await start(host, {
-      nodes: [{ id: 't', type: 'transform', params: { expression: '$uppercase($)', input: '${item.name}' }, batch: { items: [{ name: 'a' }, { other: 1 }, { name: 'c' }], error_handling: 'continue' } }],
+      nodes: [
+        {
+          id: 't',
+          type: 'transform',
+          params: { expression: '$uppercase($)', input: '${item.name}' },
+          batch: { items: [{ name: 'a' }, { other: 1 }, { name: 'c' }], error_handling: 'continue' },
+        },
+      ],
       outputs: { t: { source: '${t}' } },
     });
     expect(report.result.t).toMatchObject({

@@ -2,7 +2,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../functions/core/run-report.ts';
-import { blockingCommand, killStrayChildren, makeTempDir, parseJsonOutput, REPO, runCli, spawnCli, waitForFile, writeWorkflow } from '../support/cli-process.ts';
+import {
+  blockingCommand,
+  killStrayChildren,
+  makeTempDir,
+  parseJsonOutput,
+  REPO,
+  runCli,
+  spawnCli,
+  waitForFile,
+  writeWorkflow,
+} from '../support/cli-process.ts';
 
 const dir = makeTempDir('cli');
 const stateDir = join(dir, 'state');
@@ -150,9 +160,11 @@ describe('flowmend validate', () => {
     expect(bad.code).toBe(2);
     const result = parseJsonOutput<{ success: boolean; valid: boolean; issues: { path: string; code: string; message: string; hint?: string }[] }>(bad);
     expect(result).toMatchObject({ success: false, valid: false });
-    expect(result.issues).toContainEqual(expect.objectContaining({ path: expect.stringContaining('nodes[1].params.command'), hint: expect.stringContaining('stdout') }));
+    expect(result.issues).toContainEqual(
+      expect.objectContaining({ path: expect.stringContaining('nodes[1].params.command'), hint: expect.stringContaining('stdout') }),
+    );
     expect(missing.code).toBe(2);
-    expect(missing.stdout).toContain("cannot read workflow file");
+    expect(missing.stdout).toContain('cannot read workflow file');
     expect(missing.stdout).toContain('no such file');
   });
 });

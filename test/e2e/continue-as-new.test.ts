@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 
 /** A chain of transform nodes, each adding 1 to the previous result. */
 const chain = (length: number) =>

@@ -1,11 +1,11 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalHost } from '../../functions/hosts/local/local-host.ts';
-import { groupAlive } from '../../functions/nodes/process-groups.ts';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
+import { groupAlive } from '../../functions/nodes/process-groups.ts';
 import {
   blockingCommand,
   type CliResult,

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BlobOffloadRunStore } from '../../functions/adapters/blob-offload-run-store.ts';
@@ -39,7 +39,13 @@ describe('file nodes through the local host', () => {
         { id: 'r', type: 'read-file', params: { file_path: 'archive/c.txt' } },
         { id: 'rm', type: 'delete-file', params: { file_path: 'notes/a.txt' } },
       ],
-      edges: [{ from: 'w', to: 'more' }, { from: 'more', to: 'cp' }, { from: 'cp', to: 'mv' }, { from: 'mv', to: 'r' }, { from: 'r', to: 'rm' }],
+      edges: [
+        { from: 'w', to: 'more' },
+        { from: 'more', to: 'cp' },
+        { from: 'cp', to: 'mv' },
+        { from: 'mv', to: 'r' },
+        { from: 'r', to: 'rm' },
+      ],
       outputs: { text: { source: '${r.content}' }, moved: { source: '${mv.moved}' } },
     });
     expect(report.status).toBe('succeeded');
@@ -72,14 +78,18 @@ describe('file nodes through the local host', () => {
     writeFileSync(join(ws, 'big.txt'), 'x'.repeat(1_000_000));
     const blobs = new FileBlobStore(join(ws, '.state'));
     const host = new LocalHost({ store: new BlobOffloadRunStore(new MemoryRunStore(), blobs), blobs });
-    const report = await start(ws, {
-      nodes: [
-        { id: 'r', type: 'read-file', params: { file_path: 'big.txt' } },
-        { id: 'n', type: 'transform', params: { expression: '$length($)', input: '${r.content}' } },
-      ],
-      edges: [{ from: 'r', to: 'n' }],
-      outputs: { length: { source: '${n.result}' } },
-    }, host);
+    const report = await start(
+      ws,
+      {
+        nodes: [
+          { id: 'r', type: 'read-file', params: { file_path: 'big.txt' } },
+          { id: 'n', type: 'transform', params: { expression: '$length($)', input: '${r.content}' } },
+        ],
+        edges: [{ from: 'r', to: 'n' }],
+        outputs: { length: { source: '${n.result}' } },
+      },
+      host,
+    );
     expect(report.status).toBe('succeeded');
     expect(report.result).toEqual({ length: 1_000_000 });
   });

@@ -64,7 +64,9 @@ describe('a run result larger than a DynamoDB item (400 KB)', () => {
       const onDynamo = async (argv: string[]) => {
         let stdout = '';
         const code = await runCli([...argv, '--store', 'dynamodb', '--table', 'large', '--state-dir', dynamoState, '--output-format', 'json'], {
-          stdout: (t) => (stdout += t), stderr: () => {}, env: { AWS_ENDPOINT_URL: dynalite.endpoint },
+          stdout: (t) => (stdout += t),
+          stderr: () => {},
+          env: { AWS_ENDPOINT_URL: dynalite.endpoint },
         });
         return { code, json: JSON.parse(stdout) as Report & { runs?: { run_id: string }[] } };
       };

@@ -24,7 +24,12 @@ const localEnv = (): NodeJS.ProcessEnv => ({
 });
 
 const cdklocal = (args: string[]) =>
-  run('npx', ['--no-install', 'cdklocal', ...args, '--no-notices', '-c', `flowmend:stackName=${STACK}`], { cwd: ROOT, env: localEnv(), timeout: DEPLOY_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+  run('npx', ['--no-install', 'cdklocal', ...args, '--no-notices', '-c', `flowmend:stackName=${STACK}`], {
+    cwd: ROOT,
+    env: localEnv(),
+    timeout: DEPLOY_TIMEOUT_MS,
+    maxBuffer: 64 * 1024 * 1024,
+  });
 
 describe.skipIf(ENDPOINT === undefined)('LocalStack end to end (set LOCALSTACK_ENDPOINT, e.g. http://localhost:4566, to run; skipped otherwise)', () => {
   let outdir = '';
@@ -35,7 +40,17 @@ describe.skipIf(ENDPOINT === undefined)('LocalStack end to end (set LOCALSTACK_E
     const outputs = join(outdir, 'outputs.json');
     await cdklocal(['bootstrap']);
     // Rules, not Scheduler: LocalStack stores Scheduler schedules but never fires them.
-    await cdklocal(['deploy', '--require-approval', 'never', '-c', 'flowmend:scheduleMode=rules', '-c', 'flowmend:removalPolicy=destroy', '--outputs-file', outputs]);
+    await cdklocal([
+      'deploy',
+      '--require-approval',
+      'never',
+      '-c',
+      'flowmend:scheduleMode=rules',
+      '-c',
+      'flowmend:removalPolicy=destroy',
+      '--outputs-file',
+      outputs,
+    ]);
     const stackOutputs = (JSON.parse(await readFile(outputs, 'utf8')) as Record<string, Record<string, string>>)[STACK] ?? {};
     const apiId = stackOutputs.RestApiId;
     if (!apiId) throw new Error(`the deployed stack has no RestApiId output: ${JSON.stringify(stackOutputs)}`);
@@ -47,26 +62,30 @@ describe.skipIf(ENDPOINT === undefined)('LocalStack end to end (set LOCALSTACK_E
     await cdklocal(['destroy', '--force']).catch(() => undefined);
   }, DEPLOY_TIMEOUT_MS);
 
-  it('runs a workflow started through the REST API to success, with its outputs', async () => {
-    const workflow = JSON.parse(await readFile(join(ROOT, 'examples', 'hello.json'), 'utf8')) as unknown;
-    const started = await fetch(`${apiBase}/runs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': `localstack-${Date.now()}` },
-      body: JSON.stringify({ workflow }),
-    });
-    expect(started.status).toBe(202);
-    const { run_id: runId } = (await started.json()) as { run_id: string };
+  it(
+    'runs a workflow started through the REST API to success, with its outputs',
+    async () => {
+      const workflow = JSON.parse(await readFile(join(ROOT, 'examples', 'hello.json'), 'utf8')) as unknown;
+      const started = await fetch(`${apiBase}/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': `localstack-${Date.now()}` },
+        body: JSON.stringify({ workflow }),
+      });
+      expect(started.status).toBe(202);
+      const { run_id: runId } = (await started.json()) as { run_id: string };
 
-    let report: { status?: string; result?: unknown } = {};
-    const deadline = Date.now() + RUN_TIMEOUT_MS;
-    while (Date.now() < deadline) {
-      report = (await (await fetch(`${apiBase}/runs/${runId}`)).json()) as typeof report;
-      if (report.status !== 'running') break;
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-    }
-    expect(report).toMatchObject({ status: 'succeeded' });
-    expect(report.result).toBeDefined();
-  }, RUN_TIMEOUT_MS + 10_000);
+      let report: { status?: string; result?: unknown } = {};
+      const deadline = Date.now() + RUN_TIMEOUT_MS;
+      while (Date.now() < deadline) {
+        report = (await (await fetch(`${apiBase}/runs/${runId}`)).json()) as typeof report;
+        if (report.status !== 'running') break;
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+      }
+      expect(report).toMatchObject({ status: 'succeeded' });
+      expect(report.result).toBeDefined();
+    },
+    RUN_TIMEOUT_MS + 10_000,
+  );
 
   it('registers a workflow and answers for it through the same API', async () => {
     const workflow = JSON.parse(await readFile(join(ROOT, 'examples', 'hello.json'), 'utf8')) as unknown;

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { NodeRecord } from '../../functions/core/run-model.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 
 /** A store whose write of one node's step item fails once, as a lost request would. */
 class LosingStore extends MemoryRunStore {

@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { builtinCatalog } from '../../functions/nodes/catalog.ts';
+import { makeMcpTools } from '../../functions/adapters/mcp-tools.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import { parseWorkflow, validateWorkflow } from '../../functions/core/validate.ts';
 import { runCli } from '../../functions/hosts/cli/commands.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
-import { makeMcpTools } from '../../functions/adapters/mcp-tools.ts';
+import { builtinCatalog } from '../../functions/nodes/catalog.ts';
 import { makeMcpRunner } from '../../functions/nodes/mcp.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts';
@@ -54,7 +54,9 @@ const host = () => {
 };
 
 const httpServer = () => ({ chat: { type: 'http', url: mcp.url, headers: { Authorization: 'Bearer ${MCP_TEST_TOKEN}' } } });
-const stdioServer = () => ({ local: { command: process.execPath, args: [join(import.meta.dirname, '../support/mcp-stdio-server.mjs')], env: { MCP_CALLS_FILE: callsFile } } });
+const stdioServer = () => ({
+  local: { command: process.execPath, args: [join(import.meta.dirname, '../support/mcp-stdio-server.mjs')], env: { MCP_CALLS_FILE: callsFile } },
+});
 
 const run = (h: LocalHost, raw: unknown) => {
   const parsed = parseWorkflow(raw);
@@ -94,13 +96,21 @@ describe('mcp node through the local host', () => {
   it('stops on isError "channel_not_found" with a warning and no repair', async () => {
     const report = await run(host(), postThenEcho('missing'));
     expect(report.status).toBe('failed');
-    expect(report.warnings).toContainEqual(expect.objectContaining({ node_id: 'post', category: 'non_repairable', message: 'API error: channel_not_found', fixable: false }));
+    expect(report.warnings).toContainEqual(
+      expect.objectContaining({ node_id: 'post', category: 'non_repairable', message: 'API error: channel_not_found', fixable: false }),
+    );
     expect(report.steps.map((s) => s.node_id)).toEqual(['post']);
     expect(fake.calls).toHaveLength(0);
   });
 
   it('routes an isError warning along an error edge', async () => {
-    const report = await run(host(), postThenEcho('missing', { nodes: [{ id: 'alert', type: 'shell', params: { command: 'echo handled' } }], edges: [{ from: 'post', to: 'alert', action: 'error' }] }));
+    const report = await run(
+      host(),
+      postThenEcho('missing', {
+        nodes: [{ id: 'alert', type: 'shell', params: { command: 'echo handled' } }],
+        edges: [{ from: 'post', to: 'alert', action: 'error' }],
+      }),
+    );
     expect(report.status).toBe('succeeded');
     expect(report.steps.map((s) => s.node_id)).toEqual(['post', 'alert']);
   });
@@ -124,7 +134,10 @@ describe('mcp node through the local host', () => {
 
   it('retries a refused connection, then fails without repair', async () => {
     const h = host();
-    const report = await run(h, { mcp_servers: { chat: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }, nodes: [{ id: 'post', type: 'mcp-chat-post_message', params: { channel: 'general', text: 'x' } }] });
+    const report = await run(h, {
+      mcp_servers: { chat: { type: 'http', url: 'http://127.0.0.1:9/mcp' } },
+      nodes: [{ id: 'post', type: 'mcp-chat-post_message', params: { channel: 'general', text: 'x' } }],
+    });
     expect(report.status).toBe('failed');
     expect(report.errors[0]).toMatchObject({ node_id: 'post', category: 'transient', fixable: false });
     expect(report.errors[0]?.message).toMatch(/ECONNREFUSED|connection/i);
@@ -133,10 +146,18 @@ describe('mcp node through the local host', () => {
   });
 
   it('fails a run that names an unconfigured server before any node runs; validate warns', async () => {
-    const raw = { nodes: [{ id: 'first', type: 'shell', params: { command: 'echo never' } }, { id: 'post', type: 'mcp-slack-post_message', params: { channel: 'c', text: 't' } }], edges: [{ from: 'first', to: 'post' }] };
+    const raw = {
+      nodes: [
+        { id: 'first', type: 'shell', params: { command: 'echo never' } },
+        { id: 'post', type: 'mcp-slack-post_message', params: { channel: 'c', text: 't' } },
+      ],
+      edges: [{ from: 'first', to: 'post' }],
+    };
     const parsed = parseWorkflow(raw);
     if (!parsed.ok) throw new Error('parse');
-    expect(validateWorkflow(parsed.workflow, builtinCatalog)).toContainEqual(expect.objectContaining({ code: 'MCP_SERVER_NOT_CONFIGURED', severity: 'warning', message: expect.stringContaining("'slack'") }));
+    expect(validateWorkflow(parsed.workflow, builtinCatalog)).toContainEqual(
+      expect.objectContaining({ code: 'MCP_SERVER_NOT_CONFIGURED', severity: 'warning', message: expect.stringContaining("'slack'") }),
+    );
     const report = await run(host(), raw);
     expect(report.status).toBe('failed');
     expect(report.steps).toHaveLength(0);
@@ -147,20 +168,32 @@ describe('mcp node through the local host', () => {
     const file = join(dir, 'online.json');
     const config = join(dir, 'mcp-servers.json');
     writeFileSync(config, JSON.stringify({ mcpServers: httpServer() }));
-    writeFileSync(file, JSON.stringify({
-      nodes: [
-        { id: 'ok', type: 'mcp-chat-post_message', params: { channel: 'general', text: 'hi' } },
-        { id: 'typo', type: 'mcp-chat-post_mesage', params: { channel: 'general', text: 'hi' } },
-        { id: 'bad', type: 'mcp-chat-add', params: { a: 'two', b: 3 } },
-      ],
-      edges: [{ from: 'ok', to: 'typo' }, { from: 'typo', to: 'bad' }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        nodes: [
+          { id: 'ok', type: 'mcp-chat-post_message', params: { channel: 'general', text: 'hi' } },
+          { id: 'typo', type: 'mcp-chat-post_mesage', params: { channel: 'general', text: 'hi' } },
+          { id: 'bad', type: 'mcp-chat-add', params: { a: 'two', b: 3 } },
+        ],
+        edges: [
+          { from: 'ok', to: 'typo' },
+          { from: 'typo', to: 'bad' },
+        ],
+      }),
+    );
     let stdout = '';
-    const code = await runCli(['validate', file, '--online', '--mcp-config', config, '--output-format', 'json'], { stdout: (t) => (stdout += t), stderr: () => {}, env });
+    const code = await runCli(['validate', file, '--online', '--mcp-config', config, '--output-format', 'json'], {
+      stdout: (t) => (stdout += t),
+      stderr: () => {},
+      env,
+    });
     const result = JSON.parse(stdout) as { valid: boolean; issues: { code: string; path: string; hint?: string }[] };
     expect(code).toBe(2);
     expect(result.valid).toBe(false);
-    expect(result.issues).toContainEqual(expect.objectContaining({ code: 'MCP_UNKNOWN_TOOL', path: 'nodes[1].params.tool', hint: expect.stringContaining('post_message') }));
+    expect(result.issues).toContainEqual(
+      expect.objectContaining({ code: 'MCP_UNKNOWN_TOOL', path: 'nodes[1].params.tool', hint: expect.stringContaining('post_message') }),
+    );
     expect(result.issues).toContainEqual(expect.objectContaining({ code: 'MCP_INVALID_ARGUMENTS', path: 'nodes[2].params.arguments.a' }));
     expect(result.issues.filter((i) => i.path.startsWith('nodes[0]'))).toEqual([]);
     expect(calls()).toEqual([]);

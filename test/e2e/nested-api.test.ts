@@ -12,7 +12,10 @@ const api = () => {
   const launcher = new LocalRunLauncher(host);
   const app = makeApiApp({ store: host.store, registry: new MemoryRegistryStore(), launcher, catalog: localCatalog, now: Date.now });
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await app.request(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+    const response = await app.request(path, {
+      method,
+      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> & { error?: { code: string; message: string } } };
   };
   return { call, launcher };
@@ -37,7 +40,11 @@ describe('workflow_name over the API', () => {
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     await launcher.settle();
     const report = await call('GET', `/runs/${String(started.body.run_id)}`);
-    expect(report.body).toMatchObject({ status: 'succeeded', result: { said: 'HI' }, children: [{ node_id: 'call', status: 'succeeded', result: { loud: 'HI' } }] });
+    expect(report.body).toMatchObject({
+      status: 'succeeded',
+      result: { said: 'HI' },
+      children: [{ node_id: 'call', status: 'succeeded', result: { loud: 'HI' } }],
+    });
   });
 
   it('refuses a cycle of registered names and an unknown name with a 422 naming them', async () => {
@@ -48,6 +55,8 @@ describe('workflow_name over the API', () => {
     expect((await call('PUT', '/workflows/leaf', shout)).status).toBe(201);
     expect((await call('PUT', '/workflows/a', caller('leaf'))).status).toBe(201);
     // 'leaf' now names 'a', which names 'leaf': the registry holds a cycle, refused when a run would start.
-    expect((await call('PUT', '/workflows/leaf', { ...caller('a'), inputs: { text: { type: 'string' } } })).body.error?.message).toMatch(/cycle of workflows: name:leaf -> name:a -> name:leaf/);
+    expect((await call('PUT', '/workflows/leaf', { ...caller('a'), inputs: { text: { type: 'string' } } })).body.error?.message).toMatch(
+      /cycle of workflows: name:leaf -> name:a -> name:leaf/,
+    );
   });
 });

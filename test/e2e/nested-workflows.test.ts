@@ -1,13 +1,23 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WorkflowSchema } from '../../functions/core/ir.ts';
+import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
 import { runCli } from '../../functions/hosts/cli/commands.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
-import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
-import { WorkflowSchema } from '../../functions/core/ir.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
-import { blockingCommand, countLines, killShellGroup, killStrayChildren, makeTempDir, spawnCli, spawnCrashDriver, waitForFile, writeWorkflow } from '../support/cli-process.ts';
+import {
+  blockingCommand,
+  countLines,
+  killShellGroup,
+  killStrayChildren,
+  makeTempDir,
+  spawnCli,
+  spawnCrashDriver,
+  waitForFile,
+  writeWorkflow,
+} from '../support/cli-process.ts';
 
 // Nested workflows (issue 14 item 4): each workflow node runs its child as a child run with its own
 // checkpoints, through the real local host, the real ASL, real shell processes and SQLite on disk.
@@ -20,7 +30,10 @@ afterAll(() => {
 type Report = RunReport & { children?: (RunReport & { node_id: string })[] };
 
 /** The CLI in this process, JSON out, on a state dir, with the rules-then-LLM repair (no API key: rules only). */
-const cli = async (stateDir: string, argv: string[]): Promise<{ code: number; json: Report & { issues?: { code: string; message: string; path: string; hint?: string }[] } }> => {
+const cli = async (
+  stateDir: string,
+  argv: string[],
+): Promise<{ code: number; json: Report & { issues?: { code: string; message: string; path: string; hint?: string }[] } }> => {
   let stdout = '';
   const code = await runCli([...argv, '--state-dir', stateDir, '--output-format', 'json'], {
     stdout: (t) => (stdout += t),
@@ -37,7 +50,12 @@ const counted = (id: string, where: string, echo: string) => ({
   type: 'shell',
   params: { command: `echo ran >> ${join(where, `${id}.count`)}; echo ${echo}` },
 });
-const count = (where: string, id: string): number => (existsSync(join(where, `${id}.count`)) ? readFileSync(join(where, `${id}.count`), 'utf8').split('\n').filter(Boolean).length : 0);
+const count = (where: string, id: string): number =>
+  existsSync(join(where, `${id}.count`))
+    ? readFileSync(join(where, `${id}.count`), 'utf8')
+        .split('\n')
+        .filter(Boolean).length
+    : 0;
 
 /** Child: `c1` shouts its input, `c2` repeats it; the child outputs `shout`. */
 const child = (where: string, c2Template = '${c1.stdout}') => ({
@@ -57,7 +75,10 @@ const parent = (where: string, sub: Record<string, unknown>) => ({
     { id: 'sub', type: 'workflow', params: { param_mapping: { greeting: '${p1.stdout}' }, output_mapping: { shout: 'loud' }, ...sub } },
     { ...counted('p2', where, ''), params: { command: `echo ran >> ${join(where, 'p2.count')}; echo "got \${sub.loud}"` } },
   ],
-  edges: [{ from: 'p1', to: 'sub' }, { from: 'sub', to: 'p2' }],
+  edges: [
+    { from: 'p1', to: 'sub' },
+    { from: 'sub', to: 'p2' },
+  ],
   outputs: { said: { source: '${p2.stdout}' } },
 });
 
@@ -209,7 +230,13 @@ describe('workflow node: resume and limits', () => {
   it('keeps the chain of executions when a child run continues as a new execution', async () => {
     const where = makeTempDir('nested-continue');
     const host = new LocalHost({ store: new MemoryRunStore(), executionLimits: { maxAdvances: 3, maxMs: 60_000 } });
-    const report = await host.start({ workflow: WorkflowSchema.parse(parent(where, { workflow_ir: child(where) })), workflowName: 'continue', params: {}, repairEnabled: false, maxRepairs: 0 });
+    const report = await host.start({
+      workflow: WorkflowSchema.parse(parent(where, { workflow_ir: child(where) })),
+      workflowName: 'continue',
+      params: {},
+      repairEnabled: false,
+      maxRepairs: 0,
+    });
     expect(report).toMatchObject({ status: 'succeeded', result: { said: 'got HELLO!' } });
     expect(host.stats.executions).toBeGreaterThan(1);
     expect([count(where, 'p1'), count(where, 'c1'), count(where, 'c2'), count(where, 'p2')]).toEqual([1, 1, 1, 1]);
@@ -217,10 +244,18 @@ describe('workflow node: resume and limits', () => {
 
   it('stops a child run past max_depth at run time with a clear, non-repairable error', async () => {
     const leaf = { nodes: [{ id: 'leaf', type: 'transform', params: { expression: '1' } }] };
-    const wrap = (inner: unknown, maxDepth?: number) => ({ nodes: [{ id: 'nest', type: 'workflow', params: { workflow_ir: inner, ...(maxDepth ? { max_depth: maxDepth } : {}) } }] });
+    const wrap = (inner: unknown, maxDepth?: number) => ({
+      nodes: [{ id: 'nest', type: 'workflow', params: { workflow_ir: inner, ...(maxDepth ? { max_depth: maxDepth } : {}) } }],
+    });
     // Validation refuses it too; a host that starts it anyway (repair on lets an invalid workflow start) stops at depth 2.
     const host = new LocalHost({ store: new MemoryRunStore() });
-    const report = await host.start({ workflow: WorkflowSchema.parse(wrap(wrap(wrap(leaf)), 1)), workflowName: 'deep', params: {}, repairEnabled: false, maxRepairs: 0 });
+    const report = await host.start({
+      workflow: WorkflowSchema.parse(wrap(wrap(wrap(leaf)), 1)),
+      workflowName: 'deep',
+      params: {},
+      repairEnabled: false,
+      maxRepairs: 0,
+    });
     expect(report.status).toBe('failed');
     expect(report.errors[0]?.message).toMatch(/nesting depth 2, past the max_depth 1/);
   });
@@ -245,7 +280,10 @@ describe('validate: workflow nodes', () => {
     const { code, json } = await cli(join(where, 'state'), ['validate', path]);
     expect(code).toBe(2);
     const byCode = Object.fromEntries((json.issues ?? []).map((i) => [i.code, i]));
-    expect(byCode.PARAM_MAPPING_UNKNOWN_INPUT).toMatchObject({ path: 'nodes[0].params.param_mapping.greting', message: expect.stringMatching(/no input 'greting'/) });
+    expect(byCode.PARAM_MAPPING_UNKNOWN_INPUT).toMatchObject({
+      path: 'nodes[0].params.param_mapping.greting',
+      message: expect.stringMatching(/no input 'greting'/),
+    });
     expect(byCode.PARAM_MAPPING_UNKNOWN_INPUT?.hint).toMatch(/Did you mean 'greeting'/);
     expect(byCode.PARAM_MAPPING_MISSING_INPUT?.message).toMatch(/requires input 'greeting'/);
     expect(byCode.OUTPUT_MAPPING_UNKNOWN_OUTPUT).toMatchObject({ path: 'nodes[0].params.output_mapping.shoot' });
@@ -254,7 +292,10 @@ describe('validate: workflow nodes', () => {
 
   it('refuses a secret input mapped into a child other than as its own secret input of the same name', async () => {
     const where = makeTempDir('nested-secret');
-    const leaf = { inputs: { key: { type: 'string' as const }, token: { type: 'string' as const, secret: true } }, nodes: [{ id: 'use', type: 'shell', params: { command: 'echo ${key} ${token}' } }] };
+    const leaf = {
+      inputs: { key: { type: 'string' as const }, token: { type: 'string' as const, secret: true } },
+      nodes: [{ id: 'use', type: 'shell', params: { command: 'echo ${key} ${token}' } }],
+    };
     const path = writeWorkflow(where, 'parent', {
       inputs: { token: { type: 'string', secret: true } },
       nodes: [{ id: 'sub', type: 'workflow', params: { workflow_ir: leaf, param_mapping: { key: 'Bearer ${token}', token: '${token}' } } }],
@@ -267,7 +308,9 @@ describe('validate: workflow nodes', () => {
   it('bounds the nesting depth by max_depth with a clear error', async () => {
     const where = makeTempDir('nested-depth');
     const leaf = { nodes: [{ id: 'leaf', type: 'transform', params: { expression: '1' } }] };
-    const wrap = (inner: unknown, maxDepth?: number) => ({ nodes: [{ id: 'nest', type: 'workflow', params: { workflow_ir: inner, ...(maxDepth ? { max_depth: maxDepth } : {}) } }] });
+    const wrap = (inner: unknown, maxDepth?: number) => ({
+      nodes: [{ id: 'nest', type: 'workflow', params: { workflow_ir: inner, ...(maxDepth ? { max_depth: maxDepth } : {}) } }],
+    });
     const path = writeWorkflow(where, 'deep', wrap(wrap(wrap(leaf)), 2));
     const { code, json } = await cli(join(where, 'state'), ['validate', path]);
     expect(code).toBe(2);

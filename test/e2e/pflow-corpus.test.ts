@@ -2,17 +2,17 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeAnthropicLlmClient } from '../../functions/adapters/anthropic-llm-client.ts';
+import { makeMcpTools } from '../../functions/adapters/mcp-tools.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
-import { prepareRun } from '../../functions/core/prepare-run.ts';
 import { makeCatalog } from '../../functions/core/node-type.ts';
+import { prepareRun } from '../../functions/core/prepare-run.ts';
 import { loadMcpConfig } from '../../functions/hosts/cli/mcp-config.ts';
 import { loadWorkflowFile } from '../../functions/hosts/cli/workflow-file.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { fileRunners } from '../../functions/nodes/catalog.ts';
 import { httpRunner } from '../../functions/nodes/http.ts';
 import { makeLlmRunner } from '../../functions/nodes/llm.ts';
-import { makeAnthropicLlmClient } from '../../functions/adapters/anthropic-llm-client.ts';
-import { makeMcpTools } from '../../functions/adapters/mcp-tools.ts';
 import { makeMcpRunner } from '../../functions/nodes/mcp.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
 import { transformRunner } from '../../functions/nodes/transform.ts';
@@ -36,7 +36,10 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'pixel.png'), PIXEL);
   // pflow's mcp-servers.json shape, read as is.
   mcpConfigPath = join(dir, 'mcp-servers.json');
-  writeFileSync(mcpConfigPath, JSON.stringify({ mcpServers: { chat: { type: 'http', url: mcp.url, headers: { Authorization: 'Bearer ${MCP_TEST_TOKEN}' } } } }));
+  writeFileSync(
+    mcpConfigPath,
+    JSON.stringify({ mcpServers: { chat: { type: 'http', url: mcp.url, headers: { Authorization: 'Bearer ${MCP_TEST_TOKEN}' } } } }),
+  );
 });
 afterAll(async () => {
   await Promise.all([http.close(), fake.close(), mcp.close()]);
@@ -44,7 +47,10 @@ afterAll(async () => {
 });
 
 const runners = () => [
-  shellRunner, transformRunner, httpRunner, ...fileRunners,
+  shellRunner,
+  transformRunner,
+  httpRunner,
+  ...fileRunners,
   makeLlmRunner({ config: () => ({ apiKey: 'test-key', baseURL: fake.baseURL }), client: makeAnthropicLlmClient() }),
   makeMcpRunner({ tools: makeMcpTools({ env: { MCP_TEST_TOKEN: 't0k' }, allowStdio: true }) }),
 ];
@@ -75,7 +81,9 @@ describe('pflow-style workflows run unchanged through the local host', () => {
 
   it('an output without source is the key of that name from the last node that wrote it, with a warning', async () => {
     const { report, issues } = await runFixture('legacy-outputs.json');
-    expect(issues).toContainEqual(expect.objectContaining({ code: 'OUTPUT_WITHOUT_SOURCE', severity: 'warning', message: expect.stringContaining('${second.stdout}') }));
+    expect(issues).toContainEqual(
+      expect.objectContaining({ code: 'OUTPUT_WITHOUT_SOURCE', severity: 'warning', message: expect.stringContaining('${second.stdout}') }),
+    );
     expect(report).toMatchObject({ status: 'succeeded', result: { stdout: 'second' } });
   });
 
@@ -105,7 +113,10 @@ describe('pflow-style workflows run unchanged through the local host', () => {
   it('mcp-<server>-<tool> nodes with the server from an mcp-servers.json file', async () => {
     const { report, workflow } = await runFixture('mcp.json');
     expect(report).toMatchObject({ status: 'succeeded', result: { ts: '1700000000.000100', total: '5' } });
-    expect(workflow.nodes[0]).toMatchObject({ type: 'mcp', params: { server: 'chat', tool: 'post_message', arguments: { channel: 'general', text: '${message}' } } });
+    expect(workflow.nodes[0]).toMatchObject({
+      type: 'mcp',
+      params: { server: 'chat', tool: 'post_message', arguments: { channel: 'general', text: '${message}' } },
+    });
     expect(workflow.mcp_servers?.chat).toMatchObject({ headers: { Authorization: 'Bearer ${MCP_TEST_TOKEN}' } });
   });
 });

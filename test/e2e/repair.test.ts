@@ -2,11 +2,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../functions/hosts/cli/commands.ts';
-import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { type Workflow, type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
+import { runCli } from '../../functions/hosts/cli/commands.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { httpRunner } from '../../functions/nodes/http.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
 import { transformRunner } from '../../functions/nodes/transform.ts';
@@ -32,7 +32,12 @@ afterEach(() => {
 });
 
 const host = (env: NodeJS.ProcessEnv = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.baseURL }) =>
-  new LocalHost({ store: new MemoryRunStore(), runners: [shellRunner, transformRunner, httpRunner], retryIntervalMs: 0, makeRepairHandler: envRepairHandler(env) });
+  new LocalHost({
+    store: new MemoryRunStore(),
+    runners: [shellRunner, transformRunner, httpRunner],
+    retryIntervalMs: 0,
+    makeRepairHandler: envRepairHandler(env),
+  });
 
 const start = (h: LocalHost, workflow: WorkflowInput, maxRepairs = 3) =>
   h.start({ workflow: WorkflowSchema.parse(workflow), workflowName: 'repair-e2e', params: {}, repairEnabled: true, maxRepairs });
@@ -66,7 +71,10 @@ const pipeline = (useCommand: string): WorkflowInput => ({
     { id: 'shape', type: 'transform', params: { expression: '$uppercase($)', input: '${fetch.stdout}' } },
     { id: 'use', type: 'shell', params: { command: useCommand } },
   ],
-  edges: [{ from: 'fetch', to: 'shape' }, { from: 'shape', to: 'use' }],
+  edges: [
+    { from: 'fetch', to: 'shape' },
+    { from: 'shape', to: 'use' },
+  ],
   outputs: { out: { source: '${use.stdout}' } },
 });
 
@@ -79,7 +87,9 @@ describe('repair through the local host', () => {
     expect(report.result).toEqual({ out: 'hello OCTOCAT' });
     expect(fake.calls).toHaveLength(1);
     expect(runs('fetch')).toBe(1);
-    expect(report.repairs).toEqual([expect.objectContaining({ attempt: 1, source: 'llm', reason: 'Fixed the failing node.', nodes_changed: ['use'], tokens: { input: 900, output: 150 } })]);
+    expect(report.repairs).toEqual([
+      expect.objectContaining({ attempt: 1, source: 'llm', reason: 'Fixed the failing node.', nodes_changed: ['use'], tokens: { input: 900, output: 150 } }),
+    ]);
     expect(report.metrics.repair).toMatchObject({ input_tokens: 900, output_tokens: 150 });
     const last = (id: string) => report.steps.filter((s) => s.node_id === id).at(-1);
     expect(last('fetch')).toMatchObject({ cached: true });
@@ -115,7 +125,10 @@ describe('repair through the local host', () => {
 
   it('makes no LLM call for a non-repairable warning', async () => {
     const report = await start(host(), {
-      nodes: [{ id: 'call', type: 'http', params: { url: `${server.url}/status/404` } }, { id: 'after', type: 'shell', params: { command: 'echo no' } }],
+      nodes: [
+        { id: 'call', type: 'http', params: { url: `${server.url}/status/404` } },
+        { id: 'after', type: 'shell', params: { command: 'echo no' } },
+      ],
       edges: [{ from: 'call', to: 'after' }],
     });
     expect(report.status).toBe('failed');
@@ -131,7 +144,9 @@ describe('repair through the local host', () => {
     const report = await start(host(), workflow, 2);
     expect(report.status).toBe('failed');
     expect(fake.calls).toHaveLength(2);
-    expect(report.errors[0]?.message).toMatch(/gave up after 2 repair attempt\(s\); attempt 2 was refused: .*node 'fetch' already ran and has side effects, so it is frozen/s);
+    expect(report.errors[0]?.message).toMatch(
+      /gave up after 2 repair attempt\(s\); attempt 2 was refused: .*node 'fetch' already ran and has side effects, so it is frozen/s,
+    );
     expect(JSON.stringify(fake.calls[1]?.body.messages)).toContain("node 'fetch' already ran and has side effects");
     const frozen = expect.arrayContaining([expect.stringContaining("node 'fetch' already ran and has side effects, so it is frozen")]);
     expect(report.repairs).toEqual([
@@ -157,7 +172,11 @@ describe('repair through the local host', () => {
     expect(prompts[1]).toContain('the reply is neither a bare JSON object');
     expect(prompts[2]).toContain("node 'fetch' already ran and has side effects");
     expect(prompts[2]).not.toContain('the reply is neither a bare JSON object');
-    expect(report.repairs.map((r) => [r.attempt, r.outcome, r.source])).toEqual([[1, 'refused', 'llm'], [2, 'refused', 'llm'], [3, 'applied', 'llm']]);
+    expect(report.repairs.map((r) => [r.attempt, r.outcome, r.source])).toEqual([
+      [1, 'refused', 'llm'],
+      [2, 'refused', 'llm'],
+      [3, 'applied', 'llm'],
+    ]);
     expect(report.repairs[2]).toMatchObject({ version: 1, reason: 'use exits 0.', nodes_changed: ['use'] });
     expect(runs('fetch')).toBe(1);
   });
@@ -168,14 +187,23 @@ describe('repair through the local host', () => {
     fake.enqueue({ text: 'Sorry, I cannot.' });
     const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.baseURL };
     let stdout = '';
-    const code = await runCli(['run', writeWorkflow(dir, 'capped', workflow), '--max-repairs', '2', '--state-dir', join(dir, 'state'), '--output-format', 'json'], {
-      stdout: (t) => (stdout += t), stderr: () => {}, env, hostOptions: { makeRepairHandler: envRepairHandler(env), retryIntervalMs: 0 },
-    });
+    const code = await runCli(
+      ['run', writeWorkflow(dir, 'capped', workflow), '--max-repairs', '2', '--state-dir', join(dir, 'state'), '--output-format', 'json'],
+      {
+        stdout: (t) => (stdout += t),
+        stderr: () => {},
+        env,
+        hostOptions: { makeRepairHandler: envRepairHandler(env), retryIntervalMs: 0 },
+      },
+    );
     expect(code).toBe(1);
     expect(fake.calls).toHaveLength(2);
     const report = JSON.parse(stdout) as { status: string; repairs: { attempt: number; outcome: string; reason: string; problems?: string[] }[] };
     expect(report.status).toBe('failed');
-    expect(report.repairs.map((r) => [r.attempt, r.outcome])).toEqual([[1, 'refused'], [2, 'refused']]);
+    expect(report.repairs.map((r) => [r.attempt, r.outcome])).toEqual([
+      [1, 'refused'],
+      [2, 'refused'],
+    ]);
     expect(report.repairs[1]?.problems).toEqual([expect.stringMatching(/^the reply is neither a bare JSON object .*Sorry, I cannot\./)]);
   });
 
@@ -195,7 +223,10 @@ describe('repair through the local host', () => {
         { id: 'double', type: 'transform', params: { expression: '$number($) * 3', input: '${fetch.stdout}' } },
         { id: 'check', type: 'shell', params: { command: `${mark('check')}; test \${double.result} -eq 10` } },
       ],
-      edges: [{ from: 'fetch', to: 'double' }, { from: 'double', to: 'check' }],
+      edges: [
+        { from: 'fetch', to: 'double' },
+        { from: 'double', to: 'check' },
+      ],
       outputs: { doubled: { source: '${double.result}' } },
     };
     propose(workflow, (w) => setParam(w, 'double', 'expression', '$number($) * 2'), 'double must multiply by 2, not 3.');
@@ -215,7 +246,9 @@ describe('repair through the local host', () => {
     const report = await start(host(), pipeline('exit 1'), 2);
     expect(report.status).toBe('failed');
     expect(fake.calls).toHaveLength(2);
-    expect(report.errors[0]?.message).toMatch(/gave up after 2 repair attempt\(s\); attempt 2 was refused: the LLM's repair proposal was refused .*not valid JSON/s);
+    expect(report.errors[0]?.message).toMatch(
+      /gave up after 2 repair attempt\(s\); attempt 2 was refused: the LLM's repair proposal was refused .*not valid JSON/s,
+    );
     expect(report.repairs.map((r) => r.outcome)).toEqual(['refused', 'refused']);
   });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import { createRun } from '../../functions/core/run-lifecycle.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 
 describe('resume of a run stopped before its first step', () => {
   it('starts it as new: the workflow is validated before any node runs', async () => {
@@ -16,8 +16,14 @@ describe('resume of a run stopped before its first step', () => {
     });
     // As if the process that created the run died before the first Advance: its owner is gone.
     await createRun(store, {
-      runId: 'never-started', workflow, workflowName: 'w', params: {}, repairEnabled: false, maxRepairs: 0,
-      owner: { id: 'dead', pid: 2 ** 22 + 1, host: 'elsewhere', since: 0 }, now: Date.now(),
+      runId: 'never-started',
+      workflow,
+      workflowName: 'w',
+      params: {},
+      repairEnabled: false,
+      maxRepairs: 0,
+      owner: { id: 'dead', pid: 2 ** 22 + 1, host: 'elsewhere', since: 0 },
+      now: Date.now(),
     });
     const report = await new LocalHost({ store }).resume('never-started', { force: true });
     expect(report.status).toBe('failed');

@@ -5,18 +5,22 @@ import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { DEFAULT_LIMITS, type Limits } from '../../functions/core/limits.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { RunItem } from '../../functions/core/run-model.ts';
-import type { RunWriteCondition } from '../../functions/core/run-store.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
+import type { RunWriteCondition } from '../../functions/core/run-store.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
-import { makeCliSandbox } from '../support/cli-sandbox.ts';
 import { writeWorkflow } from '../support/cli-process.ts';
+import { makeCliSandbox } from '../support/cli-sandbox.ts';
 
 const sandbox = makeCliSandbox('safety');
 afterAll(() => sandbox.cleanup());
 
 const run = (workflow: WorkflowInput, params: Record<string, unknown> = {}, options: { store?: MemoryRunStore; limits?: Limits } = {}): Promise<RunReport> =>
   new LocalHost({ store: options.store ?? new MemoryRunStore(), ...(options.limits ? { runLimits: options.limits } : {}) }).start({
-    workflow: WorkflowSchema.parse(workflow), workflowName: 'safety', params, repairEnabled: false, maxRepairs: 0,
+    workflow: WorkflowSchema.parse(workflow),
+    workflowName: 'safety',
+    params,
+    repairEnabled: false,
+    maxRepairs: 0,
   });
 
 describe('shell injection through the real host', () => {
@@ -27,10 +31,13 @@ describe('shell injection through the real host', () => {
         inputs: { name: { type: 'string' }, who: { type: 'string' } },
         nodes: [
           { id: 'src', type: 'shell', params: { command: `printf '%s' 'x; touch ${mark(1)}'` } },
-          { id: 'use', type: 'shell', params: { command: "printf '[%s]' ${name} \"${name}\" '${name}' ${src.stdout} \"$(printf %s ${src.stdout})\"" } },
+          { id: 'use', type: 'shell', params: { command: 'printf \'[%s]\' ${name} "${name}" \'${name}\' ${src.stdout} "$(printf %s ${src.stdout})"' } },
           { id: 'hello', type: 'shell', params: { command: 'echo "Hello ${who}"' } },
         ],
-        edges: [{ from: 'src', to: 'use' }, { from: 'use', to: 'hello' }],
+        edges: [
+          { from: 'src', to: 'use' },
+          { from: 'use', to: 'hello' },
+        ],
         outputs: { used: { source: '${use.stdout}' }, hello: { source: '${hello.stdout}' } },
       },
       { name: `$(touch ${mark(2)})`, who: 'Ada' },
@@ -60,15 +67,23 @@ describe('bounded runs', () => {
   it('stops a cycle with no exit at the node visit limit with a clear, non-fixable error', async () => {
     const report = await run(
       {
-        nodes: [{ id: 'a', type: 'transform', params: { expression: '1' } }, { id: 'b', type: 'transform', params: { expression: '2' } }],
-        edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }],
+        nodes: [
+          { id: 'a', type: 'transform', params: { expression: '1' } },
+          { id: 'b', type: 'transform', params: { expression: '2' } },
+        ],
+        edges: [
+          { from: 'a', to: 'b' },
+          { from: 'b', to: 'a' },
+        ],
       },
       {},
       { limits: { ...DEFAULT_LIMITS, maxNodeVisits: 7 } },
     );
     expect(report.status).toBe('failed');
     expect(report.steps).toHaveLength(7);
-    expect(report.errors).toEqual([expect.objectContaining({ code: 'NODE_VISIT_LIMIT', fixable: false, message: expect.stringContaining('FLOWMEND_MAX_NODE_VISITS=7') })]);
+    expect(report.errors).toEqual([
+      expect.objectContaining({ code: 'NODE_VISIT_LIMIT', fixable: false, message: expect.stringContaining('FLOWMEND_MAX_NODE_VISITS=7') }),
+    ]);
   });
 });
 
@@ -82,7 +97,13 @@ describe('nothing stuck', () => {
     }
     const store = new BrokenStore();
     const report = await run(
-      { nodes: [{ id: 'a', type: 'transform', params: { expression: '1' } }, { id: 'b', type: 'transform', params: { expression: '2' } }], edges: [{ from: 'a', to: 'b' }] },
+      {
+        nodes: [
+          { id: 'a', type: 'transform', params: { expression: '1' } },
+          { id: 'b', type: 'transform', params: { expression: '2' } },
+        ],
+        edges: [{ from: 'a', to: 'b' }],
+      },
       {},
       { store },
     ).catch((error: unknown) => error);

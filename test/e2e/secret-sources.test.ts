@@ -45,11 +45,13 @@ const cli = async (argv: string[]) => {
       retryIntervalMs: 0,
       secrets: new AwsSecretResolver({ secretsManager: fake.secretsManager, ssm: fake.ssm }),
       observeExecution: (events) => {
-        history.push((async () => {
-          const lines: string[] = [];
-          for await (const event of events) lines.push(JSON.stringify(event));
-          return lines.join('\n');
-        })());
+        history.push(
+          (async () => {
+            const lines: string[] = [];
+            for await (const event of events) lines.push(JSON.stringify(event));
+            return lines.join('\n');
+          })(),
+        );
       },
     },
   });
@@ -64,7 +66,11 @@ const workflow = () => ({
   nodes: [
     // The command sees the value through its env; it prints the value's hash (to prove it) and the value (to be redacted).
     { id: 'use', type: 'shell', params: { env: { PW: '${db_password}' }, command: 'printf %s "$PW" | sha256sum | cut -c1-64; echo "pw=$PW"' } },
-    { id: 'call', type: 'http', params: { url: `${server.url}/echo`, method: 'POST', headers: { Authorization: 'Bearer ${api_token}' }, body: { t: '${api_token}' } } },
+    {
+      id: 'call',
+      type: 'http',
+      params: { url: `${server.url}/echo`, method: 'POST', headers: { Authorization: 'Bearer ${api_token}' }, body: { t: '${api_token}' } },
+    },
   ],
   edges: [{ from: 'use', to: 'call' }],
   outputs: { hash: { source: '${use.stdout}' }, echoed: { source: '${call.response}' } },
@@ -102,7 +108,10 @@ describe('secret inputs from Secrets Manager and SSM Parameter Store', () => {
     expect(given.printed).toMatch(/db_password' is read from secretsmanager:flowmend\/inputs\/db-password/);
 
     const inCommand = join(sandbox.dir, 'in-command.json');
-    writeFileSync(inCommand, JSON.stringify({ ...workflow(), nodes: [{ id: 'use', type: 'shell', params: { command: 'echo ${db_password}' } }], edges: [], outputs: {} }));
+    writeFileSync(
+      inCommand,
+      JSON.stringify({ ...workflow(), nodes: [{ id: 'use', type: 'shell', params: { command: 'echo ${db_password}' } }], edges: [], outputs: {} }),
+    );
     const refused = await cli(['run', inCommand, '--no-repair']);
     expect(refused.code).toBe(1);
     expect(refused.printed).toMatch(/read from secretsmanager:flowmend\/inputs\/db-password is in the shell command: pass it through the node's env/);
@@ -111,13 +120,19 @@ describe('secret inputs from Secrets Manager and SSM Parameter Store', () => {
 
   it('fails the node, not repairably, naming a secret that cannot be read', async () => {
     const path = join(sandbox.dir, 'missing.json');
-    writeFileSync(path, JSON.stringify({
-      inputs: { gone: { secret: true, from: 'ssm:/flowmend/no-such-parameter' } },
-      nodes: [{ id: 'use', type: 'shell', params: { env: { X: '${gone}' }, command: 'echo "$X"' } }],
-    }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        inputs: { gone: { secret: true, from: 'ssm:/flowmend/no-such-parameter' } },
+        nodes: [{ id: 'use', type: 'shell', params: { env: { X: '${gone}' }, command: 'echo "$X"' } }],
+      }),
+    );
     const run = await cli(['run', path]);
     expect(run.code).toBe(1);
     const report = JSON.parse(run.printed) as { errors: { message: string; fixable: boolean }[] };
-    expect(report.errors[0]).toMatchObject({ fixable: false, message: expect.stringMatching(/ssm:\/flowmend\/no-such-parameter cannot be read \(ParameterNotFound/) });
+    expect(report.errors[0]).toMatchObject({
+      fixable: false,
+      message: expect.stringMatching(/ssm:\/flowmend\/no-such-parameter cannot be read \(ParameterNotFound/),
+    });
   });
 });

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCliStore } from '../../functions/hosts/cli/cli-store.ts';
 import { runCli } from '../../functions/hosts/cli/commands.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
-import { makeCliSandbox } from '../support/cli-sandbox.ts';
 import { writeWorkflow } from '../support/cli-process.ts';
+import { makeCliSandbox } from '../support/cli-sandbox.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts';
 import { type HttpTestServer, startHttpTestServer } from '../support/http-test-server.ts';
 
@@ -51,12 +51,16 @@ const workflow = () => ({
   nodes: [
     { id: 'leak', type: 'shell', params: { command: 'echo "token=${token} key=$ANTHROPIC_API_KEY aws=$AWS_SECRET_ACCESS_KEY"; env' } },
     {
-      id: 'call', type: 'http',
+      id: 'call',
+      type: 'http',
       params: { url: `${server.url}/echo`, method: 'POST', headers: { Authorization: 'Bearer ${token}', 'X-Token': '${token}' }, body: { t: '${token}' } },
     },
     { id: 'boom', type: 'shell', params: { command: 'echo "bad ${token}" >&2; exit 3' } },
   ],
-  edges: [{ from: 'leak', to: 'call' }, { from: 'call', to: 'boom' }],
+  edges: [
+    { from: 'leak', to: 'call' },
+    { from: 'call', to: 'boom' },
+  ],
   outputs: { said: { source: '${leak.stdout}' } },
 });
 
@@ -88,12 +92,19 @@ describe('secrets never reach an output channel or the store', () => {
     const { store, close } = await openCliStore({ stateDir: sandbox.stateDir, store: 'sqlite', table: undefined }, {});
     let stored: string;
     try {
-      stored = JSON.stringify([await store.getRun(report.run_id), await store.listRecords(report.run_id), await store.listEvents(report.run_id), await store.listRuns({ limit: 10 })]);
+      stored = JSON.stringify([
+        await store.getRun(report.run_id),
+        await store.listRecords(report.run_id),
+        await store.listEvents(report.run_id),
+        await store.listRuns({ limit: 10 }),
+      ]);
     } finally {
       close();
     }
     expect(stored).toContain('[redacted]');
-    const onDisk = filesUnder(sandbox.stateDir).map((file) => readFileSync(file).toString('latin1')).join('\n');
+    const onDisk = filesUnder(sandbox.stateDir)
+      .map((file) => readFileSync(file).toString('latin1'))
+      .join('\n');
     const repairPrompts = JSON.stringify(fake.calls.map((call) => call.body));
     expect(fake.calls).toHaveLength(1);
     for (const canary of CANARIES) {
@@ -105,7 +116,11 @@ describe('secrets never reach an output channel or the store', () => {
   });
 
   it('asks a resume for the secret inputs again, since the store never had them', async () => {
-    const failing = { ...workflow(), nodes: [{ id: 'check', type: 'shell', params: { command: 'test "${token}" = "$EXPECTED"', env: { EXPECTED: TOKEN } } }], edges: [] };
+    const failing = {
+      ...workflow(),
+      nodes: [{ id: 'check', type: 'shell', params: { command: 'test "${token}" = "$EXPECTED"', env: { EXPECTED: TOKEN } } }],
+      edges: [],
+    };
     (failing.nodes[0] as { params: Record<string, unknown> }).params.command = 'test -f "$MARK" && test "${token}" = "$EXPECTED"';
     (failing.nodes[0] as { params: Record<string, unknown> }).params.env = { EXPECTED: TOKEN, MARK: join(sandbox.dir, 'go') };
     const wf = writeWorkflow(sandbox.dir, 'secret-resume', { ...failing, outputs: {} });
@@ -128,12 +143,25 @@ describe('secrets never reach an output channel or the store', () => {
 describe('literal credentials in a workflow', () => {
   it('are refused by validation, pointing to a secret input', async () => {
     const wf = writeWorkflow(sandbox.dir, 'literal-auth', {
-      nodes: [{ id: 'call', type: 'http', params: { url: `${server.url}/echo`, headers: { Authorization: 'Bearer sk-literal-123456', 'X-Mine': 'x-literal-654321' }, sensitive_headers: ['X-Mine'] } }],
+      nodes: [
+        {
+          id: 'call',
+          type: 'http',
+          params: {
+            url: `${server.url}/echo`,
+            headers: { Authorization: 'Bearer sk-literal-123456', 'X-Mine': 'x-literal-654321' },
+            sensitive_headers: ['X-Mine'],
+          },
+        },
+      ],
     });
     const result = await cli(['validate', wf, '--output-format', 'json']);
     expect(result.code).toBe(2);
     const issues = (JSON.parse(result.stdout) as { issues: { code: string; path: string; hint: string }[] }).issues;
-    expect(issues.map((i) => [i.code, i.path])).toEqual([['LITERAL_CREDENTIAL', 'nodes[0].params.headers.Authorization'], ['LITERAL_CREDENTIAL', 'nodes[0].params.headers.X-Mine']]);
+    expect(issues.map((i) => [i.code, i.path])).toEqual([
+      ['LITERAL_CREDENTIAL', 'nodes[0].params.headers.Authorization'],
+      ['LITERAL_CREDENTIAL', 'nodes[0].params.headers.X-Mine'],
+    ]);
     expect(issues[0]?.hint).toContain('"secret": true');
   });
 });

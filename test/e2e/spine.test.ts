@@ -1,11 +1,11 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LocalHost } from '../../functions/hosts/local/local-host.ts';
-import { runCli as runCliInProcess } from '../../functions/hosts/cli/commands.ts';
 import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
+import { runCli as runCliInProcess } from '../../functions/hosts/cli/commands.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { countLines, makeTempDir, writeWorkflow } from '../support/cli-process.ts';
 
 const dir = makeTempDir('spine');
@@ -37,19 +37,22 @@ const cli = async (argv: string[]) => {
 
 describe('chains', () => {
   it('runs a chain in order, passing each output on, and ends with the declared outputs', async () => {
-    const report = await run({
-      nodes: [
-        { id: 'greet', type: 'shell', params: { command: 'echo hello ${name}' } },
-        { id: 'shout', type: 'shell', params: { stdin: '${greet.stdout}', command: 'tr a-z A-Z' } },
-        { id: 'count', type: 'transform', params: { expression: '$length($trim($))', input: '${shout.stdout}' } },
-      ],
-      edges: [
-        { from: 'greet', to: 'shout' },
-        { from: 'shout', to: 'count' },
-      ],
-      inputs: { name: { type: 'string' } },
-      outputs: { loud: { source: '${shout.stdout}' }, length: { source: '${count.result}' } },
-    }, { name: 'Ada' });
+    const report = await run(
+      {
+        nodes: [
+          { id: 'greet', type: 'shell', params: { command: 'echo hello ${name}' } },
+          { id: 'shout', type: 'shell', params: { stdin: '${greet.stdout}', command: 'tr a-z A-Z' } },
+          { id: 'count', type: 'transform', params: { expression: '$length($trim($))', input: '${shout.stdout}' } },
+        ],
+        edges: [
+          { from: 'greet', to: 'shout' },
+          { from: 'shout', to: 'count' },
+        ],
+        inputs: { name: { type: 'string' } },
+        outputs: { loud: { source: '${shout.stdout}' }, length: { source: '${count.result}' } },
+      },
+      { name: 'Ada' },
+    );
     expect(report).toMatchObject({ success: true, status: 'succeeded', errors: [], result: { loud: 'HELLO ADA', length: 9 } });
     expect(executed(report)).toEqual(['greet#1:completed', 'shout#1:completed', 'count#1:completed']);
     expect(report.metrics).toMatchObject({ nodes_executed: 3, nodes_cached: 0 });
@@ -96,7 +99,12 @@ describe('resume of a failed run', () => {
     writeFileSync(fixed, '');
     const resumed = await host.resume(first.run_id);
     expect(resumed).toMatchObject({ success: true, result: { stdout: 'prepared and fixed' } });
-    expect(resumed.steps.map((s) => `${s.node_id}:${s.cached ? 'cached' : s.status}`)).toEqual(['prep:completed', 'needs:failed', 'prep:cached', 'needs:completed']);
+    expect(resumed.steps.map((s) => `${s.node_id}:${s.cached ? 'cached' : s.status}`)).toEqual([
+      'prep:completed',
+      'needs:failed',
+      'prep:cached',
+      'needs:completed',
+    ]);
     expect(resumed.steps.some((s) => s.interrupted)).toBe(false);
     expect([countLines(join(dir, 'prep.count')), countLines(join(dir, 'needs.count'))]).toEqual([1, 1]);
   });
@@ -153,7 +161,13 @@ describe('loops', () => {
     expect(report.status).toBe('succeeded');
     expect(report.result).toEqual({ rounds: 3 });
     expect(executed(report)).toEqual([
-      'inc#1:completed', 'enough#1:failed', 'inc#2:completed', 'enough#2:failed', 'inc#3:completed', 'enough#3:completed', 'done#1:completed',
+      'inc#1:completed',
+      'enough#1:failed',
+      'inc#2:completed',
+      'enough#2:failed',
+      'inc#3:completed',
+      'enough#3:completed',
+      'done#1:completed',
     ]);
     expect(new Set(report.steps.map((s) => s.seq)).size).toBe(7);
     expect(countLines(counter)).toBe(3);
@@ -164,20 +178,32 @@ describe('templates', () => {
   const inputs = { n: 42, flag: true, cfg: { a: 1, list: ['x', 'y'] }, nothing: null };
 
   it('keeps the type of a whole-string template', async () => {
-    const report = await run({
-      inputs: { n: { type: 'number' }, flag: { type: 'boolean' }, cfg: { type: 'object' }, nothing: { required: false } },
-      nodes: [{ id: 'types', type: 'transform', params: { expression: '$', input: { n: '${n}', flag: '${flag}', cfg: '${cfg}', second: '${cfg.list[1]}', nothing: '${nothing}' } } }],
-      outputs: { types: { source: '${types.result}' }, n: { source: '${n}' } },
-    }, inputs);
+    const report = await run(
+      {
+        inputs: { n: { type: 'number' }, flag: { type: 'boolean' }, cfg: { type: 'object' }, nothing: { required: false } },
+        nodes: [
+          {
+            id: 'types',
+            type: 'transform',
+            params: { expression: '$', input: { n: '${n}', flag: '${flag}', cfg: '${cfg}', second: '${cfg.list[1]}', nothing: '${nothing}' } },
+          },
+        ],
+        outputs: { types: { source: '${types.result}' }, n: { source: '${n}' } },
+      },
+      inputs,
+    );
     expect(report.result).toEqual({ types: { n: 42, flag: true, cfg: { a: 1, list: ['x', 'y'] }, second: 'y', nothing: null }, n: 42 });
   });
 
   it('stringifies values inside text: objects as JSON, null as empty', async () => {
-    const report = await run({
-      inputs: { n: {}, flag: {}, cfg: {}, nothing: { required: false } },
-      nodes: [{ id: 'text', type: 'shell', params: { stdin: 'n=${n} flag=${flag} cfg=${cfg} list=${cfg.list} nothing=[${nothing}]', command: 'cat' } }],
-      outputs: { text: { source: 'said: ${text.stdout}' } },
-    }, inputs);
+    const report = await run(
+      {
+        inputs: { n: {}, flag: {}, cfg: {}, nothing: { required: false } },
+        nodes: [{ id: 'text', type: 'shell', params: { stdin: 'n=${n} flag=${flag} cfg=${cfg} list=${cfg.list} nothing=[${nothing}]', command: 'cat' } }],
+        outputs: { text: { source: 'said: ${text.stdout}' } },
+      },
+      inputs,
+    );
     expect(report.result).toEqual({ text: 'said: n=42 flag=true cfg={"a":1,"list":["x","y"]} list=["x","y"] nothing=[]' });
   });
 
@@ -198,10 +224,13 @@ describe('templates', () => {
   });
 
   it('passes $${x} through as a literal ${x}', async () => {
-    const report = await run({
-      inputs: { name: {} },
-      nodes: [{ id: 'lit', type: 'shell', params: { command: `printf '%s|%s' '$\${name}' '\${name}'` } }],
-    }, { name: 'Ada' });
+    const report = await run(
+      {
+        inputs: { name: {} },
+        nodes: [{ id: 'lit', type: 'shell', params: { command: `printf '%s|%s' '$\${name}' '\${name}'` } }],
+      },
+      { name: 'Ada' },
+    );
     expect(report.status).toBe('succeeded');
     expect(report.result.stdout).toBe('${name}|Ada');
   });
@@ -258,7 +287,13 @@ describe('inputs from the command line', () => {
       tags: { type: 'array' },
       who: { type: 'string', description: 'who to greet' },
     },
-    nodes: [{ id: 'echo', type: 'transform', params: { expression: '$', input: { count: '${count}', ratio: '${ratio}', loud: '${loud}', tags: '${tags}', who: '${who}' } } }],
+    nodes: [
+      {
+        id: 'echo',
+        type: 'transform',
+        params: { expression: '$', input: { count: '${count}', ratio: '${ratio}', loud: '${loud}', tags: '${tags}', who: '${who}' } },
+      },
+    ],
     outputs: { got: { source: '${echo.result}' } },
   });
 

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDynalite } from '../../functions/adapters/dynalite-server.ts';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
-import { runCli as runCliInProcess } from '../../functions/hosts/cli/commands.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
+import { runCli as runCliInProcess } from '../../functions/hosts/cli/commands.ts';
 import { killStrayChildren, makeTempDir, parseJsonOutput, runCli, spawnCli, spawnCrashDriver, writeWorkflow } from '../support/cli-process.ts';
 
 // Several processes on one state dir share <state-dir>/flowmend.db through SQLite's own locks (no daemon).
@@ -26,44 +26,57 @@ const chain = (length: number) => ({
 const MANY_PROCESSES_MS = 300_000;
 
 describe('one SQLite state dir shared by many processes', () => {
-  it('runs 20 workflows started at once from 20 processes, each to its own result', async () => {
-    const workflow = writeWorkflow(dir, 'concurrent', chain(3));
-    const runs = Array.from({ length: 20 }, () => spawnCli(['run', workflow, '--output-format', 'json'], { stateDir }));
-    const results = await Promise.all(runs.map((r) => r.done));
-    for (const result of results) expect(result.code, result.stderr).toBe(0);
-    const reports = results.map((result) => parseJsonOutput<RunReport>(result));
-    expect(new Set(reports.map((r) => r.run_id)).size).toBe(20);
-    for (const report of reports) expect(report).toMatchObject({ success: true, result: { total: 3 } });
+  it(
+    'runs 20 workflows started at once from 20 processes, each to its own result',
+    async () => {
+      const workflow = writeWorkflow(dir, 'concurrent', chain(3));
+      const runs = Array.from({ length: 20 }, () => spawnCli(['run', workflow, '--output-format', 'json'], { stateDir }));
+      const results = await Promise.all(runs.map((r) => r.done));
+      for (const result of results) expect(result.code, result.stderr).toBe(0);
+      const reports = results.map((result) => parseJsonOutput<RunReport>(result));
+      expect(new Set(reports.map((r) => r.run_id)).size).toBe(20);
+      for (const report of reports) expect(report).toMatchObject({ success: true, result: { total: 3 } });
 
-    const listed = parseJsonOutput<{ runs: { run_id: string; status: string }[] }>(await runCli(['runs', '--limit', '50', '--output-format', 'json'], { stateDir }));
-    const mine = listed.runs.filter((r) => reports.some((report) => report.run_id === r.run_id));
-    expect(mine.map((r) => r.status)).toEqual(Array(20).fill('succeeded'));
-  }, MANY_PROCESSES_MS);
-
-  it('keeps the committed records of a run killed with SIGKILL, on disk for the next process that opens the file', async () => {
-    const workflow = writeWorkflow(dir, 'killed', chain(4));
-    const runId = 'killed_after_n1';
-    const driver = spawnCrashDriver({ stateDir, workflowPath: workflow, runId, crashAt: 'step:n1:1' });
-    const result = await driver.done;
-    expect(result.signal, result.stderr).toBe('SIGKILL');
-
-    const store = SqliteRunStore.open(stateDir);
-    try {
-      const run = await store.getRun(runId);
-      const committed = [...(run?.pendingRecords ?? []), ...(await store.listRecords(runId))];
-      expect(committed.filter((r) => r.status === 'completed').map((r) => [r.nodeId, r.outputs])).toEqual(
-        expect.arrayContaining([['n0', { result: 1 }], ['n1', { result: 2 }]]),
+      const listed = parseJsonOutput<{ runs: { run_id: string; status: string }[] }>(
+        await runCli(['runs', '--limit', '50', '--output-format', 'json'], { stateDir }),
       );
-      expect(run?.status).toBe('running');
-    } finally {
-      store.close();
-    }
-    const resumed = await runCli(['resume', runId, '--output-format', 'json'], { stateDir });
-    expect(resumed.code, resumed.stderr).toBe(0);
-    const report = parseJsonOutput<RunReport>(resumed);
-    expect(report).toMatchObject({ success: true, result: { total: 4 } });
-    expect(report.steps.filter((s) => s.cached).map((s) => s.node_id)).toEqual(['n0', 'n1']);
-  }, MANY_PROCESSES_MS);
+      const mine = listed.runs.filter((r) => reports.some((report) => report.run_id === r.run_id));
+      expect(mine.map((r) => r.status)).toEqual(Array(20).fill('succeeded'));
+    },
+    MANY_PROCESSES_MS,
+  );
+
+  it(
+    'keeps the committed records of a run killed with SIGKILL, on disk for the next process that opens the file',
+    async () => {
+      const workflow = writeWorkflow(dir, 'killed', chain(4));
+      const runId = 'killed_after_n1';
+      const driver = spawnCrashDriver({ stateDir, workflowPath: workflow, runId, crashAt: 'step:n1:1' });
+      const result = await driver.done;
+      expect(result.signal, result.stderr).toBe('SIGKILL');
+
+      const store = SqliteRunStore.open(stateDir);
+      try {
+        const run = await store.getRun(runId);
+        const committed = [...(run?.pendingRecords ?? []), ...(await store.listRecords(runId))];
+        expect(committed.filter((r) => r.status === 'completed').map((r) => [r.nodeId, r.outputs])).toEqual(
+          expect.arrayContaining([
+            ['n0', { result: 1 }],
+            ['n1', { result: 2 }],
+          ]),
+        );
+        expect(run?.status).toBe('running');
+      } finally {
+        store.close();
+      }
+      const resumed = await runCli(['resume', runId, '--output-format', 'json'], { stateDir });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const report = parseJsonOutput<RunReport>(resumed);
+      expect(report).toMatchObject({ success: true, result: { total: 4 } });
+      expect(report.steps.filter((s) => s.cached).map((s) => s.node_id)).toEqual(['n0', 'n1']);
+    },
+    MANY_PROCESSES_MS,
+  );
 });
 
 describe('flowmend --store dynamodb', () => {
@@ -74,11 +87,14 @@ describe('flowmend --store dynamodb', () => {
       const env = { AWS_ENDPOINT_URL: dynalite.endpoint };
       const cli = async (argv: string[]) => {
         let stdout = '';
-        const code = await runCliInProcess([...argv, '--store', 'dynamodb', '--table', 'cli-table', '--state-dir', join(dir, 'dynamo-state'), '--output-format', 'json'], {
-          stdout: (t) => (stdout += t),
-          stderr: () => {},
-          env,
-        });
+        const code = await runCliInProcess(
+          [...argv, '--store', 'dynamodb', '--table', 'cli-table', '--state-dir', join(dir, 'dynamo-state'), '--output-format', 'json'],
+          {
+            stdout: (t) => (stdout += t),
+            stderr: () => {},
+            env,
+          },
+        );
         return { code, json: JSON.parse(stdout) as RunReport };
       };
       const ran = await cli(['run', workflow]);

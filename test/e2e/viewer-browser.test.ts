@@ -17,7 +17,10 @@ const TYPO = {
     { id: 'shout', type: 'shell', params: { stdin: '${fetch.stdout.user.logn}', command: 'tr a-z A-Z' } },
     { id: 'count', type: 'transform', params: { input: '${shout.stdout}', expression: '$length($)' } },
   ],
-  edges: [{ from: 'fetch', to: 'shout' }, { from: 'shout', to: 'count' }],
+  edges: [
+    { from: 'fetch', to: 'shout' },
+    { from: 'shout', to: 'count' },
+  ],
 };
 
 const skipReason = noBrowserReason();
@@ -33,7 +36,12 @@ describe.skipIf(skipReason !== undefined)('the run viewer in Chromium', () => {
   /** The real CLI, in this process (one process start less per command on a busy machine); rules-only repair, as without an API key. */
   const cli = async (argv: string[]): Promise<{ code: number; json: Record<string, unknown> }> => {
     let stdout = '';
-    const code = await runCli([...argv, '--state-dir', stateDir, '--output-format', 'json'], { stdout: (t) => (stdout += t), stderr: () => {}, env: {}, hostOptions: { makeRepairHandler: envRepairHandler({}) } });
+    const code = await runCli([...argv, '--state-dir', stateDir, '--output-format', 'json'], {
+      stdout: (t) => (stdout += t),
+      stderr: () => {},
+      env: {},
+      hostOptions: { makeRepairHandler: envRepairHandler({}) },
+    });
     return { code, json: JSON.parse(stdout) as Record<string, unknown> };
   };
 
@@ -116,13 +124,16 @@ describe.skipIf(skipReason !== undefined)('the run viewer in Chromium', () => {
 
   it('follows a running run as it moves on, without reloading the page', async () => {
     const wait = blockingCommand(dir, 'slow', { countFirst: true });
-    const live = cli(['run', writeWorkflow(dir, 'slow-one', {
-      nodes: [
-        { id: 'slow', type: 'shell', params: { command: wait } },
-        { id: 'after', type: 'transform', params: { input: '${slow.stdout}', expression: '$uppercase($)' } },
-      ],
-      edges: [{ from: 'slow', to: 'after' }],
-    })]);
+    const live = cli([
+      'run',
+      writeWorkflow(dir, 'slow-one', {
+        nodes: [
+          { id: 'slow', type: 'shell', params: { command: wait } },
+          { id: 'after', type: 'transform', params: { input: '${slow.stdout}', expression: '$uppercase($)' } },
+        ],
+        edges: [{ from: 'slow', to: 'after' }],
+      }),
+    ]);
     await waitForFile(join(dir, 'slow.started'), 'the slow node to start');
     const listed = (await (await fetch(`${origin}/runs?status=running&workflow=slow-one`)).json()) as { runs: { run_id: string }[] };
     const runId = listed.runs[0]?.run_id;
@@ -154,7 +165,11 @@ describe.skipIf(skipReason !== undefined)('the run viewer in Chromium', () => {
       ],
       edges: [{ from: 'held', to: 'then' }],
     };
-    const started = await fetch(`${origin}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ workflow, params: {} }) });
+    const started = await fetch(`${origin}/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ workflow, params: {} }),
+    });
     expect(started.status).toBe(202);
     const { run_id: runId } = (await started.json()) as { run_id: string };
     await waitForFile(join(own, 'held.started'), 'the held node to start');

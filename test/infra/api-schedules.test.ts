@@ -96,7 +96,16 @@ describe('API Lambda permissions', () => {
 
   it('knows where the machines, the table and the schedules are', () => {
     const env = text(cfn.Resources[api]?.Properties?.Environment);
-    for (const name of ['TABLE_NAME', 'BUCKET_NAME', 'EXPRESS_STATE_MACHINE_ARN', 'STANDARD_STATE_MACHINE_ARN', 'FLOWMEND_SCHEDULE_MODE', 'FLOWMEND_SCHEDULE_NAME', 'FLOWMEND_SCHEDULE_TARGET_ARN', 'FLOWMEND_SCHEDULER_ROLE_ARN']) {
+    for (const name of [
+      'TABLE_NAME',
+      'BUCKET_NAME',
+      'EXPRESS_STATE_MACHINE_ARN',
+      'STANDARD_STATE_MACHINE_ARN',
+      'FLOWMEND_SCHEDULE_MODE',
+      'FLOWMEND_SCHEDULE_NAME',
+      'FLOWMEND_SCHEDULE_TARGET_ARN',
+      'FLOWMEND_SCHEDULER_ROLE_ARN',
+    ]) {
       expect(env).toContain(name);
     }
   });

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { synthFlowmend } from '../support/synth-flowmend.ts';
 import type { CfnTemplate } from '../support/cfn-asl.ts';
+import { synthFlowmend } from '../support/synth-flowmend.ts';
 import { asCfn } from './stack-helpers.ts';
 
 const run = promisify(execFile);

@@ -67,24 +67,27 @@ describe('FlowmendStack Lambdas', () => {
     expect(new Set(roles).size).toBe(roles.length);
   });
 
-  it.each(RUNNER_TYPES)('the %s runner has no table or bucket permission, and reads secret inputs under the prefix only (llm: and the Anthropic key)', (type) => {
-    const id = fnId(runnerPrefix(type));
-    const actions = actionsOf(statementsOf(cfn, id));
-    expect(actions.filter((a) => /^(dynamodb|s3|kms):/i.test(a) || a === '*')).toEqual([]);
-    const secretStatements = statementsOf(cfn, id).filter((s) => actionsOf([s]).some((a) => /^(secretsmanager|ssm):/.test(a)));
-    const grants = secretStatements.map((s) => `${actionsOf([s]).join(',')} ${JSON.stringify(s.Resource)}`);
-    expect(grants.filter((g) => g.includes('secret:flowmend/inputs/*'))).toEqual([expect.stringMatching(/^secretsmanager:GetSecretValue /)]);
-    expect(grants.filter((g) => g.includes('parameter/flowmend/inputs/*'))).toEqual([expect.stringMatching(/^ssm:GetParameter /)]);
-    const others = grants.filter((g) => !g.includes('flowmend/inputs/*'));
-    if (type === 'llm') expect(others).toEqual([expect.stringMatching(/secretsmanager:GetSecretValue.*secret:flowmend\/anthropic-api-key-\?{6}/)]);
-    else expect(others).toEqual([]);
-    // No managed basic-execution policy (logs on every group): the role writes its own log group only.
-    expect(managedPoliciesOf(cfn, id)).toEqual([]);
-    const logStatements = statementsOf(cfn, id).filter((s) => actionsOf([s]).some((a) => a.startsWith('logs:')));
-    expect(actionsOf(logStatements).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
-    const ownLogGroup = logicalId(cfn, 'AWS::Logs::LogGroup', runnerPrefix(type));
-    expect(logStatements.map((s) => JSON.stringify(s.Resource))).toEqual([JSON.stringify({ 'Fn::GetAtt': [ownLogGroup, 'Arn'] })]);
-  });
+  it.each(RUNNER_TYPES)(
+    'the %s runner has no table or bucket permission, and reads secret inputs under the prefix only (llm: and the Anthropic key)',
+    (type) => {
+      const id = fnId(runnerPrefix(type));
+      const actions = actionsOf(statementsOf(cfn, id));
+      expect(actions.filter((a) => /^(dynamodb|s3|kms):/i.test(a) || a === '*')).toEqual([]);
+      const secretStatements = statementsOf(cfn, id).filter((s) => actionsOf([s]).some((a) => /^(secretsmanager|ssm):/.test(a)));
+      const grants = secretStatements.map((s) => `${actionsOf([s]).join(',')} ${JSON.stringify(s.Resource)}`);
+      expect(grants.filter((g) => g.includes('secret:flowmend/inputs/*'))).toEqual([expect.stringMatching(/^secretsmanager:GetSecretValue /)]);
+      expect(grants.filter((g) => g.includes('parameter/flowmend/inputs/*'))).toEqual([expect.stringMatching(/^ssm:GetParameter /)]);
+      const others = grants.filter((g) => !g.includes('flowmend/inputs/*'));
+      if (type === 'llm') expect(others).toEqual([expect.stringMatching(/secretsmanager:GetSecretValue.*secret:flowmend\/anthropic-api-key-\?{6}/)]);
+      else expect(others).toEqual([]);
+      // No managed basic-execution policy (logs on every group): the role writes its own log group only.
+      expect(managedPoliciesOf(cfn, id)).toEqual([]);
+      const logStatements = statementsOf(cfn, id).filter((s) => actionsOf([s]).some((a) => a.startsWith('logs:')));
+      expect(actionsOf(logStatements).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+      const ownLogGroup = logicalId(cfn, 'AWS::Logs::LogGroup', runnerPrefix(type));
+      expect(logStatements.map((s) => JSON.stringify(s.Resource))).toEqual([JSON.stringify({ 'Fn::GetAtt': [ownLogGroup, 'Arn'] })]);
+    },
+  );
 
   it.each(RUNNER_TYPES)('the %s runner has reserved concurrency from the runnerConcurrency setting (0: none)', (type) => {
     expect(cfn.Resources[fnId(runnerPrefix(type))]?.Properties?.ReservedConcurrentExecutions).toBe(10);
@@ -101,19 +104,19 @@ describe('FlowmendStack Lambdas', () => {
     expect(readers.map((id) => id.replace(/Function[0-9A-F]{8}$/, '')).sort()).toEqual(['Repair', 'RunLlm']);
     const llm = namedCfn.Resources[logicalId(namedCfn, 'AWS::Lambda::Function', 'RunLlm')];
     expect(llm?.Properties?.Environment).toMatchObject({ Variables: { FLOWMEND_ANTHROPIC_SECRET_ID: 'team/claude-key' } });
-    expect(JSON.stringify(statementsOf(namedCfn, logicalId(namedCfn, 'AWS::Lambda::Function', 'RunLlm')))).toContain(
-      'secret:team/claude-key-??????',
-    );
+    expect(JSON.stringify(statementsOf(namedCfn, logicalId(namedCfn, 'AWS::Lambda::Function', 'RunLlm')))).toContain('secret:team/claude-key-??????');
   });
 
   it('secret inputs: no runner grant with an empty secretInputPrefix; a prefix holding the Anthropic key is refused', () => {
     const none = asCfn(synthFlowmend({ secretInputPrefix: '' }).template);
-    const granted = Object.keys(none.Resources).filter((id) => none.Resources[id]?.Type === 'AWS::Lambda::Function' && actionsOf(statementsOf(none, id)).includes('ssm:GetParameter'));
+    const granted = Object.keys(none.Resources).filter(
+      (id) => none.Resources[id]?.Type === 'AWS::Lambda::Function' && actionsOf(statementsOf(none, id)).includes('ssm:GetParameter'),
+    );
     expect(granted).toEqual([]);
     expect(() => synthFlowmend({ secretInputPrefix: 'flowmend/' })).toThrow(/Anthropic key must not be under secretInputPrefix/);
   });
 
-  it('the engine gets the store adapter\'s table requests and the blob prefix, nothing wider, and cannot read the secret', () => {
+  it("the engine gets the store adapter's table requests and the blob prefix, nothing wider, and cannot read the secret", () => {
     const statements = statementsOf(cfn, fnId('Advance'));
     const actions = actionsOf(statements);
     expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual([...RUN_STORE_ACTIONS].sort());
@@ -130,7 +133,12 @@ describe('FlowmendStack Lambdas', () => {
     const statements = statementsOf(cfn, fnId('StartRun'));
     const starts = statements.filter((s) => actionsOf([s]).includes('states:StartExecution'));
     const machines = Object.keys(template.findResources('AWS::StepFunctions::StateMachine'));
-    expect(starts.flatMap((s) => [s.Resource].flat()).map((r) => JSON.stringify(r)).sort()).toEqual(machines.map((id) => JSON.stringify({ Ref: id })).sort());
+    expect(
+      starts
+        .flatMap((s) => [s.Resource].flat())
+        .map((r) => JSON.stringify(r))
+        .sort(),
+    ).toEqual(machines.map((id) => JSON.stringify({ Ref: id })).sort());
     expect(actionsOf(statements).filter((a) => /^(secretsmanager|s3|lambda):/.test(a))).toEqual([]);
   });
 
@@ -144,7 +152,9 @@ describe('FlowmendStack state machines', () => {
   const machines = template.findResources('AWS::StepFunctions::StateMachine');
 
   it('are deployed twice, Express and Standard, with logging and X-Ray tracing', () => {
-    const byType = Object.values(machines).map((m) => m.Properties.StateMachineType).sort();
+    const byType = Object.values(machines)
+      .map((m) => m.Properties.StateMachineType)
+      .sort();
     expect(byType).toEqual(['EXPRESS', 'STANDARD']);
     for (const machine of Object.values(machines)) {
       expect(machine.Properties).toMatchObject({
@@ -225,8 +235,12 @@ describe('FlowmendStack state machines', () => {
 
 describe('RUN_STORE_ACTIONS', () => {
   it('are exactly the requests the DynamoDB adapter sends (a new request needs a grant, an unused grant goes)', () => {
-    const sources = ['dynamo-run-store.ts', 'dynamo-paging.ts'].map((f) => readFileSync(new URL(`../../functions/adapters/${f}`, import.meta.url), 'utf8')).join('\n');
-    const sent = new Set([...sources.matchAll(/\b(Get|Put|Query|Update|Delete|Scan|BatchGet|BatchWrite|TransactWrite|TransactGet)Command\b/g)].map((m) => m[1] ?? ""));
+    const sources = ['dynamo-run-store.ts', 'dynamo-paging.ts']
+      .map((f) => readFileSync(new URL(`../../functions/adapters/${f}`, import.meta.url), 'utf8'))
+      .join('\n');
+    const sent = new Set(
+      [...sources.matchAll(/\b(Get|Put|Query|Update|Delete|Scan|BatchGet|BatchWrite|TransactWrite|TransactGet)Command\b/g)].map((m) => m[1] ?? ''),
+    );
     const toAction = (command: string) => `dynamodb:${command}${['Query', 'Scan'].includes(command) ? '' : 'Item'}`;
     expect([...sent].map(toAction).sort()).toEqual([...RUN_STORE_ACTIONS].sort());
   });

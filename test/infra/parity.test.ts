@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeAnthropicLlmClient } from '../../functions/adapters/anthropic-llm-client.ts';
 import { makeAnthropicRepairLlm } from '../../functions/adapters/anthropic-repair-llm.ts';
-import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import type { AslDefinition } from '../../functions/core/definition.ts';
 import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import { makeCatalog } from '../../functions/core/node-type.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
 import { makeRepairHandler } from '../../functions/hosts/lambda/repair.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { httpRunner } from '../../functions/nodes/http.ts';
 import { makeLlmRunner } from '../../functions/nodes/llm.ts';
-import { makeAnthropicLlmClient } from '../../functions/adapters/anthropic-llm-client.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
 import { transformRunner } from '../../functions/nodes/transform.ts';
 import { extractStateMachines } from '../support/cfn-asl.ts';
@@ -33,7 +33,12 @@ const synthesized = {
 };
 
 const runOn = async (definition: AslDefinition | undefined, workflow: WorkflowInput, repairEnabled: boolean, maxAdvances?: number) => {
-  const runners = [shellRunner, transformRunner, httpRunner, makeLlmRunner({ config: () => ({ apiKey: 'test-key', baseURL: fake.baseURL }), client: makeAnthropicLlmClient() })];
+  const runners = [
+    shellRunner,
+    transformRunner,
+    httpRunner,
+    makeLlmRunner({ config: () => ({ apiKey: 'test-key', baseURL: fake.baseURL }), client: makeAnthropicLlmClient() }),
+  ];
   const host = new LocalHost({
     store: new MemoryRunStore(),
     runners,
@@ -49,7 +54,13 @@ const runOn = async (definition: AslDefinition | undefined, workflow: WorkflowIn
         now: Date.now,
       }),
   });
-  const report = await host.start({ workflow: WorkflowSchema.parse(workflow), workflowName: 'parity', params: { name: 'world' }, repairEnabled, maxRepairs: 3 });
+  const report = await host.start({
+    workflow: WorkflowSchema.parse(workflow),
+    workflowName: 'parity',
+    params: { name: 'world' },
+    repairEnabled,
+    maxRepairs: 3,
+  });
   return { report, stats: host.stats };
 };
 
@@ -66,15 +77,28 @@ const broken: WorkflowInput = {
   edges: [{ from: 'greet', to: 'count', action: 'default' }],
   outputs: { count: { source: '${count.stdout}' } },
 };
-const repaired = { ...broken, nodes: [shell('greet', 'echo hello ${name}'), { ...shell('count', 'wc -c'), params: { command: 'wc -c', stdin: '${greet.stdout}' } }] };
+const repaired = {
+  ...broken,
+  nodes: [shell('greet', 'echo hello ${name}'), { ...shell('count', 'wc -c'), params: { command: 'wc -c', stdin: '${greet.stdout}' } }],
+};
 
-type Scenario = { name: string; workflow: () => WorkflowInput; repairEnabled?: boolean; maxAdvances?: number; before?: () => void; check: (r: RunReport) => void };
+type Scenario = {
+  name: string;
+  workflow: () => WorkflowInput;
+  repairEnabled?: boolean;
+  maxAdvances?: number;
+  before?: () => void;
+  check: (r: RunReport) => void;
+};
 const scenarios: Scenario[] = [
   {
     name: 'succeeds',
     workflow: () => ({
       inputs: { name: { type: 'string', required: true } },
-      nodes: [shell('greet', 'echo hello ${name}'), { id: 'shout', type: 'transform', params: { expression: '$uppercase($trim($))', input: '${greet.stdout}' } }],
+      nodes: [
+        shell('greet', 'echo hello ${name}'),
+        { id: 'shout', type: 'transform', params: { expression: '$uppercase($trim($))', input: '${greet.stdout}' } },
+      ],
       edges: [{ from: 'greet', to: 'shout', action: 'default' }],
       outputs: { loud: { source: '${shout.result}' } },
     }),
@@ -101,7 +125,10 @@ const scenarios: Scenario[] = [
   {
     name: 'fails',
     repairEnabled: false,
-    workflow: () => ({ nodes: [shell('boom', 'echo oops >&2; exit 3'), shell('never', 'echo never')], edges: [{ from: 'boom', to: 'never', action: 'default' }] }),
+    workflow: () => ({
+      nodes: [shell('boom', 'echo oops >&2; exit 3'), shell('never', 'echo never')],
+      edges: [{ from: 'boom', to: 'never', action: 'default' }],
+    }),
     check: (r) => {
       expect(r.status).toBe('failed');
       expect(r.errors).toContainEqual(expect.objectContaining({ node_id: 'boom', fixable: true }));
@@ -110,7 +137,10 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'warns and stops without repair',
-    workflow: () => ({ nodes: [{ id: 'call', type: 'http', params: { url: apiError() } }, shell('after', 'echo after')], edges: [{ from: 'call', to: 'after', action: 'default' }] }),
+    workflow: () => ({
+      nodes: [{ id: 'call', type: 'http', params: { url: apiError() } }, shell('after', 'echo after')],
+      edges: [{ from: 'call', to: 'after', action: 'default' }],
+    }),
     check: (r) => {
       expect(r.status).toBe('failed');
       expect(r.warnings).toContainEqual(expect.objectContaining({ node_id: 'call', category: 'non_repairable', fixable: false }));

@@ -20,7 +20,10 @@ const byName = (name: string) => schedules.find((s) => JSON.stringify(s.Properti
 /** A bare stack with only what schedules need, for the construct's own checks (no Lambda bundling, no engine). */
 const bare = (mode: ScheduleMode) => {
   const scope = new Stack(new App(), 'Bare');
-  const target = lambda.Function.fromFunctionAttributes(scope, 'Target', { functionArn: 'arn:aws:lambda:us-east-1:123456789012:function:start', sameEnvironment: true });
+  const target = lambda.Function.fromFunctionAttributes(scope, 'Target', {
+    functionArn: 'arn:aws:lambda:us-east-1:123456789012:function:start',
+    sameEnvironment: true,
+  });
   return { scope, schedules: new RunSchedules(scope, 'Schedules', { mode, target, name: 'Bare' }) };
 };
 
@@ -29,7 +32,12 @@ describe('ScheduledWorkflow in the example app (examples/cdk/scheduled-app.ts)',
     expect(schedules).toHaveLength(2);
     const target = logicalId(cfn, 'AWS::Lambda::Function', 'ScheduledStart');
     const role = logicalId(cfn, 'AWS::IAM::Role', 'SchedulesSchedulerRole');
-    expect(byName('nightly-report')?.Properties).toMatchObject({ ScheduleExpression: 'cron(0 6 * * ? *)', ScheduleExpressionTimezone: 'Europe/Paris', State: 'ENABLED', FlexibleTimeWindow: { Mode: 'OFF' } });
+    expect(byName('nightly-report')?.Properties).toMatchObject({
+      ScheduleExpression: 'cron(0 6 * * ? *)',
+      ScheduleExpressionTimezone: 'Europe/Paris',
+      State: 'ENABLED',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+    });
     expect(byName('hourly-sync')?.Properties).toMatchObject({ ScheduleExpression: 'rate(1 hour)', ScheduleExpressionTimezone: 'UTC' });
     for (const schedule of schedules) {
       expect(JSON.stringify(schedule.Properties.Target.Arn)).toContain(target);
@@ -39,8 +47,14 @@ describe('ScheduledWorkflow in the example app (examples/cdk/scheduled-app.ts)',
 
   it('sends a scheduled start keyed by the fire time: the inline workflow for one, the registered name for the other', () => {
     const fired = (name: string) =>
-      ScheduledStartEventSchema.parse(JSON.parse(String(byName(name)?.Properties.Target.Input).replace('<aws.scheduler.scheduled-time>', '2026-11-24T05:00:00Z')));
-    expect(fired('nightly-report')).toMatchObject({ workflowName: 'nightly-report', scheduledTime: '2026-11-24T05:00:00Z', workflow: { nodes: [{ id: 'count' }, { id: 'summary' }] } });
+      ScheduledStartEventSchema.parse(
+        JSON.parse(String(byName(name)?.Properties.Target.Input).replace('<aws.scheduler.scheduled-time>', '2026-11-24T05:00:00Z')),
+      );
+    expect(fired('nightly-report')).toMatchObject({
+      workflowName: 'nightly-report',
+      scheduledTime: '2026-11-24T05:00:00Z',
+      workflow: { nodes: [{ id: 'count' }, { id: 'summary' }] },
+    });
     expect(fired('hourly-sync')).toEqual({ workflowName: 'hourly-sync', params: { full: false }, scheduledTime: '2026-11-24T05:00:00Z' });
   });
 });
@@ -48,10 +62,14 @@ describe('ScheduledWorkflow in the example app (examples/cdk/scheduled-app.ts)',
 describe('ScheduledWorkflow checks at synth', () => {
   it('rejects a workflow that does not parse, a bad expression and an oversize input, naming what is wrong', () => {
     const { scope, schedules } = bare('scheduler');
-    expect(() => new ScheduledWorkflow(scope, 'Broken', { schedules, workflowName: 'b', workflow: { nodes: 'none' }, schedule: 'rate(1 hour)' })).toThrow(/Broken: the workflow does not parse/);
+    expect(() => new ScheduledWorkflow(scope, 'Broken', { schedules, workflowName: 'b', workflow: { nodes: 'none' }, schedule: 'rate(1 hour)' })).toThrow(
+      /Broken: the workflow does not parse/,
+    );
     expect(() => new ScheduledWorkflow(scope, 'Often', { schedules, workflowName: 'o', schedule: 'every hour' })).toThrow(/Often: schedule: cron\(\.\.\.\)/);
     const big = { nodes: [{ id: 'a', type: 'shell', params: { command: `echo ${'x'.repeat(9_000)}` } }] };
-    expect(() => new ScheduledWorkflow(scope, 'Big', { schedules, workflowName: 'big', workflow: big, schedule: 'rate(1 hour)' })).toThrow(/over EventBridge's 8192/);
+    expect(() => new ScheduledWorkflow(scope, 'Big', { schedules, workflowName: 'big', workflow: big, schedule: 'rate(1 hour)' })).toThrow(
+      /over EventBridge's 8192/,
+    );
   });
 
   it('in rules mode, makes an EventBridge rule whose input carries the event time, and refuses what rules cannot do', () => {
@@ -63,7 +81,9 @@ describe('ScheduledWorkflow checks at synth', () => {
     expect(target.InputTransformer.InputPathsMap).toEqual({ time: '$.time' });
     const delivered = String(target.InputTransformer.InputTemplate).replace('<time>', '2026-11-24T05:00:00Z');
     expect(ScheduledStartEventSchema.parse(JSON.parse(delivered))).toMatchObject({ workflowName: 'hourly', scheduledTime: '2026-11-24T05:00:00Z' });
-    expect(() => new ScheduledWorkflow(scope, 'Paris', { schedules, workflowName: 'p', schedule: 'cron(0 6 * * ? *)', timezone: 'Europe/Paris' })).toThrow(/UTC only/);
+    expect(() => new ScheduledWorkflow(scope, 'Paris', { schedules, workflowName: 'p', schedule: 'cron(0 6 * * ? *)', timezone: 'Europe/Paris' })).toThrow(
+      /UTC only/,
+    );
     expect(() => new ScheduledWorkflow(scope, 'Once', { schedules, workflowName: 'o', schedule: 'at(2027-01-01T09:00:00)' })).toThrow(/UTC only/);
   });
 });

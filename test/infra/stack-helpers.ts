@@ -27,15 +27,16 @@ export function statementsOf(template: CfnTemplate, resourceId: string): Stateme
   const props = template.Resources[resourceId]?.Properties ?? {};
   const roleId = refOf(props.Role ?? props.RoleArn);
   if (roleId === undefined) throw new Error(`${resourceId} has no role`);
-  return Object.values(template.Resources)
-    .filter((r) => r.Type === 'AWS::IAM::Policy')
-    .filter((r) => (r.Properties?.Roles as Json[] | undefined)?.some((role) => refOf(role) === roleId))
-    // biome-ignore lint/correctness/noUnsafeOptionalChaining: a policy without a document fails the test here
-    .flatMap((r) => ((r.Properties?.PolicyDocument as { Statement: Statement[] }).Statement));
+  return (
+    Object.values(template.Resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy')
+      .filter((r) => (r.Properties?.Roles as Json[] | undefined)?.some((role) => refOf(role) === roleId))
+      // biome-ignore lint/correctness/noUnsafeOptionalChaining: a policy without a document fails the test here
+      .flatMap((r) => (r.Properties?.PolicyDocument as { Statement: Statement[] }).Statement)
+  );
 }
 
-export const actionsOf = (statements: readonly Statement[]): string[] =>
-  statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+export const actionsOf = (statements: readonly Statement[]): string[] => statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
 
 export function managedPoliciesOf(template: CfnTemplate, resourceId: string): string[] {
   const roleId = refOf(template.Resources[resourceId]?.Properties?.Role);

@@ -34,9 +34,11 @@ const expected = buildDefinition({
 function routeOf(asl: Asl, outcome: { kind: string; node?: { type: string }; nodeType?: string }): string | undefined {
   const route = asl.States[STATE.route] as State & { Choices: ChoiceRule[]; Default?: string };
   const read = (path: string): unknown =>
-    path.replace(/^\$\./, '').split('.').reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], outcome);
-  const matches = (rule: ChoiceRule): boolean =>
-    rule.And !== undefined ? rule.And.every(matches) : read(rule.Variable ?? '') === rule.StringEquals;
+    path
+      .replace(/^\$\./, '')
+      .split('.')
+      .reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], outcome);
+  const matches = (rule: ChoiceRule): boolean => (rule.And !== undefined ? rule.And.every(matches) : read(rule.Variable ?? '') === rule.StringEquals);
   return route.Choices.find(matches)?.Next ?? route.Default;
 }
 

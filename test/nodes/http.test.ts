@@ -62,7 +62,7 @@ describe('http runner: requests', () => {
     expect(lastRequest().headers['content-type']).toMatch(/^text\/plain/);
   });
 
-  it('sends the given headers and pflow\'s auth shortcuts', async () => {
+  it("sends the given headers and pflow's auth shortcuts", async () => {
     await run({ url: `${server.url}/echo`, headers: { 'X-Trace': 'abc', 'X-Num': 5 }, auth_token: 'tok' });
     expect(lastRequest().headers).toMatchObject({ 'x-trace': 'abc', 'x-num': '5', authorization: 'Bearer tok' });
     await run({ url: `${server.url}/echo`, api_key: 'k1', api_key_header: 'X-Key' });
@@ -171,7 +171,7 @@ describe('http runner: status classes', () => {
     await expect(run({ url: `${closed.url}/x` })).rejects.toThrow(/ECONNREFUSED/);
   });
 
-  it('follows the workflow\'s status rules over the defaults', async () => {
+  it("follows the workflow's status rules over the defaults", async () => {
     const rules = { warning_status_codes: [202], repairable_status_codes: [503], transient_status_codes: [409] };
     // The rules reach the runner through its run context (the engine puts them there for http nodes).
     const ruled = { ...context, classification: rules };
@@ -230,7 +230,10 @@ describe('http runner: extract', () => {
   it('classifies a miss as repairable and keeps the response in the outputs', async () => {
     const result = await run({ url: jsonUrl(body), extract: { x: '$.nope' } });
     expect(result.outputs).toMatchObject({ status_code: 200, response: body });
-    expect(classifyOutcome({ nodeId: 'call', nodeType: 'http', capabilities: httpRunner.capabilities ?? {}, result })).toMatchObject({ kind: 'error', error: { code: 'EXTRACT_MISSING', fixable: true } });
+    expect(classifyOutcome({ nodeId: 'call', nodeType: 'http', capabilities: httpRunner.capabilities ?? {}, result })).toMatchObject({
+      kind: 'error',
+      error: { code: 'EXTRACT_MISSING', fixable: true },
+    });
   });
 
   it('bounds the response sample of a large body', async () => {

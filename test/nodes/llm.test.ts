@@ -28,7 +28,11 @@ describe('llm runner', () => {
   it('sends prompt, system, model and temperature and returns the text with usage and cost', async () => {
     fake.enqueue({ text: 'Paris', usage: { input_tokens: 1000, output_tokens: 500 } });
     const result = ok(
-      await runWithParams(configured(), { prompt: 'Capital of France?', system: 'Answer in one word.', model: 'claude-sonnet-4-6', temperature: 0.2, max_tokens: 64 }, context),
+      await runWithParams(
+        configured(),
+        { prompt: 'Capital of France?', system: 'Answer in one word.', model: 'claude-sonnet-4-6', temperature: 0.2, max_tokens: 64 },
+        context,
+      ),
     );
     const usage = { model: 'claude-sonnet-4-6', input_tokens: 1000, output_tokens: 500, cost_usd: 0.0105 };
     expect(result.outputs).toEqual({ response: 'Paris', usage, stop_reason: 'end_turn' });
@@ -82,7 +86,11 @@ describe('llm runner', () => {
 
   it('fails with a non-repairable configuration error naming ANTHROPIC_API_KEY before any request when no key is set', async () => {
     const before = fake.calls.length;
-    const attempt = runWithParams(makeLlmRunner({ config: envLlmConfig({ ANTHROPIC_BASE_URL: fake.baseURL }), client: makeAnthropicLlmClient() }), { prompt: 'x' }, context);
+    const attempt = runWithParams(
+      makeLlmRunner({ config: envLlmConfig({ ANTHROPIC_BASE_URL: fake.baseURL }), client: makeAnthropicLlmClient() }),
+      { prompt: 'x' },
+      context,
+    );
     await expect(attempt).rejects.toBeInstanceOf(ConfigurationError);
     const error = (await attempt.then(
       () => undefined,
@@ -91,7 +99,10 @@ describe('llm runner', () => {
     expect(error.message).toContain('ANTHROPIC_API_KEY');
     expect(fake.calls.length).toBe(before);
     const outcome = classifyOutcome({ nodeId: 'ask', nodeType: 'llm', taskError: { Error: error.name, Cause: error.message } });
-    expect(outcome).toMatchObject({ kind: 'fatal', error: { category: 'non_repairable', fixable: false, message: expect.stringContaining('ANTHROPIC_API_KEY') } });
+    expect(outcome).toMatchObject({
+      kind: 'fatal',
+      error: { category: 'non_repairable', fixable: false, message: expect.stringContaining('ANTHROPIC_API_KEY') },
+    });
   });
 
   it('reads the environment at call time', async () => {
@@ -120,7 +131,10 @@ describe('llm runner', () => {
     expect(configured().sideEffects({ prompt: 'x' })).toBe(false);
     fake.enqueue({ text: '{"ok":false,"error":"channel_not_found"}' });
     const result = await runWithParams(configured(), { prompt: 'x' }, context);
-    expect(classifyOutcome({ nodeId: 'ask', nodeType: 'llm', capabilities: configured().capabilities ?? {}, result })).toEqual({ kind: 'success', action: 'default' });
+    expect(classifyOutcome({ nodeId: 'ask', nodeType: 'llm', capabilities: configured().capabilities ?? {}, result })).toEqual({
+      kind: 'success',
+      action: 'default',
+    });
   });
 });
 
@@ -137,7 +151,9 @@ describe('llm prices', () => {
   });
 
   it('counts cache writes and reads, and prices an unknown model at 0', () => {
-    expect(costUsd('claude-haiku-4-5', { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 1_000_000, cache_read_input_tokens: 1_000_000 })).toBe(1.35);
+    expect(costUsd('claude-haiku-4-5', { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 1_000_000, cache_read_input_tokens: 1_000_000 })).toBe(
+      1.35,
+    );
     expect(costUsd('gpt-x', { input_tokens: 1000, output_tokens: 1000 })).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
-import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,8 +7,7 @@ import type { RunContext, RunnerResult } from '../../functions/core/node-type.ts
 import { makeShellRunner, ShellParamsSchema, shellRunner } from '../../functions/nodes/shell.ts';
 
 const context: RunContext = { runId: 'run-1', nodeId: 'sh', seq: 1, cacheKey: 'k' };
-const run = (params: Record<string, unknown>, ctx: RunContext = context): Promise<RunnerResult> =>
-  shellRunner.run(ShellParamsSchema.parse(params), ctx);
+const run = (params: Record<string, unknown>, ctx: RunContext = context): Promise<RunnerResult> => shellRunner.run(ShellParamsSchema.parse(params), ctx);
 const outputsOf = (result: RunnerResult): Record<string, unknown> => result.outputs ?? {};
 
 /** Alive and not a zombie (an orphan reparented to a pid 1 that does not reap stays a zombie). */

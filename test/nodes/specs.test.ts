@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { localRunners } from '../../functions/hosts/local/local-runners.ts';
 import { localSpecCatalog } from '../../functions/nodes/local-specs.ts';
 
-describe('localSpecCatalog (what validate checks, without the runners\' libraries)', () => {
-  it('knows every type the local host runs, with the runner\'s schema, outputs, capabilities and timeouts', () => {
+describe("localSpecCatalog (what validate checks, without the runners' libraries)", () => {
+  it("knows every type the local host runs, with the runner's schema, outputs, capabilities and timeouts", () => {
     for (const runner of localRunners) {
       const spec = localSpecCatalog.get(runner.type);
       expect(spec, runner.type).toBeDefined();

@@ -3,8 +3,7 @@ import type { RunnerResult } from '../../functions/core/node-type.ts';
 import { TransformParamsSchema, transformRunner } from '../../functions/nodes/transform.ts';
 
 const context = { runId: 'run-1', nodeId: 'tx', seq: 1, cacheKey: 'k' };
-const run = (params: Record<string, unknown>): Promise<RunnerResult> =>
-  transformRunner.run(TransformParamsSchema.parse(params), context);
+const run = (params: Record<string, unknown>): Promise<RunnerResult> => transformRunner.run(TransformParamsSchema.parse(params), context);
 const resultOf = async (expression: string, input?: unknown): Promise<unknown> => {
   const outcome = await run({ expression, input });
   if (outcome.kind !== 'ok') throw new Error(`expected ok, got ${outcome.error.message}`);

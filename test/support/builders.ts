@@ -22,7 +22,16 @@ export const aRun = (overrides: Partial<RunItem> & Pick<RunItem, 'runId'>): RunI
   repairs: [],
   warnings: [],
   owner: { id: 'owner-a', since: 0 },
-  metrics: { nodesExecuted: 0, nodesCached: 0, llmInputTokens: 0, llmOutputTokens: 0, llmCostUsd: 0, repairInputTokens: 0, repairOutputTokens: 0, repairCostUsd: 0 },
+  metrics: {
+    nodesExecuted: 0,
+    nodesCached: 0,
+    llmInputTokens: 0,
+    llmOutputTokens: 0,
+    llmCostUsd: 0,
+    repairInputTokens: 0,
+    repairOutputTokens: 0,
+    repairCostUsd: 0,
+  },
   mode: 'express',
   ...overrides,
 });

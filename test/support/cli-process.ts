@@ -74,13 +74,24 @@ export const parseJsonOutput = <T = Record<string, unknown>>(result: CliResult):
  * Starts a run in a child process that SIGKILLs itself right after a chosen store write (see crash-driver.ts),
  * so a test can crash a run at an exact point between two writes.
  */
-export const spawnCrashDriver = (spec: { stateDir: string; workflowPath: string; runId: string; crashAt: string; workspace?: string; markerDir?: string }): CliProcess =>
+export const spawnCrashDriver = (spec: {
+  stateDir: string;
+  workflowPath: string;
+  runId: string;
+  crashAt: string;
+  workspace?: string;
+  markerDir?: string;
+}): CliProcess =>
   track(
-    spawn(process.execPath, ['--import', 'tsx', DRIVER, spec.stateDir, spec.workflowPath, spec.runId, spec.crashAt, ...(spec.workspace ? [spec.workspace] : [])], {
-      cwd: REPO,
-      env: { ...childEnv(), ...(spec.markerDir ? { CRASH_MARKER_DIR: spec.markerDir } : {}) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
+    spawn(
+      process.execPath,
+      ['--import', 'tsx', DRIVER, spec.stateDir, spec.workflowPath, spec.runId, spec.crashAt, ...(spec.workspace ? [spec.workspace] : [])],
+      {
+        cwd: REPO,
+        env: { ...childEnv(), ...(spec.markerDir ? { CRASH_MARKER_DIR: spec.markerDir } : {}) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    ),
   );
 
 export const makeTempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), `flowmend-${prefix}-`));

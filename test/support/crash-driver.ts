@@ -10,10 +10,10 @@
 //          server it calls, writes when its work has begun)
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LocalHost } from '../../functions/hosts/local/local-host.ts';
-import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import type { StoreWrite } from '../../functions/adapters/observed-run-store.ts';
+import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 
 const [stateDir, workflowPath, runId, crashAt, workspace] = process.argv.slice(2) as [string, string, string, string, string | undefined];
 const [kind, nodeId, visit] = crashAt.split(':');
@@ -58,7 +58,15 @@ const host = new LocalHost({
   },
 });
 const workflow = WorkflowSchema.parse(JSON.parse(readFileSync(workflowPath, 'utf8')));
-const report = await host.start({ workflow, workflowName: 'crash', params: {}, repairEnabled: false, maxRepairs: 0, runId, ...(workspace ? { workspace } : {}) });
+const report = await host.start({
+  workflow,
+  workflowName: 'crash',
+  params: {},
+  repairEnabled: false,
+  maxRepairs: 0,
+  runId,
+  ...(workspace ? { workspace } : {}),
+});
 process.stdout.write(`${JSON.stringify({ crashed: false, status: report.status })}\n`);
 store.close();
 process.exitCode = 3;

@@ -30,8 +30,14 @@ export interface FakeAnthropic {
 }
 
 const ERROR_TYPES: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
-  413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error',
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
 };
 
 const message = (text: string, model: string, usage: FakeUsage | undefined, stopReason: string) => ({
@@ -46,9 +52,16 @@ const message = (text: string, model: string, usage: FakeUsage | undefined, stop
   container: null,
   diagnostics: null,
   usage: {
-    input_tokens: usage?.input_tokens ?? 12, output_tokens: usage?.output_tokens ?? 5,
-    cache_creation_input_tokens: null, cache_read_input_tokens: null, cache_creation: null,
-    server_tool_use: null, service_tier: 'standard', inference_geo: null, output_tokens_details: null, speed: null,
+    input_tokens: usage?.input_tokens ?? 12,
+    output_tokens: usage?.output_tokens ?? 5,
+    cache_creation_input_tokens: null,
+    cache_read_input_tokens: null,
+    cache_creation: null,
+    server_tool_use: null,
+    service_tier: 'standard',
+    inference_geo: null,
+    output_tokens_details: null,
+    speed: null,
   },
 });
 

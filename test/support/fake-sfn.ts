@@ -54,7 +54,14 @@ export async function startFakeSfn(): Promise<FakeSfn> {
         if (!found) return fail('ExecutionDoesNotExist', `Execution Does Not Exist: '${req.executionArn}'`);
         return {
           status: 200,
-          body: { executionArn: found.executionArn, stateMachineArn: found.stateMachineArn, name: found.name, status: found.status, input: found.input, startDate: Date.now() / 1000 },
+          body: {
+            executionArn: found.executionArn,
+            stateMachineArn: found.stateMachineArn,
+            name: found.name,
+            status: found.status,
+            input: found.input,
+            startDate: Date.now() / 1000,
+          },
         };
       }
       case 'StopExecution': {

@@ -1,4 +1,4 @@
-import { createServer, STATUS_CODES, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedHttpRequest {

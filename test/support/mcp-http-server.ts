@@ -29,9 +29,10 @@ export const startMcpHttpServer = async (callsFile: string): Promise<McpHttpTest
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     authorizations,
-    close: () => new Promise((resolve) => {
-      http.closeAllConnections();
-      http.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
   };
 };

@@ -23,10 +23,8 @@ export const makeTestMcpServer = (callsFile: string | undefined): McpServer => {
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     },
   );
-  server.registerTool(
-    'add',
-    { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } },
-    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
-  );
+  server.registerTool('add', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+    content: [{ type: 'text', text: String(a + b) }],
+  }));
   return server;
 };

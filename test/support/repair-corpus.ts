@@ -2,12 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { prepareInputs } from '../../functions/core/inputs.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
 import { transformRunner } from '../../functions/nodes/transform.ts';
 import { startFakeAnthropic } from './fake-anthropic.ts';
@@ -76,7 +76,16 @@ export async function runRepairFixture(file: string, fixture: RepairFixture): Pr
       : report.status !== 'succeeded'
         ? `run ${report.status}: ${report.errors.map((e) => e.message).join(' | ')}`
         : `output ${fixture.check.output} is ${JSON.stringify(value)}, expected ${JSON.stringify(fixture.check.equals)}`;
-    return { file, fixed, sources: report.repairs.flatMap((r) => (r.outcome === 'applied' && r.source ? [r.source] : [])), llmCalls: calls.length, promptChars, replyChars, report, why };
+    return {
+      file,
+      fixed,
+      sources: report.repairs.flatMap((r) => (r.outcome === 'applied' && r.source ? [r.source] : [])),
+      llmCalls: calls.length,
+      promptChars,
+      replyChars,
+      report,
+      why,
+    };
   } finally {
     await fake.close();
   }

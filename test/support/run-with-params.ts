@@ -1,4 +1,4 @@
-import type { RunContext, NodeRunner, RunnerResult } from '../../functions/core/node-type.ts';
+import type { NodeRunner, RunContext, RunnerResult } from '../../functions/core/node-type.ts';
 import { makeRunNodeHandler } from '../../functions/hosts/lambda/run-node.ts';
 
 /**

@@ -40,10 +40,17 @@ export const startServe = async (stateDir: string, timeoutMs = 30_000, extraArgs
 
 /** A JSON request to the API; answers status, headers and parsed body (undefined for 204). */
 export const request = async <T = Record<string, unknown>>(
-  base: string, method: string, path: string, options: { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  base: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: Headers; body: T }> => {
   const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
-  const response = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', ...options.headers }, ...(body === undefined ? {} : { body }) });
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...options.headers },
+    ...(body === undefined ? {} : { body }),
+  });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
 };

@@ -26,10 +26,18 @@ const configOf = (node: WorkflowNode): BatchConfig => {
   return node.batch;
 };
 
-const itemMessage = (record: NodeRecord | undefined): string => (record?.error?.message ?? `item ended with status ${record?.status ?? 'unknown'}`).slice(0, ITEM_MESSAGE_CHARS);
+const itemMessage = (record: NodeRecord | undefined): string =>
+  (record?.error?.message ?? `item ended with status ${record?.status ?? 'unknown'}`).slice(0, ITEM_MESSAGE_CHARS);
 
 /** The resolved params of item `index`, as its runner gets them and its cache key sees them. Throws TemplateResolutionError. */
-const itemParams = (step: Advance, node: WorkflowNode, nodes: NodeOutputs, config: BatchConfig, items: readonly unknown[], index: number): Record<string, unknown> => {
+const itemParams = (
+  step: Advance,
+  node: WorkflowNode,
+  nodes: NodeOutputs,
+  config: BatchConfig,
+  items: readonly unknown[],
+  index: number,
+): Record<string, unknown> => {
   const context = itemContext(step.context(nodes), config, items[index], index);
   return step.runnerParams({ ...node, params: withIndex(node.params, index) as Record<string, unknown> }, nodes, context);
 };
@@ -56,7 +64,13 @@ export const latestBatchAttempt = (records: readonly NodeRecord[], nodeId: strin
  * Starts a batch node (DESIGN section 3, pflow's batch): reserves one record seq per item, writes the batch's
  * own record as running (so a later attempt finds these items), and dispatches the first chunk.
  */
-export const startBatch = async (step: Advance, node: WorkflowNode, nodes: NodeOutputs, visit: number, previous: ItemRange | undefined): Promise<AdvanceOutcome> => {
+export const startBatch = async (
+  step: Advance,
+  node: WorkflowNode,
+  nodes: NodeOutputs,
+  visit: number,
+  previous: ItemRange | undefined,
+): Promise<AdvanceOutcome> => {
   const { run, deps } = step;
   const config = configOf(node);
   let items: unknown[];
@@ -70,11 +84,17 @@ export const startBatch = async (step: Advance, node: WorkflowNode, nodes: NodeO
   const tooMany = (code: string, message: string): Promise<AdvanceOutcome> =>
     step.fail({ node_id: node.id, category: 'non_repairable', code, message, fixable: false, details: { items: items.length } });
   if (items.length > limits.maxBatchItems) {
-    return tooMany('BATCH_ITEM_LIMIT', `node '${node.id}' has ${items.length} batch items, over the limit (${LIMIT_VARIABLES.maxBatchItems}=${limits.maxBatchItems}); split the items or raise the limit`);
+    return tooMany(
+      'BATCH_ITEM_LIMIT',
+      `node '${node.id}' has ${items.length} batch items, over the limit (${LIMIT_VARIABLES.maxBatchItems}=${limits.maxBatchItems}); split the items or raise the limit`,
+    );
   }
   const used = run.itemRecords ?? 0;
   if (used + items.length > limits.maxItemRecords) {
-    return tooMany('ITEM_RECORD_LIMIT', `node '${node.id}' needs ${items.length} item records and the run has written ${used}, over the limit (${LIMIT_VARIABLES.maxItemRecords}=${limits.maxItemRecords})`);
+    return tooMany(
+      'ITEM_RECORD_LIMIT',
+      `node '${node.id}' needs ${items.length} item records and the run has written ${used}, over the limit (${LIMIT_VARIABLES.maxItemRecords}=${limits.maxItemRecords})`,
+    );
   }
   const spec = deps.catalog.get(node.type);
   const seq = run.seq + 1;
@@ -85,19 +105,39 @@ export const startBatch = async (step: Advance, node: WorkflowNode, nodes: NodeO
   const now = deps.now();
   const firstParams = items.length > 0 ? safeParams(step, node, nodes, config, items) : {};
   const batch: BatchState = {
-    seq, nodeId: node.id, nodeType: node.type, visit, range, next: 0,
+    seq,
+    nodeId: node.id,
+    nodeType: node.type,
+    visit,
+    range,
+    next: 0,
     ...(previous ? { previous } : {}),
-    successCount: 0, errorCount: 0, replayedCount: 0, errors: [], cacheKey: '',
+    successCount: 0,
+    errorCount: 0,
+    replayedCount: 0,
+    errors: [],
+    cacheKey: '',
     sideEffects: node.side_effects ?? spec?.sideEffects(firstParams) ?? true,
     startedAt: now,
     ...(run.repairedNodes.includes(node.id) ? { repaired: true } : {}),
   };
   run.batch = batch;
   // The running record is what a later attempt (after a crash) reads the item range from.
-  await deps.store.putRecords([{
-    runId: run.runId, seq, nodeId: node.id, nodeType: node.type, visit, status: 'running', cacheKey: '', sideEffects: batch.sideEffects,
-    irVersion: run.irVersion, startedAt: now, batch: batch.range,
-  }]);
+  await deps.store.putRecords([
+    {
+      runId: run.runId,
+      seq,
+      nodeId: node.id,
+      nodeType: node.type,
+      visit,
+      status: 'running',
+      cacheKey: '',
+      sideEffects: batch.sideEffects,
+      irVersion: run.irVersion,
+      startedAt: now,
+      batch: batch.range,
+    },
+  ]);
   step.writes.event('batch_progress', { nodeId: node.id, data: { done: 0, total: items.length, failed: 0, replayed: 0 } });
   if (items.length === 0) return finishBatch(step, batch, 0);
   return nextChunk(step, { fresh: true });
@@ -124,7 +164,10 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
   const config = configOf(node);
   const spec = deps.catalog.get(node.type);
   if (!options.fresh && mustContinueBefore(deps.executionLimits, step.exec, run.mode, deps.now(), spec?.timeoutS(node.params) ?? 60)) {
-    step.writes.event('execution_continued', { nodeId: node.id, message: `continuing as a new execution after ${step.exec.advances} steps, at item ${batch.next} of ${batch.range.count}` });
+    step.writes.event('execution_continued', {
+      nodeId: node.id,
+      message: `continuing as a new execution after ${step.exec.advances} steps, at item ${batch.next} of ${batch.range.count}`,
+    });
     await step.writes.commit();
     return { kind: 'continue', runId: run.runId, owner: step.owner };
   }
@@ -163,7 +206,23 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
     } catch (error) {
       if (!(error instanceof TemplateResolutionError)) throw error;
       const now = deps.now();
-      written.push({ runId: run.runId, seq, nodeId: node.id, nodeType: node.type, visit: 1, status: 'failed', cacheKey: '', sideEffects: false, irVersion: run.irVersion, action: 'error', error: { code: error.code, message: error.message }, startedAt: now, finishedAt: now, durationMs: 0, item });
+      written.push({
+        runId: run.runId,
+        seq,
+        nodeId: node.id,
+        nodeType: node.type,
+        visit: 1,
+        status: 'failed',
+        cacheKey: '',
+        sideEffects: false,
+        irVersion: run.irVersion,
+        action: 'error',
+        error: { code: error.code, message: error.message },
+        startedAt: now,
+        finishedAt: now,
+        durationMs: 0,
+        item,
+      });
       countItem(batch, index, written.at(-1));
       continue;
     }
@@ -178,9 +237,12 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
     if (before?.status === 'completed' && batch.sideEffects) {
       await deps.store.putRecords(written);
       return step.fail({
-        node_id: node.id, category: 'non_repairable', code: 'SIDE_EFFECT_BLOCKED',
+        node_id: node.id,
+        category: 'non_repairable',
+        code: 'SIDE_EFFECT_BLOCKED',
         message: `item ${index} of batch node '${node.id}' has side effects and already ran with other params; flowmend will not run it twice. Keep its params (and the upstream outputs they use) unchanged, or start a new run.`,
-        fixable: false, details: { index, recordedCacheKey: before.cacheKey, newCacheKey: cacheKey },
+        fixable: false,
+        details: { index, recordedCacheKey: before.cacheKey, newCacheKey: cacheKey },
       });
     }
     const itemSpec = await dispatchSpec(step, node, seq, params, cacheKey, item);
@@ -194,7 +256,16 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
     return nextChunk(step, { fresh: true });
   }
   await step.writes.commit({ flushAll: false });
-  return { kind: 'batch', runId: run.runId, owner: step.owner, exec: step.exec, seq: batch.seq, nodeType: node.type, width: Math.min(width, specs.length), items: specs };
+  return {
+    kind: 'batch',
+    runId: run.runId,
+    owner: step.owner,
+    exec: step.exec,
+    seq: batch.seq,
+    nodeType: node.type,
+    width: Math.min(width, specs.length),
+    items: specs,
+  };
 };
 
 const countItem = (batch: BatchState, index: number, record: NodeRecord | undefined): void => {
@@ -207,16 +278,31 @@ const countItem = (batch: BatchState, index: number, record: NodeRecord | undefi
 };
 
 /** What one item's runner gets: the node spec a single node would get, params by reference when large. */
-const dispatchSpec = async (step: Advance, node: WorkflowNode, seq: number, params: Record<string, unknown>, cacheKey: string, item: ItemOf): Promise<BatchItemSpec> => {
+const dispatchSpec = async (
+  step: Advance,
+  node: WorkflowNode,
+  seq: number,
+  params: Record<string, unknown>,
+  cacheKey: string,
+  item: ItemOf,
+): Promise<BatchItemSpec> => {
   const { run, deps, ir } = step;
   const spec = deps.catalog.get(node.type);
   const blobs = deps.blobs;
   const body = JSON.stringify(params);
   const paramsRef = blobs !== undefined && utf8Length(body) > MAX_INLINE_PARAMS_BYTES ? await blobs.put(paramsBlobKey(run.runId, seq), body) : undefined;
   return {
-    kind: 'run', runId: run.runId, owner: step.owner, seq, item,
+    kind: 'run',
+    runId: run.runId,
+    owner: step.owner,
+    seq,
+    item,
     node: {
-      id: node.id, type: node.type, params: paramsRef ? {} : params, cacheKey, timeoutS: spec?.timeoutS(params) ?? 60,
+      id: node.id,
+      type: node.type,
+      params: paramsRef ? {} : params,
+      cacheKey,
+      timeoutS: spec?.timeoutS(params) ?? 60,
       ...(ir.classification && spec?.capabilities?.classificationRules ? { classification: ir.classification } : {}),
       ...(blobs ? { upload: await uploadTargetFor(blobs, run.runId, seq) } : {}),
       ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, UPLOAD_URL_TTL_S) } } : {}),
@@ -231,7 +317,14 @@ export const recordChunk = async (step: Advance, input: Extract<AdvanceInput, { 
   if (!batch || batch.seq !== input.seq) {
     throw new StaleRunError(`run ${run.runId} is not waiting for batch step ${input.seq} (in flight: ${batch?.seq ?? 'none'})`);
   }
-  const records = new Map((await deps.store.getRecords(run.runId, input.items.map((i) => i.seq))).map((r) => [r.seq, r]));
+  const records = new Map(
+    (
+      await deps.store.getRecords(
+        run.runId,
+        input.items.map((i) => i.seq),
+      )
+    ).map((r) => [r.seq, r]),
+  );
   const missing: NodeRecord[] = [];
   const now = deps.now();
   const maxTries = configOf(step.node(batch.nodeId)).max_retries;
@@ -246,7 +339,23 @@ export const recordChunk = async (step: Advance, input: Extract<AdvanceInput, { 
     if (!record) {
       // The Map failed before this item's record was written (its error is the Map's).
       const why = input.error ? `${input.error.Error}: ${input.error.Cause ?? ''}` : 'no result was recorded';
-      record = { runId: run.runId, seq, nodeId: batch.nodeId, nodeType: batch.nodeType, visit: 1, status: 'failed', cacheKey: '', sideEffects: batch.sideEffects, irVersion: run.irVersion, action: 'error', error: { code: 'ITEM_NOT_RECORDED', message: why }, startedAt: now, finishedAt: now, durationMs: 0, item };
+      record = {
+        runId: run.runId,
+        seq,
+        nodeId: batch.nodeId,
+        nodeType: batch.nodeType,
+        visit: 1,
+        status: 'failed',
+        cacheKey: '',
+        sideEffects: batch.sideEffects,
+        irVersion: run.irVersion,
+        action: 'error',
+        error: { code: 'ITEM_NOT_RECORDED', message: why },
+        startedAt: now,
+        finishedAt: now,
+        durationMs: 0,
+        item,
+      };
       missing.push(record);
     }
     countItem(batch, item.index, record);
@@ -310,11 +419,21 @@ const finishBatch = async (step: Advance, batch: BatchState, count: number): Pro
   const first = errors[0];
   const outputs = { results, count, success_count: count - errors.length, error_count: errors.length, errors };
   const record: NodeRecord = {
-    runId: run.runId, seq: batch.seq, nodeId: node.id, nodeType: node.type, visit: batch.visit,
+    runId: run.runId,
+    seq: batch.seq,
+    nodeId: node.id,
+    nodeType: node.type,
+    visit: batch.visit,
     status: failed ? 'failed' : 'completed',
     cacheKey: computeCacheKey(node.type, { batchItems: keys }),
-    sideEffects: batch.sideEffects, irVersion: run.irVersion, action, outputs,
-    startedAt: batch.startedAt, finishedAt: now, durationMs: now - batch.startedAt, batch: batch.range,
+    sideEffects: batch.sideEffects,
+    irVersion: run.irVersion,
+    action,
+    outputs,
+    startedAt: batch.startedAt,
+    finishedAt: now,
+    durationMs: now - batch.startedAt,
+    batch: batch.range,
     ...(failed && first ? { error: { code: 'BATCH_ITEM_FAILED', message: `item ${first.index} of ${count} failed: ${first.message}` } } : {}),
     ...(batch.repaired ? { repaired: true } : {}),
   };
@@ -326,9 +445,12 @@ const finishBatch = async (step: Advance, batch: BatchState, count: number): Pro
   run.metrics.nodesExecuted += 1;
   if (failed && first) {
     const error: RunError = {
-      node_id: node.id, category: 'execution_failure', code: 'BATCH_ITEM_FAILED',
+      node_id: node.id,
+      category: 'execution_failure',
+      code: 'BATCH_ITEM_FAILED',
       message: `batch node '${node.id}': item ${first.index} of ${count} failed: ${first.message}`,
-      fixable: true, details: { index: first.index, errors: errors.slice(0, MAX_LISTED_ITEM_ERRORS) },
+      fixable: true,
+      details: { index: first.index, errors: errors.slice(0, MAX_LISTED_ITEM_ERRORS) },
     };
     return step.afterError(node.id, error);
   }

@@ -2,9 +2,9 @@ import { expandOutputs } from '../blob-store.ts';
 import { classifyOutcome } from '../classify.ts';
 import type { EngineDeps } from '../engine-deps.ts';
 import { InvalidInputError } from '../errors.ts';
-import { writeItemRecord } from './item-writes.ts';
 import type { NodeRecord } from '../run-model.ts';
 import { type ItemRecorded, ItemResultInputSchema } from '../state-io.ts';
+import { writeItemRecord } from './item-writes.ts';
 
 /** Whether an event for the engine Lambda is an item's result (RecordItem) rather than an Advance input. */
 export const isItemResult = (event: unknown): boolean =>

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import type { Advance } from '../advance.ts';
 import { canonicalJson } from '../cache-key.ts';
 import { StaleRunError } from '../errors.ts';
-import type { Workflow } from '../ir.ts';
 import { prepareInputs } from '../inputs.ts';
+import type { Workflow } from '../ir.ts';
 import { parseWorkflow } from '../parse-workflow.ts';
-import type { ParentLink, RunItem } from '../run-model.ts';
 import { createRun } from '../run-lifecycle.ts';
+import type { ParentLink, RunItem } from '../run-model.ts';
 import type { AdvanceInput, AdvanceOutcome } from '../state-io.ts';
 import { formatIssues } from '../validation-issue.ts';
 import { type ChildEnd, childEnd, recordWorkflowNode } from './parent-hop.ts';
@@ -50,7 +50,14 @@ const irKey = (ir: Workflow): string => createHash('sha256').update(canonicalJso
 const adoptParentsChange = async (step: Advance, child: RunItem, ir: Workflow, key: string, now: number): Promise<void> => {
   if (child.parent?.irKey === undefined || child.parent.irKey === key) return;
   const version = child.irVersion + 1;
-  await step.deps.store.putIrVersion({ runId: child.runId, version, ir, source: 'manual', reason: `the parent run ${step.run.runId} changed its node '${child.parent.nodeId}' (its workflow version ${step.run.irVersion})`, createdAt: now });
+  await step.deps.store.putIrVersion({
+    runId: child.runId,
+    version,
+    ir,
+    source: 'manual',
+    reason: `the parent run ${step.run.runId} changed its node '${child.parent.nodeId}' (its workflow version ${step.run.irVersion})`,
+    createdAt: now,
+  });
   child.irVersion = version;
 };
 
@@ -74,7 +81,9 @@ const takeOver = async (step: Advance, child: RunItem, link: ParentLink, params:
   delete child.outputs;
   const key = String(child.eventSeq).padStart(8, '0');
   child.eventSeq += 1;
-  await step.deps.store.appendEvents([{ runId: child.runId, key, at: now, type: 'run_resumed', message: `resumed from ${resumedFrom} by its parent ${link.runId}` }]);
+  await step.deps.store.appendEvents([
+    { runId: child.runId, key, at: now, type: 'run_resumed', message: `resumed from ${resumedFrom} by its parent ${link.runId}` },
+  ]);
   await step.deps.store.putRun(child, previous === undefined ? { seq: child.seq } : { ownerId: previous });
 };
 
@@ -98,19 +107,45 @@ export const enterChild = async (step: Advance, resolved: Record<string, unknown
   const depth = (run.parent?.depth ?? 0) + 1;
   const limit = Math.min(p.max_depth, run.parent?.limit ?? p.max_depth);
   if (depth > limit) {
-    return endWithout(step, { kind: 'fatal', code: 'NestingTooDeep', message: `node '${current.nodeId}' would start a child run at nesting depth ${depth}, past the max_depth ${limit} (its own, or the smallest above it); flatten the nesting or raise max_depth (at most 100)` });
+    return endWithout(step, {
+      kind: 'fatal',
+      code: 'NestingTooDeep',
+      message: `node '${current.nodeId}' would start a child run at nesting depth ${depth}, past the max_depth ${limit} (its own, or the smallest above it); flatten the nesting or raise max_depth (at most 100)`,
+    });
   }
   if (!p.workflow_ir) {
-    return endWithout(step, { kind: 'fatal', code: 'WorkflowNotResolved', message: `node '${current.nodeId}': ${p.workflow_ref ?? p.workflow_name ?? 'its child'} was not resolved to a workflow by the host that started the run` });
+    return endWithout(step, {
+      kind: 'fatal',
+      code: 'WorkflowNotResolved',
+      message: `node '${current.nodeId}': ${p.workflow_ref ?? p.workflow_name ?? 'its child'} was not resolved to a workflow by the host that started the run`,
+    });
   }
   const child = parseWorkflow(p.workflow_ir);
-  if (!child.ok) return endWithout(step, { kind: 'fatal', code: 'ChildWorkflowInvalid', message: `the child workflow of node '${current.nodeId}' does not parse:\n${formatIssues(child.issues)}` });
+  if (!child.ok)
+    return endWithout(step, {
+      kind: 'fatal',
+      code: 'ChildWorkflowInvalid',
+      message: `the child workflow of node '${current.nodeId}' does not parse:\n${formatIssues(child.issues)}`,
+    });
   const inputs = prepareInputs(child.workflow, p.param_mapping);
   if (!inputs.ok) {
-    return endWithout(step, { kind: 'failed', code: 'PARAM_MAPPING_INVALID', message: `param_mapping of node '${current.nodeId}': ${inputs.problems.map((q) => q.message).join('; ')}` });
+    return endWithout(step, {
+      kind: 'failed',
+      code: 'PARAM_MAPPING_INVALID',
+      message: `param_mapping of node '${current.nodeId}': ${inputs.problems.map((q) => q.message).join('; ')}`,
+    });
   }
   const childId = childRunId(run, current.nodeId, current.visit);
-  const link: ParentLink = { runId: run.runId, nodeId: current.nodeId, seq: current.seq, depth, limit, irKey: irKey(child.workflow), errorAction: p.error_action, ...(p.output_mapping ? { outputMapping: p.output_mapping } : {}) };
+  const link: ParentLink = {
+    runId: run.runId,
+    nodeId: current.nodeId,
+    seq: current.seq,
+    depth,
+    limit,
+    irKey: irKey(child.workflow),
+    errorAction: p.error_action,
+    ...(p.output_mapping ? { outputMapping: p.output_mapping } : {}),
+  };
   const existing = await deps.store.getRun(childId);
   if (existing?.status === 'succeeded') {
     // The child ended but the parent's record of it was lost with the process: record it now, run nothing.

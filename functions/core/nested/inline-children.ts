@@ -12,7 +12,13 @@ export type ChildLoader = (source: ChildSource) => Promise<{ ok: true; raw: unkn
 
 export type InlineResult = { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] };
 
-const issue = (path: string, code: string, message: string, hint?: string): ValidationIssue => ({ path, code, message, severity: 'error', ...(hint ? { hint } : {}) });
+const issue = (path: string, code: string, message: string, hint?: string): ValidationIssue => ({
+  path,
+  code,
+  message,
+  severity: 'error',
+  ...(hint ? { hint } : {}),
+});
 
 const sourceOf = (node: WorkflowNode, from: string): ChildSource | undefined => {
   const { workflow_ref: ref, workflow_name: name } = node.params;
@@ -26,7 +32,8 @@ const sourceOf = (node: WorkflowNode, from: string): ChildSource | undefined => 
  * the whole tree, before the run is created: the run's first version then holds every child, so a
  * resume or a repair never reads a file again. Refuses a cycle (naming it) and nesting past max_depth.
  */
-export const inlineChildWorkflows = (workflow: Workflow, origin: string, load: ChildLoader): Promise<InlineResult> => inlineAt(workflow, [origin], load, '', Number.POSITIVE_INFINITY);
+export const inlineChildWorkflows = (workflow: Workflow, origin: string, load: ChildLoader): Promise<InlineResult> =>
+  inlineAt(workflow, [origin], load, '', Number.POSITIVE_INFINITY);
 
 async function inlineAt(workflow: Workflow, chain: readonly string[], load: ChildLoader, prefix: string, limit: number): Promise<InlineResult> {
   const issues: ValidationIssue[] = [];
@@ -51,7 +58,14 @@ async function inlineAt(workflow: Workflow, chain: readonly string[], load: Chil
       }
       if (chain.includes(loaded.origin)) {
         const cycle = [...chain.slice(chain.indexOf(loaded.origin)), loaded.origin].join(' -> ');
-        issues.push(issue(at(source.kind === 'ref' ? 'workflow_ref' : 'workflow_name'), 'WORKFLOW_CYCLE', `Node '${node.id}' ${named} makes a cycle of workflows: ${cycle}`, 'A workflow cannot run itself, directly or through its children; break the cycle'));
+        issues.push(
+          issue(
+            at(source.kind === 'ref' ? 'workflow_ref' : 'workflow_name'),
+            'WORKFLOW_CYCLE',
+            `Node '${node.id}' ${named} makes a cycle of workflows: ${cycle}`,
+            'A workflow cannot run itself, directly or through its children; break the cycle',
+          ),
+        );
         continue;
       }
       raw = loaded.raw;
@@ -65,12 +79,21 @@ async function inlineAt(workflow: Workflow, chain: readonly string[], load: Chil
       continue;
     }
     if (childChain.length - 1 > maxDepth) {
-      issues.push(issue(at('workflow_ir'), 'NESTING_TOO_DEEP', `Node '${node.id}' nests workflows ${childChain.length - 1} deep, past the max_depth ${maxDepth} (its own, or the smallest above it): ${childChain.join(' -> ')}`, 'Flatten the nesting, or raise max_depth (at most 100)'));
+      issues.push(
+        issue(
+          at('workflow_ir'),
+          'NESTING_TOO_DEEP',
+          `Node '${node.id}' nests workflows ${childChain.length - 1} deep, past the max_depth ${maxDepth} (its own, or the smallest above it): ${childChain.join(' -> ')}`,
+          'Flatten the nesting, or raise max_depth (at most 100)',
+        ),
+      );
       continue;
     }
     const parsed = parseWorkflow(raw);
     if (!parsed.ok) {
-      issues.push(...parsed.issues.map((i) => ({ ...i, path: `${at('workflow_ir')}.${i.path}`, message: `Child workflow of node '${node.id}': ${i.message}` })));
+      issues.push(
+        ...parsed.issues.map((i) => ({ ...i, path: `${at('workflow_ir')}.${i.path}`, message: `Child workflow of node '${node.id}': ${i.message}` })),
+      );
       continue;
     }
     const inner = await inlineAt(parsed.workflow, childChain, load, `${at('workflow_ir')}.`, maxDepth);

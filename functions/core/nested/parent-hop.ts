@@ -1,10 +1,18 @@
-import type { RunError, ParentLink, RunItem } from '../run-model.ts';
+import type { ParentLink, RunError, RunItem } from '../run-model.ts';
 import type { AdvanceInput, AdvanceOutcome } from '../state-io.ts';
 import { WORKFLOW_TYPE } from './workflow-params.ts';
 
 /** How a workflow node's visit ended: its child run ended, or it could not start one. */
 export type ChildEnd =
-  | { kind: 'child'; childRunId: string; link: ParentLink; succeeded: boolean; outputs: Record<string, unknown>; error?: RunError | undefined; durationMs: number }
+  | {
+      kind: 'child';
+      childRunId: string;
+      link: ParentLink;
+      succeeded: boolean;
+      outputs: Record<string, unknown>;
+      error?: RunError | undefined;
+      durationMs: number;
+    }
   /** Repairable in the parent (the parent's params are wrong). */
   | { kind: 'failed'; code: string; message: string }
   /** Not repairable in the parent: the run fails unless an `error` edge routes it. */
@@ -21,7 +29,10 @@ export const childEnd = (child: RunItem, link: ParentLink, error?: RunError): Ch
 });
 
 /** The child's outputs under this node's keys: `output_mapping` (child output -> node key), else all of them. */
-const mapOutputs = (outputs: Record<string, unknown>, mapping: Record<string, string> | undefined): { ok: true; outputs: Record<string, unknown> } | { ok: false; missing: string[] } => {
+const mapOutputs = (
+  outputs: Record<string, unknown>,
+  mapping: Record<string, string> | undefined,
+): { ok: true; outputs: Record<string, unknown> } | { ok: false; missing: string[] } => {
   if (mapping === undefined) return { ok: true, outputs };
   const missing = Object.keys(mapping).filter((name) => !Object.hasOwn(outputs, name));
   if (missing.length > 0) return { ok: false, missing };

@@ -23,7 +23,13 @@ export const nestingLimit = (params: Record<string, unknown>, inherited: number)
 /** Validates a child workflow (validate.ts's `validateWorkflow`, passed in to keep the files acyclic). */
 export type ValidateAt = (workflow: Workflow, catalog: NodeCatalog, nesting: Nesting) => ValidationIssue[];
 
-const error = (path: string, code: string, message: string, hint?: string): ValidationIssue => ({ path, code, message, severity: 'error', ...(hint ? { hint } : {}) });
+const error = (path: string, code: string, message: string, hint?: string): ValidationIssue => ({
+  path,
+  code,
+  message,
+  severity: 'error',
+  ...(hint ? { hint } : {}),
+});
 
 const suggest = (word: string, names: readonly string[]): string => {
   const close = closestMatch(word, names);
@@ -44,24 +50,39 @@ const checkParamMapping = (parent: Workflow, node: WorkflowNode, index: number, 
   const inputs = Object.keys(child.inputs);
   for (const name of Object.keys(mapping)) {
     if (Object.hasOwn(child.inputs, name)) continue;
-    issues.push(error(formatIssuePath(['nodes', index, 'params', 'param_mapping', name]), 'PARAM_MAPPING_UNKNOWN_INPUT',
-      `Node '${node.id}' param_mapping: the child workflow has no input '${name}'`,
-      `${suggest(name, inputs)}Inputs of the child: ${inputs.join(', ') || 'none (declare them under "inputs" in the child)'}`));
+    issues.push(
+      error(
+        formatIssuePath(['nodes', index, 'params', 'param_mapping', name]),
+        'PARAM_MAPPING_UNKNOWN_INPUT',
+        `Node '${node.id}' param_mapping: the child workflow has no input '${name}'`,
+        `${suggest(name, inputs)}Inputs of the child: ${inputs.join(', ') || 'none (declare them under "inputs" in the child)'}`,
+      ),
+    );
   }
   // flowmend never stores a secret input; a resume gets it again by name. So a secret reaches a child only
   // as the child's own secret input of the same name, which the same name gets back on resume.
   for (const [name, value] of Object.entries(mapping)) {
     const secret = findTemplates(value).find((ref) => parent.inputs[ref.root]?.secret === true);
     if (secret === undefined || (secret.root === name && child.inputs[name]?.secret === true && value === `\${${name}}`)) continue;
-    issues.push(error(formatIssuePath(['nodes', index, 'params', 'param_mapping', name]), 'PARAM_MAPPING_SECRET',
-      `Node '${node.id}' param_mapping: '${name}' passes the secret input '${secret.root}' to the child, which would store it`,
-      `Map it as "${secret.root}": "\${${secret.root}}" to a child input named '${secret.root}' declared "secret": true`));
+    issues.push(
+      error(
+        formatIssuePath(['nodes', index, 'params', 'param_mapping', name]),
+        'PARAM_MAPPING_SECRET',
+        `Node '${node.id}' param_mapping: '${name}' passes the secret input '${secret.root}' to the child, which would store it`,
+        `Map it as "${secret.root}": "\${${secret.root}}" to a child input named '${secret.root}' declared "secret": true`,
+      ),
+    );
   }
   for (const [name, spec] of Object.entries(child.inputs)) {
     if (!isInputRequired(spec) || Object.hasOwn(mapping, name)) continue;
-    issues.push(error(formatIssuePath(['nodes', index, 'params', 'param_mapping']), 'PARAM_MAPPING_MISSING_INPUT',
-      `Node '${node.id}' param_mapping: the child workflow requires input '${name}'${spec.description ? ` (${spec.description})` : ''}, which is not mapped`,
-      `Add "${name}": "\${...}" to param_mapping, or give the input a default in the child`));
+    issues.push(
+      error(
+        formatIssuePath(['nodes', index, 'params', 'param_mapping']),
+        'PARAM_MAPPING_MISSING_INPUT',
+        `Node '${node.id}' param_mapping: the child workflow requires input '${name}'${spec.description ? ` (${spec.description})` : ''}, which is not mapped`,
+        `Add "${name}": "\${...}" to param_mapping, or give the input a default in the child`,
+      ),
+    );
   }
   return issues;
 };
@@ -72,9 +93,14 @@ const checkOutputMapping = (node: WorkflowNode, index: number, child: Workflow, 
   if (outputs.length === 0) return [];
   return Object.keys(mapping)
     .filter((name) => !Object.hasOwn(child.outputs, name))
-    .map((name) => error(formatIssuePath(['nodes', index, 'params', 'output_mapping', name]), 'OUTPUT_MAPPING_UNKNOWN_OUTPUT',
-      `Node '${node.id}' output_mapping: the child workflow has no output '${name}'`,
-      `${suggest(name, outputs)}Outputs of the child: ${outputs.join(', ')}`));
+    .map((name) =>
+      error(
+        formatIssuePath(['nodes', index, 'params', 'output_mapping', name]),
+        'OUTPUT_MAPPING_UNKNOWN_OUTPUT',
+        `Node '${node.id}' output_mapping: the child workflow has no output '${name}'`,
+        `${suggest(name, outputs)}Outputs of the child: ${outputs.join(', ')}`,
+      ),
+    );
 };
 
 const asRecord = (value: unknown): Record<string, unknown> | undefined =>
@@ -94,22 +120,53 @@ export function checkWorkflowNodes(workflow: Workflow, catalog: NodeCatalog, nes
     const p = node.params;
     const sources = ['workflow_ref', 'workflow_name'].filter((k) => Object.hasOwn(p, k));
     if (sources.length > 1) {
-      issues.push(error(at('workflow_name'), 'WORKFLOW_SOURCE_AMBIGUOUS', `Node '${node.id}' names its child twice (workflow_ref and workflow_name)`, 'Keep exactly one of workflow_ref, workflow_name, workflow_ir'));
+      issues.push(
+        error(
+          at('workflow_name'),
+          'WORKFLOW_SOURCE_AMBIGUOUS',
+          `Node '${node.id}' names its child twice (workflow_ref and workflow_name)`,
+          'Keep exactly one of workflow_ref, workflow_name, workflow_ir',
+        ),
+      );
     }
     const mode = typeof p.storage_mode === 'string' ? STORAGE_MODE_REFUSALS[p.storage_mode] : undefined;
-    if (mode !== undefined) issues.push(error(at('storage_mode'), 'STORAGE_MODE_UNSUPPORTED', `Node '${node.id}' storage_mode '${String(p.storage_mode)}' is not supported: ${mode}`));
+    if (mode !== undefined)
+      issues.push(
+        error(at('storage_mode'), 'STORAGE_MODE_UNSUPPORTED', `Node '${node.id}' storage_mode '${String(p.storage_mode)}' is not supported: ${mode}`),
+      );
     const maxDepth = nestingLimit(p, nesting.limit);
     const raw = p.workflow_ir;
     if (raw === undefined) {
       if (sources.length === 0) {
-        issues.push(error(at('workflow_ref'), 'WORKFLOW_SOURCE_MISSING', `Node '${node.id}' (workflow) names no child workflow`, 'Give it one of workflow_ref (a file, relative to this workflow), workflow_name (a registered workflow) or workflow_ir (inline)'));
+        issues.push(
+          error(
+            at('workflow_ref'),
+            'WORKFLOW_SOURCE_MISSING',
+            `Node '${node.id}' (workflow) names no child workflow`,
+            'Give it one of workflow_ref (a file, relative to this workflow), workflow_name (a registered workflow) or workflow_ir (inline)',
+          ),
+        );
       } else {
-        issues.push(error(at(sources[0] ?? 'workflow_ref'), 'WORKFLOW_NOT_RESOLVED', `Node '${node.id}': ${sources[0]} '${String(p[sources[0] ?? ''])}' was not resolved to a workflow`, 'The CLI reads workflow_ref files and registered names when it loads the parent; over the API only workflow_name and workflow_ir can be resolved'));
+        issues.push(
+          error(
+            at(sources[0] ?? 'workflow_ref'),
+            'WORKFLOW_NOT_RESOLVED',
+            `Node '${node.id}': ${sources[0]} '${String(p[sources[0] ?? ''])}' was not resolved to a workflow`,
+            'The CLI reads workflow_ref files and registered names when it loads the parent; over the API only workflow_name and workflow_ir can be resolved',
+          ),
+        );
       }
       return;
     }
     if (depth + 1 > maxDepth) {
-      issues.push(error(at('workflow_ir'), 'NESTING_TOO_DEEP', `Node '${node.id}' nests a workflow at depth ${depth + 1}, past the max_depth ${maxDepth} (its own, or the smallest of the workflow nodes above it)`, 'Flatten the nesting, or raise max_depth (at most 100)'));
+      issues.push(
+        error(
+          at('workflow_ir'),
+          'NESTING_TOO_DEEP',
+          `Node '${node.id}' nests a workflow at depth ${depth + 1}, past the max_depth ${maxDepth} (its own, or the smallest of the workflow nodes above it)`,
+          'Flatten the nesting, or raise max_depth (at most 100)',
+        ),
+      );
       return;
     }
     const parsed = parseWorkflow(raw);

@@ -21,8 +21,7 @@ export interface ProposalCheckInput {
 
 export type ProposalCheck = { ok: true; ir: Workflow } | { ok: false; problems: string[] };
 
-const issueLine = (issue: ValidationIssue): string =>
-  `${issue.path ? `${issue.path}: ` : ''}${issue.message}${issue.hint ? ` (${issue.hint})` : ''}`;
+const issueLine = (issue: ValidationIssue): string => `${issue.path ? `${issue.path}: ` : ''}${issue.message}${issue.hint ? ` (${issue.hint})` : ''}`;
 
 const bounded = (problems: string[]): string[] =>
   problems.length > MAX_PROBLEMS ? [...problems.slice(0, MAX_PROBLEMS), `… and ${problems.length - MAX_PROBLEMS} more`] : problems;

@@ -1,4 +1,4 @@
-import type { RunItem, NodeRecord } from '../run-model.ts';
+import type { NodeRecord, RunItem } from '../run-model.ts';
 import type { CompletedNode } from './types.ts';
 
 /** The latest visit of each node on the run's current path that has a recorded result (completed, or a warning). */
@@ -9,7 +9,10 @@ export function completedNodes(run: Pick<RunItem, 'latest'>, steps: readonly Nod
     const step = bySeq.get(seq);
     if (step === undefined || (step.status !== 'completed' && step.status !== 'warning')) continue;
     out.push({
-      nodeId, nodeType: step.nodeType, sideEffects: step.sideEffects, outputs: step.outputs ?? {},
+      nodeId,
+      nodeType: step.nodeType,
+      sideEffects: step.sideEffects,
+      outputs: step.outputs ?? {},
       ...(step.action === undefined ? {} : { action: step.action }),
     });
   }

@@ -12,7 +12,6 @@ const show = (value: unknown): string => {
 
 const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
-
 /** Leaf-level changes between two values, as `path: before -> after`. */
 function diffValue(before: unknown, after: unknown, path: string, lines: string[]): void {
   if (same(before, after)) return;

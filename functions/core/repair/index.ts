@@ -11,5 +11,13 @@ export { buildRepairPrompt, REPAIR_SYSTEM_PROMPT } from './prompt.ts';
 export { applyRules, describeRuleFix, type RuleFix, runtimeContext } from './rules.ts';
 export { fixTemplateAtRuntime, fixTemplateStatically } from './template-fix.ts';
 export type {
-  CompletedNode, CostOf, RepairChange, RepairContext, RepairFailure, RepairLlm, RepairLlmReply, RepairLlmRequest, RepairPlan,
+  CompletedNode,
+  CostOf,
+  RepairChange,
+  RepairContext,
+  RepairFailure,
+  RepairLlm,
+  RepairLlmReply,
+  RepairLlmRequest,
+  RepairPlan,
 } from './types.ts';

@@ -38,7 +38,8 @@ export function keepUnchangedProblems(before: Workflow, after: Workflow, reason:
   for (const old of before.nodes) {
     const node = newNodes.get(old.id);
     if (node === undefined) {
-      if (!(saysRemoved(reason) && names(reason, old.id))) problems.push(`node '${old.id}' was dropped; keep it, or say in the reason that you remove '${old.id}'`);
+      if (!(saysRemoved(reason) && names(reason, old.id)))
+        problems.push(`node '${old.id}' was dropped; keep it, or say in the reason that you remove '${old.id}'`);
       continue;
     }
     if (old.purpose !== undefined && node.purpose === undefined) problems.push(`node '${old.id}' lost its "purpose"`);

@@ -1,5 +1,5 @@
 import type { NodeCatalog } from '../node-type.ts';
-import type { IrVersionItem, RunItem, NodeRecord } from '../run-model.ts';
+import type { IrVersionItem, NodeRecord, RunItem } from '../run-model.ts';
 import { checkProposal } from './check-proposal.ts';
 import { completedNodes } from './completed-nodes.ts';
 import { changedNodeIds, diffWorkflows } from './diff.ts';

@@ -6,7 +6,6 @@ const MAX_KEYS = 15;
 const MAX_LINES = 40;
 const SAMPLE_CHARS = 60;
 
-
 const jsonIn = jsonContainerIn;
 
 const sampleOf = (text: string): string => JSON.stringify(text.length > SAMPLE_CHARS ? `${text.slice(0, SAMPLE_CHARS)}…` : text);

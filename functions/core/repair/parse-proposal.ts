@@ -35,7 +35,10 @@ export function parseProposal(text: string): ParsedProposal {
     return { ok: false, message: `the reply is not valid JSON (${(error as Error).message}): ${sample(json)}` };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, message: `the reply must be a JSON object {"workflow": ..., "reason": ...}, not ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}` };
+    return {
+      ok: false,
+      message: `the reply must be a JSON object {"workflow": ..., "reason": ...}, not ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}`,
+    };
   }
   const parsed = RepairProposalSchema.safeParse(value);
   if (!parsed.success) {

@@ -27,7 +27,10 @@ export function summariseFailure(ctx: RepairContext): string {
     const where = failure.error.node_id === undefined ? '' : `node '${failure.error.node_id}': `;
     return `${where}${firstLine(failure.error.message)}`;
   }
-  const shown = failure.issues.slice(0, 3).map((i) => i.message).join('; ');
+  const shown = failure.issues
+    .slice(0, 3)
+    .map((i) => i.message)
+    .join('; ');
   return failure.issues.length > 3 ? `${shown}; and ${failure.issues.length - 3} more` : shown;
 }
 
@@ -45,8 +48,13 @@ export async function planRepair(ctx: RepairContext, deps: PlannerDeps, refusals
     const check = checkProposal({ before: ctx.workflow, proposal: ruled.ir, completed: ctx.completed, catalog: ctx.catalog });
     if (check.ok) {
       return {
-        ok: true, source: 'rules', ir: check.ir, reason: describeRuleFix(ruled), diff: ruled.edits.map(editLine),
-        nodesChanged: changedNodeIds(ctx.workflow, check.ir), llmCalls: 0,
+        ok: true,
+        source: 'rules',
+        ir: check.ir,
+        reason: describeRuleFix(ruled),
+        diff: ruled.edits.map(editLine),
+        nodesChanged: changedNodeIds(ctx.workflow, check.ir),
+        llmCalls: 0,
       };
     }
     rulesNote = `the rules' fix (${ruled.edits.map(editLine).join('; ')}) was not enough: ${check.problems.join('; ')}; failure: ${summary}`;
@@ -56,7 +64,9 @@ export async function planRepair(ctx: RepairContext, deps: PlannerDeps, refusals
   let reply: Awaited<ReturnType<RepairLlm['complete']>>;
   try {
     reply = await deps.llm.complete({
-      system: REPAIR_SYSTEM_PROMPT, prompt: buildRepairPrompt(ctx, refusals), model: deps.model,
+      system: REPAIR_SYSTEM_PROMPT,
+      prompt: buildRepairPrompt(ctx, refusals),
+      model: deps.model,
       maxTokens: deps.maxTokens ?? DEFAULT_REPAIR_MAX_TOKENS,
     });
   } catch (error) {
@@ -68,7 +78,9 @@ export async function planRepair(ctx: RepairContext, deps: PlannerDeps, refusals
   const refused = (problems: string[]): RepairPlan => ({
     ok: false,
     message: `the LLM's repair proposal was refused (${input_tokens + output_tokens} tokens): ${problems.join('; ')}; failure: ${summary}`,
-    problems, llmCalls: 1, usage,
+    problems,
+    llmCalls: 1,
+    usage,
   });
   const parsed = parseProposal(reply.text);
   if (!parsed.ok) return refused([parsed.message]);
@@ -76,7 +88,13 @@ export async function planRepair(ctx: RepairContext, deps: PlannerDeps, refusals
   const check = checkProposal({ before: ctx.workflow, proposal: workflow, completed: ctx.completed, catalog: ctx.catalog, keepUnchanged: { reason } });
   if (!check.ok) return refused(check.problems);
   return {
-    ok: true, source: 'llm', ir: check.ir, reason, diff: diffWorkflows(ctx.workflow, check.ir),
-    nodesChanged: changedNodeIds(ctx.workflow, check.ir), llmCalls: 1, usage,
+    ok: true,
+    source: 'llm',
+    ir: check.ir,
+    reason,
+    diff: diffWorkflows(ctx.workflow, check.ir),
+    nodesChanged: changedNodeIds(ctx.workflow, check.ir),
+    llmCalls: 1,
+    usage,
   };
 }

@@ -32,21 +32,23 @@ function failureSection(ctx: RepairContext): string[] {
   const { error } = failure;
   const node = ctx.workflow.nodes.find((n) => n.id === (ctx.failedNode || error.node_id));
   const lines = ['## What failed'];
-  lines.push(node === undefined ? 'Failed while producing the workflow outputs.' : `Failed node: '${node.id}' (type ${node.type}), params:\n${JSON.stringify(node.params, null, 2)}`);
+  lines.push(
+    node === undefined
+      ? 'Failed while producing the workflow outputs.'
+      : `Failed node: '${node.id}' (type ${node.type}), params:\n${JSON.stringify(node.params, null, 2)}`,
+  );
   lines.push(`Error [${error.category}] ${error.code}: ${error.message}`);
   const { input_schema: inputSchema, ...details } = error.details ?? {};
   if (Object.keys(details).length > 0) lines.push(`Error details: ${clip(JSON.stringify(details), DETAILS_CHARS)}`);
   // An MCP tool's own JSON Schema for its arguments: the authority on what "arguments" must hold.
-  if (inputSchema !== undefined) lines.push(`Input schema of the tool (the node's "arguments" must match it):\n${clip(JSON.stringify(inputSchema, null, 2), DETAILS_CHARS)}`);
+  if (inputSchema !== undefined)
+    lines.push(`Input schema of the tool (the node's "arguments" must match it):\n${clip(JSON.stringify(inputSchema, null, 2), DETAILS_CHARS)}`);
   return lines;
 }
 
 function completedSection(ctx: RepairContext): string[] {
   if (ctx.completed.length === 0) return ['## Completed nodes', 'None: no node has completed yet.'];
-  const lines = [
-    '## Completed nodes (frozen)',
-    'These already ran; their results are recorded and will be replayed. Shapes of their outputs:',
-  ];
+  const lines = ['## Completed nodes (frozen)', 'These already ran; their results are recorded and will be replayed. Shapes of their outputs:'];
   for (const node of ctx.completed) {
     lines.push(`- ${node.nodeId} (${node.nodeType}, side effects: ${node.sideEffects ? 'yes' : 'no'}${node.action ? `, action: ${node.action}` : ''})`);
     lines.push(...describeOutputShape(node.outputs, '    '));
@@ -57,7 +59,11 @@ function completedSection(ctx: RepairContext): string[] {
 function nodeTypesSection(ctx: RepairContext): string[] {
   const lines = ['## Node types'];
   for (const [type, spec] of ctx.catalog) {
-    lines.push(`- ${type}: params ${Object.keys(spec.paramsSchema.shape).filter((k) => !k.startsWith('__')).join(', ')}; outputs ${spec.outputKeys.join(', ')}`);
+    lines.push(
+      `- ${type}: params ${Object.keys(spec.paramsSchema.shape)
+        .filter((k) => !k.startsWith('__'))
+        .join(', ')}; outputs ${spec.outputKeys.join(', ')}`,
+    );
   }
   return lines;
 }

@@ -61,14 +61,21 @@ export const startRepairAttempt = async (step: Advance, error: RunError): Promis
   // A repair may take REPAIR_MAX_S (and the service retries' waits): an Express execution without that much time left hands it to a new one.
   if (mustContinueBefore(deps.executionLimits, step.exec, run.mode, deps.now(), repairWorstCaseS(REPAIR_MAX_S))) {
     run.repairDue = error;
-    step.writes.event('execution_continued', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: `continuing as a new execution before repair, after ${step.exec.advances} steps` });
+    step.writes.event('execution_continued', {
+      ...(error.node_id ? { nodeId: error.node_id } : {}),
+      message: `continuing as a new execution before repair, after ${step.exec.advances} steps`,
+    });
     await step.writes.commit();
     return { kind: 'continue', runId: run.runId, owner: step.owner };
   }
   delete run.repairDue;
   run.repairAttempts += 1;
   run.lastErrorSignature = signature;
-  step.writes.event('repair_started', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: error.message, data: { attempt: run.repairAttempts, max: run.maxRepairs, category: error.category, code: error.code } });
+  step.writes.event('repair_started', {
+    ...(error.node_id ? { nodeId: error.node_id } : {}),
+    message: error.message,
+    data: { attempt: run.repairAttempts, max: run.maxRepairs, category: error.category, code: error.code },
+  });
   await step.writes.commit();
   return { kind: 'repair', runId: run.runId, owner: step.owner, exec: step.exec, failedNode: error.node_id ?? '', attempt: run.repairAttempts };
 };
@@ -91,7 +98,9 @@ export const settleRepairAttempt = async (step: Advance, input: RepairInput): Pr
     const refused = report?.problems !== undefined && !input.error;
     const outcome = refused ? 'refused' : 'failed';
     const record: RepairAttempt = {
-      ...attempt, outcome, reason: clip(why, REASON_CHARS),
+      ...attempt,
+      outcome,
+      reason: clip(why, REASON_CHARS),
       ...(refused ? { problems: clipProblems(report?.problems ?? []) } : {}),
       ...(report?.usage ? { usage: report.usage } : {}),
     };
@@ -105,12 +114,19 @@ export const settleRepairAttempt = async (step: Advance, input: RepairInput): Pr
   const item = await deps.store.getIrVersion(run.runId, run.irVersion + 1);
   if (!item) throw new InvalidInputError(`repair reported success but run ${run.runId} has no workflow version ${run.irVersion + 1}`);
   recordAttempt(run, {
-    ...attempt, outcome: 'applied', version: item.version, reason: clip(item.reason ?? report.message, REASON_CHARS), ...(item.usage ? { usage: item.usage } : {}),
+    ...attempt,
+    outcome: 'applied',
+    version: item.version,
+    reason: clip(item.reason ?? report.message, REASON_CHARS),
+    ...(item.usage ? { usage: item.usage } : {}),
   });
   run.irVersion = item.version;
   run.repairedNodes = [...new Set([...run.repairedNodes, ...(item.nodesChanged ?? [])])];
   addRepairUsage(run, item.usage);
-  step.writes.event('repair_applied', { message: item.reason ?? report.message, data: { attempt: input.attempt, version: item.version, source: item.source, nodesChanged: item.nodesChanged ?? [] } });
+  step.writes.event('repair_applied', {
+    message: item.reason ?? report.message,
+    data: { attempt: input.attempt, version: item.version, source: item.source, nodesChanged: item.nodesChanged ?? [] },
+  });
   run.needsWalk = true;
   step.ir = item.ir;
   return walkFromStart(step);

@@ -3,7 +3,7 @@ import type { NodeCatalog } from '../node-type.ts';
 import type { RunItem } from '../run-model.ts';
 import { recordsOfRun } from '../run-report.ts';
 import type { RunStore } from '../run-store.ts';
-import { type RepairReport, RepairOutcomeSchema } from '../state-io.ts';
+import { RepairOutcomeSchema, type RepairReport } from '../state-io.ts';
 import { validateWorkflow } from '../validate.ts';
 import type { ValidationIssue } from '../validation-issue.ts';
 import { completedNodes } from './completed-nodes.ts';
@@ -65,10 +65,18 @@ export const repairRun = async (event: unknown, deps: RepairRunDeps): Promise<Re
     { ...(deps.llm ? { llm: deps.llm } : {}), model: deps.model, costOf: deps.costOf, ...(deps.maxTokens ? { maxTokens: deps.maxTokens } : {}) },
     previousRefusals(run),
   );
-  if (!plan.ok) return { applied: false, message: plan.message, ...(plan.problems ? { problems: plan.problems } : {}), ...(plan.usage ? { usage: plan.usage } : {}) };
+  if (!plan.ok)
+    return { applied: false, message: plan.message, ...(plan.problems ? { problems: plan.problems } : {}), ...(plan.usage ? { usage: plan.usage } : {}) };
   await deps.store.putIrVersion({
-    runId, version: run.irVersion + 1, ir: plan.ir, source: plan.source, reason: plan.reason,
-    diff: plan.diff, nodesChanged: plan.nodesChanged, createdAt: deps.now(), ...(plan.usage ? { usage: plan.usage } : {}),
+    runId,
+    version: run.irVersion + 1,
+    ir: plan.ir,
+    source: plan.source,
+    reason: plan.reason,
+    diff: plan.diff,
+    nodesChanged: plan.nodesChanged,
+    createdAt: deps.now(),
+    ...(plan.usage ? { usage: plan.usage } : {}),
   });
   return { applied: true, message: plan.reason };
 };

@@ -1,6 +1,6 @@
 import type { Workflow } from '../ir.ts';
 import { findTemplates, resolveValue, type TemplateContext } from '../templates.ts';
-import { editLine, renameParam, replaceTemplatesInWorkflow, type RuleEdit } from './ir-edit.ts';
+import { editLine, type RuleEdit, renameParam, replaceTemplatesInWorkflow } from './ir-edit.ts';
 import { fixTemplateAtRuntime, fixTemplateStatically, uniqueNearKey } from './template-fix.ts';
 import type { RepairContext } from './types.ts';
 
@@ -64,7 +64,10 @@ function fixParamNames(workflow: Workflow, ctx: RepairContext, only?: string): R
     const known = Object.keys(spec.paramsSchema.shape);
     for (const key of Object.keys(node.params)) {
       if (known.includes(key)) continue;
-      const to = uniqueNearKey(key, known.filter((k) => !Object.hasOwn(node.params, k)));
+      const to = uniqueNearKey(
+        key,
+        known.filter((k) => !Object.hasOwn(node.params, k)),
+      );
       if (to === undefined) continue;
       ir = renameParam(ir, index, key, to);
       edits.push({ path: `nodes[${index}].params`, before: key, after: to });
@@ -140,5 +143,4 @@ export function applyRules(ctx: RepairContext): RuleFix | undefined {
 }
 
 /** One sentence saying what the rules changed. */
-export const describeRuleFix = (fix: RuleFix): string =>
-  `Deterministic repair: ${fix.edits.map(editLine).join('; ')}`;
+export const describeRuleFix = (fix: RuleFix): string => `Deterministic repair: ${fix.edits.map(editLine).join('; ')}`;

@@ -1,6 +1,6 @@
 import { editDistance } from '../closest-match.ts';
-import { findTemplates, formatPath, type TemplateContext } from '../templates.ts';
 import { isRecord, openJsonText } from '../json-text.ts';
+import { findTemplates, formatPath, type TemplateContext } from '../templates.ts';
 
 type Segment = string | number;
 
@@ -8,7 +8,6 @@ type Segment = string | number;
 const COST = { case: 1, typo: 2, depth: 3 } as const;
 /** At most this many edits in one template: more would be a guess, not a typo. */
 const MAX_EDITS = 2;
-
 
 const containerOf = openJsonText;
 

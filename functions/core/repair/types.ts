@@ -54,7 +54,7 @@ export interface RepairChange {
 
 export type RepairPlan =
   | (RepairChange & { ok: true; source: 'rules' | 'llm'; llmCalls: number; usage?: LlmUsage })
-  | { ok: false; message: string; llmCalls: number; usage?: LlmUsage; /** A refused proposal: what was wrong with it. */ problems?: string[] };
+  | { ok: false; message: string; llmCalls: number; usage?: LlmUsage /** A refused proposal: what was wrong with it. */; problems?: string[] };
 
 /** USD cost of a model call, from the one price table. */
 export type CostOf = (model: string, usage: { input_tokens: number; output_tokens: number }) => number;

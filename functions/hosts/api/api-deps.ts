@@ -1,8 +1,4 @@
-import type { NodeCatalog } from '../../core/index.ts';
-import type { Schedule } from '../../core/index.ts';
-import type { RegistryStore } from '../../core/index.ts';
-import type { RunLauncher } from '../../core/index.ts';
-import type { RunStore } from '../../core/index.ts';
+import type { NodeCatalog, RegistryStore, RunLauncher, RunStore, Schedule } from '../../core/index.ts';
 
 /** Mirrors the registry's schedules into something that fires them (EventBridge Scheduler on AWS). */
 export interface ScheduleSync {

@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { WorkflowNameSchema } from '../../core/index.ts';
-import { RunIdSchema, RunStatusSchema } from '../../core/index.ts';
+import { RunIdSchema, RunStatusSchema, WorkflowNameSchema } from '../../core/index.ts';
 
 const ModeSchema = z.enum(['express', 'standard'], { error: 'mode is "express" or "standard"' });
 const ParamsSchema = z.record(z.string(), z.unknown(), { error: 'params is an object of input values, e.g. {"name": "Ada"}' });

@@ -1,9 +1,9 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { ApiError, sendError, toApiError } from './api-error.ts';
-import { type ApiDeps, DEFAULT_BODY_LIMIT_BYTES } from './api-deps.ts';
-import { makeRunRoutes } from './run-routes.ts';
 import { makeRunViewRoute } from '../viewer/run-view-route.ts';
+import { type ApiDeps, DEFAULT_BODY_LIMIT_BYTES } from './api-deps.ts';
+import { ApiError, sendError, toApiError } from './api-error.ts';
+import { makeRunRoutes } from './run-routes.ts';
 import { makeWorkflowRoutes } from './workflow-routes.ts';
 
 /**

@@ -17,18 +17,25 @@ const forbidden = (message: string) => new ApiError(403, 'FORBIDDEN', message);
  * one of them on a POST, PUT or DELETE. Bound to loopback, serve also refuses a `Host` that is not a
  * loopback name, so a page that re-binds its own DNS name to 127.0.0.1 cannot pass as same-origin.
  */
-export const localOriginGuard = (options: { loopback: boolean }): MiddlewareHandler => async (c, next) => {
-  const url = new URL(c.req.url);
-  if (options.loopback && !LOOPBACK_HOSTS.has(url.hostname)) {
-    return sendError(c, forbidden(`this server answers to localhost or 127.0.0.1 only, not ${url.hostname}`));
-  }
-  if (!SAFE_METHODS.has(c.req.method)) {
-    const site = c.req.header('sec-fetch-site');
-    const origin = c.req.header('origin');
-    // `none` is a request the user made themselves (typed, bookmarked): never a page's.
-    if ((site !== undefined && site !== 'same-origin' && site !== 'none') || (origin !== undefined && origin !== url.origin)) {
-      return sendError(c, forbidden(`a ${c.req.method} from another origin (${origin ?? site}) is refused: only pages served by this server, the CLI or a non-browser client may change runs, workflows or schedules`));
+export const localOriginGuard =
+  (options: { loopback: boolean }): MiddlewareHandler =>
+  async (c, next) => {
+    const url = new URL(c.req.url);
+    if (options.loopback && !LOOPBACK_HOSTS.has(url.hostname)) {
+      return sendError(c, forbidden(`this server answers to localhost or 127.0.0.1 only, not ${url.hostname}`));
     }
-  }
-  return next();
-};
+    if (!SAFE_METHODS.has(c.req.method)) {
+      const site = c.req.header('sec-fetch-site');
+      const origin = c.req.header('origin');
+      // `none` is a request the user made themselves (typed, bookmarked): never a page's.
+      if ((site !== undefined && site !== 'same-origin' && site !== 'none') || (origin !== undefined && origin !== url.origin)) {
+        return sendError(
+          c,
+          forbidden(
+            `a ${c.req.method} from another origin (${origin ?? site}) is refused: only pages served by this server, the CLI or a non-browser client may change runs, workflows or schedules`,
+          ),
+        );
+      }
+    }
+    return next();
+  };

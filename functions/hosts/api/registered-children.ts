@@ -1,15 +1,28 @@
-import { type ChildLoader, formatIssues, inlineChildWorkflows, parseWorkflow, type RegistryStore, type ValidationIssue, type Workflow } from '../../core/index.ts';
+import {
+  type ChildLoader,
+  formatIssues,
+  inlineChildWorkflows,
+  parseWorkflow,
+  type RegistryStore,
+  type ValidationIssue,
+  type Workflow,
+} from '../../core/index.ts';
 import { ApiError } from './api-error.ts';
 
 /** The API's children: registered workflows by name (their latest version); it has no files for workflow_ref. */
-const registryLoader = (registry: RegistryStore): ChildLoader => async (source) => {
-  if (source.kind === 'ref') {
-    return { ok: false, message: 'the API reads no files: register the child (PUT /workflows/{name}) and name it with workflow_name, or inline it as workflow_ir' };
-  }
-  const registered = await registry.getWorkflow(source.name);
-  if (!registered) return { ok: false, message: `no registered workflow '${source.name}' (see GET /workflows)` };
-  return { ok: true, raw: registered.workflow, origin: `name:${registered.name}` };
-};
+const registryLoader =
+  (registry: RegistryStore): ChildLoader =>
+  async (source) => {
+    if (source.kind === 'ref') {
+      return {
+        ok: false,
+        message: 'the API reads no files: register the child (PUT /workflows/{name}) and name it with workflow_name, or inline it as workflow_ir',
+      };
+    }
+    const registered = await registry.getWorkflow(source.name);
+    if (!registered) return { ok: false, message: `no registered workflow '${source.name}' (see GET /workflows)` };
+    return { ok: true, raw: registered.workflow, origin: `name:${registered.name}` };
+  };
 
 /**
  * Freezes the registered children a workflow names into it (see `inlineChildWorkflows`), refusing a

@@ -1,11 +1,18 @@
-import { cancelRun, type CancelResult } from '../../core/index.ts';
-import { checkRunPatch } from '../../core/index.ts';
-import { IDEMPOTENCY_TTL_MS } from '../../core/index.ts';
-import { claimRun, createRun, DEFAULT_MAX_REPAIRS, type NewRun, newRunId } from '../../core/index.ts';
-import { StaleRunError } from '../../core/index.ts';
 import type { IrVersionItem, RunItem } from '../../core/index.ts';
-import { ApiError, notFound } from './api-error.ts';
+import {
+  type CancelResult,
+  cancelRun,
+  checkRunPatch,
+  claimRun,
+  createRun,
+  DEFAULT_MAX_REPAIRS,
+  IDEMPOTENCY_TTL_MS,
+  type NewRun,
+  newRunId,
+  StaleRunError,
+} from '../../core/index.ts';
 import type { ApiDeps } from './api-deps.ts';
+import { ApiError, notFound } from './api-error.ts';
 import type { ResumeBody, StartRunBody } from './api-schemas.ts';
 import { prepareStart } from './prepare-start.ts';
 import { withRegisteredChildren } from './registered-children.ts';
@@ -42,10 +49,20 @@ export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey
   );
   const now = deps.now();
   const runId = newRunId(now);
-  const result = (id: string, replayed: boolean): StartedRun => ({ runId: id, workflowName: prepared.workflowName, ...(workflowVersion === undefined ? {} : { workflowVersion }), replayed });
+  const result = (id: string, replayed: boolean): StartedRun => ({
+    runId: id,
+    workflowName: prepared.workflowName,
+    ...(workflowVersion === undefined ? {} : { workflowVersion }),
+    replayed,
+  });
   const spec = {
-    workflow: prepared.workflow, workflowName: prepared.workflowName, params: prepared.params, repairEnabled: prepared.repairEnabled,
-    maxRepairs: prepared.maxRepairs, mode: prepared.mode, now,
+    workflow: prepared.workflow,
+    workflowName: prepared.workflowName,
+    params: prepared.params,
+    repairEnabled: prepared.repairEnabled,
+    maxRepairs: prepared.maxRepairs,
+    mode: prepared.mode,
+    now,
     ...(workflowVersion === undefined ? {} : { workflowVersion }),
     ...(deps.workspace === undefined ? {} : { workspace: deps.workspace }),
   };
@@ -87,7 +104,9 @@ export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody):
   }
   const owner = deps.launcher.newOwner(runId, now);
   const run = await claimRun(deps.store, runId, {
-    owner, now, isAlive: (o) => deps.launcher.isAlive(o),
+    owner,
+    now,
+    isAlive: (o) => deps.launcher.isAlive(o),
     ...(patch ? { patch } : {}),
     ...(body.max_repairs !== undefined ? { maxRepairs: body.max_repairs } : {}),
     ...(body.repair !== undefined ? { repairEnabled: body.repair } : {}),

@@ -1,12 +1,18 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { readProgress, ProgressCursorSchema } from '../../core/index.ts';
-import { loadRunReport } from '../../core/index.ts';
 import type { RunItem } from '../../core/index.ts';
-import { invalidRequest, notFound } from './api-error.ts';
+import { loadRunReport, ProgressCursorSchema, readProgress } from '../../core/index.ts';
 import type { ApiDeps } from './api-deps.ts';
+import { invalidRequest, notFound } from './api-error.ts';
 import {
-  encodeRunsCursor, EventsQuerySchema, IdempotencyKeySchema, ListRunsQuerySchema, ResumeBodySchema, RunIdParamSchema, RunsCursorSchema, StartRunBodySchema,
+  EventsQuerySchema,
+  encodeRunsCursor,
+  IdempotencyKeySchema,
+  ListRunsQuerySchema,
+  ResumeBodySchema,
+  RunIdParamSchema,
+  RunsCursorSchema,
+  StartRunBodySchema,
 } from './api-schemas.ts';
 import { readBody, readParams, readQuery } from './request-parsing.ts';
 import { cancelRunAndStop, resumeRun, startRun } from './run-operations.ts';
@@ -22,9 +28,12 @@ const linksOf = (runId: string) => ({
 });
 
 const summaryOf = (r: RunItem) => ({
-  run_id: r.runId, status: r.status, workflow: r.workflowName,
+  run_id: r.runId,
+  status: r.status,
+  workflow: r.workflowName,
   ...(r.workflowVersion === undefined ? {} : { workflow_version: r.workflowVersion }),
-  created_at: new Date(r.createdAt).toISOString(), updated_at: new Date(r.updatedAt).toISOString(),
+  created_at: new Date(r.createdAt).toISOString(),
+  updated_at: new Date(r.updatedAt).toISOString(),
   nodes_executed: r.metrics.nodesExecuted,
 });
 
@@ -41,11 +50,17 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
     const body = await readBody(c, StartRunBodySchema);
     const started = await startRun(deps, body, key?.data);
     if (started.replayed) c.header('Idempotent-Replayed', 'true');
-    return c.json({
-      run_id: started.runId, status: 'running', workflow: started.workflowName,
-      ...(started.workflowVersion === undefined ? {} : { workflow_version: started.workflowVersion }),
-      replayed: started.replayed, links: linksOf(started.runId),
-    }, 202);
+    return c.json(
+      {
+        run_id: started.runId,
+        status: 'running',
+        workflow: started.workflowName,
+        ...(started.workflowVersion === undefined ? {} : { workflow_version: started.workflowVersion }),
+        replayed: started.replayed,
+        links: linksOf(started.runId),
+      },
+      202,
+    );
   });
 
   app.get('/', async (c) => {
@@ -105,8 +120,11 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
     await readBody(c, ResumeBodySchema.pick({}), { emptyIsObject: true });
     const result = await cancelRunAndStop(deps, id);
     return c.json({
-      run_id: id, status: 'cancelled', already_cancelled: result.alreadyCancelled,
-      ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}), links: linksOf(id),
+      run_id: id,
+      status: 'cancelled',
+      already_cancelled: result.alreadyCancelled,
+      ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}),
+      links: linksOf(id),
     });
   });
 

@@ -5,10 +5,7 @@ import { Cron } from 'croner';
  * Cron is handed to croner, which understands the 6-field cron with `?`, `L`, `W`, `#` and years once
  * a seconds field is put in front and the days of the week are renumbered (AWS counts SUN as 1, croner as 0).
  */
-export type ScheduleExpression =
-  | { kind: 'cron'; cron: Cron }
-  | { kind: 'rate'; periodMs: number; anchor: number }
-  | { kind: 'at'; at: number };
+export type ScheduleExpression = { kind: 'cron'; cron: Cron } | { kind: 'rate'; periodMs: number; anchor: number } | { kind: 'at'; at: number };
 
 export type ParsedExpression = { ok: true; expression: ScheduleExpression } | { ok: false; message: string };
 
@@ -37,11 +34,13 @@ export const parseScheduleExpression = (text: string, timezone: string, anchor: 
     const rate = /^\s*(\d+)\s+([a-z]+)\s*$/.exec(body);
     const unit = rate?.[2] === undefined ? undefined : RATE_UNITS[rate[2]];
     const value = Number(rate?.[1]);
-    if (!rate || unit === undefined || !(value > 0)) return { ok: false, message: `rate expression '${text}' needs a positive whole number and minute(s), hour(s) or day(s), e.g. "rate(5 minutes)"` };
+    if (!rate || unit === undefined || !(value > 0))
+      return { ok: false, message: `rate expression '${text}' needs a positive whole number and minute(s), hour(s) or day(s), e.g. "rate(5 minutes)"` };
     return { ok: true, expression: { kind: 'rate', periodMs: value * unit, anchor } };
   }
   if (kind === 'at') {
-    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(body.trim())) return { ok: false, message: `at expression '${text}' needs a local date and time, e.g. "at(2027-01-01T09:00:00)"` };
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(body.trim()))
+      return { ok: false, message: `at expression '${text}' needs a local date and time, e.g. "at(2027-01-01T09:00:00)"` };
     try {
       const at = new Cron(body.trim(), { paused: true, timezone }).nextRun(new Date(0));
       if (!at) return { ok: false, message: `at expression '${text}' names no time` };
@@ -51,9 +50,14 @@ export const parseScheduleExpression = (text: string, timezone: string, anchor: 
     }
   }
   const fields = body.trim().split(/\s+/);
-  if (fields.length !== 6) return { ok: false, message: `cron expression '${text}' needs 6 fields (minutes hours day-of-month month day-of-week year), got ${fields.length}; ${EXAMPLES}` };
+  if (fields.length !== 6)
+    return {
+      ok: false,
+      message: `cron expression '${text}' needs 6 fields (minutes hours day-of-month month day-of-week year), got ${fields.length}; ${EXAMPLES}`,
+    };
   const [minutes, hours, dom, month, dow, year] = fields as [string, string, string, string, string, string];
-  if ((dom === '?') === (dow === '?')) return { ok: false, message: `cron expression '${text}': exactly one of day-of-month and day-of-week must be "?" (as EventBridge requires)` };
+  if ((dom === '?') === (dow === '?'))
+    return { ok: false, message: `cron expression '${text}': exactly one of day-of-month and day-of-week must be "?" (as EventBridge requires)` };
   try {
     const cron = new Cron([0, minutes, hours, dom, month, renumberDaysOfWeek(dow), year].join(' '), { paused: true, timezone });
     return { ok: true, expression: { kind: 'cron', cron } };

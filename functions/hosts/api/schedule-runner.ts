@@ -43,7 +43,11 @@ export class ScheduleRunner {
         if (at === undefined || at > now) break;
         cursor = at;
         try {
-          const started = await startRun(this.deps, { workflow_name: schedule.workflowName, params: schedule.params, repair: true }, fireKey(schedule.workflowName, at));
+          const started = await startRun(
+            this.deps,
+            { workflow_name: schedule.workflowName, params: schedule.params, repair: true },
+            fireKey(schedule.workflowName, at),
+          );
           fired.push({ workflowName: schedule.workflowName, scheduledAt: new Date(at).toISOString(), runId: started.runId, replayed: started.replayed });
         } catch (error) {
           this.log(`schedule of ${schedule.workflowName} at ${new Date(at).toISOString()} could not start a run: ${(error as Error).message}`);

@@ -1,14 +1,13 @@
 import { Hono } from 'hono';
-import { prepareInputs } from '../../core/index.ts';
+import * as z from 'zod';
 import type { Schedule } from '../../core/index.ts';
-import { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from '../../core/index.ts';
-import { inlineRegistered } from './registered-children.ts';
-import { ApiError, notFound } from './api-error.ts';
+import { formatIssues, hasErrors, parseWorkflow, prepareInputs, validateWorkflow } from '../../core/index.ts';
 import type { ApiDeps } from './api-deps.ts';
+import { ApiError, notFound } from './api-error.ts';
 import { ScheduleBodySchema, WorkflowNameParamSchema, WorkflowQuerySchema } from './api-schemas.ts';
+import { inlineRegistered } from './registered-children.ts';
 import { readBody, readParams, readQuery } from './request-parsing.ts';
 import { nextFireTimes, parseScheduleExpression } from './schedule-expression.ts';
-import * as z from 'zod';
 
 /** How many upcoming fire times `GET .../schedule` shows. */
 const NEXT_FIRES = 5;
@@ -17,8 +16,13 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const scheduleView = (schedule: Schedule, now: number) => {
   const parsed = parseScheduleExpression(schedule.expression, schedule.timezone, schedule.updatedAt);
   return {
-    workflow: schedule.workflowName, expression: schedule.expression, timezone: schedule.timezone, params: schedule.params,
-    enabled: schedule.enabled, created_at: iso(schedule.createdAt), updated_at: iso(schedule.updatedAt),
+    workflow: schedule.workflowName,
+    expression: schedule.expression,
+    timezone: schedule.timezone,
+    params: schedule.params,
+    enabled: schedule.enabled,
+    created_at: iso(schedule.createdAt),
+    updated_at: iso(schedule.updatedAt),
     next_fire_times: schedule.enabled && parsed.ok ? nextFireTimes(parsed.expression, now, NEXT_FIRES).map(iso) : [],
   };
 };
@@ -30,7 +34,12 @@ export const makeWorkflowRoutes = (deps: ApiDeps): Hono => {
   app.get('/', async (c) => {
     const workflows = await deps.registry.listWorkflows();
     return c.json({
-      workflows: workflows.map((w) => ({ name: w.name, latest_version: w.latestVersion, updated_at: iso(w.updatedAt), ...(w.description ? { description: w.description } : {}) })),
+      workflows: workflows.map((w) => ({
+        name: w.name,
+        latest_version: w.latestVersion,
+        updated_at: iso(w.updatedAt),
+        ...(w.description ? { description: w.description } : {}),
+      })),
     });
   });
 
@@ -43,7 +52,16 @@ export const makeWorkflowRoutes = (deps: ApiDeps): Hono => {
     const issues = validateWorkflow(await inlineRegistered(deps.registry, parsed.workflow, name), deps.catalog);
     if (hasErrors(issues)) throw new ApiError(422, 'INVALID_WORKFLOW', `the workflow does not validate:\n${formatIssues(issues)}`, { issues });
     const stored = await deps.registry.putWorkflow(name, parsed.workflow, deps.now());
-    return c.json({ name, version: stored.version, created_at: iso(stored.createdAt), warnings: issues, links: { self: `/workflows/${name}`, schedule: `/workflows/${name}/schedule` } }, 201);
+    return c.json(
+      {
+        name,
+        version: stored.version,
+        created_at: iso(stored.createdAt),
+        warnings: issues,
+        links: { self: `/workflows/${name}`, schedule: `/workflows/${name}/schedule` },
+      },
+      201,
+    );
   });
 
   app.get('/:name', async (c) => {
@@ -70,7 +88,10 @@ export const makeWorkflowRoutes = (deps: ApiDeps): Hono => {
     const parsed = parseScheduleExpression(body.expression, body.timezone, now);
     if (!parsed.ok) throw new ApiError(422, 'INVALID_SCHEDULE', parsed.message, { field: 'expression' });
     const inputs = prepareInputs(workflow.workflow, body.params);
-    if (!inputs.ok) throw new ApiError(422, 'INVALID_SCHEDULE', `params do not fit workflow '${name}': ${inputs.problems.map((p) => p.message).join('; ')}`, { problems: inputs.problems });
+    if (!inputs.ok)
+      throw new ApiError(422, 'INVALID_SCHEDULE', `params do not fit workflow '${name}': ${inputs.problems.map((p) => p.message).join('; ')}`, {
+        problems: inputs.problems,
+      });
     const previous = await deps.registry.getSchedule(name);
     const schedule: Schedule = { workflowName: name, ...body, createdAt: previous?.createdAt ?? now, updatedAt: now };
     // The service first: a schedule it refuses (a rule cannot read a time zone) is not kept either.

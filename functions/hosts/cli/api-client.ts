@@ -27,8 +27,14 @@ export const makeSigV4Signer = async (region: string): Promise<RequestSigner> =>
   const signer = new SignatureV4({ service: 'execute-api', region, credentials: fromNodeProviderChain(), sha256: NodeSha256 });
   return async ({ method, url, headers, body }) => {
     const signed = await signer.sign({
-      method, protocol: url.protocol, hostname: url.hostname, ...(url.port ? { port: Number(url.port) } : {}), path: url.pathname,
-      query: Object.fromEntries(url.searchParams), headers: { ...headers, host: url.host }, ...(body === undefined ? {} : { body }),
+      method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port ? { port: Number(url.port) } : {}),
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: { ...headers, host: url.host },
+      ...(body === undefined ? {} : { body }),
     });
     return signed.headers as Record<string, string>;
   };
@@ -54,14 +60,22 @@ export class ApiClient {
   async call<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<T> {
     const url = new URL(`${this.baseUrl}${path}`);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    let headers: Record<string, string> = { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
+    let headers: Record<string, string> = {
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    };
     const signer = await this.sign();
     if (signer) headers = await signer({ method, url, headers, ...(body === undefined ? {} : { body }) });
     let response: Response;
     try {
       response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }) });
     } catch (error) {
-      throw new ApiCallError(0, 'UNREACHABLE', `cannot reach the flowmend API at ${this.baseUrl}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`);
+      throw new ApiCallError(
+        0,
+        'UNREACHABLE',
+        `cannot reach the flowmend API at ${this.baseUrl}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`,
+      );
     }
     const text = await response.text();
     if (response.status === 204) return undefined as T;

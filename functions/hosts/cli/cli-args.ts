@@ -43,7 +43,10 @@ type CommandName = (typeof COMMANDS)[number];
 
 const OutputFormatSchema = z.enum(['text', 'json'], { error: '--output-format is "text" or "json"' });
 const CountSchema = (flag: string) =>
-  z.coerce.number({ error: `${flag} takes a whole number, e.g. ${flag} 3` }).int(`${flag} takes a whole number`).min(0, `${flag} takes 0 or more`);
+  z.coerce
+    .number({ error: `${flag} takes a whole number, e.g. ${flag} 3` })
+    .int(`${flag} takes a whole number`)
+    .min(0, `${flag} takes 0 or more`);
 
 const StoreKindSchema = z.enum(['sqlite', 'dynamodb'], { error: '--store is "sqlite" (the default) or "dynamodb"' });
 
@@ -57,8 +60,26 @@ export interface CommonOptions {
 }
 
 export type Command =
-  | ({ name: 'run'; workflowPath: string; params: Record<string, string>; repair: boolean; maxRepairs: number | undefined; workspace: string | undefined; mcpConfig: string | undefined; open: boolean; port: number } & CommonOptions)
-  | ({ name: 'resume'; runId: string; workflowPath: string | undefined; repair: boolean | undefined; maxRepairs: number | undefined; force: boolean; mcpConfig: string | undefined } & CommonOptions)
+  | ({
+      name: 'run';
+      workflowPath: string;
+      params: Record<string, string>;
+      repair: boolean;
+      maxRepairs: number | undefined;
+      workspace: string | undefined;
+      mcpConfig: string | undefined;
+      open: boolean;
+      port: number;
+    } & CommonOptions)
+  | ({
+      name: 'resume';
+      runId: string;
+      workflowPath: string | undefined;
+      repair: boolean | undefined;
+      maxRepairs: number | undefined;
+      force: boolean;
+      mcpConfig: string | undefined;
+    } & CommonOptions)
   | ({ name: 'status'; runId: string } & CommonOptions)
   | ({ name: 'runs'; limit: number } & CommonOptions)
   | ({ name: 'validate'; workflowPath: string; mcpConfig: string | undefined; online: boolean } & CommonOptions)
@@ -110,7 +131,11 @@ const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
 export const DEFAULT_SERVE_PORT = 8787;
 
 const ApiUrlSchema = z.url({ protocol: /^https?$/, error: '--api takes an http(s) URL, e.g. --api http://127.0.0.1:8787' });
-const PortSchema = z.coerce.number({ error: '--port takes a port number, e.g. --port 8787' }).int().min(0, '--port takes 0-65535').max(65535, '--port takes 0-65535');
+const PortSchema = z.coerce
+  .number({ error: '--port takes a port number, e.g. --port 8787' })
+  .int()
+  .min(0, '--port takes 0-65535')
+  .max(65535, '--port takes 0-65535');
 
 const parseOrThrow = <T>(schema: z.ZodType<T>, value: unknown): T => {
   const result = schema.safeParse(value);
@@ -135,7 +160,12 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
     if (!ALLOWED[command].includes(flag)) throw new UsageError(`'flowmend ${command}' does not take --${flag}`);
   }
   // serve forwards to an API only when told so on its command line: the environment's API is for the client commands.
-  const apiUrl = REMOTE_COMMANDS.includes(command) || command === 'open' ? (values.api ?? (env.FLOWMEND_API_URL || undefined)) : command === 'serve' ? values.api : undefined;
+  const apiUrl =
+    REMOTE_COMMANDS.includes(command) || command === 'open'
+      ? (values.api ?? (env.FLOWMEND_API_URL || undefined))
+      : command === 'serve'
+        ? values.api
+        : undefined;
   const port = values.port === undefined ? DEFAULT_SERVE_PORT : parseOrThrow(PortSchema, values.port);
   const common: CommonOptions = {
     outputFormat: parseOrThrow(OutputFormatSchema, values['output-format'] ?? 'text'),
@@ -163,11 +193,32 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         if (eq <= 0) throw new UsageError(`workflow inputs are given as name=value; got '${pair}'`);
         params[pair.slice(0, eq)] = pair.slice(eq + 1);
       }
-      if (values.open && common.apiUrl !== undefined) throw new UsageError(`'flowmend run --open' opens a local run; for a run on an API use 'flowmend open <run-id> --api URL'`);
-      return { name: 'run', workflowPath, params, repair: !values['no-repair'], maxRepairs, workspace: values.workspace, mcpConfig, open: values.open ?? false, port, ...common };
+      if (values.open && common.apiUrl !== undefined)
+        throw new UsageError(`'flowmend run --open' opens a local run; for a run on an API use 'flowmend open <run-id> --api URL'`);
+      return {
+        name: 'run',
+        workflowPath,
+        params,
+        repair: !values['no-repair'],
+        maxRepairs,
+        workspace: values.workspace,
+        mcpConfig,
+        open: values.open ?? false,
+        port,
+        ...common,
+      };
     }
     case 'resume':
-      return { name: 'resume', runId: one('a run id (see `flowmend runs`)'), workflowPath: values.workflow, repair: values['no-repair'] ? false : undefined, maxRepairs, force: values.force ?? false, mcpConfig, ...common };
+      return {
+        name: 'resume',
+        runId: one('a run id (see `flowmend runs`)'),
+        workflowPath: values.workflow,
+        repair: values['no-repair'] ? false : undefined,
+        maxRepairs,
+        force: values.force ?? false,
+        mcpConfig,
+        ...common,
+      };
     case 'status':
       return { name: 'status', runId: one('a run id (see `flowmend runs`)'), ...common };
     case 'runs':
@@ -182,8 +233,12 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
     case 'serve':
       if (rest.length > 0) throw new UsageError(`'flowmend serve' takes no arguments; unexpected: ${rest.join(' ')}`);
       return {
-        name: 'serve', port, host: values.host ?? '127.0.0.1', workspace: values.workspace,
-        manualClock: values['manual-clock'] ?? false, ...common,
+        name: 'serve',
+        port,
+        host: values.host ?? '127.0.0.1',
+        workspace: values.workspace,
+        manualClock: values['manual-clock'] ?? false,
+        ...common,
       };
     case 'open':
       return { name: 'open', runId: one('a run id (see `flowmend runs`)'), port, ...common };

@@ -1,7 +1,6 @@
-import type { BlobStore } from '../../core/index.ts';
-import type { RunStore } from '../../core/index.ts';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import { FileBlobStore } from '../../adapters/file-blob-store.ts';
+import type { BlobStore, RunStore } from '../../core/index.ts';
 
 export interface CliStoreOptions {
   stateDir: string;

@@ -1,29 +1,37 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { cancelRun } from '../../core/index.ts';
-import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/index.ts';
-import { prepareRun } from '../../core/index.ts';
-import { applyManualPatch } from '../../core/index.ts';
-import type { IrVersionItem } from '../../core/index.ts';
-import type { RunStore } from '../../core/index.ts';
-import { DEFAULT_MAX_REPAIRS } from '../../core/index.ts';
-import { loadRunReport, recordsOfRun } from '../../core/index.ts';
-import { hasErrors, validateWorkflow } from '../../core/index.ts';
-import type { PflowFormOptions } from '../../core/index.ts';
-import { LimitConfigError, type Limits, limitsFrom } from '../../core/index.ts';
-import { Redactor } from '../../core/index.ts';
-import { RedactingRunStore } from '../../core/index.ts';
-import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
-import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
+import type { IrVersionItem, PflowFormOptions, RunStore } from '../../core/index.ts';
+import {
+  applyManualPatch,
+  cancelRun,
+  DEFAULT_MAX_REPAIRS,
+  FlowmendError,
+  hasErrors,
+  InvalidInputError,
+  LimitConfigError,
+  type Limits,
+  limitsFrom,
+  loadRunReport,
+  prepareRun,
+  RedactingRunStore,
+  Redactor,
+  RunBusyError,
+  RunNotFoundError,
+  recordsOfRun,
+  StaleRunError,
+  validateWorkflow,
+} from '../../core/index.ts';
 import { localSpecCatalog } from '../../nodes/local-specs.ts';
+import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
-import { type CliIo as OutputIo, type CliOutput, EXIT, makeOutput } from './cli-output.ts';
+import { type CliOutput, EXIT, makeOutput, type CliIo as OutputIo } from './cli-output.ts';
+import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
 import { type CliStore, openCliStore } from './cli-store.ts';
 import { followLocal } from './local-logs.ts';
-import { cancelLine, runRemoteCommand } from './remote-commands.ts';
-import { makeNestedProgressPrinter } from './nested-progress.ts';
-import { renderIssues, renderRuns, renderStatus } from './render.ts';
 import { loadMcpConfig } from './mcp-config.ts';
+import { makeNestedProgressPrinter } from './nested-progress.ts';
+import { cancelLine, runRemoteCommand } from './remote-commands.ts';
+import { renderIssues, renderRuns, renderStatus } from './render.ts';
 import { openCommand, serveViewerOnly, viewerForRun } from './viewer-commands.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
@@ -37,15 +45,33 @@ export interface CliIo extends OutputIo {
 }
 
 /** A person's patch for `resume --workflow`: the same schema, validation and frozen-node checks as a repair. */
-const checkPatch = async (store: RunStore, runId: string, path: string, options: PflowFormOptions): Promise<{ ok: true; item: IrVersionItem } | { ok: false; message: string; problems: string[] }> => {
+const checkPatch = async (
+  store: RunStore,
+  runId: string,
+  path: string,
+  options: PflowFormOptions,
+): Promise<{ ok: true; item: IrVersionItem } | { ok: false; message: string; problems: string[] }> => {
   const run = await store.getRun(runId);
   if (!run) return { ok: false, message: `no run '${runId}' in this state dir (see \`flowmend runs\`)`, problems: [] };
   const loaded = await loadWorkflowFile(path, options);
   if (!loaded.ok) return { ok: false, message: `invalid workflow ${path}:\n${renderIssues(loaded.issues)}`, problems: loaded.issues.map((i) => i.message) };
   const current = await store.getIrVersion(runId, run.irVersion);
   if (!current) return { ok: false, message: `run ${runId} has no workflow version ${run.irVersion}`, problems: [] };
-  const result = applyManualPatch({ run, current, steps: await recordsOfRun(store, run), patch: loaded.workflow, catalog, now: Date.now(), reason: `Workflow patched by hand from ${path}` });
-  if (!result.ok) return { ok: false, message: `the patch in ${path} cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`, problems: result.problems };
+  const result = applyManualPatch({
+    run,
+    current,
+    steps: await recordsOfRun(store, run),
+    patch: loaded.workflow,
+    catalog,
+    now: Date.now(),
+    reason: `Workflow patched by hand from ${path}`,
+  });
+  if (!result.ok)
+    return {
+      ok: false,
+      message: `the patch in ${path} cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`,
+      problems: result.problems,
+    };
   return result;
 };
 // Specs only: validating loads no runner's library (JSONata, the MCP and Anthropic SDKs).
@@ -53,7 +79,9 @@ const catalog = localSpecCatalog;
 
 /** A resume gets the run's secret inputs again from the environment: the store never had them. */
 const secretsForResume = async (
-  store: RunStore, runId: string, env: Readonly<Record<string, string | undefined>>,
+  store: RunStore,
+  runId: string,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<{ ok: true; inputs: Record<string, string> } | { ok: false; message: string }> => {
   const run = await store.getRun(runId);
   const item = run ? await store.getIrVersion(runId, run.irVersion) : undefined;
@@ -76,7 +104,6 @@ const secretsForResume = async (
 /** Whether a command line that did not parse still asked for JSON, which then gets a JSON error. */
 const wantsJson = (argv: readonly string[]): boolean =>
   argv.some((arg, i) => arg === '--output-format=json' || (arg === '--output-format' && argv[i + 1] === 'json'));
-
 
 /** Runs one command line; returns the exit code. Never throws for bad input: it says what to do. */
 export const runCli = async (argv: readonly string[], given: CliIo): Promise<number> => {
@@ -102,14 +129,20 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
   // In JSON mode stdout carries one object only: the viewer's lines go to stderr.
   const viewerIo = { ...io, stdout: json ? io.stderr : io.stdout };
   if (command.name === 'serve' && command.apiUrl !== undefined) return serveViewerOnly({ api: command.apiUrl, port: command.port }, viewerIo);
-  if (command.name === 'open' && command.apiUrl !== undefined) return openCommand({ api: command.apiUrl }, { runId: command.runId, port: command.port }, viewerIo);
+  if (command.name === 'open' && command.apiUrl !== undefined)
+    return openCommand({ api: command.apiUrl }, { runId: command.runId, port: command.port }, viewerIo);
   if (command.name === 'serve') {
     const workspace = resolve(command.workspace ?? '.');
     if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return fail(EXIT.usage, `--workspace ${command.workspace}: no such directory`);
     try {
       const { runServe } = await import('./serve.ts');
       await runServe({
-        stateDir: command.stateDir, port: command.port, host: command.host, manualClock: command.manualClock, workspace, log: (line) => io.stderr(`${line}\n`),
+        stateDir: command.stateDir,
+        port: command.port,
+        host: command.host,
+        manualClock: command.manualClock,
+        workspace,
+        log: (line) => io.stderr(`${line}\n`),
         onListening: (origin) => viewerIo.stdout(`Run viewer: ${origin}/ui/\n`),
         ...(io.untilStopped ? { untilStopped: io.untilStopped } : {}),
         ...(io.hostOptions ? { hostOptions: io.hostOptions } : {}),
@@ -120,7 +153,8 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
     }
     return EXIT.ok;
   }
-  if (command.name !== 'validate' && command.name !== 'open' && command.apiUrl !== undefined) return runRemoteCommand({ ...command, apiUrl: command.apiUrl }, io, out);
+  if (command.name !== 'validate' && command.name !== 'open' && command.apiUrl !== undefined)
+    return runRemoteCommand({ ...command, apiUrl: command.apiUrl }, io, out);
 
   const mcpConfig = 'mcpConfig' in command ? await loadMcpConfig(command.mcpConfig) : { ok: true as const, servers: {} };
   if (!mcpConfig.ok) return fail(EXIT.usage, renderIssues(mcpConfig.issues), { issues: mcpConfig.issues });
@@ -149,7 +183,13 @@ interface CommandContext {
   viewerIo: CliIo;
 }
 
-const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>, io: CliIo, limits: Limits, out: CliOutput, { forms, viewerIo }: CommandContext): Promise<number> => {
+const runCommand = async (
+  command: Exclude<Command, { name: 'help' | 'serve' }>,
+  io: CliIo,
+  limits: Limits,
+  out: CliOutput,
+  { forms, viewerIo }: CommandContext,
+): Promise<number> => {
   const { json, fail, emit } = out;
   if (command.name === 'validate') {
     const loaded = await loadWorkflowFile(command.workflowPath, forms, limits);
@@ -157,12 +197,22 @@ const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>,
     if (loaded.ok && command.online) issues.push(...(await (await import('./validate-online.ts')).validateOnline(loaded.workflow, io.env)));
     const valid = !hasErrors(issues);
     if (json) io.stdout(`${JSON.stringify({ success: valid, valid, issues }, null, 2)}\n`);
-    else io.stdout(valid ? `✓ ${command.workflowPath} is valid${issues.length ? `\n${renderIssues(issues)}` : ''}\n` : `✗ ${command.workflowPath} is invalid:\n${renderIssues(issues)}\n`);
+    else
+      io.stdout(
+        valid
+          ? `✓ ${command.workflowPath} is valid${issues.length ? `\n${renderIssues(issues)}` : ''}\n`
+          : `✗ ${command.workflowPath} is invalid:\n${renderIssues(issues)}\n`,
+      );
     return valid ? EXIT.ok : EXIT.usage;
   }
 
   let nodeCount = 0;
-  const progress = json ? undefined : makeNestedProgressPrinter((text) => io.stdout(text), () => nodeCount);
+  const progress = json
+    ? undefined
+    : makeNestedProgressPrinter(
+        (text) => io.stdout(text),
+        () => nodeCount,
+      );
   const stateDir = resolve(command.stateDir);
   let opened: CliStore;
   try {
@@ -186,7 +236,11 @@ const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>,
     const { LocalHost } = await import('../local/local-host.ts');
     // The definition is fixed by the build and validated by the tests; validating it costs ~2 s of CPU (and the bundle stubs the validator).
     return new LocalHost({
-      validateDefinition: false, runLimits: limits, ...io.hostOptions, store, blobs,
+      validateDefinition: false,
+      runLimits: limits,
+      ...io.hostOptions,
+      store,
+      blobs,
       onWrite: (write) => {
         progress?.(write);
         if (write.kind === 'run') onRunWritten?.(write.run.runId);
@@ -208,7 +262,16 @@ const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>,
         }
         keepSecret(secretInputs);
         // With repair on, an invalid workflow is repaired before any node runs; without, it is a usage error.
-        const prepared = prepareRun({ workflow: loaded.workflow, workflowName: loaded.name, params, repairEnabled: command.repair, maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS }, catalog);
+        const prepared = prepareRun(
+          {
+            workflow: loaded.workflow,
+            workflowName: loaded.name,
+            params,
+            repairEnabled: command.repair,
+            maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS,
+          },
+          catalog,
+        );
         if (!prepared.ok) {
           if (prepared.stage === 'inputs') return fail(EXIT.usage, prepared.message, { problems: prepared.problems });
           const issues = prepared.issues ?? [];
@@ -240,7 +303,14 @@ const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>,
         const secrets = await secretsForResume(opened.store, command.runId, io.env);
         if (!secrets.ok) return fail(EXIT.usage, secrets.message);
         keepSecret(secrets.inputs);
-        return emit(await (await makeHost()).resume(command.runId, { ...(patch ? { patch } : {}), ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}), ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}), force: command.force }));
+        return emit(
+          await (await makeHost()).resume(command.runId, {
+            ...(patch ? { patch } : {}),
+            ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}),
+            ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}),
+            force: command.force,
+          }),
+        );
       }
       case 'status': {
         const report = await loadRunReport(store, command.runId);
@@ -250,13 +320,21 @@ const runCommand = async (command: Exclude<Command, { name: 'help' | 'serve' }>,
       }
       case 'runs': {
         const runs = await store.listRuns({ limit: command.limit });
-        io.stdout(json ? `${JSON.stringify({ success: true, runs: runs.map((r) => ({ run_id: r.runId, status: r.status, workflow: r.workflowName, created_at: new Date(r.createdAt).toISOString(), nodes_executed: r.metrics.nodesExecuted })) }, null, 2)}\n` : `${renderRuns(runs)}\n`);
+        io.stdout(
+          json
+            ? `${JSON.stringify({ success: true, runs: runs.map((r) => ({ run_id: r.runId, status: r.status, workflow: r.workflowName, created_at: new Date(r.createdAt).toISOString(), nodes_executed: r.metrics.nodesExecuted })) }, null, 2)}\n`
+            : `${renderRuns(runs)}\n`,
+        );
         return EXIT.ok;
       }
       case 'cancel': {
         // The run's execution (in another local process) stops at its next write, which the cancel made stale.
         const result = await cancelRun(store, command.runId, Date.now());
-        io.stdout(json ? `${JSON.stringify({ success: true, run_id: command.runId, status: 'cancelled', already_cancelled: result.alreadyCancelled, ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}) }, null, 2)}\n` : `${cancelLine(command.runId, result.alreadyCancelled, result.interruptedNode)}\n`);
+        io.stdout(
+          json
+            ? `${JSON.stringify({ success: true, run_id: command.runId, status: 'cancelled', already_cancelled: result.alreadyCancelled, ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}) }, null, 2)}\n`
+            : `${cancelLine(command.runId, result.alreadyCancelled, result.interruptedNode)}\n`,
+        );
         return EXIT.ok;
       }
       case 'open':

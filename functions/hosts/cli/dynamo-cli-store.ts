@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ConfigurationError, FlowmendError, StoreUnavailableError } from '../../core/index.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
 import { ensureTable } from '../../adapters/table-schema.ts';
+import { ConfigurationError, FlowmendError, StoreUnavailableError } from '../../core/index.ts';
 
 /**
  * `--store dynamodb`: the CLI on a DynamoDB table, on AWS or on a local peer (`AWS_ENDPOINT_URL`,

@@ -1,6 +1,5 @@
+import type { RunStatus, RunStore } from '../../core/index.ts';
 import { type ProgressEvent, readProgress } from '../../core/index.ts';
-import type { RunStatus } from '../../core/index.ts';
-import type { RunStore } from '../../core/index.ts';
 import { progressLines } from './progress-lines.ts';
 
 /** How often `flowmend logs --follow` re-reads the local store. */
@@ -13,7 +12,10 @@ const MAX_POLLS = 432_000;
  * run stops running. Undefined when there is no such run.
  */
 export const followLocal = async (
-  store: RunStore, runId: string, follow: boolean, print: ((text: string) => void) | undefined,
+  store: RunStore,
+  runId: string,
+  follow: boolean,
+  print: ((text: string) => void) | undefined,
 ): Promise<{ status: RunStatus; events: ProgressEvent[] } | undefined> => {
   const events: ProgressEvent[] = [];
   let after: { eventKey: string; seq: number } | undefined;

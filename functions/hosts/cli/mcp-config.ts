@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { McpConfigFileSchema, type McpServers } from '../../core/index.ts';
 import type { ValidationIssue } from '../../core/index.ts';
-import { formatIssuePath } from '../../core/index.ts';
+import { formatIssuePath, McpConfigFileSchema, type McpServers } from '../../core/index.ts';
 
 /** Where pflow keeps its servers; read when no file is named, and only if it exists. */
 export const PFLOW_MCP_CONFIG = join(homedir(), '.pflow', 'mcp-servers.json');
@@ -13,7 +12,10 @@ export type LoadedMcpConfig = { ok: true; servers: McpServers } | { ok: false; i
 /** Reads pflow's `{ "mcpServers": {...} }` file as is; a file that was named must exist and parse. */
 export const loadMcpConfig = async (path: string | undefined): Promise<LoadedMcpConfig> => {
   const file = path ?? PFLOW_MCP_CONFIG;
-  const problem = (message: string, hint?: string): LoadedMcpConfig => ({ ok: false, issues: [{ path: file, code: 'MCP_CONFIG_INVALID', message, severity: 'error', ...(hint ? { hint } : {}) }] });
+  const problem = (message: string, hint?: string): LoadedMcpConfig => ({
+    ok: false,
+    issues: [{ path: file, code: 'MCP_CONFIG_INVALID', message, severity: 'error', ...(hint ? { hint } : {}) }],
+  });
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -29,7 +31,16 @@ export const loadMcpConfig = async (path: string | undefined): Promise<LoadedMcp
   }
   const parsed = McpConfigFileSchema.safeParse(raw);
   if (!parsed.success) {
-    return { ok: false, issues: parsed.error.issues.map((i) => ({ path: `${file}: ${formatIssuePath(i.path)}`, code: 'MCP_CONFIG_INVALID', message: `MCP config ${formatIssuePath(i.path) || '(file)'}: ${i.message}`, hint: 'pflow\'s shape: {"mcpServers": {"name": {"command": "npx", "args": [...]} or {"type": "http", "url": "https://..."}}}', severity: 'error' })) };
+    return {
+      ok: false,
+      issues: parsed.error.issues.map((i) => ({
+        path: `${file}: ${formatIssuePath(i.path)}`,
+        code: 'MCP_CONFIG_INVALID',
+        message: `MCP config ${formatIssuePath(i.path) || '(file)'}: ${i.message}`,
+        hint: 'pflow\'s shape: {"mcpServers": {"name": {"command": "npx", "args": [...]} or {"type": "http", "url": "https://..."}}}',
+        severity: 'error',
+      })),
+    };
   }
   return { ok: true, servers: parsed.data.mcpServers };
 };

@@ -12,7 +12,9 @@ const firstLine = (text: string): string => {
  * local run prints from its store writes (`  fetch... ✓ 1.8s`, `  fetch... ↻ cached`, ...).
  */
 export const progressLines = (event: ProgressEvent): string[] => {
-  const tags = [event.repaired ? '[repaired]' : '', event.interrupted && event.type !== 'node_interrupted' ? '[ran again after interruption]' : ''].filter(Boolean).join(' ');
+  const tags = [event.repaired ? '[repaired]' : '', event.interrupted && event.type !== 'node_interrupted' ? '[ran again after interruption]' : '']
+    .filter(Boolean)
+    .join(' ');
   const suffix = tags ? ` ${tags}` : '';
   switch (event.type) {
     case 'run_started': {

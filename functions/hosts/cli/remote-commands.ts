@@ -1,9 +1,7 @@
-import type { ProgressEvent } from '../../core/index.ts';
-import type { RunItem, RunStatus } from '../../core/index.ts';
-import type { RunReport } from '../../core/index.ts';
+import type { ProgressEvent, RunItem, RunReport, RunStatus } from '../../core/index.ts';
 import { ApiCallError, ApiClient } from './api-client.ts';
 import type { Command } from './cli-args.ts';
-import { type CliIo, EXIT, type CliOutput } from './cli-output.ts';
+import { type CliIo, type CliOutput, EXIT } from './cli-output.ts';
 import { progressLines } from './progress-lines.ts';
 import { renderIssues, renderRuns, renderStatus } from './render.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
@@ -25,7 +23,11 @@ interface EventsPage {
  * long-polls until the run is no longer running. Returns the last status and cursor.
  */
 export const followRemote = async (
-  api: ApiClient, runId: string, onEvent: (event: ProgressEvent) => void, follow: boolean, cursor?: string,
+  api: ApiClient,
+  runId: string,
+  onEvent: (event: ProgressEvent) => void,
+  follow: boolean,
+  cursor?: string,
 ): Promise<{ status: RunStatus; cursor: string | undefined }> => {
   let after = cursor;
   for (let poll = 0; poll < MAX_POLLS; poll += 1) {
@@ -60,7 +62,13 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
         const loaded = await loadWorkflowFile(command.workflowPath);
         if (!loaded.ok) return out.fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
         const started = await api.call<{ run_id: string }>('POST', '/runs', {
-          body: { workflow: loaded.workflow, name: loaded.name, params: command.params, repair: command.repair, ...(command.maxRepairs === undefined ? {} : { max_repairs: command.maxRepairs }) },
+          body: {
+            workflow: loaded.workflow,
+            name: loaded.name,
+            params: command.params,
+            repair: command.repair,
+            ...(command.maxRepairs === undefined ? {} : { max_repairs: command.maxRepairs }),
+          },
         });
         return out.emit(await waitForEnd(api, started.run_id, print));
       }
@@ -74,7 +82,11 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
         // Only what the resume adds is printed, as a local resume does.
         const { cursor } = await followRemote(api, command.runId, () => {}, false);
         await api.call('POST', `/runs/${encodeURIComponent(command.runId)}/resume`, {
-          body: { ...(workflow === undefined ? {} : { workflow }), ...(command.repair === undefined ? {} : { repair: command.repair }), ...(command.maxRepairs === undefined ? {} : { max_repairs: command.maxRepairs }) },
+          body: {
+            ...(workflow === undefined ? {} : { workflow }),
+            ...(command.repair === undefined ? {} : { repair: command.repair }),
+            ...(command.maxRepairs === undefined ? {} : { max_repairs: command.maxRepairs }),
+          },
         });
         return out.emit(await waitForEnd(api, command.runId, print, cursor));
       }
@@ -84,14 +96,30 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
         return EXIT.ok;
       }
       case 'runs': {
-        const { runs } = await api.call<{ runs: { run_id: string; status: RunStatus; workflow: string; created_at: string; nodes_executed: number }[] }>('GET', `/runs?limit=${Math.min(100, Math.max(1, command.limit))}`);
-        if (out.json) io.stdout(`${JSON.stringify({ success: true, runs: runs.map((r) => ({ run_id: r.run_id, status: r.status, workflow: r.workflow, created_at: r.created_at, nodes_executed: r.nodes_executed })) }, null, 2)}\n`);
-        else io.stdout(`${renderRuns(runs.map((r) => ({ runId: r.run_id, status: r.status, workflowName: r.workflow, createdAt: Date.parse(r.created_at), metrics: { nodesExecuted: r.nodes_executed } }) as RunItem))}\n`);
+        const { runs } = await api.call<{ runs: { run_id: string; status: RunStatus; workflow: string; created_at: string; nodes_executed: number }[] }>(
+          'GET',
+          `/runs?limit=${Math.min(100, Math.max(1, command.limit))}`,
+        );
+        if (out.json)
+          io.stdout(
+            `${JSON.stringify({ success: true, runs: runs.map((r) => ({ run_id: r.run_id, status: r.status, workflow: r.workflow, created_at: r.created_at, nodes_executed: r.nodes_executed })) }, null, 2)}\n`,
+          );
+        else
+          io.stdout(
+            `${renderRuns(runs.map((r) => ({ runId: r.run_id, status: r.status, workflowName: r.workflow, createdAt: Date.parse(r.created_at), metrics: { nodesExecuted: r.nodes_executed } }) as RunItem))}\n`,
+          );
         return EXIT.ok;
       }
       case 'cancel': {
-        const result = await api.call<{ run_id: string; status: string; interrupted_node?: string; already_cancelled: boolean }>('POST', `/runs/${encodeURIComponent(command.runId)}/cancel`);
-        io.stdout(out.json ? `${JSON.stringify({ success: true, ...result }, null, 2)}\n` : `${cancelLine(command.runId, result.already_cancelled, result.interrupted_node)}\n`);
+        const result = await api.call<{ run_id: string; status: string; interrupted_node?: string; already_cancelled: boolean }>(
+          'POST',
+          `/runs/${encodeURIComponent(command.runId)}/cancel`,
+        );
+        io.stdout(
+          out.json
+            ? `${JSON.stringify({ success: true, ...result }, null, 2)}\n`
+            : `${cancelLine(command.runId, result.already_cancelled, result.interrupted_node)}\n`,
+        );
         return EXIT.ok;
       }
       case 'logs': {
@@ -100,7 +128,12 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
           const { status } = await followRemote(api, command.runId, (e) => events.push(e), command.follow);
           io.stdout(`${JSON.stringify({ success: true, run_id: command.runId, status, events }, null, 2)}\n`);
         } else {
-          await followRemote(api, command.runId, printer((text) => io.stdout(text)), command.follow);
+          await followRemote(
+            api,
+            command.runId,
+            printer((text) => io.stdout(text)),
+            command.follow,
+          );
         }
         return EXIT.ok;
       }
@@ -114,4 +147,6 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
 };
 
 export const cancelLine = (runId: string, already: boolean, interrupted: string | undefined): string =>
-  already ? `Run ${runId} was already cancelled` : `✗ Run ${runId} cancelled${interrupted ? ` ('${interrupted}' was running; it is reported interrupted)` : ''}\nResume it with: flowmend resume ${runId}`;
+  already
+    ? `Run ${runId} was already cancelled`
+    : `✗ Run ${runId} cancelled${interrupted ? ` ('${interrupted}' was running; it is reported interrupted)` : ''}\nResume it with: flowmend resume ${runId}`;

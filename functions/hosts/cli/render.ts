@@ -1,7 +1,5 @@
-import type { ValidationIssue } from '../../core/index.ts';
+import type { RunItem, RunReport, ValidationIssue } from '../../core/index.ts';
 import { formatIssues } from '../../core/index.ts';
-import type { RunItem } from '../../core/index.ts';
-import type { RunReport } from '../../core/index.ts';
 
 const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -40,9 +38,11 @@ export const renderReport = (report: RunReport): string => {
     lines.push(`Repair ${r.attempt} ${how}${cost}: ${r.outcome === 'applied' ? r.reason : (r.reason.split('\n')[0] ?? '')}`);
     for (const d of r.diff) lines.push(`    ${d}`);
   }
-  if (m.llm.input_tokens + m.llm.output_tokens > 0) lines.push(`LLM: ${m.llm.input_tokens} input + ${m.llm.output_tokens} output tokens, $${m.llm.cost_usd.toFixed(4)}`);
+  if (m.llm.input_tokens + m.llm.output_tokens > 0)
+    lines.push(`LLM: ${m.llm.input_tokens} input + ${m.llm.output_tokens} output tokens, $${m.llm.cost_usd.toFixed(4)}`);
   lines.push(`Run: ${report.run_id}`);
-  if (report.status === 'failed' || report.status === 'cancelled') lines.push(`Resume it after a fix with: flowmend resume ${report.run_id} [--workflow fixed.json]`);
+  if (report.status === 'failed' || report.status === 'cancelled')
+    lines.push(`Resume it after a fix with: flowmend resume ${report.run_id} [--workflow fixed.json]`);
   return lines.join('\n');
 };
 
@@ -50,7 +50,13 @@ export const renderReport = (report: RunReport): string => {
 export const renderStatus = (report: RunReport): string => {
   const lines = [`Run ${report.run_id} (${report.workflow}): ${report.status}`, 'Steps:'];
   for (const s of report.steps) {
-    const mark = s.cached ? '↻ cached' : s.status === 'completed' ? `✓ ${(s.duration_ms / 1000).toFixed(1)}s` : s.status === 'warning' ? `⚠ ${s.error ?? ''}` : `✗ ${s.status}${s.error ? `: ${s.error.split('\n')[0]}` : ''}`;
+    const mark = s.cached
+      ? '↻ cached'
+      : s.status === 'completed'
+        ? `✓ ${(s.duration_ms / 1000).toFixed(1)}s`
+        : s.status === 'warning'
+          ? `⚠ ${s.error ?? ''}`
+          : `✗ ${s.status}${s.error ? `: ${s.error.split('\n')[0]}` : ''}`;
     lines.push(`  ${s.node_id}... ${mark}${s.repaired ? ' [repaired]' : ''}${s.interrupted ? ' [ran again after interruption]' : ''}`);
   }
   if (report.current) lines.push(`  ${report.current.node_id}... running since ${report.current.started_at}`);
@@ -62,8 +68,13 @@ export const renderStatus = (report: RunReport): string => {
 const renderChildren = (report: RunReport, indent: string): string[] =>
   (report.children ?? []).flatMap((child) => [
     `${indent}${child.node_id} -> child run ${child.run_id}: ${child.status}`,
-    ...child.steps.map((s) => `${indent}  ${s.node_id}... ${s.cached ? '↻ cached' : s.status === 'completed' ? `✓ ${(s.duration_ms / 1000).toFixed(1)}s` : `✗ ${s.status}${s.error ? `: ${s.error.split('\n')[0]}` : ''}`}${s.repaired ? ' [repaired]' : ''}`),
-    ...(child.repairs.length > 0 ? [`${indent}  repaired ${child.repairs.length} time(s): ${child.repairs.map((r) => r.reason.split('\n')[0]).join('; ')}`] : []),
+    ...child.steps.map(
+      (s) =>
+        `${indent}  ${s.node_id}... ${s.cached ? '↻ cached' : s.status === 'completed' ? `✓ ${(s.duration_ms / 1000).toFixed(1)}s` : `✗ ${s.status}${s.error ? `: ${s.error.split('\n')[0]}` : ''}`}${s.repaired ? ' [repaired]' : ''}`,
+    ),
+    ...(child.repairs.length > 0
+      ? [`${indent}  repaired ${child.repairs.length} time(s): ${child.repairs.map((r) => r.reason.split('\n')[0]).join('; ')}`]
+      : []),
     ...renderChildren(child, `${indent}  `),
   ]);
 
@@ -71,7 +82,14 @@ export const renderRuns = (runs: readonly RunItem[]): string => {
   if (runs.length === 0) return 'No runs yet. Start one with: flowmend run examples/hello.json';
   const rows = runs.map((r) => [r.runId, r.status, r.workflowName, new Date(r.createdAt).toISOString(), `${r.metrics.nodesExecuted} executed`]);
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 };
 
 export const renderIssues = (issues: readonly ValidationIssue[]): string => formatIssues(issues);

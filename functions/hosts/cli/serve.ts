@@ -2,20 +2,19 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import * as z from 'zod';
-import { ConfigurationError } from '../../core/index.ts';
-import { claimRun } from '../../core/index.ts';
-import type { RunStore } from '../../core/index.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
+import type { RunStore } from '../../core/index.ts';
+import { ConfigurationError, claimRun } from '../../core/index.ts';
+import type { ApiDeps } from '../api/api-deps.ts';
 import { makeApiApp } from '../api/app.ts';
 import { isLoopbackAddress, localOriginGuard } from '../api/local-origin-guard.ts';
-import { makeViewerPageRoutes } from '../viewer/viewer-routes.ts';
-import { untilSignal } from '../viewer/until-signal.ts';
-import type { ApiDeps } from '../api/api-deps.ts';
 import { readBody } from '../api/request-parsing.ts';
 import { ScheduleRunner } from '../api/schedule-runner.ts';
-import { openCliStore } from './cli-store.ts';
 import { isLocalOwnerAlive, LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { LocalRunLauncher, SERVE_OWNER_PREFIX } from '../local/local-launcher.ts';
+import { untilSignal } from '../viewer/until-signal.ts';
+import { makeViewerPageRoutes } from '../viewer/viewer-routes.ts';
+import { openCliStore } from './cli-store.ts';
 
 export interface ServeOptions {
   stateDir: string;
@@ -70,7 +69,12 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   const launcher = new LocalRunLauncher(host, options.log);
   const deps: ApiDeps = {
     // The local host's own catalog: the file family too, which only a host with a workspace runs.
-    store: host.store, registry: new SqliteRegistryStore(registryDb), launcher, catalog: host.catalog, now: Date.now, workspace: options.workspace,
+    store: host.store,
+    registry: new SqliteRegistryStore(registryDb),
+    launcher,
+    catalog: host.catalog,
+    now: Date.now,
+    workspace: options.workspace,
     logError: (error) => options.log(`internal error: ${(error as Error).stack ?? String(error)}`),
   };
   const app = makeApiApp(deps, { guard: localOriginGuard({ loopback: isLoopbackAddress(options.host) }) });

@@ -1,10 +1,7 @@
 import { Ajv } from 'ajv';
 import { withMcpClient } from '../../adapters/mcp-client.ts';
-import type { Workflow } from '../../core/index.ts';
-import { isRecord } from '../../core/index.ts';
-import { MCP_TYPE } from '../../core/index.ts';
-import { findTemplates } from '../../core/index.ts';
-import type { ValidationIssue } from '../../core/index.ts';
+import type { ValidationIssue, Workflow } from '../../core/index.ts';
+import { findTemplates, isRecord, MCP_TYPE } from '../../core/index.ts';
 
 type Tool = { name: string; inputSchema: unknown };
 
@@ -33,19 +30,36 @@ export const validateOnline = async (workflow: Workflow, env: Readonly<Record<st
     const tools = await toolsOf.get(server);
     const path = `nodes[${index}].params`;
     if (typeof tools === 'string') {
-      issues.push({ path: `${path}.server`, code: 'MCP_SERVER_UNREACHABLE', message: `Node '${node.id}': cannot list the tools of MCP server '${server}': ${tools}`, severity: 'warning' });
+      issues.push({
+        path: `${path}.server`,
+        code: 'MCP_SERVER_UNREACHABLE',
+        message: `Node '${node.id}': cannot list the tools of MCP server '${server}': ${tools}`,
+        severity: 'warning',
+      });
       continue;
     }
     const found = tools?.find((t) => t.name === tool);
     if (found === undefined) {
-      issues.push({ path: `${path}.tool`, code: 'MCP_UNKNOWN_TOOL', message: `Node '${node.id}': MCP server '${server}' has no tool '${tool}'`, hint: `Tools: ${(tools ?? []).map((t) => t.name).join(', ')}`, severity: 'error' });
+      issues.push({
+        path: `${path}.tool`,
+        code: 'MCP_UNKNOWN_TOOL',
+        message: `Node '${node.id}': MCP server '${server}' has no tool '${tool}'`,
+        hint: `Tools: ${(tools ?? []).map((t) => t.name).join(', ')}`,
+        severity: 'error',
+      });
       continue;
     }
     if (!isRecord(found.inputSchema) || findTemplates(args).length > 0) continue;
     const validate = ajv.compile(found.inputSchema);
     if (!validate(args ?? {})) {
       for (const e of validate.errors ?? []) {
-        issues.push({ path: `${path}.arguments${e.instancePath.replace(/\//g, '.')}`, code: 'MCP_INVALID_ARGUMENTS', message: `Node '${node.id}': arguments of ${server}/${tool}${e.instancePath || ''} ${e.message ?? 'do not match the input schema'}`, hint: `Input schema: ${JSON.stringify(found.inputSchema)}`, severity: 'error' });
+        issues.push({
+          path: `${path}.arguments${e.instancePath.replace(/\//g, '.')}`,
+          code: 'MCP_INVALID_ARGUMENTS',
+          message: `Node '${node.id}': arguments of ${server}/${tool}${e.instancePath || ''} ${e.message ?? 'do not match the input schema'}`,
+          hint: `Input schema: ${JSON.stringify(found.inputSchema)}`,
+          severity: 'error',
+        });
       }
     }
   }

@@ -1,14 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
-import type { Workflow } from '../../core/index.ts';
-import { DEFAULT_LIMITS, LIMIT_VARIABLES, type Limits } from '../../core/index.ts';
-import { type ChildLoader, inlineChildWorkflows, parseWorkflow } from '../../core/index.ts';
-import type { ValidationIssue } from '../../core/index.ts';
-import type { PflowFormOptions } from '../../core/index.ts';
+import type { PflowFormOptions, ValidationIssue, Workflow } from '../../core/index.ts';
+import { type ChildLoader, DEFAULT_LIMITS, inlineChildWorkflows, LIMIT_VARIABLES, type Limits, parseWorkflow } from '../../core/index.ts';
 
-export type LoadedWorkflow =
-  | { ok: true; workflow: Workflow; name: string }
-  | { ok: false; issues: ValidationIssue[] };
+export type LoadedWorkflow = { ok: true; workflow: Workflow; name: string } | { ok: false; issues: ValidationIssue[] };
 
 /** Reads and parses a workflow file (pflow's forms too; servers of an MCP config copied in); every problem is an issue naming the file or field. */
 export const loadWorkflowFile = async (path: string, options: PflowFormOptions = {}, limits: Limits = DEFAULT_LIMITS): Promise<LoadedWorkflow> => {
@@ -23,24 +18,41 @@ export const loadWorkflowFile = async (path: string, options: PflowFormOptions =
 };
 
 /** Reads a child workflow file for a workflow node; a registered name needs the API's registry (`flowmend serve`, AWS). */
-const childFileLoader = (options: PflowFormOptions, limits: Limits): ChildLoader => async (source) => {
-  if (source.kind === 'name') {
-    return { ok: false, message: 'the CLI runs workflow files and has no registry of named workflows: use workflow_ref (a path relative to this workflow), or start the run through the API (`flowmend serve`, `--api`)' };
-  }
-  const path = resolve(dirname(source.from), source.ref);
-  const read = await readWorkflowJson(path, limits);
-  if (!read.ok) return { ok: false, message: read.issues.map((i) => i.message).join('; ') };
-  // pflow's forms (and an MCP config's servers) apply to a child as to the file given on the command line.
-  const parsed = parseWorkflow(read.raw, options, limits);
-  return { ok: true, raw: parsed.ok ? parsed.workflow : read.raw, origin: path };
-};
+const childFileLoader =
+  (options: PflowFormOptions, limits: Limits): ChildLoader =>
+  async (source) => {
+    if (source.kind === 'name') {
+      return {
+        ok: false,
+        message:
+          'the CLI runs workflow files and has no registry of named workflows: use workflow_ref (a path relative to this workflow), or start the run through the API (`flowmend serve`, `--api`)',
+      };
+    }
+    const path = resolve(dirname(source.from), source.ref);
+    const read = await readWorkflowJson(path, limits);
+    if (!read.ok) return { ok: false, message: read.issues.map((i) => i.message).join('; ') };
+    // pflow's forms (and an MCP config's servers) apply to a child as to the file given on the command line.
+    const parsed = parseWorkflow(read.raw, options, limits);
+    return { ok: true, raw: parsed.ok ? parsed.workflow : read.raw, origin: path };
+  };
 
 const readWorkflowJson = async (path: string, limits: Limits): Promise<{ ok: true; raw: unknown } | { ok: false; issues: ValidationIssue[] }> => {
   let text: string;
   try {
     const size = (await stat(path)).size;
     if (size > limits.maxIrBytes) {
-      return { ok: false, issues: [{ path, code: 'IR_TOO_LARGE', message: `workflow file '${path}' is ${size} bytes; the limit is ${limits.maxIrBytes}`, hint: `The limit is set by ${LIMIT_VARIABLES.maxIrBytes}`, severity: 'error' }] };
+      return {
+        ok: false,
+        issues: [
+          {
+            path,
+            code: 'IR_TOO_LARGE',
+            message: `workflow file '${path}' is ${size} bytes; the limit is ${limits.maxIrBytes}`,
+            hint: `The limit is set by ${LIMIT_VARIABLES.maxIrBytes}`,
+            severity: 'error',
+          },
+        ],
+      };
     }
     text = await readFile(path, 'utf8');
   } catch (error) {
@@ -52,7 +64,18 @@ const readWorkflowJson = async (path: string, limits: Limits): Promise<{ ok: tru
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    return { ok: false, issues: [{ path, code: 'INVALID_JSON', message: `'${path}' is not valid JSON: ${(error as Error).message}`, hint: 'flowmend reads pflow-compatible JSON workflows', severity: 'error' }] };
+    return {
+      ok: false,
+      issues: [
+        {
+          path,
+          code: 'INVALID_JSON',
+          message: `'${path}' is not valid JSON: ${(error as Error).message}`,
+          hint: 'flowmend reads pflow-compatible JSON workflows',
+          severity: 'error',
+        },
+      ],
+    };
   }
   return { ok: true, raw };
 };

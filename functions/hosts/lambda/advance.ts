@@ -1,9 +1,11 @@
-import { advanceRun, type EngineDeps, isItemResult, recordBatchItem } from '../../core/index.ts';
 import type { AdvanceOutcome, ItemRecorded } from '../../core/index.ts';
+import { advanceRun, type EngineDeps, isItemResult, recordBatchItem } from '../../core/index.ts';
 
 /** The Advance state: one engine step; and the RecordItem state inside a batch's Map: one item's record. */
-export const makeAdvanceHandler = (deps: EngineDeps) => async (event: unknown): Promise<AdvanceOutcome | ItemRecorded> =>
-  isItemResult(event) ? recordBatchItem(event, deps) : advanceRun(event, deps);
+export const makeAdvanceHandler =
+  (deps: EngineDeps) =>
+  async (event: unknown): Promise<AdvanceOutcome | ItemRecorded> =>
+    isItemResult(event) ? recordBatchItem(event, deps) : advanceRun(event, deps);
 
 let awsHandler: ((event: unknown) => Promise<AdvanceOutcome | ItemRecorded>) | undefined;
 

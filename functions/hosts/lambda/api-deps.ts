@@ -3,8 +3,8 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
-import { createDocumentClient } from '../../adapters/dynamo-run-store.ts';
 import { DynamoRegistryStore } from '../../adapters/dynamo-registry-store.ts';
+import { createDocumentClient } from '../../adapters/dynamo-run-store.ts';
 import { RulesScheduleSync } from '../../adapters/eventbridge-rules.ts';
 import { SchedulerScheduleSync } from '../../adapters/eventbridge-schedules.ts';
 import { SfnRunLauncher } from '../../adapters/sfn-run-launcher.ts';
@@ -76,6 +76,13 @@ export function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiDeps {
     now: Date.now,
     ...(scheduler === undefined ? {} : { scheduleSync: scheduler }),
     // One JSON line per unexpected error, for CloudWatch Logs Insights; the client gets a bare 500.
-    logError: (error) => console.error(JSON.stringify({ level: 'ERROR', message: 'unexpected API error', error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) })),
+    logError: (error) =>
+      console.error(
+        JSON.stringify({
+          level: 'ERROR',
+          message: 'unexpected API error',
+          error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+        }),
+      ),
   };
 }

@@ -1,16 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
-import type { BlobStore } from '../../core/index.ts';
-import type { EngineDeps } from '../../core/index.ts';
-import { EngineCache } from '../../core/index.ts';
-import { DEFAULT_EXECUTION_LIMITS, type ExecutionLimits } from '../../core/index.ts';
-import { cryptoIds } from '../../core/index.ts';
-import { ConfigurationError } from '../../core/index.ts';
-import type { RunStore } from '../../core/index.ts';
-import { builtinSpecCatalog } from '../../nodes/specs.ts';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
 import { S3BlobStore } from '../../adapters/s3-blob-store.ts';
+import type { BlobStore, EngineDeps, RunStore } from '../../core/index.ts';
+import { ConfigurationError, cryptoIds, DEFAULT_EXECUTION_LIMITS, EngineCache, type ExecutionLimits } from '../../core/index.ts';
+import { builtinSpecCatalog } from '../../nodes/specs.ts';
 
 /** What the stack puts in the environment of the engine and repair Lambdas. */
 export const AwsEnvSchema = z.object({
@@ -36,7 +31,6 @@ export function parseAwsEnv(env: NodeJS.ProcessEnv = process.env): AwsEnv {
   return parsed.data;
 }
 
-
 /**
  * The store adapters the engine, repair and start Lambdas share, built once per cold start (SDK clients
  * reuse their connections across calls). Nothing here loads the Anthropic SDK: only Repair and RunLlm bundle it.
@@ -61,7 +55,10 @@ export function awsDeps(env: NodeJS.ProcessEnv = process.env): AwsDeps {
     ...(parsed.FLOWMEND_RETENTION_DAYS === undefined ? {} : { retentionDays: parsed.FLOWMEND_RETENTION_DAYS }),
   });
   // S3 signs with the DynamoDB client's region and credentials (the Lambda's role, cached and refreshed by the SDK).
-  const blobs = parsed.BUCKET_NAME === undefined ? undefined : new S3BlobStore({ bucket: parsed.BUCKET_NAME, region: client.config.region, credentials: client.config.credentials });
+  const blobs =
+    parsed.BUCKET_NAME === undefined
+      ? undefined
+      : new S3BlobStore({ bucket: parsed.BUCKET_NAME, region: client.config.region, credentials: client.config.credentials });
   const deps: AwsDeps = {
     env: parsed,
     store: blobs === undefined ? table : new BlobOffloadRunStore(table, blobs),

@@ -1,10 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import * as z from 'zod';
-import { InvalidInputError } from '../../core/index.ts';
-import { markInterrupted, type InterruptOutcome } from '../../core/index.ts';
-import { RunIdSchema } from '../../core/index.ts';
 import type { RunStore } from '../../core/index.ts';
-import { TaskErrorSchema } from '../../core/index.ts';
+import { type InterruptOutcome, InvalidInputError, markInterrupted, RunIdSchema, TaskErrorSchema } from '../../core/index.ts';
 
 /**
  * The watcher: marks a run `interrupted` when the execution advancing it died, from any of three sources:
@@ -66,14 +63,29 @@ export const stoppedExecutions = (event: unknown, now: number): StoppedExecution
   const fromContinue = FromContinueSchema.safeParse(event);
   if (fromContinue.success) {
     const { runId, owner, error } = fromContinue.data;
-    return [{ runId, ownerId: owner, stoppedAt: now, code: error.Error, message: `its next execution could not be started (${error.Error}${error.Cause ? `: ${error.Cause}` : ''})` }];
+    return [
+      {
+        runId,
+        ownerId: owner,
+        stoppedAt: now,
+        code: error.Error,
+        message: `its next execution could not be started (${error.Error}${error.Cause ? `: ${error.Cause}` : ''})`,
+      },
+    ];
   }
   const fromRule = FromEventBridgeSchema.safeParse(event);
   if (fromRule.success) {
     const { detail, time } = fromRule.data;
     const runId = runIdOfExecution(detail.name);
     if (runId === undefined || !(EXECUTION_END_STATUSES as readonly string[]).includes(detail.status)) return [];
-    return [{ runId, stoppedAt: detail.stopDate ?? (time ? Date.parse(time) : now), code: detail.error ?? `States.${detail.status}`, message: `execution ${detail.name} ${detail.status.toLowerCase().replace('_', ' ')}${detail.cause ? ` (${detail.cause})` : ''}` }];
+    return [
+      {
+        runId,
+        stoppedAt: detail.stopDate ?? (time ? Date.parse(time) : now),
+        code: detail.error ?? `States.${detail.status}`,
+        message: `execution ${detail.name} ${detail.status.toLowerCase().replace('_', ' ')}${detail.cause ? ` (${detail.cause})` : ''}`,
+      },
+    ];
   }
   const fromLogs = FromLogsSchema.safeParse(event);
   if (fromLogs.success) {
@@ -85,7 +97,14 @@ export const stoppedExecutions = (event: unknown, now: number): StoppedExecution
       const runId = runIdOfExecution(name);
       if (runId === undefined) return [];
       const code = record.data.details?.error ?? (record.data.type === 'ExecutionTimedOut' ? 'States.Timeout' : record.data.type);
-      return [{ runId, stoppedAt: logEvent.timestamp, code, message: `execution ${name}: ${record.data.type}${record.data.details?.cause ? ` (${record.data.details.cause})` : ''}` }];
+      return [
+        {
+          runId,
+          stoppedAt: logEvent.timestamp,
+          code,
+          message: `execution ${name}: ${record.data.type}${record.data.details?.cause ? ` (${record.data.details.cause})` : ''}`,
+        },
+      ];
     });
   }
   throw new InvalidInputError(
@@ -100,19 +119,21 @@ export interface MarkInterruptedDeps {
 }
 
 /** The Interrupted Task and the watcher Lambda: marks each run whose execution died. */
-export const makeMarkInterruptedHandler = (deps: MarkInterruptedDeps) => async (event: unknown): Promise<{ runs: Record<string, InterruptOutcome> }> => {
-  const runs: Record<string, InterruptOutcome> = {};
-  for (const stopped of stoppedExecutions(event, deps.now())) {
-    runs[stopped.runId] = await markInterrupted(deps.store, stopped.runId, {
-      ...(stopped.ownerId === undefined ? {} : { ownerId: stopped.ownerId }),
-      stoppedAt: stopped.stoppedAt,
-      code: stopped.code,
-      message: stopped.message,
-      now: deps.now(),
-    });
-  }
-  return { runs };
-};
+export const makeMarkInterruptedHandler =
+  (deps: MarkInterruptedDeps) =>
+  async (event: unknown): Promise<{ runs: Record<string, InterruptOutcome> }> => {
+    const runs: Record<string, InterruptOutcome> = {};
+    for (const stopped of stoppedExecutions(event, deps.now())) {
+      runs[stopped.runId] = await markInterrupted(deps.store, stopped.runId, {
+        ...(stopped.ownerId === undefined ? {} : { ownerId: stopped.ownerId }),
+        stoppedAt: stopped.stoppedAt,
+        code: stopped.code,
+        message: stopped.message,
+        now: deps.now(),
+      });
+    }
+    return { runs };
+  };
 
 let awsHandler: ((event: unknown) => Promise<{ runs: Record<string, InterruptOutcome> }>) | undefined;
 

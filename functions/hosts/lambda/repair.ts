@@ -1,8 +1,8 @@
 import { makeAnthropicRepairLlm, repairModelFromEnv } from '../../adapters/anthropic-repair-llm.ts';
-import { makeCatalog, type NodeCatalog, type NodeRunner, type RepairLlm, type RepairReport, repairRun, type RunStore } from '../../core/index.ts';
+import { makeCatalog, type NodeCatalog, type NodeRunner, type RepairLlm, type RepairReport, type RunStore, repairRun } from '../../core/index.ts';
 import { builtinCatalog } from '../../nodes/catalog.ts';
-import { engineNodeSpecs } from '../../nodes/workflow.ts';
 import { costUsd } from '../../nodes/llm-prices.ts';
+import { engineNodeSpecs } from '../../nodes/workflow.ts';
 
 export interface RepairDeps {
   store: RunStore;
@@ -14,7 +14,10 @@ export interface RepairDeps {
 }
 
 /** The Repair state: one repair attempt (core's `repairRun`), priced with the one price table. */
-export const makeRepairHandler = (deps: RepairDeps) => (event: unknown): Promise<RepairReport> => repairRun(event, { ...deps, costOf: costUsd });
+export const makeRepairHandler =
+  (deps: RepairDeps) =>
+  (event: unknown): Promise<RepairReport> =>
+    repairRun(event, { ...deps, costOf: costUsd });
 
 /** A RepairLlm from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL; undefined without a key (the rules still run). */
 const llmFrom = (config: { apiKey?: string | undefined; baseURL?: string | undefined }): RepairLlm | undefined =>
@@ -28,7 +31,13 @@ export const envRepairHandler =
   (env: NodeJS.ProcessEnv = process.env) =>
   ({ store, runners }: { store: RunStore; runners: readonly NodeRunner[] }): ((event: unknown) => Promise<RepairReport>) => {
     const llm = llmFrom({ apiKey: env.ANTHROPIC_API_KEY?.trim(), baseURL: env.ANTHROPIC_BASE_URL?.trim() });
-    return makeRepairHandler({ store, catalog: makeCatalog([...runners, ...engineNodeSpecs]), ...(llm ? { llm } : {}), model: repairModelFromEnv(env), now: Date.now });
+    return makeRepairHandler({
+      store,
+      catalog: makeCatalog([...runners, ...engineNodeSpecs]),
+      ...(llm ? { llm } : {}),
+      model: repairModelFromEnv(env),
+      now: Date.now,
+    });
   };
 
 let awsHandler: ((event: unknown) => Promise<RepairReport>) | undefined;

@@ -1,6 +1,6 @@
-import { awsSecretResolver } from '../../adapters/aws-secret-resolver.ts';
 import { secretAwareLlmConfig } from '../../adapters/anthropic-key.ts';
 import { makeAnthropicLlmClient } from '../../adapters/anthropic-llm-client.ts';
+import { awsSecretResolver } from '../../adapters/aws-secret-resolver.ts';
 import { makeLlmRunner } from '../../nodes/llm.ts';
 import { makeRunNodeHandler } from './run-node.ts';
 

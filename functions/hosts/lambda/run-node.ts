@@ -1,11 +1,18 @@
 import type * as z from 'zod';
-import { closestMatch, ConfigurationError } from '../../core/index.ts';
-import { InvalidInputError } from '../../core/index.ts';
-import type { NodeRunner, RunnerResult } from '../../core/index.ts';
-import { type RunOutcome, RunOutcomeSchema } from '../../core/index.ts';
-import { findSecretReferences, Redactor, replaceSecretReferences, resolveSecretReferences, type SecretResolver } from '../../core/index.ts';
-import type { NodeError } from '../../core/index.ts';
 import { readParamsRef, shrinkRunnerResult } from '../../adapters/blob-upload.ts';
+import type { NodeError, NodeRunner, RunnerResult } from '../../core/index.ts';
+import {
+  ConfigurationError,
+  closestMatch,
+  findSecretReferences,
+  InvalidInputError,
+  Redactor,
+  type RunOutcome,
+  RunOutcomeSchema,
+  replaceSecretReferences,
+  resolveSecretReferences,
+  type SecretResolver,
+} from '../../core/index.ts';
 
 const MAX_LISTED_ISSUES = 10;
 

@@ -1,7 +1,4 @@
-import { InvalidInputError } from '../../core/index.ts';
-import { parseWorkflow, formatIssues } from '../../core/index.ts';
-import { ScheduledStartEventSchema, scheduledIdempotencyKey } from '../../core/index.ts';
-import { sameStoredValue } from '../../core/index.ts';
+import { formatIssues, InvalidInputError, parseWorkflow, ScheduledStartEventSchema, sameStoredValue, scheduledIdempotencyKey } from '../../core/index.ts';
 import type { ApiDeps } from '../api/api-deps.ts';
 import { StartRunBodySchema } from '../api/api-schemas.ts';
 import { type StartedRun, startRun } from '../api/run-operations.ts';
@@ -12,24 +9,27 @@ import { type StartedRun, startRun } from '../api/run-operations.ts';
  * or a retried invocation answers with the first run. A workflow kept as code (`ScheduledWorkflow`) is
  * registered under its name when it changed, so its runs record a version like any registered workflow's.
  */
-export const makeScheduledStartHandler = (deps: ApiDeps) => async (event: unknown): Promise<StartedRun> => {
-  const parsed = ScheduledStartEventSchema.safeParse(event);
-  if (!parsed.success) {
-    throw new InvalidInputError(`Bad scheduled start: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ')}`);
-  }
-  const fire = parsed.data;
-  let version = fire.version;
-  if (fire.workflow !== undefined) {
-    const workflow = parseWorkflow(fire.workflow);
-    if (!workflow.ok) throw new InvalidInputError(`The scheduled workflow ${fire.workflowName} does not parse:\n${formatIssues(workflow.issues)}`);
-    const latest = await deps.registry.getWorkflow(fire.workflowName);
-    version = latest !== undefined && sameStoredValue(latest.workflow, workflow.workflow)
-      ? latest.version
-      : (await deps.registry.putWorkflow(fire.workflowName, workflow.workflow, deps.now())).version;
-  }
-  const body = StartRunBodySchema.parse({ workflow_name: fire.workflowName, params: fire.params, ...(version === undefined ? {} : { version }) });
-  return startRun(deps, body, scheduledIdempotencyKey(fire));
-};
+export const makeScheduledStartHandler =
+  (deps: ApiDeps) =>
+  async (event: unknown): Promise<StartedRun> => {
+    const parsed = ScheduledStartEventSchema.safeParse(event);
+    if (!parsed.success) {
+      throw new InvalidInputError(`Bad scheduled start: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'event'}: ${i.message}`).join('; ')}`);
+    }
+    const fire = parsed.data;
+    let version = fire.version;
+    if (fire.workflow !== undefined) {
+      const workflow = parseWorkflow(fire.workflow);
+      if (!workflow.ok) throw new InvalidInputError(`The scheduled workflow ${fire.workflowName} does not parse:\n${formatIssues(workflow.issues)}`);
+      const latest = await deps.registry.getWorkflow(fire.workflowName);
+      version =
+        latest !== undefined && sameStoredValue(latest.workflow, workflow.workflow)
+          ? latest.version
+          : (await deps.registry.putWorkflow(fire.workflowName, workflow.workflow, deps.now())).version;
+    }
+    const body = StartRunBodySchema.parse({ workflow_name: fire.workflowName, params: fire.params, ...(version === undefined ? {} : { version }) });
+    return startRun(deps, body, scheduledIdempotencyKey(fire));
+  };
 
 let awsHandler: ((event: unknown) => Promise<StartedRun>) | undefined;
 

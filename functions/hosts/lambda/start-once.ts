@@ -1,9 +1,5 @@
-import { InvalidInputError, StaleRunError } from '../../core/index.ts';
-import type { RunLauncher } from '../../core/index.ts';
-import { createRun, type NewRun } from '../../core/index.ts';
-import type { RunItem } from '../../core/index.ts';
-import type { RunStore } from '../../core/index.ts';
-import { sameStoredValue } from '../../core/index.ts';
+import type { RunItem, RunLauncher, RunStore } from '../../core/index.ts';
+import { createRun, InvalidInputError, type NewRun, StaleRunError, sameStoredValue } from '../../core/index.ts';
 
 export interface StartOnceDeps {
   store: RunStore;
@@ -28,7 +24,8 @@ export async function startRunOnce(deps: StartOnceDeps, spec: Omit<NewRun, 'owne
   const { store, launcher } = deps;
   const mode = spec.mode ?? 'express';
   const [original, existing] = await Promise.all([store.getIrVersion(spec.runId, 0), store.getRun(spec.runId)]);
-  const same = (original === undefined || sameStoredValue(original.ir, spec.workflow)) &&
+  const same =
+    (original === undefined || sameStoredValue(original.ir, spec.workflow)) &&
     (existing === undefined || (existing.workflowName === spec.workflowName && sameStoredValue(existing.params, spec.params)));
   if (!same) throw new InvalidInputError(`run id '${spec.runId}' is taken by a run of another workflow or with other params; leave runId out to get a new one`);
 

@@ -1,11 +1,6 @@
 import * as z from 'zod';
-import { ConfigurationError, InvalidInputError } from '../../core/index.ts';
-import { cryptoIds, type Ids } from '../../core/index.ts';
-import type { NodeCatalog } from '../../core/index.ts';
-import { prepareRun } from '../../core/index.ts';
-import { DEFAULT_MAX_REPAIRS, newRunId } from '../../core/index.ts';
-import { RunIdSchema } from '../../core/index.ts';
-import type { RunStore } from '../../core/index.ts';
+import type { NodeCatalog, RunStore } from '../../core/index.ts';
+import { ConfigurationError, cryptoIds, DEFAULT_MAX_REPAIRS, type Ids, InvalidInputError, newRunId, prepareRun, RunIdSchema } from '../../core/index.ts';
 import { startRunOnce } from './start-once.ts';
 
 export const StartRunRequestSchema = z.strictObject({
@@ -40,32 +35,37 @@ export interface StartRunDeps {
 }
 
 /** Validates a workflow, writes the run, and starts its first execution on the machine its nodes need. */
-export const makeStartRunHandler = (deps: StartRunDeps) => async (event: unknown): Promise<StartRunResult> => {
-  const request = StartRunRequestSchema.safeParse(event);
-  if (!request.success) {
-    throw new InvalidInputError(`Bad start request: ${request.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; ')}`);
-  }
-  const prepared = prepareRun(request.data, deps.catalog);
-  if (!prepared.ok) {
-    const { message, issues, problems } = prepared;
-    throw new InvalidInputError(message, { details: { ...(issues ? { issues } : {}), ...(problems ? { problems } : {}) } });
-  }
-  const { workflow, workflowName, params, repairEnabled, maxRepairs, mode } = prepared.spec;
-  const now = deps.now();
-  const ids = deps.ids ?? cryptoIds;
-  const runId = request.data.runId ?? newRunId(now, ids);
-  // Executions are named after their owner, so a resume (a new owner) can start the same run again.
-  let executionArn: string | undefined;
-  const launcher = {
-    newOwner: (id: string, since: number) => ({ id: `sfn-${id}-${ids.hex(4)}`, since }),
-    launch: async (launch: { runId: string; owner: { id: string }; mode: 'express' | 'standard' }) => {
-      const input = JSON.stringify({ kind: 'start', runId: launch.runId, owner: launch.owner.id });
-      executionArn = await deps.startExecution(deps.stateMachines[launch.mode], launch.owner.id, input);
-    },
+export const makeStartRunHandler =
+  (deps: StartRunDeps) =>
+  async (event: unknown): Promise<StartRunResult> => {
+    const request = StartRunRequestSchema.safeParse(event);
+    if (!request.success) {
+      throw new InvalidInputError(`Bad start request: ${request.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; ')}`);
+    }
+    const prepared = prepareRun(request.data, deps.catalog);
+    if (!prepared.ok) {
+      const { message, issues, problems } = prepared;
+      throw new InvalidInputError(message, { details: { ...(issues ? { issues } : {}), ...(problems ? { problems } : {}) } });
+    }
+    const { workflow, workflowName, params, repairEnabled, maxRepairs, mode } = prepared.spec;
+    const now = deps.now();
+    const ids = deps.ids ?? cryptoIds;
+    const runId = request.data.runId ?? newRunId(now, ids);
+    // Executions are named after their owner, so a resume (a new owner) can start the same run again.
+    let executionArn: string | undefined;
+    const launcher = {
+      newOwner: (id: string, since: number) => ({ id: `sfn-${id}-${ids.hex(4)}`, since }),
+      launch: async (launch: { runId: string; owner: { id: string }; mode: 'express' | 'standard' }) => {
+        const input = JSON.stringify({ kind: 'start', runId: launch.runId, owner: launch.owner.id });
+        executionArn = await deps.startExecution(deps.stateMachines[launch.mode], launch.owner.id, input);
+      },
+    };
+    const { run } = await startRunOnce(
+      { store: deps.store, launcher, now: () => now },
+      { runId, workflow, workflowName, params, repairEnabled, maxRepairs, mode },
+    );
+    return { runId, mode: run.mode, ...(executionArn === undefined ? {} : { executionArn }) };
   };
-  const { run } = await startRunOnce({ store: deps.store, launcher, now: () => now }, { runId, workflow, workflowName, params, repairEnabled, maxRepairs, mode });
-  return { runId, mode: run.mode, ...(executionArn === undefined ? {} : { executionArn }) };
-};
 
 let awsHandler: ((event: unknown) => Promise<StartRunResult>) | undefined;
 

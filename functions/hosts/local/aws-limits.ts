@@ -52,7 +52,11 @@ export class ExecutionGuard {
     if (this.death) return this.death;
     const elapsed = this.now() - this.startedAt;
     if (this.mode === 'express' && elapsed > this.limits.expressMs) {
-      return this.die({ error: 'States.Timeout', cause: `the Express execution ran ${Math.round(elapsed / 1000)} s, more than its ${this.limits.expressMs / 1000} s limit`, state });
+      return this.die({
+        error: 'States.Timeout',
+        cause: `the Express execution ran ${Math.round(elapsed / 1000)} s, more than its ${this.limits.expressMs / 1000} s limit`,
+        state,
+      });
     }
     this.events += HISTORY_EVENTS.task + extraEvents;
     if (this.mode === 'standard' && this.events > this.limits.historyEvents) {

@@ -2,30 +2,41 @@ import '../../adapters/node20-polyfills.ts';
 import { hostname } from 'node:os';
 import { ExecutionAbortedError, ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import * as z from 'zod';
-import type { BlobStore } from '../../core/index.ts';
-import { buildDefinition, itemRunnerStateName, recordItemStateName, runnerStateName, STATE, type AslDefinition } from '../../core/index.ts';
-import { EngineCache } from '../../core/index.ts';
-import type { ExecutionLimits } from '../../core/index.ts';
-import { cryptoIds, type Ids } from '../../core/index.ts';
-import { StaleRunError } from '../../core/index.ts';
-import type { Workflow } from '../../core/index.ts';
-import { makeCatalog, type NodeCatalog, type NodeRunner } from '../../core/index.ts';
-import type { SecretResolver } from '../../core/index.ts';
-import { InvalidInputError } from '../../core/index.ts';
-import { claimRun, createRun, markInterrupted, newRunId, type ClaimOptions } from '../../core/index.ts';
-import { RunIdSchema } from '../../core/index.ts';
-import type { Owner } from '../../core/index.ts';
-import { loadRunReport, type RunReport } from '../../core/index.ts';
-import type { RunStore } from '../../core/index.ts';
-import type { RepairReport } from '../../core/index.ts';
+import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
+import type { BlobStore, ExecutionLimits, Owner, RepairReport, RunStore, SecretResolver, Workflow } from '../../core/index.ts';
+import {
+  type AslDefinition,
+  buildDefinition,
+  type ClaimOptions,
+  chooseMode,
+  claimRun,
+  createRun,
+  cryptoIds,
+  DEFAULT_EXECUTION_LIMITS,
+  EngineCache,
+  type Ids,
+  InvalidInputError,
+  itemRunnerStateName,
+  type Limits,
+  loadRunReport,
+  makeCatalog,
+  markInterrupted,
+  type NodeCatalog,
+  type NodeRunner,
+  newRunId,
+  RunIdSchema,
+  type RunReport,
+  recordItemStateName,
+  runnerStateName,
+  STATE,
+  StaleRunError,
+} from '../../core/index.ts';
+import { engineNodeSpecs } from '../../nodes/workflow.ts';
 import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeMarkInterruptedHandler } from '../lambda/mark-interrupted.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
-import { chooseMode, DEFAULT_EXECUTION_LIMITS, type Limits } from '../../core/index.ts';
 import { AWS_LIMITS, type AwsLimits, type ExecutionDeath, ExecutionGuard, stateOutput } from './aws-limits.ts';
 import { localRunners, localRunnersWithin } from './local-runners.ts';
-import { engineNodeSpecs } from '../../nodes/workflow.ts';
-import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
 
@@ -127,7 +138,12 @@ export interface HostStats {
 const noRepair: RepairHandler = async () => ({ applied: false, message: 'this host has no repair service' });
 
 /** A local owner is this process; it is alive while its pid is, on this host. */
-export const localOwner = (now: number, ids: Ids = cryptoIds): Owner => ({ id: `local-${process.pid}-${ids.hex(4)}`, pid: process.pid, host: hostname(), since: now });
+export const localOwner = (now: number, ids: Ids = cryptoIds): Owner => ({
+  id: `local-${process.pid}-${ids.hex(4)}`,
+  pid: process.pid,
+  host: hostname(),
+  since: now,
+});
 
 export const isLocalOwnerAlive = async (owner: Owner): Promise<boolean> => {
   if (owner.pid === undefined || owner.host !== hostname()) return true;
@@ -180,9 +196,15 @@ export class LocalHost {
         runners: Object.fromEntries(runners.map((r) => [r.type, `arn:aws:lambda:us-east-1:000000000000:function:flowmend-run-${r.type}`])),
       });
     this.definition = definition;
-    this.machine = new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { noValidate: options.validateDefinition === false } });
+    this.machine = new StateMachine(definition as unknown as StateMachineDefinition, {
+      validationOptions: { noValidate: options.validateDefinition === false },
+    });
     const engineDeps = {
-      store: this.store, catalog, now: this.now, ids: this.ids, cache: options.cache ?? new EngineCache(),
+      store: this.store,
+      catalog,
+      now: this.now,
+      ids: this.ids,
+      cache: options.cache ?? new EngineCache(),
       ...(options.blobs ? { blobs: options.blobs } : {}),
       // The limits AWS runs with, so that a run continues locally where it would continue on AWS.
       executionLimits: options.executionLimits ?? DEFAULT_EXECUTION_LIMITS,
@@ -203,7 +225,15 @@ export class LocalHost {
     this.retryOverrides =
       options.retryIntervalMs === undefined
         ? {}
-        : Object.fromEntries([...runners.flatMap((r) => [runnerStateName(r.type), itemRunnerStateName(r.type), recordItemStateName(r.type)]), STATE.continueRun, STATE.advance, STATE.repair, STATE.interrupted].map((state) => [state, options.retryIntervalMs as number]));
+        : Object.fromEntries(
+            [
+              ...runners.flatMap((r) => [runnerStateName(r.type), itemRunnerStateName(r.type), recordItemStateName(r.type)]),
+              STATE.continueRun,
+              STATE.advance,
+              STATE.repair,
+              STATE.interrupted,
+            ].map((state) => [state, options.retryIntervalMs as number]),
+          );
   }
 
   /** Creates a run and drives it to its end. */
@@ -299,7 +329,9 @@ export class LocalHost {
   private async startExecution(raw: unknown): Promise<{ ExecutionArn: string; StartDate: string }> {
     const parsed = StartExecutionRequestSchema.safeParse(raw);
     if (!parsed.success) {
-      throw new InvalidInputError(`StartExecution request is not one Step Functions accepts: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      throw new InvalidInputError(
+        `StartExecution request is not one Step Functions accepts: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     }
     const request = parsed.data;
     await this.options.onStartExecution?.(request);
@@ -308,7 +340,10 @@ export class LocalHost {
     }
     this.startedNames.add(request.Name);
     this.next.set(request.Input.owner, request.Input);
-    return { ExecutionArn: `${LOCAL_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${request.Name}`, StartDate: new Date(this.now()).toISOString() };
+    return {
+      ExecutionArn: `${LOCAL_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${request.Name}`,
+      StartDate: new Date(this.now()).toISOString(),
+    };
   }
 
   private async isFailedRun(runId: string): Promise<boolean> {

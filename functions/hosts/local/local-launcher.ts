@@ -1,5 +1,4 @@
-import type { RunLauncher, LaunchRequest } from '../../core/index.ts';
-import type { Owner } from '../../core/index.ts';
+import type { LaunchRequest, Owner, RunLauncher } from '../../core/index.ts';
 import { StaleRunError } from '../../core/index.ts';
 import { isLocalOwnerAlive, type LocalHost, localOwner } from './local-host.ts';
 

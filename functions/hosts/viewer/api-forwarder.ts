@@ -1,5 +1,5 @@
-import { Hono } from 'hono';
 import type { Context } from 'hono';
+import { Hono } from 'hono';
 
 /** Signs a request for the remote API (SigV4 for API Gateway); returns the headers to send. */
 export type ForwardSigner = (request: { method: string; url: URL; headers: Record<string, string>; body?: string }) => Promise<Record<string, string>>;
@@ -14,7 +14,15 @@ const FORWARDED: readonly { method: 'GET' | 'POST'; path: string }[] = [
 
 /** A forwarded call that could not reach the API, in the API's own error shape. */
 const unreachable = (c: Context, base: string, error: unknown): Response =>
-  c.json({ error: { code: 'UNREACHABLE', message: `cannot reach the flowmend API at ${base}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}` } }, 502);
+  c.json(
+    {
+      error: {
+        code: 'UNREACHABLE',
+        message: `cannot reach the flowmend API at ${base}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`,
+      },
+    },
+    502,
+  );
 
 /**
  * Routes that pass the page's API calls to a remote flowmend API (a deployed stack), signed with the
@@ -39,7 +47,10 @@ export const makeApiForwarder = (apiBase: string, signer: ForwardSigner | undefi
       try {
         if (signer) headers = await signer({ method: route.method, url, headers, ...(body === undefined ? {} : { body }) });
         const response = await fetch(url, { method: route.method, headers, ...(body === undefined ? {} : { body }), signal: c.req.raw.signal });
-        return new Response(await response.arrayBuffer(), { status: response.status, headers: { 'content-type': response.headers.get('content-type') ?? 'application/json', 'cache-control': 'no-store' } });
+        return new Response(await response.arrayBuffer(), {
+          status: response.status,
+          headers: { 'content-type': response.headers.get('content-type') ?? 'application/json', 'cache-control': 'no-store' },
+        });
       } catch (error) {
         return unreachable(c, apiBase, error);
       }

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { RunStatusSchema } from '../../core/index.ts';
 import type { RunStore } from '../../core/index.ts';
+import { RunStatusSchema } from '../../core/index.ts';
 
 const QuerySchema = z.object({
   workflow: z.string().max(200).optional(),
@@ -17,12 +17,21 @@ export const makeRunListRoute = (store: RunStore): Hono => {
   const app = new Hono();
   app.get('/runs', async (c) => {
     const query = QuerySchema.safeParse(c.req.query());
-    if (!query.success) return c.json({ error: { code: 'BAD_REQUEST', message: query.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') } }, 400);
+    if (!query.success)
+      return c.json({ error: { code: 'BAD_REQUEST', message: query.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') } }, 400);
     const { workflow, status, limit } = query.data;
     // The store filters by workflow; status is filtered here, so read more than asked (bounded).
     const runs = await store.listRuns({ limit: status ? Math.min(limit * 5, 1000) : limit, ...(workflow ? { workflowName: workflow } : {}) });
     const picked = runs.filter((r) => !status || r.status === status).slice(0, limit);
-    return c.json({ runs: picked.map((r) => ({ run_id: r.runId, status: r.status, workflow: r.workflowName, created_at: new Date(r.createdAt).toISOString(), nodes_executed: r.metrics.nodesExecuted })) });
+    return c.json({
+      runs: picked.map((r) => ({
+        run_id: r.runId,
+        status: r.status,
+        workflow: r.workflowName,
+        created_at: new Date(r.createdAt).toISOString(),
+        nodes_executed: r.metrics.nodesExecuted,
+      })),
+    });
   });
   return app;
 };

@@ -1,8 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { RunIdSchema } from '../../core/index.ts';
-import { changeOf, loadRunView } from '../../core/index.ts';
 import type { RunStore } from '../../core/index.ts';
+import { changeOf, loadRunView, RunIdSchema } from '../../core/index.ts';
 
 export interface RunViewDeps {
   store: RunStore;
@@ -14,7 +13,11 @@ const MAX_WAIT_S = 25;
 
 const ViewQuerySchema = z.object({
   after: z.string().max(200, 'after is the "change" of a view you already have').optional(),
-  wait_s: z.coerce.number({ error: 'wait_s is a number of seconds' }).min(0, 'wait_s is 0 or more').max(MAX_WAIT_S, `wait_s is at most ${MAX_WAIT_S}`).default(20),
+  wait_s: z.coerce
+    .number({ error: 'wait_s is a number of seconds' })
+    .min(0, 'wait_s is 0 or more')
+    .max(MAX_WAIT_S, `wait_s is at most ${MAX_WAIT_S}`)
+    .default(20),
 });
 
 const apiError = (code: string, message: string) => ({ error: { code, message } });

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import type { RunStore } from '../../core/index.ts';
+import { type ForwardSigner, makeApiForwarder } from './api-forwarder.ts';
 import { listenLocal, type RunningServer } from './http-server.ts';
 import { makeRunListRoute } from './run-list-route.ts';
-import { type ForwardSigner, makeApiForwarder } from './api-forwarder.ts';
 import { makeViewerPageRoutes, makeViewerRoutes, VIEWER_HEADER } from './viewer-routes.ts';
 
 export type ViewerServerOptions =

@@ -40,7 +40,12 @@ const HTML = `<!doctype html>
 
 let built: Promise<ViewerAssets> | undefined;
 
-const withSizes = (js: string, css: string): ViewerAssets => ({ js, css, html: HTML, gzipBytes: gzipSync(js).length + gzipSync(css).length + gzipSync(HTML).length });
+const withSizes = (js: string, css: string): ViewerAssets => ({
+  js,
+  css,
+  html: HTML,
+  gzipBytes: gzipSync(js).length + gzipSync(css).length + gzipSync(HTML).length,
+});
 
 /** The page as `npm run build` (and `prepare`) bundled it: beside the CLI bundle in dist/, or from the sources' tree. */
 const prebuilt = (): ViewerAssets | undefined => {
@@ -60,8 +65,17 @@ export const viewerAssets = (): Promise<ViewerAssets> => {
     if (ready) return ready;
     const { build } = await import('esbuild');
     const result = await build({
-      entryPoints: [entry()], bundle: true, minify: true, write: false, format: 'esm', platform: 'browser', target: 'es2022',
-      outdir: 'viewer-out', entryNames: 'viewer', legalComments: 'none', logLevel: 'silent',
+      entryPoints: [entry()],
+      bundle: true,
+      minify: true,
+      write: false,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      outdir: 'viewer-out',
+      entryNames: 'viewer',
+      legalComments: 'none',
+      logLevel: 'silent',
     });
     const js = result.outputFiles.find((f) => f.path.endsWith('.js'))?.text ?? '';
     const css = result.outputFiles.find((f) => f.path.endsWith('.css'))?.text ?? '';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { type RunViewDeps, makeRunViewRoute } from './run-view-route.ts';
+import { makeRunViewRoute, type RunViewDeps } from './run-view-route.ts';
 import { viewerAssets } from './viewer-assets.ts';
 
 /** Sent with the page, so `flowmend open` can tell a flowmend viewer from another program on the port. */
@@ -7,7 +7,8 @@ export const VIEWER_HEADER = 'x-flowmend-viewer';
 
 /** The page's own origin only: no inline script, no other host, nothing framed. */
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   [VIEWER_HEADER]: '1',
@@ -24,13 +25,24 @@ export const makeViewerRoutes = (deps: RunViewDeps): Hono => {
 /** The page and its assets (no data): served on 127.0.0.1 in front of a remote API too. */
 export const makeViewerPageRoutes = (): Hono => {
   const app = new Hono();
-  const page = async (): Promise<Response> => new Response((await viewerAssets()).html, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } });
+  const page = async (): Promise<Response> =>
+    new Response((await viewerAssets()).html, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } });
   app.get('/ui', (c) => c.redirect('/ui/'));
   // Cheap (no bundle built) for `flowmend open` to find a running viewer.
   app.get('/ui/ping', () => new Response(null, { status: 204, headers: { [VIEWER_HEADER]: '1' } }));
   app.get('/ui/', () => page());
   app.get('/ui/runs/:id', () => page());
-  app.get('/ui/assets/viewer.js', async () => new Response((await viewerAssets()).js, { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } }));
-  app.get('/ui/assets/viewer.css', async () => new Response((await viewerAssets()).css, { headers: { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } }));
+  app.get(
+    '/ui/assets/viewer.js',
+    async () =>
+      new Response((await viewerAssets()).js, {
+        headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS },
+      }),
+  );
+  app.get(
+    '/ui/assets/viewer.css',
+    async () =>
+      new Response((await viewerAssets()).css, { headers: { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } }),
+  );
   return app;
 };

@@ -7,7 +7,7 @@ const config = (items: unknown) => BatchConfigSchema.parse({ items });
 const context = { inputs: { list: [1, 2] }, nodes: { fetch: { stdout: '["a","b","c"]', text: 'not json', one: 7 } } };
 
 describe('resolveItems', () => {
-  it('takes a literal array, a template, or text holding a JSON array (a shell node\'s stdout)', () => {
+  it("takes a literal array, a template, or text holding a JSON array (a shell node's stdout)", () => {
     expect(resolveItems(config([3, 4]), context)).toEqual([3, 4]);
     expect(resolveItems(config('${list}'), context)).toEqual([1, 2]);
     expect(resolveItems(config('${fetch.stdout}'), context)).toEqual(['a', 'b', 'c']);
@@ -15,7 +15,9 @@ describe('resolveItems', () => {
 
   it('refuses anything else with a message naming batch.items and what it got', () => {
     expect(() => resolveItems(config('${fetch.text}'), context)).toThrow(TemplateResolutionError);
-    expect(() => resolveItems(config('${fetch.text}'), context)).toThrow(/batch\.items .* must be an array or text holding a JSON array, not text that is not a JSON array/);
+    expect(() => resolveItems(config('${fetch.text}'), context)).toThrow(
+      /batch\.items .* must be an array or text holding a JSON array, not text that is not a JSON array/,
+    );
     expect(() => resolveItems(config('${fetch.one}'), context)).toThrow(/not number/);
     expect(() => resolveItems(config('${fetch.nope}'), context)).toThrow(/fetch\.nope/);
   });

@@ -30,16 +30,34 @@ const patch = (change: (w: Workflow) => void): Workflow => {
 describe('applyManualPatch', () => {
   it('returns the next IR version (source manual) with a diff', () => {
     const result = applyManualPatch({
-      run, current, steps, catalog: builtinCatalog, now: 99,
-      patch: patch((w) => { (w.nodes[1] as Workflow['nodes'][number]).params = { command: 'test "${send.stdout}" = sent' }; }),
+      run,
+      current,
+      steps,
+      catalog: builtinCatalog,
+      now: 99,
+      patch: patch((w) => {
+        (w.nodes[1] as Workflow['nodes'][number]).params = { command: 'test "${send.stdout}" = sent' };
+      }),
     });
     expect(result).toMatchObject({ ok: true, item: { runId: 'run-manual', version: 3, source: 'manual', nodesChanged: ['check'], createdAt: 99 } });
     expect(result.ok && result.item.diff).toEqual(['nodes[1].params.command: "test ${send.stdout} = ok" -> "test \\"${send.stdout}\\" = sent"']);
   });
 
   it('refuses a patch that changes a completed node with side effects', () => {
-    const result = applyManualPatch({ run, current, steps, catalog: builtinCatalog, now: 99, patch: patch((w) => { (w.nodes[0] as Workflow['nodes'][number]).params.command = 'echo ok'; }) });
-    expect(result).toEqual({ ok: false, problems: ["node 'send' already ran and has side effects, so it is frozen, but its params change: it would run a second time"] });
+    const result = applyManualPatch({
+      run,
+      current,
+      steps,
+      catalog: builtinCatalog,
+      now: 99,
+      patch: patch((w) => {
+        (w.nodes[0] as Workflow['nodes'][number]).params.command = 'echo ok';
+      }),
+    });
+    expect(result).toEqual({
+      ok: false,
+      problems: ["node 'send' already ran and has side effects, so it is frozen, but its params change: it would run a second time"],
+    });
   });
 
   it('refuses a patch that is not a valid workflow', () => {

@@ -45,7 +45,7 @@ describe('buildRepairPrompt', () => {
   });
 
   it('feeds refusals of the previous attempt back', () => {
-    const again = buildRepairPrompt(context(workflow, runtime(templateError('greet', ['${x}']))), ["node 'fetch' lost its param \"command\""]);
+    const again = buildRepairPrompt(context(workflow, runtime(templateError('greet', ['${x}']))), ['node \'fetch\' lost its param "command"']);
     expect(again).toContain('## Your previous reply was refused\n- node \'fetch\' lost its param "command"');
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EngineCache } from '../../../functions/core/engine-cache.ts';
 import { advanceRun } from '../../../functions/core/engine.ts';
+import { EngineCache } from '../../../functions/core/engine-cache.ts';
 import { sequentialIds } from '../../../functions/core/ids.ts';
 import { MemoryRunStore } from '../../../functions/core/memory-run-store.ts';
 import { createRun } from '../../../functions/core/run-lifecycle.ts';
@@ -19,7 +19,16 @@ const refuseEveryAttempt = async (maxRepairs: number, report: RepairReport) => {
   const store = new MemoryRunStore();
   const deps = { store, catalog: builtinCatalog, now: () => 1_000, cache: new EngineCache(), ids: sequentialIds() };
   const broken = wf({ nodes: [{ id: 'a', type: 'shell', params: { comand: 'echo hi' } }] });
-  await createRun(store, { runId: RUN, workflow: broken, workflowName: 'loop', params: {}, owner: { id: OWNER, since: 0 }, repairEnabled: true, maxRepairs, now: 0 });
+  await createRun(store, {
+    runId: RUN,
+    workflow: broken,
+    workflowName: 'loop',
+    params: {},
+    owner: { id: OWNER, since: 0 },
+    repairEnabled: true,
+    maxRepairs,
+    now: 0,
+  });
   let outcome: AdvanceOutcome = await advanceRun({ kind: 'start', runId: RUN, owner: OWNER }, deps);
   let attempts = 0;
   while (outcome.kind === 'repair') {
@@ -32,16 +41,30 @@ const refuseEveryAttempt = async (maxRepairs: number, report: RepairReport) => {
 
 describe('the repair loop (repair-loop.ts)', () => {
   it('starts the next attempt after a refused proposal, without calling it "the same error", until maxRepairs', async () => {
-    const { outcome, attempts, run } = await refuseEveryAttempt(3, { applied: false, message: 'refused: it changes nothing', problems: ['the proposal changes nothing'] });
+    const { outcome, attempts, run } = await refuseEveryAttempt(3, {
+      applied: false,
+      message: 'refused: it changes nothing',
+      problems: ['the proposal changes nothing'],
+    });
     expect(attempts).toBe(3);
-    expect(outcome).toMatchObject({ kind: 'failed', error: { message: expect.stringContaining('gave up after 3 repair attempt(s); attempt 3 was refused: refused: it changes nothing') } });
-    expect(run?.repairs.map((a) => [a.attempt, a.outcome])).toEqual([[1, 'refused'], [2, 'refused'], [3, 'refused']]);
+    expect(outcome).toMatchObject({
+      kind: 'failed',
+      error: { message: expect.stringContaining('gave up after 3 repair attempt(s); attempt 3 was refused: refused: it changes nothing') },
+    });
+    expect(run?.repairs.map((a) => [a.attempt, a.outcome])).toEqual([
+      [1, 'refused'],
+      [2, 'refused'],
+      [3, 'refused'],
+    ]);
   });
 
   it('fails the run after a failed attempt (no proposal could be made)', async () => {
     const { outcome, attempts, run } = await refuseEveryAttempt(3, { applied: false, message: 'an LLM repair needs ANTHROPIC_API_KEY' });
     expect(attempts).toBe(1);
-    expect(outcome).toMatchObject({ kind: 'failed', error: { message: expect.stringContaining('repair attempt 1 failed: an LLM repair needs ANTHROPIC_API_KEY') } });
+    expect(outcome).toMatchObject({
+      kind: 'failed',
+      error: { message: expect.stringContaining('repair attempt 1 failed: an LLM repair needs ANTHROPIC_API_KEY') },
+    });
     expect(run?.repairs).toEqual([expect.objectContaining({ attempt: 1, outcome: 'failed' })]);
   });
 

@@ -13,7 +13,10 @@ const twoShells = (command: string) =>
     edges: [{ from: 'a', to: 'b' }],
   });
 
-const staticFailure = (workflow: ReturnType<typeof wf>): RepairFailure => ({ kind: 'static', issues: validateWorkflow(workflow, builtinCatalog).filter((i) => i.severity === 'error') });
+const staticFailure = (workflow: ReturnType<typeof wf>): RepairFailure => ({
+  kind: 'static',
+  issues: validateWorkflow(workflow, builtinCatalog).filter((i) => i.severity === 'error'),
+});
 
 describe('fixTemplateAtRuntime', () => {
   const ctx = {
@@ -117,7 +120,10 @@ describe('applyRules before the run (static issues)', () => {
         { id: 'b1', type: 'shell', params: { command: 'x' } },
         { id: 'b2', type: 'shell', params: { command: 'x' } },
       ],
-      edges: [{ from: 'a', to: 'b' }, { from: 'b', to: 'b2' }],
+      edges: [
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'b2' },
+      ],
     });
     expect(applyRules(context(workflow, staticFailure(workflow)))).toBeUndefined();
   });

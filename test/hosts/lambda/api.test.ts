@@ -14,7 +14,10 @@ const machines = {
   standard: 'arn:aws:states:us-east-1:123456789012:stateMachine:Flowmend-standard',
 };
 const scheduledStartArn = 'arn:aws:lambda:us-east-1:123456789012:function:Flowmend-ScheduledStart';
-const workflow = { nodes: [{ id: 'hello', type: 'shell', params: { command: 'echo ${name}' } }], inputs: { name: { type: 'string', required: false, default: 'world' } } };
+const workflow = {
+  nodes: [{ id: 'hello', type: 'shell', params: { command: 'echo ${name}' } }],
+  inputs: { name: { type: 'string', required: false, default: 'world' } },
+};
 
 let dynamo: DynaliteServer;
 let sfn: FakeSfn;
@@ -49,13 +52,16 @@ afterAll(async () => {
   await Promise.all([dynamo?.close(), sfn?.close(), scheduler?.close(), events?.close()]);
 });
 
-
 /** An API answer as the tests read it: any field, and the error shape of every 4xx/5xx. */
 type ApiJson = Record<string, unknown> & { error: { code: string; message: string } };
 const call = async (method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) => {
   const response = await api(apiGatewayV1Event(method, path, options), lambdaContext);
   const headers = Object.fromEntries(Object.entries(response.multiValueHeaders ?? {}).map(([k, v]) => [k.toLowerCase(), String(v[0])]));
-  return { status: response.statusCode, headers: { ...headers, ...response.headers }, json: response.body ? (JSON.parse(response.body) as ApiJson) : undefined };
+  return {
+    status: response.statusCode,
+    headers: { ...headers, ...response.headers },
+    json: response.body ? (JSON.parse(response.body) as ApiJson) : undefined,
+  };
 };
 const executionsOf = (runId: string) => sfn.executions.filter((e) => e.name.startsWith(`sfn-${runId}-`));
 
@@ -122,7 +128,9 @@ describe('API Lambda (API Gateway v1 proxy events through the real app)', () => 
 
   it('mirrors a schedule put and deleted through the API as an EventBridge Scheduler schedule', async () => {
     expect((await call('PUT', '/workflows/nightly', { body: workflow })).status).toBe(201);
-    const put = await call('PUT', '/workflows/nightly/schedule', { body: { expression: 'cron(0 2 * * ? *)', timezone: 'Europe/Paris', params: { name: 'night' } } });
+    const put = await call('PUT', '/workflows/nightly/schedule', {
+      body: { expression: 'cron(0 2 * * ? *)', timezone: 'Europe/Paris', params: { name: 'night' } },
+    });
     expect(put.status).toBe(201);
     expect(scheduler.schedules.get('Flowmend/nightly')).toMatchObject({
       ScheduleExpression: 'cron(0 2 * * ? *)',
@@ -139,7 +147,8 @@ describe('API Lambda in scheduleMode rules (LocalStack)', () => {
     const { apiDepsFromEnv } = await import('../../../functions/hosts/lambda/api-deps.ts');
     const { FLOWMEND_SCHEDULER_ROLE_ARN: _role, ...stackEnv } = process.env;
     const rulesApi = makeApiHandler(apiDepsFromEnv({ ...stackEnv, FLOWMEND_SCHEDULE_MODE: 'rules' }));
-    const rulesCall = async (method: string, path: string, body?: unknown) => (await rulesApi(apiGatewayV1Event(method, path, { body }), lambdaContext)).statusCode;
+    const rulesCall = async (method: string, path: string, body?: unknown) =>
+      (await rulesApi(apiGatewayV1Event(method, path, { body }), lambdaContext)).statusCode;
     expect(await rulesCall('PUT', '/workflows/ruled', workflow)).toBe(201);
     expect(await rulesCall('PUT', '/workflows/ruled/schedule', { expression: 'rate(5 minutes)', params: { name: 'ruled' } })).toBe(201);
     const rule = events.rules.get('Flowmend-ruled');

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { awsDeps, engineDepsFromEnv, parseAwsEnv } from '../../../functions/hosts/lambda/aws-deps.ts';
 import { BlobOffloadRunStore } from '../../../functions/adapters/blob-offload-run-store.ts';
 import { DynamoRunStore } from '../../../functions/adapters/dynamo-run-store.ts';
 import { S3BlobStore } from '../../../functions/adapters/s3-blob-store.ts';
 import { ConfigurationError } from '../../../functions/core/errors.ts';
 import { DEFAULT_EXECUTION_LIMITS } from '../../../functions/core/execution-limits.ts';
+import { awsDeps, engineDepsFromEnv, parseAwsEnv } from '../../../functions/hosts/lambda/aws-deps.ts';
 
 const env = { AWS_REGION: 'us-east-1', TABLE_NAME: 'Flowmend-Runs', FLOWMEND_RETENTION_DAYS: '90' };
 

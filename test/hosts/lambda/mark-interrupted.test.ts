@@ -10,7 +10,16 @@ const T0 = 1_800_000_000_000;
 const setup = async () => {
   const store = new MemoryRunStore();
   const workflow = WorkflowSchema.parse({ nodes: [{ id: 'a', type: 'shell', params: { command: 'true' } }] });
-  await createRun(store, { runId: 'run-watch-1', workflow, workflowName: 'w', params: {}, owner: { id: 'sfn-run-watch-1-ab', since: T0 }, repairEnabled: false, maxRepairs: 0, now: T0 });
+  await createRun(store, {
+    runId: 'run-watch-1',
+    workflow,
+    workflowName: 'w',
+    params: {},
+    owner: { id: 'sfn-run-watch-1-ab', since: T0 },
+    repairEnabled: false,
+    maxRepairs: 0,
+    now: T0,
+  });
   return { store, handler: makeMarkInterruptedHandler({ store, now: () => T0 + 60_000 }) };
 };
 
@@ -31,16 +40,26 @@ describe('the interrupted-run watcher', () => {
     const { store, handler } = await setup();
     const record = (name: string, type: string) => ({
       timestamp: T0 + 30_000,
-      message: JSON.stringify({ type, execution_arn: `arn:aws:states:us-east-1:1:express:Flowmend-express:${name}:id-1`, details: { error: 'States.Timeout' } }),
+      message: JSON.stringify({
+        type,
+        execution_arn: `arn:aws:states:us-east-1:1:express:Flowmend-express:${name}:id-1`,
+        details: { error: 'States.Timeout' },
+      }),
     });
-    const data = gzipSync(JSON.stringify({ logEvents: [record('not a run id!', 'ExecutionTimedOut'), record('run-watch-1', 'ExecutionTimedOut')] })).toString('base64');
+    const data = gzipSync(JSON.stringify({ logEvents: [record('not a run id!', 'ExecutionTimedOut'), record('run-watch-1', 'ExecutionTimedOut')] })).toString(
+      'base64',
+    );
     expect(await handler({ awslogs: { data } })).toEqual({ runs: { 'run-watch-1': { marked: true } } });
     expect((await store.getRun('run-watch-1'))?.status).toBe('interrupted');
   });
 
   it('leaves a run that another execution wrote after this one stopped', async () => {
     const { store, handler } = await setup();
-    const event = { source: 'aws.states', 'detail-type': 'Step Functions Execution Status Change', detail: { name: 'run-watch-1', status: 'FAILED', stopDate: T0 - 1 } };
+    const event = {
+      source: 'aws.states',
+      'detail-type': 'Step Functions Execution Status Change',
+      detail: { name: 'run-watch-1', status: 'FAILED', stopDate: T0 - 1 },
+    };
     expect((await handler(event)).runs['run-watch-1']).toMatchObject({ marked: false });
     expect((await store.getRun('run-watch-1'))?.status).toBe('running');
   });

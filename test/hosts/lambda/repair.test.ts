@@ -3,7 +3,7 @@ import type { Workflow } from '../../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../../functions/core/memory-run-store.ts';
 import type { RepairLlm, RepairLlmRequest } from '../../../functions/core/repair/index.ts';
 import { createRun } from '../../../functions/core/run-lifecycle.ts';
-import type { RunError, NodeRecord } from '../../../functions/core/run-model.ts';
+import type { NodeRecord, RunError } from '../../../functions/core/run-model.ts';
 import { makeRepairHandler } from '../../../functions/hosts/lambda/repair.ts';
 import { builtinCatalog } from '../../../functions/nodes/catalog.ts';
 import { wf } from '../../core/repair/support.ts';
@@ -36,12 +36,31 @@ const workflow = wf({
 });
 
 const step = (seq: number, nodeId: string, status: NodeRecord['status'], outputs: Record<string, unknown>): NodeRecord =>
-  aNodeRecord({ runId: RUN, seq, nodeId, status, action: status === 'completed' ? 'default' : 'error', outputs, startedAt: NOW, finishedAt: NOW, durationMs: 1 });
+  aNodeRecord({
+    runId: RUN,
+    seq,
+    nodeId,
+    status,
+    action: status === 'completed' ? 'default' : 'error',
+    outputs,
+    startedAt: NOW,
+    finishedAt: NOW,
+    durationMs: 1,
+  });
 
 let store: MemoryRunStore;
 
 const setUp = async (ir: Workflow, lastError: RunError | undefined, steps: NodeRecord[] = []) => {
-  const run = await createRun(store, { runId: RUN, workflow: ir, workflowName: 'wf', params: {}, owner: { id: OWNER, since: NOW }, repairEnabled: true, maxRepairs: 3, now: NOW });
+  const run = await createRun(store, {
+    runId: RUN,
+    workflow: ir,
+    workflowName: 'wf',
+    params: {},
+    owner: { id: OWNER, since: NOW },
+    repairEnabled: true,
+    maxRepairs: 3,
+    now: NOW,
+  });
   for (const s of steps) await store.putRecord(s);
   run.latest = Object.fromEntries(steps.map((s) => [s.nodeId, s.seq]));
   run.seq = steps.length;
@@ -67,22 +86,40 @@ describe('makeRepairHandler', () => {
 
   it('fixes a template typo with the rules alone: no LLM call, one new IR version with a diff', async () => {
     const ir = wf({ ...workflow, nodes: [workflow.nodes[0]!, { id: 'b', type: 'shell', params: { command: 'echo ${a.stdot}' } }] });
-    await setUp(ir, { node_id: 'b', category: 'template', code: 'TEMPLATE_UNRESOLVED', message: 'Unresolved template', fixable: true, details: { unresolved: ['${a.stdot}'] } }, [
-      step(1, 'a', 'completed', { stdout: 'hi', stderr: '', exit_code: 0 }),
-    ]);
+    await setUp(
+      ir,
+      {
+        node_id: 'b',
+        category: 'template',
+        code: 'TEMPLATE_UNRESOLVED',
+        message: 'Unresolved template',
+        fixable: true,
+        details: { unresolved: ['${a.stdot}'] },
+      },
+      [step(1, 'a', 'completed', { stdout: 'hi', stderr: '', exit_code: 0 })],
+    );
     const llm = scriptedLlm([]);
     const report = await handlerWith(llm)(event('b'));
     expect(report).toEqual({ applied: true, message: 'Deterministic repair: nodes[1].params.command: ${a.stdot} -> ${a.stdout}' });
     expect(llm.requests).toHaveLength(0);
     const item = await store.getIrVersion(RUN, 1);
-    expect(item).toMatchObject({ version: 1, source: 'rules', nodesChanged: ['b'], diff: ['nodes[1].params.command: ${a.stdot} -> ${a.stdout}'], createdAt: NOW + 5 });
+    expect(item).toMatchObject({
+      version: 1,
+      source: 'rules',
+      nodesChanged: ['b'],
+      diff: ['nodes[1].params.command: ${a.stdot} -> ${a.stdout}'],
+      createdAt: NOW + 5,
+    });
     expect(item?.usage).toBeUndefined();
     expect(item?.ir.nodes[1]?.params.command).toBe('echo ${a.stdout}');
     expect((await store.getRun(RUN))?.irVersion).toBe(0);
   });
 
   it('asks the LLM when no rule fits, and stores its proposal with usage and cost', async () => {
-    await setUp(workflow, exitError, [step(1, 'a', 'completed', { stdout: 'hi', stderr: '', exit_code: 0 }), step(2, 'b', 'failed', { stdout: '', stderr: '', exit_code: 1 })]);
+    await setUp(workflow, exitError, [
+      step(1, 'a', 'completed', { stdout: 'hi', stderr: '', exit_code: 0 }),
+      step(2, 'b', 'failed', { stdout: '', stderr: '', exit_code: 1 }),
+    ]);
     const llm = scriptedLlm([JSON.stringify({ workflow: fixedB, reason: 'grep for the word a prints.' })]);
     const report = await handlerWith(llm)(event('b'));
     expect(report).toEqual({ applied: true, message: 'grep for the word a prints.' });
@@ -110,7 +147,9 @@ describe('makeRepairHandler', () => {
     await setUp(workflow, exitError, [step(1, 'a', 'completed', { stdout: 'hi' })]);
     const run = await store.getRun(RUN);
     if (!run) throw new Error('no run');
-    run.repairs = [{ attempt: 1, outcome: 'refused', irVersion: 0, nodeId: 'b', reason: 'refused', problems: [`node 'a' lost its param "timeout_s"`], at: NOW }];
+    run.repairs = [
+      { attempt: 1, outcome: 'refused', irVersion: 0, nodeId: 'b', reason: 'refused', problems: [`node 'a' lost its param "timeout_s"`], at: NOW },
+    ];
     run.repairAttempts = 2;
     await store.putRun(run, { ownerId: OWNER });
     const llm = scriptedLlm([`\`\`\`json\n${JSON.stringify({ workflow: fixedB, reason: 'fix' })}\n\`\`\``]);

@@ -4,7 +4,10 @@ import { MemoryRunStore } from '../../../functions/core/memory-run-store.ts';
 import { makeStartRunHandler } from '../../../functions/hosts/lambda/start-run.ts';
 import { builtinCatalog } from '../../../functions/nodes/catalog.ts';
 
-const machines = { express: 'arn:aws:states:us-east-1:123456789012:stateMachine:Flowmend-express', standard: 'arn:aws:states:us-east-1:123456789012:stateMachine:Flowmend-standard' };
+const machines = {
+  express: 'arn:aws:states:us-east-1:123456789012:stateMachine:Flowmend-express',
+  standard: 'arn:aws:states:us-east-1:123456789012:stateMachine:Flowmend-standard',
+};
 
 const setup = () => {
   const store = new MemoryRunStore();
@@ -91,7 +94,7 @@ describe('start-run handler', () => {
     expect(started.map((s) => s.name)).toEqual([firstOwner, secondOwner]);
   });
 
-  it('a retried start that races the first execution\'s first Advance does not undo its step or start a second execution', async () => {
+  it("a retried start that races the first execution's first Advance does not undo its step or start a second execution", async () => {
     const store = new MemoryRunStore();
     const started: string[] = [];
     let raceOnRead = false;

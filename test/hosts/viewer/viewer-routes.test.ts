@@ -1,3 +1,4 @@
+import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowSchema } from '../../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../../functions/core/memory-run-store.ts';
@@ -6,7 +7,6 @@ import { listenLocal, type RunningServer } from '../../../functions/hosts/viewer
 import { makeRunListRoute } from '../../../functions/hosts/viewer/run-list-route.ts';
 import { viewerAssets } from '../../../functions/hosts/viewer/viewer-assets.ts';
 import { makeViewerRoutes } from '../../../functions/hosts/viewer/viewer-routes.ts';
-import { Hono } from 'hono';
 
 const store = new MemoryRunStore();
 let server: RunningServer;
@@ -17,7 +17,16 @@ beforeAll(async () => {
   app.route('/', makeRunListRoute(store));
   server = await listenLocal(app, 0);
   const workflow = WorkflowSchema.parse({ nodes: [{ id: 'a', type: 'transform', params: { expression: '1' } }] });
-  await createRun(store, { runId: 'run-one', workflow, workflowName: 'wf', params: {}, repairEnabled: false, maxRepairs: 0, owner: { id: 'me', since: 0 }, now: Date.now() });
+  await createRun(store, {
+    runId: 'run-one',
+    workflow,
+    workflowName: 'wf',
+    params: {},
+    repairEnabled: false,
+    maxRepairs: 0,
+    owner: { id: 'me', since: 0 },
+    now: Date.now(),
+  });
 });
 afterAll(() => server.close());
 
@@ -45,7 +54,9 @@ describe('the viewer routes', () => {
 
   it('holds a long-poll until the run changes, then answers the new view', async () => {
     const first = (await (await fetch(`${server.origin}/runs/run-one/view`)).json()) as { change: string };
-    const waiting = fetch(`${server.origin}/runs/run-one/view?after=${encodeURIComponent(first.change)}&wait_s=20`).then((r) => r.json() as Promise<{ change: string; report: { status: string } }>);
+    const waiting = fetch(`${server.origin}/runs/run-one/view?after=${encodeURIComponent(first.change)}&wait_s=20`).then(
+      (r) => r.json() as Promise<{ change: string; report: { status: string } }>,
+    );
     const run = await store.getRun('run-one');
     if (!run) throw new Error('the run vanished');
     await store.putRun({ ...run, status: 'failed', updatedAt: run.updatedAt + 1 }, {});

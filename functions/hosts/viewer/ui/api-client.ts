@@ -50,8 +50,26 @@ export const RunViewSchema = z.object({
     errors: z.array(ErrorEntrySchema),
     warnings: z.array(ErrorEntrySchema),
     current: z.object({ node_id: z.string(), seq: z.number(), started_at: z.string() }).optional(),
-    steps: z.array(z.object({ node_id: z.string(), seq: z.number().optional(), status: z.string(), action: z.string().optional(), duration_ms: z.number(), repaired: z.boolean(), interrupted: z.boolean(), error: z.string().optional() })),
-    metrics: z.object({ duration_ms: z.number(), nodes_executed: z.number(), nodes_cached: z.number(), llm: UsageSchema, repair: UsageSchema, total_cost_usd: z.number() }),
+    steps: z.array(
+      z.object({
+        node_id: z.string(),
+        seq: z.number().optional(),
+        status: z.string(),
+        action: z.string().optional(),
+        duration_ms: z.number(),
+        repaired: z.boolean(),
+        interrupted: z.boolean(),
+        error: z.string().optional(),
+      }),
+    ),
+    metrics: z.object({
+      duration_ms: z.number(),
+      nodes_executed: z.number(),
+      nodes_cached: z.number(),
+      llm: UsageSchema,
+      repair: UsageSchema,
+      total_cost_usd: z.number(),
+    }),
   }),
   graph: z.object({ start_node: z.string(), nodes: z.array(ViewNodeSchema), edges: z.array(ViewEdgeSchema) }),
   versions: z.array(ViewVersionSchema),
@@ -83,7 +101,8 @@ const call = async <T>(schema: z.ZodType<T>, path: string, init: RequestInit = {
     throw new ApiError(api.success ? api.data.error.message : `${init.method ?? 'GET'} ${path} answered ${response.status}`, response.status);
   }
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new ApiError(`unexpected answer from ${path}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, response.status);
+  if (!parsed.success)
+    throw new ApiError(`unexpected answer from ${path}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, response.status);
   return parsed.data;
 };
 

@@ -28,6 +28,7 @@ const setAttrs = (el: Element, attrs: Attrs): void => {
   }
 };
 
-export const formatMs = (ms: number | undefined): string => (ms === undefined ? '' : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`);
+export const formatMs = (ms: number | undefined): string =>
+  ms === undefined ? '' : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`;
 
 export const formatUsd = (usd: number): string => `$${usd.toFixed(usd > 0 && usd < 0.01 ? 4 : 2)}`;

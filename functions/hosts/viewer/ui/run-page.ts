@@ -1,8 +1,8 @@
 import { ApiError, fetchRunView, postRunAction, type RunView } from './api-client.ts';
 import { formatMs, formatUsd, h } from './dom.ts';
 import { renderGraph } from './graph-view.ts';
-import { renderNodeDetails } from './node-details.ts';
 import { renderLegend } from './legend.ts';
+import { renderNodeDetails } from './node-details.ts';
 import { renderRepairs } from './repairs-panel.ts';
 import { renderSteps } from './steps-panel.ts';
 
@@ -28,12 +28,19 @@ export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => 
     const focusedNode = (document.activeElement as Element | null)?.getAttribute?.('data-node-id') ?? undefined;
     const focusedButton = (document.activeElement as Element | null)?.getAttribute?.('data-action') ?? undefined;
     root.replaceChildren(page());
-    const refocus = focusedNode ? root.querySelector(`.graph [data-node-id="${CSS.escape(focusedNode)}"]`) : focusedButton ? root.querySelector(`button[data-action="${CSS.escape(focusedButton)}"]`) : null;
+    const refocus = focusedNode
+      ? root.querySelector(`.graph [data-node-id="${CSS.escape(focusedNode)}"]`)
+      : focusedButton
+        ? root.querySelector(`button[data-action="${CSS.escape(focusedButton)}"]`)
+        : null;
     (refocus as HTMLElement | SVGElement | null)?.focus();
   };
 
   const act = async (action: 'resume' | 'cancel'): Promise<void> => {
-    const question = action === 'resume' ? `Resume run ${runId}? Completed nodes are replayed from the record; the failed node runs again.` : `Cancel run ${runId}? The node in flight is reported as interrupted.`;
+    const question =
+      action === 'resume'
+        ? `Resume run ${runId}? Completed nodes are replayed from the record; the failed node runs again.`
+        : `Cancel run ${runId}? The node in flight is reported as interrupted.`;
     if (!window.confirm(question)) return;
     state.message = `${action === 'resume' ? 'Resuming' : 'Cancelling'}…`;
     render();
@@ -54,34 +61,80 @@ export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => 
     const highlighted = new Set(view.versions.find((v) => v.version === state.chosenVersion)?.nodes_changed ?? []);
     const selectedNode = view.graph.nodes.find((n) => n.id === state.selected);
     const issues = [...r.errors.map((e) => ({ ...e, kind: 'error' })), ...r.warnings.map((w) => ({ ...w, kind: 'warning' }))];
-    return h('main', { id: 'main', 'data-run-id': view.run_id, 'data-status': r.status },
+    return h(
+      'main',
+      { id: 'main', 'data-run-id': view.run_id, 'data-status': r.status },
       h('p', {}, h('a', { href: '/ui/' }, '← All runs')),
-      h('header', { class: 'run-head' },
+      h(
+        'header',
+        { class: 'run-head' },
         h('h1', {}, `${r.workflow} `, h('span', { class: 'run-id' }, view.run_id)),
-        h('p', { class: `run-status status-${r.status}`, role: 'status', 'aria-live': 'polite', id: 'run-status' }, `Status: ${r.status}${r.current ? ` (running ${r.current.node_id})` : ''}`),
-        h('p', { class: 'metrics' },
-          `${r.metrics.nodes_executed} executed · ${r.metrics.nodes_cached} replayed · ${formatMs(r.metrics.duration_ms)} · ${formatUsd(r.metrics.total_cost_usd)}`),
-        h('div', { class: 'actions' },
-          h('button', { type: 'button', 'data-action': 'resume', disabled: isLive(r.status) || r.status === 'succeeded', onclick: () => void act('resume') }, 'Resume…'),
+        h(
+          'p',
+          { class: `run-status status-${r.status}`, role: 'status', 'aria-live': 'polite', id: 'run-status' },
+          `Status: ${r.status}${r.current ? ` (running ${r.current.node_id})` : ''}`,
+        ),
+        h(
+          'p',
+          { class: 'metrics' },
+          `${r.metrics.nodes_executed} executed · ${r.metrics.nodes_cached} replayed · ${formatMs(r.metrics.duration_ms)} · ${formatUsd(r.metrics.total_cost_usd)}`,
+        ),
+        h(
+          'div',
+          { class: 'actions' },
+          h(
+            'button',
+            { type: 'button', 'data-action': 'resume', disabled: isLive(r.status) || r.status === 'succeeded', onclick: () => void act('resume') },
+            'Resume…',
+          ),
           h('button', { type: 'button', 'data-action': 'cancel', disabled: !isLive(r.status), onclick: () => void act('cancel') }, 'Cancel…'),
         ),
         state.message ? h('p', { class: 'message', role: 'alert' }, state.message) : null,
       ),
       issues.length > 0
-        ? h('section', { class: 'panel issues', 'aria-labelledby': 'issues-title' }, h('h2', { id: 'issues-title' }, 'Errors and warnings'),
-            h('ul', {}, ...issues.map((e) => h('li', { class: `issue is-${e.kind}` }, h('strong', {}, `${e.kind} `), e.node_id ? `${e.node_id}: ` : '', h('span', { class: 'category' }, e.category), ' ', h('code', {}, e.code), h('pre', {}, e.message)))))
+        ? h(
+            'section',
+            { class: 'panel issues', 'aria-labelledby': 'issues-title' },
+            h('h2', { id: 'issues-title' }, 'Errors and warnings'),
+            h(
+              'ul',
+              {},
+              ...issues.map((e) =>
+                h(
+                  'li',
+                  { class: `issue is-${e.kind}` },
+                  h('strong', {}, `${e.kind} `),
+                  e.node_id ? `${e.node_id}: ` : '',
+                  h('span', { class: 'category' }, e.category),
+                  ' ',
+                  h('code', {}, e.code),
+                  h('pre', {}, e.message),
+                ),
+              ),
+            ),
+          )
         : null,
-      h('div', { class: 'run-body' },
-        h('section', { class: 'panel graph-panel', 'aria-labelledby': 'graph-title' },
+      h(
+        'div',
+        { class: 'run-body' },
+        h(
+          'section',
+          { class: 'panel graph-panel', 'aria-labelledby': 'graph-title' },
           h('h2', { id: 'graph-title' }, `Workflow (version ${view.versions.at(-1)?.version ?? 0})`),
           renderLegend(),
-          h('div', { class: 'graph-scroll' }, renderGraph(view.graph.nodes, view.graph.edges, {
-            selected: state.selected, highlighted,
-            onSelect: (id) => {
-              state.selected = id;
-              render();
-            },
-          }))),
+          h(
+            'div',
+            { class: 'graph-scroll' },
+            renderGraph(view.graph.nodes, view.graph.edges, {
+              selected: state.selected,
+              highlighted,
+              onSelect: (id) => {
+                state.selected = id;
+                render();
+              },
+            }),
+          ),
+        ),
         renderNodeDetails(selectedNode),
       ),
       renderRepairs(view, state.chosenVersion, (version) => {
@@ -114,7 +167,8 @@ export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => 
         } catch (error) {
           if (signal.aborted) return;
           failures += 1;
-          state.message = error instanceof ApiError && error.status === 404 ? `No run ${runId}.` : `Lost touch with the API (${(error as Error).message}); retrying…`;
+          state.message =
+            error instanceof ApiError && error.status === 404 ? `No run ${runId}.` : `Lost touch with the API (${(error as Error).message}); retrying…`;
           render();
           if ((error instanceof ApiError && error.status === 404) || failures > 30) return;
           await new Promise((resolve) => setTimeout(resolve, Math.min(1000 * failures, 5000)));

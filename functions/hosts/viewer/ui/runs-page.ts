@@ -19,14 +19,21 @@ export const mountRunsPage = (root: HTMLElement): void => {
     location.search = next.toString();
   };
   root.replaceChildren(
-    h('main', { id: 'main' },
+    h(
+      'main',
+      { id: 'main' },
       h('h1', {}, 'Runs'),
-      h('form', { class: 'filters', onsubmit: apply, 'aria-label': 'Filter runs' },
-        h('label', { for: 'f-workflow' }, 'Workflow'), h('input', { id: 'f-workflow', name: 'workflow', value: filter.workflow, placeholder: 'any' }),
+      h(
+        'form',
+        { class: 'filters', onsubmit: apply, 'aria-label': 'Filter runs' },
+        h('label', { for: 'f-workflow' }, 'Workflow'),
+        h('input', { id: 'f-workflow', name: 'workflow', value: filter.workflow, placeholder: 'any' }),
         h('label', { for: 'f-status' }, 'Status'),
         h('select', { id: 'f-status', name: 'status' }, ...STATUSES.map((st) => h('option', { value: st, selected: st === filter.status }, st || 'any'))),
-        h('button', { type: 'submit' }, 'Filter')),
-      list),
+        h('button', { type: 'submit' }, 'Filter'),
+      ),
+      list,
+    ),
   );
   fetchRuns({ ...(filter.workflow ? { workflow: filter.workflow } : {}), ...(filter.status ? { status: filter.status } : {}) })
     .then(({ runs }) => {
@@ -35,14 +42,37 @@ export const mountRunsPage = (root: HTMLElement): void => {
       list.replaceChildren(
         sorted.length === 0
           ? h('p', {}, 'No runs match.')
-          : h('table', { class: 'runs' },
+          : h(
+              'table',
+              { class: 'runs' },
               h('caption', {}, `${sorted.length} run${sorted.length === 1 ? '' : 's'}, newest first`),
-              h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Run'), h('th', { scope: 'col' }, 'Workflow'), h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col' }, 'Started'))),
-              h('tbody', {}, ...sorted.map((r) => h('tr', { 'data-run-id': r.run_id },
-                h('td', {}, h('a', { href: `/ui/runs/${encodeURIComponent(r.run_id)}` }, r.run_id)),
-                h('td', {}, r.workflow),
-                h('td', {}, h('span', { class: `status-tag status-${r.status}` }, r.status)),
-                h('td', {}, h('time', { datetime: r.created_at }, new Date(r.created_at).toLocaleString())))))),
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  h('th', { scope: 'col' }, 'Run'),
+                  h('th', { scope: 'col' }, 'Workflow'),
+                  h('th', { scope: 'col' }, 'Status'),
+                  h('th', { scope: 'col' }, 'Started'),
+                ),
+              ),
+              h(
+                'tbody',
+                {},
+                ...sorted.map((r) =>
+                  h(
+                    'tr',
+                    { 'data-run-id': r.run_id },
+                    h('td', {}, h('a', { href: `/ui/runs/${encodeURIComponent(r.run_id)}` }, r.run_id)),
+                    h('td', {}, r.workflow),
+                    h('td', {}, h('span', { class: `status-tag status-${r.status}` }, r.status)),
+                    h('td', {}, h('time', { datetime: r.created_at }, new Date(r.created_at).toLocaleString())),
+                  ),
+                ),
+              ),
+            ),
       );
     })
     .catch((error: Error) => list.replaceChildren(h('p', { role: 'alert' }, `Could not list runs: ${error.message}`)));
