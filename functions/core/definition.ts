@@ -88,6 +88,10 @@ export const itemRunnerStateName = (nodeType: string): string => `Item${runnerSt
 /** State name of the Task (the engine Lambda) that records one batch item of a type, inside its Map. */
 export const recordItemStateName = (nodeType: string): string => `Record${runnerStateName(nodeType).slice(3)}Item`;
 
+/** State names of the Choice and Wait that hold a retried batch item for its `retry_wait`, inside its Map. */
+export const itemWaitChoiceName = (nodeType: string): string => `Retry${runnerStateName(nodeType).slice(3)}Item`;
+export const itemWaitStateName = (nodeType: string): string => `Wait${runnerStateName(nodeType).slice(3)}Item`;
+
 /** State name of the Task that runs nodes of a type: `Run` + PascalCase(type). */
 export const runnerStateName = (nodeType: string): string => `Run${nodeType.replace(/(^|[-_])([a-z0-9])/g, (_m, _sep: string, c: string) => c.toUpperCase())}`;
 
@@ -139,8 +143,15 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
         ItemsPath: '$.items',
         MaxConcurrencyPath: '$.width',
         Iterator: {
-          StartAt: itemRunnerStateName(type),
+          StartAt: itemWaitChoiceName(type),
           States: {
+            // A retried item (pflow's retry_wait) waits here, inside the same definition on both hosts.
+            [itemWaitChoiceName(type)]: {
+              Type: 'Choice',
+              Choices: [{ Variable: '$.waitS', IsPresent: true, Next: itemWaitStateName(type) }],
+              Default: itemRunnerStateName(type),
+            },
+            [itemWaitStateName(type)]: { Type: 'Wait', SecondsPath: '$.waitS', Next: itemRunnerStateName(type) },
             [itemRunnerStateName(type)]: { ...runnerStates[runnerStateName(type)], Catch: toRecordItem(type), Next: recordItemStateName(type) },
             [recordItemStateName(type)]: {
               Type: 'Task',

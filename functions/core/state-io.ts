@@ -73,7 +73,11 @@ export const DoneOutcomeSchema = z.object({ kind: z.literal('done'), runId: RunI
 export const FailedOutcomeSchema = z.object({ kind: z.literal('failed'), runId: RunIdSchema, owner: z.string(), exec, rev, error: RunErrorSchema });
 
 /** One item of a batch: what a BatchRun<Type> Task receives (a RunNode event, plus which item it is). */
-export const BatchItemSpecSchema = RunOutcomeSchema.extend({ item: ItemOfSchema });
+/**
+ * One item of a RunBatch Map. `waitS` (a retry of a failed item, pflow's `retry_wait`) makes the Map's
+ * iterator wait that many whole seconds before the item's runner (a Wait state: no Lambda waits).
+ */
+export const BatchItemSpecSchema = RunOutcomeSchema.extend({ item: ItemOfSchema, waitS: z.number().int().positive().optional() });
 export type BatchItemSpec = z.infer<typeof BatchItemSpecSchema>;
 /** What the RecordItem Task receives: the item, with the runner's `result` or a caught `error`. */
 export const ItemResultInputSchema = BatchItemSpecSchema.extend({ result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() });

@@ -211,6 +211,27 @@ describe('batch through the local host', () => {
     ).toEqual([1, 2, 3]);
   });
 
+  it('retry_wait: a failed item waits retry_wait seconds (a Wait in the Map) before its next try; a first try never waits', async () => {
+    const host = new LocalHost({ store });
+    const dir = makeTempDir('batch-retry-wait');
+    // Each try appends its start time (ms); item 1 fails on its first try only.
+    const command = `date +%s%3N >> ${dir}/\${__index__}; test \${item} != 1 || test $(wc -l < ${dir}/\${__index__}) -ge 2`;
+    const report = await start(host, {
+      nodes: [{ id: 'r', type: 'shell', params: { command }, batch: { items: [0, 1], max_retries: 2, retry_wait: 0.5 } }],
+      outputs: { r: { source: '${r}' } },
+    });
+    expect(report.result.r).toMatchObject({ success_count: 2, error_count: 0 });
+    const tries = (i: number) =>
+      readFileSync(join(dir, String(i)), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
+    expect(tries(0)).toHaveLength(1);
+    const [first, second] = tries(1);
+    // 0.5 s rounds up to Step Functions' whole second.
+    expect((second ?? 0) - (first ?? 0)).toBeGreaterThanOrEqual(1000);
+  });
+
   it('an item whose templates do not resolve fails alone, before it runs, with the template named', async () => {
     const host = new LocalHost({ store });
     const report = await start(host, {

@@ -1,6 +1,15 @@
 import aslValidator from 'asl-validator';
 import { describe, expect, it } from 'vitest';
-import { batchStateName, buildDefinition, itemRunnerStateName, recordItemStateName, runnerStateName, STATE } from '../../functions/core/definition.ts';
+import {
+  batchStateName,
+  buildDefinition,
+  itemRunnerStateName,
+  itemWaitChoiceName,
+  itemWaitStateName,
+  recordItemStateName,
+  runnerStateName,
+  STATE,
+} from '../../functions/core/definition.ts';
 import { AdvanceOutcomeSchema } from '../../functions/core/state-io.ts';
 import { RUNNER_TIMEOUTS } from '../../infra/flowmend-stack.ts';
 import { extractStateMachines, fakeArn } from '../support/cfn-asl.ts';
@@ -79,7 +88,14 @@ describe.each(Object.keys(machines))('state machine %s in the synthesized templa
       const map = asl.States[target] as State & { Iterator: { StartAt: string; States: Record<string, State & { Retry?: unknown; Catch?: unknown }> } };
       expect(map).toMatchObject({ Type: 'Map', ItemsPath: '$.items', MaxConcurrencyPath: '$.width', Next: STATE.advance });
       const item = map.Iterator.States[itemRunnerStateName(type)];
-      expect(map.Iterator.StartAt).toBe(itemRunnerStateName(type));
+      // A retried item (retry_wait) passes a Choice and a Wait on `$.waitS` first; the others go straight to the runner.
+      expect(map.Iterator.StartAt).toBe(itemWaitChoiceName(type));
+      expect(map.Iterator.States[itemWaitChoiceName(type)]).toMatchObject({
+        Type: 'Choice',
+        Choices: [{ Variable: '$.waitS', IsPresent: true, Next: itemWaitStateName(type) }],
+        Default: itemRunnerStateName(type),
+      });
+      expect(map.Iterator.States[itemWaitStateName(type)]).toMatchObject({ Type: 'Wait', SecondsPath: '$.waitS', Next: itemRunnerStateName(type) });
       expect(item).toMatchObject({ Type: 'Task', Resource: expected.States[runnerStateName(type)]?.Resource, Next: recordItemStateName(type) });
       expect(item?.Retry).toEqual(asl.States[runnerStateName(type)]?.Retry);
       expect(map.Iterator.States[recordItemStateName(type)]).toMatchObject({ Type: 'Task', Resource: expected.States[STATE.advance]?.Resource, End: true });

@@ -187,7 +187,10 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
     // Its params resolved the first time; they are resolved again the same way.
     const params = itemParams(step, node, nodes, config, items, again.index);
     const item = { batchSeq: batch.seq, index: again.index, attempt: again.attempt };
-    specs.push(await dispatchSpec(step, node, batch.range.base + again.index, params, computeCacheKey(node.type, params), item));
+    const itemSpec = await dispatchSpec(step, node, batch.range.base + again.index, params, computeCacheKey(node.type, params), item);
+    // Step Functions waits whole seconds: a fractional retry_wait is rounded up, never down to no wait.
+    const waitS = Math.ceil(config.retry_wait);
+    specs.push(waitS > 0 ? { ...itemSpec, waitS } : itemSpec);
   }
   while (batch.next < items.length && specs.length < width && bytes < CHUNK_PAYLOAD_BYTES && !(failFast && batch.errorCount > 0)) {
     const index = batch.next;
