@@ -62,6 +62,7 @@ export { isHttpServer, MCP_TYPE, McpConfigFileSchema, type McpServer, McpServerS
 export type { McpToolCall, McpToolOutcome, McpTools } from './mcp-tools.ts';
 export { MemoryRunStore } from './memory-run-store.ts';
 export { type ChildLoader, type ChildSource, inlineChildWorkflows } from './nested/inline-children.ts';
+export { type ListedRun, listingWindow, listRunTree } from './nested/run-listing.ts';
 export { workflowOutputKeys } from './nested/validate-children.ts';
 export { WORKFLOW_TYPE, WorkflowParamsSchema } from './nested/workflow-params.ts';
 export {

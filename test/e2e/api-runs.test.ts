@@ -257,6 +257,33 @@ describe('flowmend serve: runs over real HTTP', () => {
     expect(none.body.runs).toEqual([]);
   });
 
+  it('lists top-level runs with their child runs counted; ?include=children (and runs --all over --api) lists the children too', async () => {
+    const nested: WorkflowInput = {
+      nodes: [{ id: 'sub', type: 'workflow', params: { workflow_ir: hello, param_mapping: { name: 'Kid' }, output_mapping: { loud: 'loud' } } }],
+      outputs: { loud: { source: '${sub.loud}' } },
+    };
+    const started = await request<Started>(api, 'POST', '/runs', { body: { workflow: nested } });
+    expect(await waitForRun(api, started.body.run_id)).toMatchObject({ status: 'succeeded', result: { loud: 'HELLO KID' } });
+    type Row = { run_id: string; children: number; parent_run_id?: string };
+    const top = (await request<{ runs: Row[] }>(api, 'GET', '/runs?limit=100')).body.runs;
+    expect(top.find((r) => r.run_id === started.body.run_id)).toMatchObject({ children: 1 });
+    expect(top.filter((r) => r.parent_run_id !== undefined)).toEqual([]);
+    const all = (await request<{ runs: Row[] }>(api, 'GET', '/runs?limit=100&include=children')).body.runs;
+    const child = all.find((r) => r.parent_run_id === started.body.run_id);
+    expect(child).toMatchObject({ children: 0 });
+    expect(all).toHaveLength(top.length + 1);
+    const bad = await request<{ error: { code: string; message: string } }>(api, 'GET', '/runs?include=everything');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('include');
+    let stdout = '';
+    await runCliInProcess(['runs', '--all', '--api', api, '--output-format', 'json', '--state-dir', join(dir, 'state')], {
+      stdout: (t) => (stdout += t),
+      stderr: () => {},
+      env: {},
+    });
+    expect((JSON.parse(stdout) as { runs: Row[] }).runs).toContainEqual(expect.objectContaining({ run_id: child?.run_id, parent_run_id: started.body.run_id }));
+  });
+
   it("pages through a run's progress events with the after cursor", async () => {
     const started = await request<Started>(api, 'POST', '/runs', { body: { workflow: hello } });
     await waitForRun(api, started.body.run_id);

@@ -97,6 +97,26 @@ describe('workflow node: a child run', () => {
     expect(sub?.steps.map((s) => s.node_id)).toEqual(['c1', 'c2']);
     const status = await cli(stateDir, ['status', json.run_id]);
     expect(status.json.children?.[0]?.run_id).toBe(sub?.run_id);
+
+    // `runs` lists the top-level run with its child counted; `runs --all` lists the child too, naming its parent.
+    type Listed = { runs: { run_id: string; children: number; parent_run_id?: string }[] };
+    const top = (await cli(stateDir, ['runs'])).json as unknown as Listed;
+    expect(top.runs).toEqual([expect.objectContaining({ run_id: json.run_id, children: 1 })]);
+    expect(top.runs[0]).not.toHaveProperty('parent_run_id');
+    const all = (await cli(stateDir, ['runs', '--all'])).json as unknown as Listed;
+    expect(all.runs.map((r) => [r.run_id, r.parent_run_id, r.children])).toEqual(
+      expect.arrayContaining([
+        [json.run_id, undefined, 1],
+        [sub?.run_id, json.run_id, 0],
+      ]),
+    );
+    expect(all.runs).toHaveLength(2);
+    let text = '';
+    await runCli(['runs', '--all', '--state-dir', stateDir], { stdout: (t) => (text += t), stderr: () => {}, env: {} });
+    // The text listing nests the child under its parent.
+    const lines = text.trim().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^${json.run_id} .*1 child run$`));
+    expect(lines[1]).toMatch(new RegExp(`^  └ ${sub?.run_id} `));
   });
 
   it('resumes a parent killed (SIGKILL) while its child runs: every completed node of both ran once', async () => {

@@ -40,6 +40,8 @@ export const ListRunsQuerySchema = z.strictObject({
   status: RunStatusSchema.optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(500).optional(),
+  /** `children`: list workflow nodes' child runs beside top-level runs (by default they are only counted). */
+  include: z.enum(['children'], { error: 'include is `children` (list child runs too) or absent (top-level runs only)' }).optional(),
 });
 
 export const EventsQuerySchema = z.strictObject({

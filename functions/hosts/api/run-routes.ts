@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { RunItem } from '../../core/index.ts';
-import { loadRunReport, ProgressCursorSchema, readProgress } from '../../core/index.ts';
+import type { ListedRun } from '../../core/index.ts';
+import { listRunTree, loadRunReport, ProgressCursorSchema, readProgress } from '../../core/index.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { invalidRequest, notFound } from './api-error.ts';
 import {
@@ -27,7 +27,7 @@ const linksOf = (runId: string) => ({
   cancel: `/runs/${runId}/cancel`,
 });
 
-const summaryOf = (r: RunItem) => ({
+const summaryOf = ({ run: r, children, parentRunId }: ListedRun) => ({
   run_id: r.runId,
   status: r.status,
   workflow: r.workflowName,
@@ -35,6 +35,8 @@ const summaryOf = (r: RunItem) => ({
   created_at: new Date(r.createdAt).toISOString(),
   updated_at: new Date(r.updatedAt).toISOString(),
   nodes_executed: r.metrics.nodesExecuted,
+  children,
+  ...(parentRunId ? { parent_run_id: parentRunId } : {}),
 });
 
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -71,12 +73,14 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
       if (!cursor.success) throw invalidRequest('query', cursor.error);
       after = cursor.data.cursor;
     }
-    const runs = (await deps.store.listRuns({ limit: LIST_SCAN, ...(query.workflow ? { workflowName: query.workflow } : {}) }))
-      .filter((r) => query.status === undefined || r.status === query.status)
+    const scanned = await deps.store.listRuns({ limit: LIST_SCAN, ...(query.workflow ? { workflowName: query.workflow } : {}) });
+    // Top-level runs, each with its child runs counted, unless ?include=children lists the children too.
+    const runs = listRunTree(scanned, { includeChildren: query.include === 'children' })
+      .filter(({ run: r }) => query.status === undefined || r.status === query.status)
       // Newest first: a page continues with runs older than the cursor's (ties broken by id, as the store sorts).
-      .filter((r) => !after || r.createdAt < after.c || (r.createdAt === after.c && r.runId < after.r));
+      .filter(({ run: r }) => !after || r.createdAt < after.c || (r.createdAt === after.c && r.runId < after.r));
     const page = runs.slice(0, query.limit);
-    const last = page.at(-1);
+    const last = page.at(-1)?.run;
     return c.json({ runs: page.map(summaryOf), ...(runs.length > page.length && last ? { next_cursor: encodeRunsCursor(last.createdAt, last.runId) } : {}) });
   });
 

@@ -7,7 +7,7 @@ Usage:
   flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N] [--workspace DIR] [--mcp-config FILE] [--open]
   flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force] [--mcp-config FILE]
   flowmend status <run-id>
-  flowmend runs [--limit N]
+  flowmend runs [--limit N] [--all]
   flowmend validate <workflow.json> [--mcp-config FILE] [--online]
   flowmend cancel <run-id>
   flowmend logs <run-id> [--follow]
@@ -81,7 +81,7 @@ export type Command =
       mcpConfig: string | undefined;
     } & CommonOptions)
   | ({ name: 'status'; runId: string } & CommonOptions)
-  | ({ name: 'runs'; limit: number } & CommonOptions)
+  | ({ name: 'runs'; limit: number; all: boolean } & CommonOptions)
   | ({ name: 'validate'; workflowPath: string; mcpConfig: string | undefined; online: boolean } & CommonOptions)
   | ({ name: 'cancel'; runId: string } & CommonOptions)
   | ({ name: 'logs'; runId: string; follow: boolean } & CommonOptions)
@@ -99,6 +99,8 @@ const FLAGS = {
   'max-repairs': { type: 'string' },
   workflow: { type: 'string' },
   force: { type: 'boolean' },
+  /** runs: list child runs (of workflow nodes) too, not only top-level runs. */
+  all: { type: 'boolean' },
   limit: { type: 'string' },
   workspace: { type: 'string' },
   'mcp-config': { type: 'string' },
@@ -119,7 +121,7 @@ const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
   run: ['no-repair', 'max-repairs', 'api', 'workspace', 'mcp-config', 'open', 'port'],
   resume: ['no-repair', 'max-repairs', 'workflow', 'force', 'api', 'mcp-config'],
   status: ['api'],
-  runs: ['limit', 'api'],
+  runs: ['limit', 'all', 'api'],
   validate: ['mcp-config', 'online'],
   cancel: ['api'],
   logs: ['follow', 'api'],
@@ -223,7 +225,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
       return { name: 'status', runId: one('a run id (see `flowmend runs`)'), ...common };
     case 'runs':
       if (rest.length > 0) throw new UsageError(`'flowmend runs' takes no arguments; unexpected: ${rest.join(' ')}`);
-      return { name: 'runs', limit: values.limit === undefined ? 20 : parseOrThrow(CountSchema('--limit'), values.limit), ...common };
+      return { name: 'runs', limit: values.limit === undefined ? 20 : parseOrThrow(CountSchema('--limit'), values.limit), all: values.all ?? false, ...common };
     case 'validate':
       return { name: 'validate', workflowPath: one('a workflow file'), mcpConfig, online: values.online ?? false, ...common };
     case 'cancel':

@@ -11,6 +11,8 @@ import {
   LimitConfigError,
   type Limits,
   limitsFrom,
+  listingWindow,
+  listRunTree,
   loadRunReport,
   prepareRun,
   RedactingRunStore,
@@ -31,7 +33,7 @@ import { followLocal } from './local-logs.ts';
 import { loadMcpConfig } from './mcp-config.ts';
 import { makeNestedProgressPrinter } from './nested-progress.ts';
 import { cancelLine, runRemoteCommand } from './remote-commands.ts';
-import { renderIssues, renderRuns, renderStatus } from './render.ts';
+import { renderIssues, renderRuns, renderStatus, runRowOf } from './render.ts';
 import { openCommand, serveViewerOnly, viewerForRun } from './viewer-commands.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
@@ -319,12 +321,10 @@ const runCommand = async (
         return EXIT.ok;
       }
       case 'runs': {
-        const runs = await store.listRuns({ limit: command.limit });
-        io.stdout(
-          json
-            ? `${JSON.stringify({ success: true, runs: runs.map((r) => ({ run_id: r.runId, status: r.status, workflow: r.workflowName, created_at: new Date(r.createdAt).toISOString(), nodes_executed: r.metrics.nodesExecuted })) }, null, 2)}\n`
-            : `${renderRuns(runs)}\n`,
-        );
+        // Top-level runs unless --all; a window wider than the limit finds each run's children to count.
+        const listed = await store.listRuns({ limit: listingWindow(command.limit) });
+        const runs = listRunTree(listed, { includeChildren: command.all }).slice(0, command.limit).map(runRowOf);
+        io.stdout(json ? `${JSON.stringify({ success: true, runs }, null, 2)}\n` : `${renderRuns(runs)}\n`);
         return EXIT.ok;
       }
       case 'cancel': {

@@ -1,9 +1,9 @@
-import type { ProgressEvent, RunItem, RunReport, RunStatus } from '../../core/index.ts';
+import type { ProgressEvent, RunReport, RunStatus } from '../../core/index.ts';
 import { ApiCallError, ApiClient } from './api-client.ts';
 import type { Command } from './cli-args.ts';
 import { type CliIo, type CliOutput, EXIT } from './cli-output.ts';
 import { progressLines } from './progress-lines.ts';
-import { renderIssues, renderRuns, renderStatus } from './render.ts';
+import { type RunRow, renderIssues, renderRuns, renderStatus } from './render.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
 /** Seconds one long-poll of the events waits on the API (API Gateway cuts a request at 29 s). */
@@ -96,18 +96,20 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
         return EXIT.ok;
       }
       case 'runs': {
-        const { runs } = await api.call<{ runs: { run_id: string; status: RunStatus; workflow: string; created_at: string; nodes_executed: number }[] }>(
+        const { runs } = await api.call<{ runs: RunRow[] }>(
           'GET',
-          `/runs?limit=${Math.min(100, Math.max(1, command.limit))}`,
+          `/runs?limit=${Math.min(100, Math.max(1, command.limit))}${command.all ? '&include=children' : ''}`,
         );
-        if (out.json)
-          io.stdout(
-            `${JSON.stringify({ success: true, runs: runs.map((r) => ({ run_id: r.run_id, status: r.status, workflow: r.workflow, created_at: r.created_at, nodes_executed: r.nodes_executed })) }, null, 2)}\n`,
-          );
-        else
-          io.stdout(
-            `${renderRuns(runs.map((r) => ({ runId: r.run_id, status: r.status, workflowName: r.workflow, createdAt: Date.parse(r.created_at), metrics: { nodesExecuted: r.nodes_executed } }) as RunItem))}\n`,
-          );
+        const rows = runs.map((r) => ({
+          run_id: r.run_id,
+          status: r.status,
+          workflow: r.workflow,
+          created_at: r.created_at,
+          nodes_executed: r.nodes_executed,
+          children: r.children ?? 0,
+          ...(r.parent_run_id ? { parent_run_id: r.parent_run_id } : {}),
+        }));
+        io.stdout(out.json ? `${JSON.stringify({ success: true, runs: rows }, null, 2)}\n` : `${renderRuns(rows)}\n`);
         return EXIT.ok;
       }
       case 'cancel': {

@@ -1,4 +1,4 @@
-import type { RunItem, RunReport, ValidationIssue } from '../../core/index.ts';
+import type { ListedRun, RunReport, ValidationIssue } from '../../core/index.ts';
 import { formatIssues } from '../../core/index.ts';
 
 const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
@@ -78,9 +78,52 @@ const renderChildren = (report: RunReport, indent: string): string[] =>
     ...renderChildren(child, `${indent}  `),
   ]);
 
-export const renderRuns = (runs: readonly RunItem[]): string => {
+/** One run as `flowmend runs --output-format json` and the API's GET /runs list it. */
+export type RunRow = {
+  run_id: string;
+  status: string;
+  workflow: string;
+  created_at: string;
+  nodes_executed: number;
+  /** Its workflow nodes' child runs (counted among the runs listed with it). */
+  children: number;
+  parent_run_id?: string;
+};
+
+export const runRowOf = ({ run, children, parentRunId }: ListedRun): RunRow => ({
+  run_id: run.runId,
+  status: run.status,
+  workflow: run.workflowName,
+  created_at: new Date(run.createdAt).toISOString(),
+  nodes_executed: run.metrics.nodesExecuted,
+  children,
+  ...(parentRunId ? { parent_run_id: parentRunId } : {}),
+});
+
+/** Each child row right under its parent's (when listed), indented, so a run reads as its tree. */
+const nested = (runs: readonly RunRow[]): { row: RunRow; depth: number }[] => {
+  const listed = new Set(runs.map((r) => r.run_id));
+  const under = new Map<string, RunRow[]>();
+  for (const r of runs) if (r.parent_run_id && listed.has(r.parent_run_id)) under.set(r.parent_run_id, [...(under.get(r.parent_run_id) ?? []), r]);
+  const out: { row: RunRow; depth: number }[] = [];
+  const visit = (row: RunRow, depth: number): void => {
+    out.push({ row, depth });
+    for (const child of under.get(row.run_id) ?? []) visit(child, depth + 1);
+  };
+  for (const r of runs) if (!(r.parent_run_id && listed.has(r.parent_run_id))) visit(r, 0);
+  return out;
+};
+
+export const renderRuns = (runs: readonly RunRow[]): string => {
   if (runs.length === 0) return 'No runs yet. Start one with: flowmend run examples/hello.json';
-  const rows = runs.map((r) => [r.runId, r.status, r.workflowName, new Date(r.createdAt).toISOString(), `${r.metrics.nodesExecuted} executed`]);
+  const rows = nested(runs).map(({ row: r, depth }) => [
+    `${'  '.repeat(depth)}${depth > 0 ? '└ ' : ''}${r.run_id}`,
+    r.status,
+    r.workflow,
+    r.created_at,
+    `${r.nodes_executed} executed`,
+    r.children > 0 ? `${r.children} child run${r.children === 1 ? '' : 's'}` : '',
+  ]);
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length))) ?? [];
   return rows
     .map((row) =>

@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { RunStore } from '../../core/index.ts';
-import { RunStatusSchema } from '../../core/index.ts';
+import { listingWindow, listRunTree, RunStatusSchema } from '../../core/index.ts';
 
 const QuerySchema = z.object({
   workflow: z.string().max(200).optional(),
   status: RunStatusSchema.optional(),
   limit: z.coerce.number({ error: 'limit is a whole number' }).int().min(1, 'limit is 1 or more').max(500, 'limit is at most 500').default(100),
+  include: z.enum(['children'], { error: 'include is `children` (list child runs too) or absent (top-level runs only)' }).optional(),
 });
 
 /**
@@ -19,17 +20,21 @@ export const makeRunListRoute = (store: RunStore): Hono => {
     const query = QuerySchema.safeParse(c.req.query());
     if (!query.success)
       return c.json({ error: { code: 'BAD_REQUEST', message: query.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') } }, 400);
-    const { workflow, status, limit } = query.data;
-    // The store filters by workflow; status is filtered here, so read more than asked (bounded).
-    const runs = await store.listRuns({ limit: status ? Math.min(limit * 5, 1000) : limit, ...(workflow ? { workflowName: workflow } : {}) });
-    const picked = runs.filter((r) => !status || r.status === status).slice(0, limit);
+    const { workflow, status, limit, include } = query.data;
+    // The store filters by workflow; status and child runs are filtered here, so read more than asked (bounded).
+    const runs = await store.listRuns({ limit: listingWindow(limit), ...(workflow ? { workflowName: workflow } : {}) });
+    const picked = listRunTree(runs, { includeChildren: include === 'children' })
+      .filter(({ run }) => !status || run.status === status)
+      .slice(0, limit);
     return c.json({
-      runs: picked.map((r) => ({
+      runs: picked.map(({ run: r, children, parentRunId }) => ({
         run_id: r.runId,
         status: r.status,
         workflow: r.workflowName,
         created_at: new Date(r.createdAt).toISOString(),
         nodes_executed: r.metrics.nodesExecuted,
+        children,
+        ...(parentRunId ? { parent_run_id: parentRunId } : {}),
       })),
     });
   });
