@@ -29,6 +29,8 @@ export interface ViewNode {
   error?: ViewNodeError;
   /** Changed by a repair of this run. */
   repaired: boolean;
+  /** A workflow node's child runs, one per visit in visit order: the page links each to its own page. */
+  child_runs?: string[];
 }
 
 export interface ViewEdge {
@@ -171,9 +173,23 @@ export const buildRunView = (run: RunItem, steps: readonly NodeRecord[], events:
     run_id: run.runId,
     change: changeOf(run),
     report: { ...report, result: boundValue(report.result) as Record<string, unknown> },
-    graph: { start_node: ir.start_node ?? ir.nodes[0]?.id ?? '', nodes: nodesOf(ir, run, sightings, events), edges: edgesOf(ir, sightings) },
+    graph: {
+      start_node: ir.start_node ?? ir.nodes[0]?.id ?? '',
+      nodes: withChildRuns(nodesOf(ir, run, sightings, events), run),
+      edges: edgesOf(ir, sightings),
+    },
     versions: versions.map(versionOf),
   };
+};
+
+/** Each workflow node with the child runs it started (from the run item's child references). */
+const withChildRuns = (nodes: ViewNode[], run: RunItem): ViewNode[] => {
+  const byNode = new Map<string, { visit: number; runId: string }[]>();
+  for (const c of run.children ?? []) byNode.set(c.nodeId, [...(byNode.get(c.nodeId) ?? []), c]);
+  return nodes.map((n) => {
+    const children = byNode.get(n.id);
+    return children ? { ...n, child_runs: [...children].sort((a, b) => a.visit - b.visit).map((c) => c.runId) } : n;
+  });
 };
 
 /** Reads everything the run page needs from the store; undefined when there is no such run. */

@@ -122,6 +122,33 @@ describe.skipIf(skipReason !== undefined)('the run viewer in Chromium', () => {
     await page.close();
   });
 
+  it("links a workflow node to its child run's page, and the child's page back to its parent", async () => {
+    const childIr = {
+      nodes: [{ id: 'inner', type: 'transform', params: { input: 'kid', expression: '$uppercase($)' } }],
+      outputs: { loud: { source: '${inner.result}' } },
+    };
+    const { json: report } = await cli([
+      'run',
+      writeWorkflow(dir, 'nested-parent', {
+        nodes: [{ id: 'sub', type: 'workflow', params: { workflow_ir: childIr, output_mapping: { loud: 'loud' } } }],
+        outputs: { loud: { source: '${sub.loud}' } },
+      }),
+    ]);
+    expect(report.status).toBe('succeeded');
+    const childId = (report.children as { run_id: string }[] | undefined)?.[0]?.run_id ?? '';
+    expect(childId).not.toBe('');
+
+    const page = await browser.newPage();
+    await page.goto(`${origin}/ui/runs/${report.run_id}`);
+    await page.locator('.graph [data-node-id="sub"]').click();
+    await page.locator(`.node-details[data-node-id="sub"] a[data-child-run="${childId}"]`).click();
+    await page.waitForSelector(`main[data-run-id="${childId}"] .graph [data-node-id="inner"]`);
+    expect(new URL(page.url()).pathname).toBe(`/ui/runs/${childId}`);
+    await page.locator(`a[data-parent-run="${report.run_id}"]`).click();
+    await page.waitForSelector(`main[data-run-id="${report.run_id}"] .graph [data-node-id="sub"]`);
+    await page.close();
+  });
+
   it('follows a running run as it moves on, without reloading the page', async () => {
     const wait = blockingCommand(dir, 'slow', { countFirst: true });
     const live = cli([

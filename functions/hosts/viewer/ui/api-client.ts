@@ -20,6 +20,7 @@ const ViewNodeSchema = z.object({
   outputs: z.unknown().optional(),
   error: z.object({ code: z.string(), message: z.string(), category: CategorySchema.optional() }).optional(),
   repaired: z.boolean(),
+  child_runs: z.array(z.string()).optional(),
 });
 export type ViewNode = z.infer<typeof ViewNodeSchema>;
 
@@ -46,6 +47,7 @@ export const RunViewSchema = z.object({
   report: z.object({
     status: z.string(),
     workflow: z.string(),
+    parent: z.object({ run_id: z.string(), node_id: z.string() }).optional(),
     result: z.unknown(),
     errors: z.array(ErrorEntrySchema),
     warnings: z.array(ErrorEntrySchema),

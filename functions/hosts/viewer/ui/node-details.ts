@@ -4,6 +4,9 @@ import { STATUS_LABEL } from './graph-view.ts';
 
 const json = (value: unknown): string => JSON.stringify(value, null, 2);
 
+/** A run's page in the viewer. */
+export const runHref = (runId: string): string => `/ui/runs/${encodeURIComponent(runId)}`;
+
 /** The selected node: status, timings, its action, outputs (bounded and redacted by the API), and its error. */
 export const renderNodeDetails = (node: ViewNode | undefined): HTMLElement => {
   if (!node)
@@ -35,6 +38,14 @@ export const renderNodeDetails = (node: ViewNode | undefined): HTMLElement => {
           h('h3', {}, node.status === 'warning' ? 'Warning' : 'Error'),
           h('p', {}, h('span', { class: 'category' }, node.error.category ?? 'uncategorised'), ' ', h('code', {}, node.error.code)),
           h('pre', {}, node.error.message),
+        )
+      : null,
+    node.child_runs && node.child_runs.length > 0
+      ? h(
+          'div',
+          { class: 'child-runs' },
+          h('h3', {}, node.child_runs.length === 1 ? 'Child run' : 'Child runs'),
+          h('ul', {}, ...node.child_runs.map((id) => h('li', {}, h('a', { href: runHref(id), 'data-child-run': id }, id)))),
         )
       : null,
     node.outputs !== undefined

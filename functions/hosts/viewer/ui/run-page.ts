@@ -2,7 +2,7 @@ import { ApiError, fetchRunView, postRunAction, type RunView } from './api-clien
 import { formatMs, formatUsd, h } from './dom.ts';
 import { renderGraph } from './graph-view.ts';
 import { renderLegend } from './legend.ts';
-import { renderNodeDetails } from './node-details.ts';
+import { renderNodeDetails, runHref } from './node-details.ts';
 import { renderRepairs } from './repairs-panel.ts';
 import { renderSteps } from './steps-panel.ts';
 
@@ -64,7 +64,20 @@ export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => 
     return h(
       'main',
       { id: 'main', 'data-run-id': view.run_id, 'data-status': r.status },
-      h('p', {}, h('a', { href: '/ui/' }, '← All runs')),
+      h(
+        'p',
+        {},
+        h('a', { href: '/ui/' }, '← All runs'),
+        r.parent
+          ? h(
+              'span',
+              {},
+              ' · ',
+              h('a', { href: runHref(r.parent.run_id), 'data-parent-run': r.parent.run_id }, `↑ Parent run ${r.parent.run_id}`),
+              ` (node ${r.parent.node_id})`,
+            )
+          : null,
+      ),
       h(
         'header',
         { class: 'run-head' },
