@@ -1,5 +1,6 @@
 import { Advance } from './advance.ts';
-import { nextChunk, recordChunk } from './batch/batch-step.ts';
+import { nextChunk } from './batch/batch-step.ts';
+import { recordChunk } from './batch/record-chunk.ts';
 import { expandOutputs } from './blob-store.ts';
 import { classifyOutcome, type Outcome } from './classify.ts';
 import type { EngineDeps } from './engine-deps.ts';

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { StaleRunError } from '../errors.ts';
+import type { WorkflowNode } from '../ir.ts';
 
 /** Outputs of a node run with `batch` (pflow's shape), whatever the node's own outputs are. */
 export const BATCH_OUTPUT_KEYS = ['results', 'count', 'success_count', 'error_count', 'errors'] as const;
@@ -36,3 +38,9 @@ export type BatchConfig = z.infer<typeof BatchConfigSchema>;
 
 /** How many items run at once: one when sequential, else `max_concurrent`. */
 export const batchWidth = (config: BatchConfig): number => (config.parallel ? config.max_concurrent : 1);
+
+/** The batch config of a node a run is batching; a node whose new version has no batch makes the run stale. */
+export const configOf = (node: WorkflowNode): BatchConfig => {
+  if (!node.batch) throw new StaleRunError(`node '${node.id}' is no longer a batch node in this workflow version`);
+  return node.batch;
+};

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { NodeRecord } from '../run-model.ts';
 
 /** Bound on the item errors a batch keeps in its state and record; `error_count` still counts them all. */
 export const MAX_LISTED_ITEM_ERRORS = 100;
@@ -46,3 +47,21 @@ export const ItemOfSchema = z.object({
   attempt: z.number().int().positive().optional(),
 });
 export type ItemOf = z.infer<typeof ItemOfSchema>;
+
+/** Records read per store call when a batch reads its items (a window of the previous attempt, or all of them at the end). */
+export const READ_WINDOW = 500;
+/** Longest item error message kept in the batch's outputs. */
+const ITEM_MESSAGE_CHARS = 500;
+
+export const itemMessage = (record: NodeRecord | undefined): string =>
+  (record?.error?.message ?? `item ended with status ${record?.status ?? 'unknown'}`).slice(0, ITEM_MESSAGE_CHARS);
+
+/** Counts an item that ended (completed or failed) in the batch in flight; a failure is listed while the list has room. */
+export const countItem = (batch: BatchState, index: number, record: NodeRecord | undefined): void => {
+  if (record?.status === 'completed') {
+    batch.successCount += 1;
+    return;
+  }
+  batch.errorCount += 1;
+  if (batch.errors.length < MAX_LISTED_ITEM_ERRORS) batch.errors.push({ index, message: itemMessage(record) });
+};

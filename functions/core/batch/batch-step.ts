@@ -1,33 +1,21 @@
 import type { Advance } from '../advance.ts';
 import { MAX_INLINE_PARAMS_BYTES, paramsBlobKey, UPLOAD_URL_TTL_S, uploadTargetFor, utf8Length } from '../blob-store.ts';
 import { computeCacheKey } from '../cache-key.ts';
-import { StaleRunError } from '../errors.ts';
 import { mustContinueBefore } from '../execution-limits.ts';
-import { nextNodeId, type WorkflowNode } from '../ir.ts';
+import type { WorkflowNode } from '../ir.ts';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES } from '../limits.ts';
-import type { NodeRecord, RunError } from '../run-model.ts';
-import type { AdvanceInput, AdvanceOutcome, BatchItemSpec } from '../state-io.ts';
+import type { NodeRecord } from '../run-model.ts';
+import type { AdvanceOutcome, BatchItemSpec } from '../state-io.ts';
 import { TemplateResolutionError } from '../templates.ts';
-import { type BatchConfig, batchWidth } from './batch-config.ts';
+import { type BatchConfig, batchWidth, configOf } from './batch-config.ts';
 import { itemContext, resolveItems, withIndex } from './batch-items.ts';
-import { type BatchState, type ItemOf, type ItemRange, MAX_LISTED_ITEM_ERRORS } from './batch-state.ts';
+import { type BatchState, countItem, type ItemOf, type ItemRange, READ_WINDOW } from './batch-state.ts';
+import { finishBatch } from './finish-batch.ts';
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
 
 /** A chunk's items travel in the state payload: kept well under the 256 KiB limit with the Map's results beside them. */
 const CHUNK_PAYLOAD_BYTES = 96 * 1024;
-/** Records read per store call when a batch reads its items (a window of the previous attempt, or all of them at the end). */
-const READ_WINDOW = 500;
-/** Longest item error message kept in the batch's outputs. */
-const ITEM_MESSAGE_CHARS = 500;
-
-const configOf = (node: WorkflowNode): BatchConfig => {
-  if (!node.batch) throw new StaleRunError(`node '${node.id}' is no longer a batch node in this workflow version`);
-  return node.batch;
-};
-
-const itemMessage = (record: NodeRecord | undefined): string =>
-  (record?.error?.message ?? `item ended with status ${record?.status ?? 'unknown'}`).slice(0, ITEM_MESSAGE_CHARS);
 
 /** The resolved params of item `index`, as its runner gets them and its cache key sees them. Throws TemplateResolutionError. */
 const itemParams = (
@@ -271,15 +259,6 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
   };
 };
 
-const countItem = (batch: BatchState, index: number, record: NodeRecord | undefined): void => {
-  if (record?.status === 'completed') {
-    batch.successCount += 1;
-    return;
-  }
-  batch.errorCount += 1;
-  if (batch.errors.length < MAX_LISTED_ITEM_ERRORS) batch.errors.push({ index, message: itemMessage(record) });
-};
-
 /** What one item's runner gets: the node spec a single node would get, params by reference when large. */
 const dispatchSpec = async (
   step: Advance,
@@ -311,151 +290,4 @@ const dispatchSpec = async (
       ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, UPLOAD_URL_TTL_S) } } : {}),
     },
   };
-};
-
-/** After the RunBatch Map: reads the chunk's item records (RecordItem wrote them) and goes on to the next chunk or the end. */
-export const recordChunk = async (step: Advance, input: Extract<AdvanceInput, { kind: 'batch' }>): Promise<AdvanceOutcome> => {
-  const { run, deps } = step;
-  const batch = run.batch;
-  if (!batch || batch.seq !== input.seq) {
-    throw new StaleRunError(`run ${run.runId} is not waiting for batch step ${input.seq} (in flight: ${batch?.seq ?? 'none'})`);
-  }
-  const records = new Map(
-    (
-      await deps.store.getRecords(
-        run.runId,
-        input.items.map((i) => i.seq),
-      )
-    ).map((r) => [r.seq, r]),
-  );
-  const missing: NodeRecord[] = [];
-  const now = deps.now();
-  const maxTries = configOf(step.node(batch.nodeId)).max_retries;
-  for (const { seq, item } of input.items) {
-    let record = records.get(seq);
-    const attempt = item.attempt ?? 1;
-    if (record?.status === 'failed' && attempt < maxTries) {
-      // pflow's max_retries: the item runs again (its record is overwritten by the next try's).
-      batch.retry = [...(batch.retry ?? []), { index: item.index, attempt: attempt + 1 }];
-      continue;
-    }
-    if (!record) {
-      // The Map failed before this item's record was written (its error is the Map's).
-      const why = input.error ? `${input.error.Error}: ${input.error.Cause ?? ''}` : 'no result was recorded';
-      record = {
-        runId: run.runId,
-        seq,
-        nodeId: batch.nodeId,
-        nodeType: batch.nodeType,
-        visit: 1,
-        status: 'failed',
-        cacheKey: '',
-        sideEffects: batch.sideEffects,
-        irVersion: run.irVersion,
-        action: 'error',
-        error: { code: 'ITEM_NOT_RECORDED', message: why },
-        startedAt: now,
-        finishedAt: now,
-        durationMs: 0,
-        item,
-      };
-      missing.push(record);
-    }
-    countItem(batch, item.index, record);
-    if (record.usage) {
-      run.metrics.llmInputTokens += record.usage.input_tokens;
-      run.metrics.llmOutputTokens += record.usage.output_tokens;
-      run.metrics.llmCostUsd += record.usage.cost_usd;
-    }
-  }
-  if (missing.length > 0) await deps.store.putRecords(missing);
-  // Each item costs the execution's history about what a node does (ItemRoute, its Task, RecordItem).
-  step.exec.advances += input.items.length;
-  step.writes.event('batch_progress', {
-    nodeId: batch.nodeId,
-    data: { done: batch.successCount + batch.errorCount, total: batch.range.count, failed: batch.errorCount, replayed: batch.replayedCount },
-  });
-  const node = step.node(batch.nodeId);
-  const failFast = configOf(node).error_handling === 'fail_fast';
-  if ((failFast && batch.errorCount > 0) || (batch.next >= batch.range.count && (batch.retry ?? []).length === 0)) {
-    // The last progress event goes out before the batch's final record, so progress reads in order.
-    await step.writes.commit({ flushAll: false });
-    return finishBatch(step, batch, batch.range.count);
-  }
-  return nextChunk(step);
-};
-
-/**
- * The batch's own record: pflow's outputs (`results` in input order, a failed item's with its `error`,
- * null for an item a fail-fast batch did not run; counts; every failed item's index and message), read
- * from the item records. A fail-fast batch
- * with a failed item fails like a node (error edge, repair or fail); a `continue` batch with failed items
- * takes its `error` edge when it has one, else goes on by `default`.
- */
-const finishBatch = async (step: Advance, batch: BatchState, count: number): Promise<AdvanceOutcome> => {
-  const { run, deps, ir } = step;
-  const node = step.node(batch.nodeId);
-  const failFast = configOf(node).error_handling === 'fail_fast';
-  const results: unknown[] = new Array(count).fill(null);
-  const keys: string[] = new Array(count).fill('');
-  const errors: { index: number; message: string }[] = [];
-  for (let start = 0; start < count; start += READ_WINDOW) {
-    const seqs = [];
-    for (let i = start; i < Math.min(start + READ_WINDOW, count); i += 1) seqs.push(batch.range.base + i);
-    for (const r of await deps.store.getRecords(run.runId, seqs)) {
-      const index = r.seq - batch.range.base;
-      keys[index] = r.cacheKey;
-      if (r.status === 'completed') {
-        results[index] = r.outputs ?? {};
-        continue;
-      }
-      // pflow's shape: a failed item's result is its outputs with the error beside them.
-      const message = itemMessage(r);
-      results[index] = { ...(r.outputs ?? {}), error: message };
-      errors.push({ index, message });
-    }
-  }
-  errors.sort((a, b) => a.index - b.index);
-  const failed = failFast && errors.length > 0;
-  const now = deps.now();
-  const action = failed || (errors.length > 0 && nextNodeId(ir, node.id, 'error') !== undefined) ? 'error' : 'default';
-  const first = errors[0];
-  const outputs = { results, count, success_count: count - errors.length, error_count: errors.length, errors };
-  const record: NodeRecord = {
-    runId: run.runId,
-    seq: batch.seq,
-    nodeId: node.id,
-    nodeType: node.type,
-    visit: batch.visit,
-    status: failed ? 'failed' : 'completed',
-    cacheKey: computeCacheKey(node.type, { batchItems: keys }),
-    sideEffects: batch.sideEffects,
-    irVersion: run.irVersion,
-    action,
-    outputs,
-    startedAt: batch.startedAt,
-    finishedAt: now,
-    durationMs: now - batch.startedAt,
-    batch: batch.range,
-    ...(failed && first ? { error: { code: 'BATCH_ITEM_FAILED', message: `item ${first.index} of ${count} failed: ${first.message}` } } : {}),
-    ...(batch.repaired ? { repaired: true } : {}),
-  };
-  // Over the running record of the same seq; the store keeps large outputs as a blob (BlobOffloadRunStore).
-  await deps.store.putRecords([record]);
-  deps.cache.rememberOutputs(record);
-  delete run.batch;
-  run.latest[node.id] = batch.seq;
-  run.metrics.nodesExecuted += 1;
-  if (failed && first) {
-    const error: RunError = {
-      node_id: node.id,
-      category: 'execution_failure',
-      code: 'BATCH_ITEM_FAILED',
-      message: `batch node '${node.id}': item ${first.index} of ${count} failed: ${first.message}`,
-      fixable: true,
-      details: { index: first.index, errors: errors.slice(0, MAX_LISTED_ITEM_ERRORS) },
-    };
-    return step.afterError(node.id, error);
-  }
-  return step.route(node.id, action);
 };
