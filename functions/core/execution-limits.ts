@@ -65,9 +65,15 @@ export type RunMode = 'express' | 'standard';
 /** Longest a repair may take (the Repair Lambda's timeout): an Express execution continues before one it cannot fit. */
 export const REPAIR_MAX_S = 300;
 
-/** Express unless a node may run longer than an Express execution can wait for it. */
+/**
+ * Express unless a node may run longer than an Express execution can wait for it; a batch item's retry
+ * waits `retry_wait` (a Wait state) before its runner, in the same execution, so the wait counts too.
+ */
 export const chooseMode = (workflow: Workflow, catalog: NodeCatalog): RunMode =>
-  workflow.nodes.every((node) => (catalog.get(node.type)?.timeoutS(node.params) ?? Number.POSITIVE_INFINITY) <= EXPRESS_MAX_NODE_TIMEOUT_S)
+  workflow.nodes.every(
+    (node) =>
+      (catalog.get(node.type)?.timeoutS(node.params) ?? Number.POSITIVE_INFINITY) + Math.ceil(node.batch?.retry_wait ?? 0) <= EXPRESS_MAX_NODE_TIMEOUT_S,
+  )
     ? 'express'
     : 'standard';
 

@@ -151,7 +151,9 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
   const node = step.node(batch.nodeId);
   const config = configOf(node);
   const spec = deps.catalog.get(node.type);
-  if (!options.fresh && mustContinueBefore(deps.executionLimits, step.exec, run.mode, deps.now(), spec?.timeoutS(node.params) ?? 60)) {
+  // A chunk with retries waits retry_wait before those items run: the execution must have room for both.
+  const waitS = (batch.retry ?? []).length > 0 ? Math.ceil(config.retry_wait) : 0;
+  if (!options.fresh && mustContinueBefore(deps.executionLimits, step.exec, run.mode, deps.now(), (spec?.timeoutS(node.params) ?? 60) + waitS)) {
     step.writes.event('execution_continued', {
       nodeId: node.id,
       message: `continuing as a new execution after ${step.exec.advances} steps, at item ${batch.next} of ${batch.range.count}`,

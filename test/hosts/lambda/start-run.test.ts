@@ -41,7 +41,10 @@ describe('start-run handler', () => {
     const { started, handler } = setup();
     expect((await handler({ workflow: echo(600) })).mode).toBe('standard');
     expect((await handler({ workflow: echo(), mode: 'standard' })).mode).toBe('standard');
-    expect(started.map((s) => s.arn)).toEqual([machines.standard, machines.standard]);
+    // A batch item's retry_wait is waited inside the execution: a long one outlasts Express as a long node does.
+    const waiting = { nodes: [{ ...echo().nodes[0], batch: { items: [1, 2], max_retries: 2, retry_wait: 600 } }] };
+    expect((await handler({ workflow: waiting })).mode).toBe('standard');
+    expect(started.map((s) => s.arn)).toEqual([machines.standard, machines.standard, machines.standard]);
   });
 
   it('rejects a workflow that does not validate when repair is off, naming the problem, and starts nothing', async () => {
