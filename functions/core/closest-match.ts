@@ -44,3 +44,9 @@ export function closestMatch(word: string, candidates: readonly string[]): strin
   }
   return best;
 }
+
+/** "Did you mean 'x'? " for the closest candidate, or '' when none is close (the start of a hint). */
+export const didYouMean = (word: string, candidates: readonly string[]): string => {
+  const close = closestMatch(word, candidates);
+  return close === undefined ? '' : `Did you mean '${close}'? `;
+};

@@ -114,17 +114,8 @@ export type AdvanceKind = AdvanceOutcome['kind'];
  * runner's `result`, a caught `error`, or the Repair state's `repair` added by its ResultPath.
  */
 export const AdvanceInputSchema = z.union([
-  z.object({
-    kind: z.literal('run'),
-    runId: RunIdSchema,
-    owner: z.string(),
-    exec,
-    rev,
-    seq: z.number().int().positive(),
-    node: RunNodeSpecSchema,
-    result: RunnerResultSchema.optional(),
-    error: TaskErrorSchema.optional(),
-  }),
+  // The run outcome back from its RunNode Task, with the runner's result or the caught error.
+  RunOutcomeSchema.extend({ result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() }),
   z.object({
     kind: z.literal('repair'),
     runId: RunIdSchema,

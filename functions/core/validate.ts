@@ -1,4 +1,4 @@
-import { closestMatch } from './closest-match.ts';
+import { didYouMean } from './closest-match.ts';
 import { FILE_NODE_TYPES, FILE_NODES_LOCAL_ONLY } from './file-node-types.ts';
 import { buildGraph, type WorkflowGraph } from './graph.ts';
 import { startNodeId, type Workflow, type WorkflowNode } from './ir.ts';
@@ -11,30 +11,11 @@ import { checkSensitiveHeaders } from './sensitive-headers.ts';
 import { findTemplates } from './templates.ts';
 import { checkQuoting } from './validate-quoting.ts';
 import { checkTemplates } from './validate-templates.ts';
-import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
+import { issueError as error, formatIssuePath, type ValidationIssue, issueWarning as warning } from './validation-issue.ts';
 
 export { closestMatch } from './closest-match.ts';
 export { parseWorkflow } from './parse-workflow.ts';
 export { formatIssues, type ValidationIssue, ValidationIssueSchema } from './validation-issue.ts';
-
-const error = (path: string, code: string, message: string, hint?: string): ValidationIssue => ({
-  path,
-  code,
-  message,
-  severity: 'error',
-  ...(hint ? { hint } : {}),
-});
-const warning = (path: string, code: string, message: string, hint?: string): ValidationIssue => ({
-  path,
-  code,
-  message,
-  severity: 'warning',
-  ...(hint ? { hint } : {}),
-});
-const didYouMean = (word: string, candidates: readonly string[]): string => {
-  const close = closestMatch(word, candidates);
-  return close === undefined ? '' : `Did you mean '${close}'? `;
-};
 
 /** Whether a params schema rejects keys it does not declare (a catch-all schema accepts any). */
 const acceptsUnknownParams = (spec: NodeTypeSpec): boolean => {

@@ -10,6 +10,22 @@ export const ValidationIssueSchema = z.object({
 });
 export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
 
+/** An issue of each severity, as validation and its nested-workflow checks build them. */
+export const issueError = (path: string, code: string, message: string, hint?: string): ValidationIssue => ({
+  path,
+  code,
+  message,
+  severity: 'error',
+  ...(hint ? { hint } : {}),
+});
+export const issueWarning = (path: string, code: string, message: string, hint?: string): ValidationIssue => ({
+  path,
+  code,
+  message,
+  severity: 'warning',
+  ...(hint ? { hint } : {}),
+});
+
 const IDENTIFIER = /^[a-zA-Z_][\w-]*$/;
 
 /** `["nodes", 1, "params", "command"]` as "nodes[1].params.command". */

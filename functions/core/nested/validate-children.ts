@@ -1,9 +1,9 @@
-import { closestMatch } from '../closest-match.ts';
+import { didYouMean } from '../closest-match.ts';
 import { isInputRequired, type Workflow, type WorkflowNode } from '../ir.ts';
 import type { NodeCatalog } from '../node-type.ts';
 import { parseWorkflow } from '../parse-workflow.ts';
 import { findTemplates } from '../templates.ts';
-import { formatIssuePath, type ValidationIssue } from '../validation-issue.ts';
+import { issueError as error, formatIssuePath, type ValidationIssue } from '../validation-issue.ts';
 import { DEFAULT_MAX_NESTING, STORAGE_MODE_REFUSALS, WORKFLOW_TYPE } from './workflow-params.ts';
 
 /**
@@ -22,19 +22,6 @@ export const nestingLimit = (params: Record<string, unknown>, inherited: number)
 
 /** Validates a child workflow (validate.ts's `validateWorkflow`, passed in to keep the files acyclic). */
 export type ValidateAt = (workflow: Workflow, catalog: NodeCatalog, nesting: Nesting) => ValidationIssue[];
-
-const error = (path: string, code: string, message: string, hint?: string): ValidationIssue => ({
-  path,
-  code,
-  message,
-  severity: 'error',
-  ...(hint ? { hint } : {}),
-});
-
-const suggest = (word: string, names: readonly string[]): string => {
-  const close = closestMatch(word, names);
-  return close === undefined ? '' : `Did you mean '${close}'? `;
-};
 
 /** The child's own issues, re-pathed under the parent node so that a message says which child and where. */
 const nestIssues = (issues: readonly ValidationIssue[], node: WorkflowNode, index: number): ValidationIssue[] =>
@@ -55,7 +42,7 @@ const checkParamMapping = (parent: Workflow, node: WorkflowNode, index: number, 
         formatIssuePath(['nodes', index, 'params', 'param_mapping', name]),
         'PARAM_MAPPING_UNKNOWN_INPUT',
         `Node '${node.id}' param_mapping: the child workflow has no input '${name}'`,
-        `${suggest(name, inputs)}Inputs of the child: ${inputs.join(', ') || 'none (declare them under "inputs" in the child)'}`,
+        `${didYouMean(name, inputs)}Inputs of the child: ${inputs.join(', ') || 'none (declare them under "inputs" in the child)'}`,
       ),
     );
   }
@@ -98,7 +85,7 @@ const checkOutputMapping = (node: WorkflowNode, index: number, child: Workflow, 
         formatIssuePath(['nodes', index, 'params', 'output_mapping', name]),
         'OUTPUT_MAPPING_UNKNOWN_OUTPUT',
         `Node '${node.id}' output_mapping: the child workflow has no output '${name}'`,
-        `${suggest(name, outputs)}Outputs of the child: ${outputs.join(', ')}`,
+        `${didYouMean(name, outputs)}Outputs of the child: ${outputs.join(', ')}`,
       ),
     );
 };
