@@ -9,8 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET } from '../infra/bundle-options.ts';
+import { bundleLambda } from './lambda-bundle.ts';
 
 interface ProfileNode {
   id: number;
@@ -27,21 +26,7 @@ const lambdaDir = fileURLToPath(new URL('../functions/hosts/lambda/', import.met
 const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['advance', 'run-shell', 'start-once'];
 const PROBE = 'await import(process.argv[1]);';
 
-const bundle = async (name: string, outfile: string, minify: boolean): Promise<void> => {
-  await build({
-    entryPoints: [join(lambdaDir, `${name}.ts`)],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: LAMBDA_NODE_TARGET,
-    mainFields: ['module', 'main'],
-    minify,
-    banner: { js: ESM_REQUIRE_SHIM },
-    alias: { ...LAMBDA_ALIASES },
-    logLevel: 'error',
-  });
-};
+const bundle = (name: string, outfile: string, minify: boolean): Promise<void> => bundleLambda(join(lambdaDir, `${name}.ts`), outfile, { minify });
 
 /** One import of `file` under the sampling profiler. */
 const profile = (file: string, dir: string): Profile => {

@@ -8,8 +8,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET } from '../infra/bundle-options.ts';
+import { bundleLambda } from './lambda-bundle.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SOURCE_MAPS = process.env.BENCH_SOURCE_MAPS === '1';
@@ -73,20 +72,7 @@ try {
   console.log(`${'(empty)'.padEnd(14)} ${'0'.padStart(10)} ${base.importMs.toFixed(1).padStart(10)} ${base.callMs.toFixed(1).padStart(12)}`);
   for (const name of handlers) {
     const outfile = join(out, name, 'index.mjs');
-    await build({
-      entryPoints: [join(lambdaDir, `${name}.ts`)],
-      outfile,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: LAMBDA_NODE_TARGET,
-      mainFields: ['module', 'main'],
-      minify: true,
-      sourcemap: SOURCE_MAPS,
-      banner: { js: ESM_REQUIRE_SHIM },
-      alias: { ...LAMBDA_ALIASES },
-      logLevel: 'error',
-    });
+    await bundleLambda(join(lambdaDir, `${name}.ts`), outfile, { minify: true, sourcemap: SOURCE_MAPS });
     const kb = statSync(outfile).size / 1024;
     const { importMs, callMs } = probe(outfile);
     console.log(`${name.padEnd(14)} ${kb.toFixed(0).padStart(10)} ${importMs.toFixed(1).padStart(10)} ${callMs.toFixed(1).padStart(12)}`);
