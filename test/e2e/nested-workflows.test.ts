@@ -18,6 +18,7 @@ import {
   waitForFile,
   writeWorkflow,
 } from '../support/cli-process.ts';
+import { runCliJson } from '../support/cli-sandbox.ts';
 
 // Nested workflows (issue 14 item 4): each workflow node runs its child as a child run with its own
 // checkpoints, through the real local host, the real ASL, real shell processes and SQLite on disk.
@@ -30,19 +31,10 @@ afterAll(() => {
 type Report = RunReport & { children?: (RunReport & { node_id: string })[] };
 
 /** The CLI in this process, JSON out, on a state dir, with the rules-then-LLM repair (no API key: rules only). */
-const cli = async (
-  stateDir: string,
-  argv: string[],
-): Promise<{ code: number; json: Report & { issues?: { code: string; message: string; path: string; hint?: string }[] } }> => {
-  let stdout = '';
-  const code = await runCli([...argv, '--state-dir', stateDir, '--output-format', 'json'], {
-    stdout: (t) => (stdout += t),
-    stderr: () => {},
-    env: {},
-    hostOptions: { makeRepairHandler: envRepairHandler({}) },
+const cli = (stateDir: string, argv: string[]) =>
+  runCliJson<Report & { issues?: { code: string; message: string; path: string; hint?: string }[] }>(stateDir, argv, {
+    makeRepairHandler: envRepairHandler({}),
   });
-  return { code, json: JSON.parse(stdout) };
-};
 
 /** A shell node that appends a line to its own counter file (a real side effect), then prints `echo`. */
 const counted = (id: string, where: string, echo: string) => ({

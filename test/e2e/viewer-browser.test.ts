@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../functions/hosts/cli/commands.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { blockingCommand, makeTempDir, REPO, waitForFile, writeWorkflow } from '../support/cli-process.ts';
+import { runCliJson } from '../support/cli-sandbox.ts';
 import { launchChromium, noBrowserReason } from '../support/viewer-browser.ts';
 
 const OUTPUT = join(REPO, 'test-output');
@@ -34,16 +35,7 @@ describe.skipIf(skipReason !== undefined)('the run viewer in Chromium', () => {
   let browser: Browser;
 
   /** The real CLI, in this process (one process start less per command on a busy machine); rules-only repair, as without an API key. */
-  const cli = async (argv: string[]): Promise<{ code: number; json: Record<string, unknown> }> => {
-    let stdout = '';
-    const code = await runCli([...argv, '--state-dir', stateDir, '--output-format', 'json'], {
-      stdout: (t) => (stdout += t),
-      stderr: () => {},
-      env: {},
-      hostOptions: { makeRepairHandler: envRepairHandler({}) },
-    });
-    return { code, json: JSON.parse(stdout) as Record<string, unknown> };
-  };
+  const cli = (argv: string[]) => runCliJson(stateDir, argv, { makeRepairHandler: envRepairHandler({}) });
 
   beforeAll(async () => {
     dir = makeTempDir('viewer');
