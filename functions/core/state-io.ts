@@ -42,18 +42,13 @@ export type ExecCounters = z.infer<typeof ExecCountersSchema>;
 const exec = ExecCountersSchema.optional();
 /** The run item's `rev` when the outcome was committed. */
 const rev = z.string().optional();
+/** What every payload between states carries: the run, its owner (each step proves it still owns the run) and the counters. */
+const envelope = { runId: RunIdSchema, owner: z.string(), exec, rev };
 
-/**
- * What Advance returns; the Route Choice state branches on `kind` (and on `node.type` for runs).
- * Every kind carries `owner` so that each step can prove it still owns the run.
- */
 /** Run a node: what a RunNode Task receives. */
 export const RunOutcomeSchema = z.object({
   kind: z.literal('run'),
-  runId: RunIdSchema,
-  owner: z.string(),
-  exec,
-  rev,
+  ...envelope,
   seq: z.number().int().positive(),
   node: RunNodeSpecSchema,
 });
@@ -61,18 +56,14 @@ export type RunOutcome = z.infer<typeof RunOutcomeSchema>;
 /** Repair the run's workflow: what the Repair Task receives. */
 export const RepairOutcomeSchema = z.object({
   kind: z.literal('repair'),
-  runId: RunIdSchema,
-  owner: z.string(),
-  exec,
-  rev,
+  ...envelope,
   failedNode: z.string(),
   attempt: z.number().int().positive(),
 });
-export const ContinueOutcomeSchema = z.object({ kind: z.literal('continue'), runId: RunIdSchema, owner: z.string(), exec, rev });
-export const DoneOutcomeSchema = z.object({ kind: z.literal('done'), runId: RunIdSchema, owner: z.string(), exec, rev });
-export const FailedOutcomeSchema = z.object({ kind: z.literal('failed'), runId: RunIdSchema, owner: z.string(), exec, rev, error: RunErrorSchema });
+export const ContinueOutcomeSchema = z.object({ kind: z.literal('continue'), ...envelope });
+export const DoneOutcomeSchema = z.object({ kind: z.literal('done'), ...envelope });
+export const FailedOutcomeSchema = z.object({ kind: z.literal('failed'), ...envelope, error: RunErrorSchema });
 
-/** One item of a batch: what a BatchRun<Type> Task receives (a RunNode event, plus which item it is). */
 /**
  * One item of a RunBatch Map. `waitS` (a retry of a failed item, pflow's `retry_wait`) makes the Map's
  * iterator wait that many whole seconds before the item's runner (a Wait state: no Lambda waits).
@@ -88,16 +79,17 @@ export type ItemRecorded = z.infer<typeof ItemRecordedSchema>;
 /** Run a chunk of a batch's items (the RunBatch Map state); `seq` is the batch node's record. */
 export const BatchOutcomeSchema = z.object({
   kind: z.literal('batch'),
-  runId: RunIdSchema,
-  owner: z.string(),
-  exec,
-  rev,
+  ...envelope,
   seq: z.number().int().positive(),
   nodeType: z.string(),
   width: z.number().int().min(1).max(100),
   items: z.array(BatchItemSpecSchema),
 });
 
+/**
+ * What Advance returns; the Route Choice state branches on `kind` (and on `node.type` for runs).
+ * Every kind carries `owner` so that each step can prove it still owns the run.
+ */
 export const AdvanceOutcomeSchema = z.discriminatedUnion('kind', [
   RunOutcomeSchema,
   BatchOutcomeSchema,
@@ -116,28 +108,16 @@ export type AdvanceKind = AdvanceOutcome['kind'];
 export const AdvanceInputSchema = z.union([
   // The run outcome back from its RunNode Task, with the runner's result or the caught error.
   RunOutcomeSchema.extend({ result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() }),
-  z.object({
-    kind: z.literal('repair'),
-    runId: RunIdSchema,
-    owner: z.string(),
-    exec,
-    rev,
-    failedNode: z.string(),
-    attempt: z.number().int().positive(),
-    repair: RepairReportSchema.optional(),
-    error: TaskErrorSchema.optional(),
-  }),
+  // The repair outcome back from the Repair Task, with its report or the caught error.
+  RepairOutcomeSchema.extend({ repair: RepairReportSchema.optional(), error: TaskErrorSchema.optional() }),
   // The items come back with only what the engine reads (it reads their results from the store, where RecordItem put them).
   z.object({
     kind: z.literal('batch'),
-    runId: RunIdSchema,
-    owner: z.string(),
-    exec,
-    rev,
+    ...envelope,
     seq: z.number().int().positive(),
     items: z.array(z.object({ seq: z.number().int().positive(), item: ItemOfSchema })),
     error: TaskErrorSchema.optional(),
   }),
-  z.object({ kind: z.literal('start').default('start'), runId: RunIdSchema, owner: z.string(), exec, rev }),
+  z.object({ kind: z.literal('start').default('start'), ...envelope }),
 ]);
 export type AdvanceInput = z.infer<typeof AdvanceInputSchema>;
