@@ -1,7 +1,7 @@
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { cryptoIds, type Ids } from './ids.ts';
 import type { Workflow } from './ir.ts';
-import type { IrVersionItem, Owner, ParentLink, RunItem } from './run-model.ts';
+import { type IrVersionItem, type Owner, type ParentLink, type RunItem, RunMetricsSchema } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
 
 export const DEFAULT_MAX_REPAIRS = 3;
@@ -61,16 +61,7 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
     repairedNodes: [],
     pendingRecords: [],
     flushedThrough: 0,
-    metrics: {
-      nodesExecuted: 0,
-      nodesCached: 0,
-      llmInputTokens: 0,
-      llmOutputTokens: 0,
-      llmCostUsd: 0,
-      repairInputTokens: 0,
-      repairOutputTokens: 0,
-      repairCostUsd: 0,
-    },
+    metrics: RunMetricsSchema.parse({}),
     mode: spec.mode ?? 'express',
     ...(spec.parent === undefined ? {} : { parent: spec.parent }),
   };

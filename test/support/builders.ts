@@ -1,4 +1,4 @@
-import type { NodeRecord, RunItem } from '../../functions/core/run-model.ts';
+import { type NodeRecord, type RunItem, RunMetricsSchema } from '../../functions/core/run-model.ts';
 
 /** A running run item with every field set to its value at creation; override what a test is about. */
 export const aRun = (overrides: Partial<RunItem> & Pick<RunItem, 'runId'>): RunItem => ({
@@ -22,16 +22,7 @@ export const aRun = (overrides: Partial<RunItem> & Pick<RunItem, 'runId'>): RunI
   repairs: [],
   warnings: [],
   owner: { id: 'owner-a', since: 0 },
-  metrics: {
-    nodesExecuted: 0,
-    nodesCached: 0,
-    llmInputTokens: 0,
-    llmOutputTokens: 0,
-    llmCostUsd: 0,
-    repairInputTokens: 0,
-    repairOutputTokens: 0,
-    repairCostUsd: 0,
-  },
+  metrics: RunMetricsSchema.parse({}),
   mode: 'express',
   ...overrides,
 });
