@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -32,11 +33,14 @@ interface ProcStat {
 }
 
 /** Fields of /proc/<pid>/stat after the command name (which may itself hold spaces and parentheses). */
+const parseStat = (text: string): ProcStat => {
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0] ?? '', pgrp: Number(fields[2]), startTime: fields[19] ?? '' };
+};
+
 const readStat = async (pid: string | number): Promise<ProcStat | undefined> => {
   try {
-    const text = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0] ?? '', pgrp: Number(fields[2]), startTime: fields[19] ?? '' };
+    return parseStat(await readFile(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return undefined;
   }
@@ -65,12 +69,22 @@ export const groupAlive = async (pgid: number): Promise<boolean> => {
   }
 };
 
-/** Records the group of a command just started (its leader's pid is the group id: the shell is spawned detached). */
-export const recordGroup = async (file: string, pgid: number): Promise<void> => {
-  const stat = await readStat(pgid);
-  const record: GroupRecord = { pgid, ...(stat ? { startTime: stat.startTime } : {}) };
-  await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
-  await writeFile(file, JSON.stringify(record));
+/**
+ * Records the group of a command just started (its leader's pid is the group id: the shell is spawned
+ * detached). Synchronous, in the same tick as the spawn, so that a host killed once the command has
+ * begun its work has almost surely left the record behind (asynchronous writes left a window of
+ * several event-loop turns in which the command ran unrecorded).
+ */
+export const recordGroup = (file: string, pgid: number): void => {
+  let startTime: string | undefined;
+  try {
+    startTime = parseStat(readFileSync(`/proc/${pgid}/stat`, 'utf8')).startTime;
+  } catch {
+    // No /proc (or the leader is gone already): the pid alone is recorded.
+  }
+  const record: GroupRecord = { pgid, ...(startTime !== undefined ? { startTime } : {}) };
+  mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+  writeFileSync(file, JSON.stringify(record));
 };
 
 export const forgetGroup = async (file: string): Promise<void> => {

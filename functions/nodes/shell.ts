@@ -129,7 +129,13 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
     } catch (error) {
       return spawnFailure(params, error as NodeJS.ErrnoException, elapsed());
     }
-    const recorded = child.pid === undefined ? Promise.resolve() : recordGroup(groupFile, child.pid).catch(() => {});
+    if (child.pid !== undefined) {
+      try {
+        recordGroup(groupFile, child.pid);
+      } catch {
+        // An unwritable record dir costs only the orphan cleanup, not the node.
+      }
+    }
 
     const finish = await new Promise<Finish>((resolve) => {
       let exited: Finish | undefined;
@@ -185,7 +191,6 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
     });
 
     // The command is over: its record must not get a later run of this node to kill what it left running on purpose.
-    await recorded;
     await forgetGroup(groupFile);
 
     const strip = (text: string): string => (params.strip_newline ? stripOneNewline(text) : text);
