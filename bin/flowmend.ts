@@ -1,5 +1,12 @@
-import { runCli } from '../functions/hosts/cli/commands.ts';
+import * as z from 'zod';
 import type { LocalHostOptions, RepairHandler } from '../functions/hosts/local/local-host.ts';
+
+// zod 4 compiles each object schema with `new Function` on its first parse, which pays off after many
+// parses; a command parses each schema a few times and ends (resume: ~20 ms less without). Only the
+// long-lived `serve` keeps the compiled parsers. The setting is read when a schema is built, so it is
+// made before the CLI's modules are imported.
+z.config({ jitless: process.argv[2] !== 'serve' });
+const { runCli } = await import('../functions/hosts/cli/commands.ts');
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // A reader that goes away (`| head`) must not stop a run half-way: the run finishes and stays durable.

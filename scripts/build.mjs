@@ -2,6 +2,7 @@
 // so `flowmend` starts without transpiling TypeScript. Chunks split at dynamic imports: a command loads
 // the state machine interpreter, the SQLite module or the AWS SDK only when it uses them.
 import { rmSync } from 'node:fs';
+import { directCoreImports } from './direct-core-imports.mjs';
 
 let esbuild;
 try {
@@ -52,7 +53,7 @@ await esbuild.build({
   external: ['better-sqlite3', '@aws-sdk/*', '@smithy/*', '@anthropic-ai/sdk', 'esbuild'],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __flowmendRequire } from 'node:module'; const require = __flowmendRequire(import.meta.url);" },
-  plugins: [noAwsLambdaInInterpreter],
+  plugins: [noAwsLambdaInInterpreter, directCoreImports({ root })],
   // Smaller files parse faster at every start; identifiers stay (error names and stack traces read them).
   minifyWhitespace: true,
   minifySyntax: true,

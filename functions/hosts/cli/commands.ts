@@ -1,41 +1,10 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { IrVersionItem, PflowFormOptions, RunStore } from '../../core/index.ts';
-import {
-  applyManualPatch,
-  cancelRun,
-  DEFAULT_MAX_REPAIRS,
-  FlowmendError,
-  hasErrors,
-  InvalidInputError,
-  LimitConfigError,
-  type Limits,
-  limitsFrom,
-  listingWindow,
-  listRunTree,
-  loadRunReport,
-  prepareRun,
-  RedactingRunStore,
-  Redactor,
-  RunBusyError,
-  RunNotFoundError,
-  recordsOfRun,
-  StaleRunError,
-  validateWorkflow,
-} from '../../core/index.ts';
-import { localSpecCatalog } from '../../nodes/local-specs.ts';
-import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
+import { FlowmendError, LimitConfigError, type Limits, limitsFrom, type PflowFormOptions, Redactor } from '../../core/index.ts';
+import type { LocalHostOptions } from '../local/local-host.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
 import { type CliOutput, EXIT, makeOutput, type CliIo as OutputIo } from './cli-output.ts';
-import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
-import { type CliStore, openCliStore } from './cli-store.ts';
-import { followLocal } from './local-logs.ts';
-import { loadMcpConfig } from './mcp-config.ts';
-import { makeNestedProgressPrinter } from './nested-progress.ts';
-import { cancelLine, runRemoteCommand } from './remote-commands.ts';
-import { renderIssues, renderRuns, renderStatus, runRowOf } from './render.ts';
-import { openCommand, serveViewerOnly, viewerForRun } from './viewer-commands.ts';
-import { loadWorkflowFile } from './workflow-file.ts';
+import { engineSecrets } from './cli-secrets.ts';
 
 export interface CliIo extends OutputIo {
   /** Redacts known secrets from everything printed; set once the command knows its secrets. */
@@ -46,68 +15,24 @@ export interface CliIo extends OutputIo {
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
 }
 
-/** A person's patch for `resume --workflow`: the same schema, validation and frozen-node checks as a repair. */
-const checkPatch = async (
-  store: RunStore,
-  runId: string,
-  path: string,
-  options: PflowFormOptions,
-): Promise<{ ok: true; item: IrVersionItem } | { ok: false; message: string; problems: string[] }> => {
-  const run = await store.getRun(runId);
-  if (!run) return { ok: false, message: `no run '${runId}' in this state dir (see \`flowmend runs\`)`, problems: [] };
-  const loaded = await loadWorkflowFile(path, options);
-  if (!loaded.ok) return { ok: false, message: `invalid workflow ${path}:\n${renderIssues(loaded.issues)}`, problems: loaded.issues.map((i) => i.message) };
-  const current = await store.getIrVersion(runId, run.irVersion);
-  if (!current) return { ok: false, message: `run ${runId} has no workflow version ${run.irVersion}`, problems: [] };
-  const result = applyManualPatch({
-    run,
-    current,
-    steps: await recordsOfRun(store, run),
-    patch: loaded.workflow,
-    catalog,
-    now: Date.now(),
-    reason: `Workflow patched by hand from ${path}`,
-  });
-  if (!result.ok)
-    return {
-      ok: false,
-      message: `the patch in ${path} cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`,
-      problems: result.problems,
-    };
-  return result;
-};
-// Specs only: validating loads no runner's library (JSONata, the MCP and Anthropic SDKs).
-const catalog = localSpecCatalog;
-
-/** A resume gets the run's secret inputs again from the environment: the store never had them. */
-const secretsForResume = async (
-  store: RunStore,
-  runId: string,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<{ ok: true; inputs: Record<string, string> } | { ok: false; message: string }> => {
-  const run = await store.getRun(runId);
-  const item = run ? await store.getIrVersion(runId, run.irVersion) : undefined;
-  if (!run || !item) return { ok: true, inputs: {} };
-  const inputs: Record<string, string> = {};
-  const missing: string[] = [];
-  for (const name of secretInputNames(item.ir)) {
-    if (!Object.hasOwn(run.params, name)) continue;
-    const value = env[secretVariable(name)];
-    if (value === undefined) missing.push(name);
-    else inputs[name] = value;
-  }
-  if (missing.length > 0) {
-    const names = missing.map((name) => `'${name}' (set ${secretVariable(name)})`).join(', ');
-    return { ok: false, message: `run ${runId} needs its secret input${missing.length === 1 ? '' : 's'} again, which flowmend never stores: ${names}` };
-  }
-  return { ok: true, inputs };
-};
+/** What runCli worked out before the command proper: pflow's forms (MCP servers) and where the viewer's lines go. */
+export interface CommandContext {
+  io: CliIo;
+  limits: Limits;
+  out: CliOutput;
+  forms: PflowFormOptions;
+  viewerIo: CliIo;
+}
 
 /** Whether a command line that did not parse still asked for JSON, which then gets a JSON error. */
 const wantsJson = (argv: readonly string[]): boolean =>
   argv.some((arg, i) => arg === '--output-format=json' || (arg === '--output-format' && argv[i + 1] === 'json'));
 
-/** Runs one command line; returns the exit code. Never throws for bad input: it says what to do. */
+/**
+ * Runs one command line; returns the exit code. Never throws for bad input: it says what to do.
+ * Each command's implementation is imported when the command runs (issue 13: a command loads only what
+ * it uses; `validate` never evaluates the run model, the store or the interpreter).
+ */
 export const runCli = async (argv: readonly string[], given: CliIo): Promise<number> => {
   const io: CliIo = { ...given, redactor: new Redactor(engineSecrets(given.env)) };
   io.stdout = (text) => given.stdout(io.redactor?.text(text) ?? text);
@@ -130,9 +55,11 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
   const { fail } = out;
   // In JSON mode stdout carries one object only: the viewer's lines go to stderr.
   const viewerIo = { ...io, stdout: json ? io.stderr : io.stdout };
-  if (command.name === 'serve' && command.apiUrl !== undefined) return serveViewerOnly({ api: command.apiUrl, port: command.port }, viewerIo);
-  if (command.name === 'open' && command.apiUrl !== undefined)
+  if ((command.name === 'serve' || command.name === 'open') && command.apiUrl !== undefined) {
+    const { openCommand, serveViewerOnly } = await import('./viewer-commands.ts');
+    if (command.name === 'serve') return serveViewerOnly({ api: command.apiUrl, port: command.port }, viewerIo);
     return openCommand({ api: command.apiUrl }, { runId: command.runId, port: command.port }, viewerIo);
+  }
   if (command.name === 'serve') {
     const workspace = resolve(command.workspace ?? '.');
     if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return fail(EXIT.usage, `--workspace ${command.workspace}: no such directory`);
@@ -156,11 +83,10 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
     return EXIT.ok;
   }
   if (command.name !== 'validate' && command.name !== 'open' && command.apiUrl !== undefined)
-    return runRemoteCommand({ ...command, apiUrl: command.apiUrl }, io, out);
+    return (await import('./remote-commands.ts')).runRemoteCommand({ ...command, apiUrl: command.apiUrl }, io, out);
 
-  const mcpConfig = 'mcpConfig' in command ? await loadMcpConfig(command.mcpConfig) : { ok: true as const, servers: {} };
-  if (!mcpConfig.ok) return fail(EXIT.usage, renderIssues(mcpConfig.issues), { issues: mcpConfig.issues });
-  const forms: PflowFormOptions = { mcpServers: mcpConfig.servers };
+  const mcpConfig = 'mcpConfig' in command ? await (await import('./mcp-config.ts')).loadMcpConfig(command.mcpConfig) : { ok: true as const, servers: {} };
+  if (!mcpConfig.ok) return fail(EXIT.usage, (await import('./render.ts')).renderIssues(mcpConfig.issues), { issues: mcpConfig.issues });
 
   let limits: Limits;
   try {
@@ -169,190 +95,14 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
     if (!(error instanceof LimitConfigError)) throw error;
     return fail(EXIT.usage, error.message);
   }
+  const context: CommandContext = { io, limits, out, forms: { mcpServers: mcpConfig.servers }, viewerIo };
   try {
-    return await runCommand(command, io, limits, out, { forms, viewerIo });
+    if (command.name === 'validate') return await (await import('./validate-command.ts')).validateCommand(command, context);
+    return await (await import('./local-commands.ts')).runLocalCommand(command, context);
   } catch (error) {
     // A bug or a broken store must still end in one clear line (one JSON object in JSON mode), never a stack trace.
     const name = error instanceof Error ? error.name : 'Error';
     const message = error instanceof Error ? error.message : String(error);
     return fail(EXIT.failed, `internal error: ${name}: ${message}`, { internal: true });
-  }
-};
-
-/** What runCli worked out before the command proper: pflow's forms (MCP servers) and where the viewer's lines go. */
-interface CommandContext {
-  forms: PflowFormOptions;
-  viewerIo: CliIo;
-}
-
-const runCommand = async (
-  command: Exclude<Command, { name: 'help' | 'serve' }>,
-  io: CliIo,
-  limits: Limits,
-  out: CliOutput,
-  { forms, viewerIo }: CommandContext,
-): Promise<number> => {
-  const { json, fail, emit } = out;
-  if (command.name === 'validate') {
-    const loaded = await loadWorkflowFile(command.workflowPath, forms, limits);
-    const issues = loaded.ok ? validateWorkflow(loaded.workflow, catalog) : loaded.issues;
-    if (loaded.ok && command.online) issues.push(...(await (await import('./validate-online.ts')).validateOnline(loaded.workflow, io.env)));
-    const valid = !hasErrors(issues);
-    if (json) io.stdout(`${JSON.stringify({ success: valid, valid, issues }, null, 2)}\n`);
-    else
-      io.stdout(
-        valid
-          ? `✓ ${command.workflowPath} is valid${issues.length ? `\n${renderIssues(issues)}` : ''}\n`
-          : `✗ ${command.workflowPath} is invalid:\n${renderIssues(issues)}\n`,
-      );
-    return valid ? EXIT.ok : EXIT.usage;
-  }
-
-  let nodeCount = 0;
-  const progress = json
-    ? undefined
-    : makeNestedProgressPrinter(
-        (text) => io.stdout(text),
-        () => nodeCount,
-      );
-  const stateDir = resolve(command.stateDir);
-  let opened: CliStore;
-  try {
-    opened = await openCliStore({ stateDir, store: command.store, table: command.table }, io.env);
-  } catch (error) {
-    if (error instanceof FlowmendError) return fail(EXIT.failed, `${error.name}: ${error.message}`);
-    throw error;
-  }
-  const { blobs } = opened;
-  let store: RunStore = opened.store;
-  /** From here on, these secret inputs are put back on reads, and they are redacted from every write and print. */
-  const keepSecret = (secretInputs: Record<string, string>): void => {
-    io.redactor = new Redactor([...Object.values(secretInputs), ...engineSecrets(io.env)]);
-    store = new RedactingRunStore(opened.store, io.redactor, secretInputs);
-  };
-  keepSecret({});
-  // `run --open` opens the run's page once the run is written (its first write).
-  let onRunWritten: ((runId: string) => void) | undefined;
-  // The state machine interpreter is loaded only by the commands that run one (run, resume).
-  const makeHost = async (): Promise<LocalHost> => {
-    const { LocalHost } = await import('../local/local-host.ts');
-    // The definition is fixed by the build and validated by the tests; validating it costs ~2 s of CPU (and the bundle stubs the validator).
-    return new LocalHost({
-      validateDefinition: false,
-      runLimits: limits,
-      ...io.hostOptions,
-      store,
-      blobs,
-      onWrite: (write) => {
-        progress?.(write);
-        if (write.kind === 'run') onRunWritten?.(write.run.runId);
-      },
-    });
-  };
-  try {
-    switch (command.name) {
-      case 'run': {
-        const loaded = await loadWorkflowFile(command.workflowPath, forms, limits);
-        if (!loaded.ok) return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
-        const params = { ...command.params };
-        const secretInputs: Record<string, string> = {};
-        for (const name of secretInputNames(loaded.workflow)) {
-          const value = params[name] ?? io.env[secretVariable(name)];
-          if (value === undefined) continue;
-          params[name] = value;
-          secretInputs[name] = value;
-        }
-        keepSecret(secretInputs);
-        // With repair on, an invalid workflow is repaired before any node runs; without, it is a usage error.
-        const prepared = prepareRun(
-          {
-            workflow: loaded.workflow,
-            workflowName: loaded.name,
-            params,
-            repairEnabled: command.repair,
-            maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS,
-          },
-          catalog,
-        );
-        if (!prepared.ok) {
-          if (prepared.stage === 'inputs') return fail(EXIT.usage, prepared.message, { problems: prepared.problems });
-          const issues = prepared.issues ?? [];
-          return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(issues)}`, { issues });
-        }
-        const workspace = resolve(command.workspace ?? '.');
-        if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return fail(EXIT.usage, `--workspace ${command.workspace}: no such directory`);
-        nodeCount = prepared.spec.workflow.nodes.length;
-        const viewer = command.open ? await viewerForRun(store, command.port, viewerIo) : undefined;
-        onRunWritten = viewer?.open;
-        try {
-          return emit(await (await makeHost()).start({ ...prepared.spec, workspace }));
-        } finally {
-          await viewer?.close();
-        }
-      }
-      case 'resume': {
-        let patch: IrVersionItem | undefined;
-        if (command.workflowPath !== undefined) {
-          const checked = await checkPatch(store, command.runId, command.workflowPath, forms);
-          if (!checked.ok) return fail(EXIT.usage, checked.message, { problems: checked.problems });
-          patch = checked.item;
-        } else if ((await store.getRun(command.runId))?.status === 'succeeded') {
-          const report = await loadRunReport(store, command.runId);
-          const note = `run ${command.runId} already succeeded; nothing to resume`;
-          if (report) io.stdout(json ? `${JSON.stringify({ ...report, message: note }, null, 2)}\n` : `${note}\n${renderStatus(report)}\n`);
-          return EXIT.ok;
-        }
-        const secrets = await secretsForResume(opened.store, command.runId, io.env);
-        if (!secrets.ok) return fail(EXIT.usage, secrets.message);
-        keepSecret(secrets.inputs);
-        return emit(
-          await (await makeHost()).resume(command.runId, {
-            ...(patch ? { patch } : {}),
-            ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}),
-            ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}),
-            force: command.force,
-          }),
-        );
-      }
-      case 'status': {
-        const report = await loadRunReport(store, command.runId);
-        if (!report) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
-        io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderStatus(report)}\n`);
-        return EXIT.ok;
-      }
-      case 'runs': {
-        // Top-level runs unless --all; a window wider than the limit finds each run's children to count.
-        const listed = await store.listRuns({ limit: listingWindow(command.limit) });
-        const runs = listRunTree(listed, { includeChildren: command.all }).slice(0, command.limit).map(runRowOf);
-        io.stdout(json ? `${JSON.stringify({ success: true, runs }, null, 2)}\n` : `${renderRuns(runs)}\n`);
-        return EXIT.ok;
-      }
-      case 'cancel': {
-        // The run's execution (in another local process) stops at its next write, which the cancel made stale.
-        const result = await cancelRun(store, command.runId, Date.now());
-        io.stdout(
-          json
-            ? `${JSON.stringify({ success: true, run_id: command.runId, status: 'cancelled', already_cancelled: result.alreadyCancelled, ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}) }, null, 2)}\n`
-            : `${cancelLine(command.runId, result.alreadyCancelled, result.interruptedNode)}\n`,
-        );
-        return EXIT.ok;
-      }
-      case 'open':
-        if (!(await store.getRun(command.runId))) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
-        return await openCommand({ store }, { runId: command.runId, port: command.port }, viewerIo);
-      case 'logs': {
-        const events = await followLocal(store, command.runId, command.follow, json ? undefined : (text) => io.stdout(text));
-        if (!events) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
-        if (json) io.stdout(`${JSON.stringify({ success: true, run_id: command.runId, status: events.status, events: events.events }, null, 2)}\n`);
-        return EXIT.ok;
-      }
-    }
-  } catch (error) {
-    if (error instanceof RunNotFoundError || error instanceof InvalidInputError) return fail(EXIT.usage, error.message);
-    if (error instanceof RunBusyError || error instanceof StaleRunError) return fail(EXIT.failed, error.message);
-    if (error instanceof FlowmendError) return fail(EXIT.failed, `${error.name}: ${error.message}`);
-    throw error;
-  } finally {
-    opened.close();
   }
 };

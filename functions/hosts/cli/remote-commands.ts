@@ -3,7 +3,7 @@ import { ApiCallError, ApiClient } from './api-client.ts';
 import type { Command } from './cli-args.ts';
 import { type CliIo, type CliOutput, EXIT } from './cli-output.ts';
 import { progressLines } from './progress-lines.ts';
-import { type RunRow, renderIssues, renderRuns, renderStatus } from './render.ts';
+import { cancelLine, type RunRow, renderIssues, renderRuns, renderStatus } from './render.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
 /** Seconds one long-poll of the events waits on the API (API Gateway cuts a request at 29 s). */
@@ -147,8 +147,3 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
     return out.fail(code, error.message, { code: error.code, ...(Object.keys(error.details).length ? { details: error.details } : {}) });
   }
 };
-
-export const cancelLine = (runId: string, already: boolean, interrupted: string | undefined): string =>
-  already
-    ? `Run ${runId} was already cancelled`
-    : `✗ Run ${runId} cancelled${interrupted ? ` ('${interrupted}' was running; it is reported interrupted)` : ''}\nResume it with: flowmend resume ${runId}`;

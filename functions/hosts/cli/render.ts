@@ -136,3 +136,9 @@ export const renderRuns = (runs: readonly RunRow[]): string => {
 };
 
 export const renderIssues = (issues: readonly ValidationIssue[]): string => formatIssues(issues);
+
+/** The line a cancel prints in text mode, the same for a local and a remote run. */
+export const cancelLine = (runId: string, already: boolean, interrupted: string | undefined): string =>
+  already
+    ? `Run ${runId} was already cancelled`
+    : `✗ Run ${runId} cancelled${interrupted ? ` ('${interrupted}' was running; it is reported interrupted)` : ''}\nResume it with: flowmend resume ${runId}`;
