@@ -3,6 +3,7 @@
 // the state machine interpreter, the SQLite module or the AWS SDK only when it uses them.
 import { rmSync } from 'node:fs';
 import { directCoreImports } from './direct-core-imports.mjs';
+import { buildAslValidator, lazyAslValidator } from './lazy-asl-validator.mjs';
 
 let esbuild;
 try {
@@ -53,13 +54,15 @@ await esbuild.build({
   external: ['better-sqlite3', '@aws-sdk/*', '@smithy/*', '@anthropic-ai/sdk', 'esbuild'],
   // CommonJS dependencies bundled into ESM still call require().
   banner: { js: "import { createRequire as __flowmendRequire } from 'node:module'; const require = __flowmendRequire(import.meta.url);" },
-  plugins: [noAwsLambdaInInterpreter, directCoreImports({ root })],
+  plugins: [noAwsLambdaInInterpreter, directCoreImports({ root }), lazyAslValidator],
   // Smaller files parse faster at every start; identifiers stay (error names and stack traces read them).
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
 });
+
+await buildAslValidator(esbuild, root);
 
 // The run viewer's page (issue 16: static assets bundled at build time): served from dist/viewer by `serve`.
 await esbuild.build({

@@ -1,10 +1,11 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { IrVersionItem, PflowFormOptions, RunStore } from '../../core/index.ts';
+import type { IrVersionItem, PflowFormOptions, RunItem, RunStore } from '../../core/index.ts';
 import {
   applyManualPatch,
   cancelRun,
   DEFAULT_MAX_REPAIRS,
+  EngineCache,
   FlowmendError,
   InvalidInputError,
   listingWindow,
@@ -19,7 +20,7 @@ import {
   StaleRunError,
 } from '../../core/index.ts';
 import { localSpecCatalog } from '../../nodes/local-specs.ts';
-import type { LocalHost } from '../local/local-host.ts';
+import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
 import type { Command } from './cli-args.ts';
 import { EXIT } from './cli-output.ts';
 import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
@@ -65,13 +66,12 @@ const checkPatch = async (
 const catalog = localSpecCatalog;
 
 /** A resume gets the run's secret inputs again from the environment: the store never had them. */
-const secretsForResume = async (
-  store: RunStore,
+const secretsForResume = (
+  run: RunItem | undefined,
+  item: IrVersionItem | undefined,
   runId: string,
   env: Readonly<Record<string, string | undefined>>,
-): Promise<{ ok: true; inputs: Record<string, string> } | { ok: false; message: string }> => {
-  const run = await store.getRun(runId);
-  const item = run ? await store.getIrVersion(runId, run.irVersion) : undefined;
+): { ok: true; inputs: Record<string, string> } | { ok: false; message: string } => {
   if (!run || !item) return { ok: true, inputs: {} };
   const inputs: Record<string, string> = {};
   const missing: string[] = [];
@@ -120,13 +120,16 @@ export const runLocalCommand = async (
   // `run --open` opens the run's page once the run is written (its first write).
   let onRunWritten: ((runId: string) => void) | undefined;
   // The state machine interpreter is loaded only by the commands that run one (run, resume).
-  const makeHost = async (): Promise<LocalHost> => {
+  const makeHost = async (extra: Partial<LocalHostOptions> = {}): Promise<LocalHost> => {
     const { LocalHost } = await import('../local/local-host.ts');
-    // The definition is fixed by the build and validated by the tests; validating it costs ~2 s of CPU (and the bundle stubs the validator).
+    const { FileDefinitionMemo } = await import('../local/definition-memo.ts');
+    // Validated as Step Functions validates it, once per definition and state dir (with --store dynamodb, the
+    // state dir holds nothing else, so it is not created for this: the definition is validated each time).
     return new LocalHost({
-      validateDefinition: false,
+      ...(command.store === 'sqlite' ? { validatedDefinitions: FileDefinitionMemo.inStateDir(stateDir) } : {}),
       runLimits: limits,
       ...io.hostOptions,
+      ...extra,
       store,
       blobs,
       onWrite: (write) => {
@@ -177,22 +180,28 @@ export const runLocalCommand = async (
         }
       }
       case 'resume': {
+        // One read of the run and of its workflow version serves the checks below and the engine's first step
+        // (through the cache): each read parses the item, ~10 ms for a 100-node workflow's version here.
+        const run = await opened.store.getRun(command.runId);
         let patch: IrVersionItem | undefined;
         if (command.workflowPath !== undefined) {
           const checked = await checkPatch(store, command.runId, command.workflowPath, forms);
           if (!checked.ok) return fail(EXIT.usage, checked.message, { problems: checked.problems });
           patch = checked.item;
-        } else if ((await store.getRun(command.runId))?.status === 'succeeded') {
+        } else if (run?.status === 'succeeded') {
           const report = await loadRunReport(store, command.runId);
           const note = `run ${command.runId} already succeeded; nothing to resume`;
           if (report) io.stdout(json ? `${JSON.stringify({ ...report, message: note }, null, 2)}\n` : `${note}\n${renderStatus(report)}\n`);
           return EXIT.ok;
         }
-        const secrets = await secretsForResume(opened.store, command.runId, io.env);
+        const current = run ? await opened.store.getIrVersion(command.runId, run.irVersion) : undefined;
+        const secrets = secretsForResume(run, current, command.runId, io.env);
         if (!secrets.ok) return fail(EXIT.usage, secrets.message);
         keepSecret(secrets.inputs);
+        const cache = new EngineCache();
+        if (current) cache.rememberIr(command.runId, current.version, current.ir);
         return emit(
-          await (await makeHost()).resume(command.runId, {
+          await (await makeHost({ cache })).resume(command.runId, {
             ...(patch ? { patch } : {}),
             ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}),
             ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}),

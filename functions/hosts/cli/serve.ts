@@ -10,6 +10,7 @@ import { makeApiApp } from '../api/app.ts';
 import { isLoopbackAddress, localOriginGuard } from '../api/local-origin-guard.ts';
 import { readBody } from '../api/request-parsing.ts';
 import { ScheduleRunner } from '../api/schedule-runner.ts';
+import { FileDefinitionMemo } from '../local/definition-memo.ts';
 import { isLocalOwnerAlive, LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { LocalRunLauncher, SERVE_OWNER_PREFIX } from '../local/local-launcher.ts';
 import { untilSignal } from '../viewer/until-signal.ts';
@@ -64,8 +65,8 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   const stateDir = resolve(options.stateDir);
   const { store, blobs, close } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
   const registryDb = openRegistryDatabase(stateDir);
-  // The definition is fixed by the build (the tests validate it); validating it costs ~2 s of CPU at start.
-  const host = new LocalHost({ validateDefinition: false, ...options.hostOptions, store, blobs });
+  // Validated as Step Functions validates it, once per definition and state dir.
+  const host = new LocalHost({ validatedDefinitions: FileDefinitionMemo.inStateDir(stateDir), ...options.hostOptions, store, blobs });
   const launcher = new LocalRunLauncher(host, options.log);
   const deps: ApiDeps = {
     // The local host's own catalog: the file family too, which only a host with a workspace runs.

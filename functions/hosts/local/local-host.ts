@@ -36,6 +36,7 @@ import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeMarkInterruptedHandler } from '../lambda/mark-interrupted.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
 import { AWS_LIMITS, type AwsLimits, type ExecutionDeath, ExecutionGuard, stateOutput } from './aws-limits.ts';
+import { type DefinitionMemo, definitionKey } from './definition-memo.ts';
 import { localRunners, localRunnersWithin } from './local-runners.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
@@ -69,14 +70,15 @@ export interface LocalHostOptions {
   now?: () => number;
   /** Randomness for run ids, owner ids and revisions; `cryptoIds` when not given. */
   ids?: Ids;
-  /** The engine's caches; a new one per host when not given (tests pass one to observe it). */
+  /** The engine's caches; a new one per host when not given (tests pass one to observe it, the CLI one that holds the IR it read). */
   cache?: EngineCache;
   /**
-   * Validate the definition as Step Functions does on deploy (default true). Validation compiles the
-   * ASL schema with ajv: about 2 s of CPU, so the CLI turns it off for each command; the definition is
-   * fixed by the build, and the tests validate it on every host they make.
+   * Validate the definition as Step Functions does on deploy (default true): an invalid one is refused
+   * before any execution starts.
    */
   validateDefinition?: boolean;
+  /** Definitions validated before (the CLI keeps them in the state dir): one found in it is not validated again. */
+  validatedDefinitions?: DefinitionMemo;
   /** AWS's limits (payload size, Express duration, history length); tests shrink or keep them. */
   limits?: Partial<AwsLimits>;
   /**
@@ -172,6 +174,7 @@ export class LocalHost {
   /** Why the last execution died, if it hit one of AWS's limits. */
   lastDeath: ExecutionDeath | undefined;
   private readonly ids: Ids;
+  private readonly cache: EngineCache;
   /** The input of the execution each Continue state started, by owner: one chain of executions per owner (serve drives many runs at once), and a continue may name a child run of the run being driven. */
   private readonly next = new Map<string, Record<string, unknown>>();
   /** The node types this host runs (every builtin and the file family): what `serve` checks workflows against. */
@@ -182,6 +185,7 @@ export class LocalHost {
     this.ids = options.ids ?? cryptoIds;
     this.limits = { ...AWS_LIMITS, ...options.limits };
     this.store = new ObservedRunStore(options.store, options.onWrite);
+    this.cache = options.cache ?? new EngineCache();
     const runners = options.runners ?? (options.runLimits ? localRunnersWithin(options.runLimits) : localRunners);
     // The workflow node has no runner: the engine runs it (a child run), so it joins the catalog, not the runners.
     const catalog = makeCatalog([...runners, ...engineNodeSpecs]);
@@ -196,15 +200,18 @@ export class LocalHost {
         runners: Object.fromEntries(runners.map((r) => [r.type, `arn:aws:lambda:us-east-1:000000000000:function:flowmend-run-${r.type}`])),
       });
     this.definition = definition;
-    this.machine = new StateMachine(definition as unknown as StateMachineDefinition, {
-      validationOptions: { noValidate: options.validateDefinition === false },
-    });
+    const memo = options.validateDefinition === false ? undefined : options.validatedDefinitions;
+    const key = memo ? definitionKey(definition) : undefined;
+    const validate = options.validateDefinition !== false && !(key !== undefined && memo?.has(key));
+    // The constructor throws for an invalid definition, so only a definition that passed is remembered.
+    this.machine = new StateMachine(definition as unknown as StateMachineDefinition, { validationOptions: { noValidate: !validate } });
+    if (validate && key !== undefined) memo?.add(key);
     const engineDeps = {
       store: this.store,
       catalog,
       now: this.now,
       ids: this.ids,
-      cache: options.cache ?? new EngineCache(),
+      cache: this.cache,
       ...(options.blobs ? { blobs: options.blobs } : {}),
       // The limits AWS runs with, so that a run continues locally where it would continue on AWS.
       executionLimits: options.executionLimits ?? DEFAULT_EXECUTION_LIMITS,
@@ -244,7 +251,7 @@ export class LocalHost {
     // As StartRun does on AWS: Express unless a node may run longer than an Express execution can wait.
     const mode = spec.mode ?? chooseMode(spec.workflow, this.catalog);
     await createRun(this.store, { ...spec, mode, runId, owner, now, workspace: spec.workspace ?? process.cwd() });
-    return this.drive(runId, owner.id);
+    return this.driveAs(runId, owner.id, mode);
   }
 
   /** Takes a stopped or failed run over and drives it on, replaying what is recorded. */
@@ -252,8 +259,11 @@ export class LocalHost {
     const now = this.now();
     const owner = localOwner(now, this.ids);
     const { force, ...claim } = options;
-    await claimRun(this.store, runId, { ...claim, owner, now, isAlive: force ? async () => false : isLocalOwnerAlive });
-    return this.drive(runId, owner.id);
+    const run = await claimRun(this.store, runId, { ...claim, owner, now, isAlive: force ? async () => false : isLocalOwnerAlive });
+    // The run item as the claim wrote it: the first Advance takes it from the cache (its rev proves it
+    // current) instead of reading and parsing it again.
+    this.cache.rememberRun(run);
+    return this.driveAs(runId, owner.id, run.mode, run.rev);
   }
 
   async report(runId: string): Promise<RunReport | undefined> {
@@ -267,8 +277,12 @@ export class LocalHost {
    * interrupted (resumable) as the stack's watcher marks it there.
    */
   async drive(runId: string, owner: string, signal?: AbortSignal): Promise<RunReport> {
-    const mode = (await this.store.getRun(runId))?.mode ?? 'express';
-    let input: Record<string, unknown> = { kind: 'start', runId, owner };
+    return this.driveAs(runId, owner, (await this.store.getRun(runId))?.mode ?? 'express', undefined, signal);
+  }
+
+  /** `drive` for a run whose mode the caller knows, and whose item is in the cache at `rev` when given. */
+  private async driveAs(runId: string, owner: string, mode: 'express' | 'standard', rev?: string, signal?: AbortSignal): Promise<RunReport> {
+    let input: Record<string, unknown> = { kind: 'start', runId, owner, ...(rev === undefined ? {} : { rev }) };
     this.lastDeath = undefined;
     for (;;) {
       if (signal?.aborted) break;
