@@ -37,6 +37,7 @@ import { makeMarkInterruptedHandler } from '../lambda/mark-interrupted.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
 import { AWS_LIMITS, type AwsLimits, type ExecutionDeath, ExecutionGuard, stateOutput } from './aws-limits.ts';
 import { type DefinitionMemo, definitionKey } from './definition-memo.ts';
+import { makeScalarReadsCheap } from './jsonpath-scalars.ts';
 import { localRunners, localRunnersWithin } from './local-runners.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
@@ -200,6 +201,7 @@ export class LocalHost {
         runners: Object.fromEntries(runners.map((r) => [r.type, `arn:aws:lambda:us-east-1:000000000000:function:flowmend-run-${r.type}`])),
       });
     this.definition = definition;
+    makeScalarReadsCheap();
     const memo = options.validateDefinition === false ? undefined : options.validatedDefinitions;
     const key = memo ? definitionKey(definition) : undefined;
     const validate = options.validateDefinition !== false && !(key !== undefined && memo?.has(key));
