@@ -51,6 +51,12 @@ const runThrough = async (host: LocalHost, nodes: number): Promise<void> => {
   if (!report.success || report.metrics.nodes_executed !== nodes) throw new Error(`run failed: ${JSON.stringify(report.errors)}`);
 };
 
+const timedSpawn = (args: string[]): number => {
+  const t = performance.now();
+  spawnSync(process.execPath, args, { cwd: REPO });
+  return performance.now() - t;
+};
+
 const cli = (args: string[]): { ms: number; stdout: string; code: number | null } => {
   const t = performance.now();
   const out = spawnSync(process.execPath, [BIN, ...args], { cwd: REPO, encoding: 'utf8' });
@@ -114,8 +120,11 @@ try {
   cli(['run', hello, '--state-dir', cliState]);
   const validateMs = median(Array.from({ length: 5 }, () => cli(['validate', hello]).ms));
   const runMs = median(Array.from({ length: 5 }, () => cli(['run', hello, '--state-dir', cliState]).ms));
+  // Node's own start-up in the same environment (NODE_EXTRA_CA_CERTS, when set, makes Node load a CA bundle first), to subtract.
+  const emptyMs = median(Array.from({ length: 5 }, () => timedSpawn(['-e', '0'])));
   console.log(
-    `start-up: flowmend validate examples/hello.json ${validateMs.toFixed(0)} ms (target < 150), flowmend run examples/hello.json ${runMs.toFixed(0)} ms (target < 400)`,
+    `start-up: flowmend validate examples/hello.json ${validateMs.toFixed(0)} ms (target < 150), flowmend run examples/hello.json ${runMs.toFixed(0)} ms (target < 400);` +
+      ` node -e 0 alone ${emptyMs.toFixed(0)} ms here${process.env.NODE_EXTRA_CA_CERTS ? ' (with NODE_EXTRA_CA_CERTS set)' : ''}`,
   );
 
   // Resume of a 100-node run that failed at its last node.
@@ -123,6 +132,7 @@ try {
   const failing = join(stateDir, 'fail-last.json');
   writeFileSync(failing, JSON.stringify(chain(100, { id: 'n99', type: 'shell', params: { command: `test -f ${gate}` } })));
   const ratios: number[] = [];
+  const walls: number[][] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     rmSync(gate, { force: true });
     const first = cli(['run', failing, '--no-repair', '--output-format', 'json', '--state-dir', cliState]);
@@ -132,8 +142,13 @@ try {
     const resumed = cli(['resume', runId, '--output-format', 'json', '--state-dir', cliState]);
     if (first.code !== 1 || resumed.code !== 0) throw new Error(`resume bench: run exited ${first.code}, resume ${resumed.code}`);
     ratios.push((resumed.ms - status.ms) / (first.ms - status.ms));
+    walls.push([first.ms, status.ms, resumed.ms]);
   }
-  console.log(`resume of a 100-node run failed at its last node: ${median(ratios).toFixed(3)} of the first run's work (target < 0.1)`);
+  const [firstMs, statusMs, resumeMs] = [0, 1, 2].map((i) => median(walls.map((w) => w[i] as number)));
+  console.log(
+    `resume of a 100-node run failed at its last node: ${median(ratios).toFixed(3)} of the first run's work (target < 0.1);` +
+      ` medians: first run ${firstMs?.toFixed(0)} ms, status ${statusMs?.toFixed(0)} ms, resume ${resumeMs?.toFixed(0)} ms`,
+  );
 
   // Peak memory: `flowmend run` of a 1,000-node chain, with a preload that prints the process's max RSS at exit.
   const probe1000 = join(stateDir, 'chain-1000.json');
