@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ItemOfSchema } from './batch/batch-state.ts';
 import { BlobUploadSchema, ParamsRefSchema } from './blob-store.ts';
 import { ClassificationRulesSchema } from './ir.ts';
+import { builtOnFirstUse } from './lazy-schema.ts';
 import { LlmUsageSchema, RunnerResultSchema } from './node-type.ts';
 import { RunErrorSchema, RunIdSchema } from './run-model.ts';
 
@@ -68,36 +69,42 @@ export const FailedOutcomeSchema = z.object({ kind: z.literal('failed'), ...enve
  * One item of a RunBatch Map. `waitS` (a retry of a failed item, pflow's `retry_wait`) makes the Map's
  * iterator wait that many whole seconds before the item's runner (a Wait state: no Lambda waits).
  */
-export const BatchItemSpecSchema = RunOutcomeSchema.extend({ item: ItemOfSchema, waitS: z.number().int().positive().optional() });
+export const BatchItemSpecSchema = builtOnFirstUse(() => RunOutcomeSchema.extend({ item: ItemOfSchema, waitS: z.number().int().positive().optional() }));
 export type BatchItemSpec = z.infer<typeof BatchItemSpecSchema>;
 /** What the RecordItem Task receives: the item, with the runner's `result` or a caught `error`. */
-export const ItemResultInputSchema = BatchItemSpecSchema.extend({ result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() });
+export const ItemResultInputSchema = builtOnFirstUse(() =>
+  BatchItemSpecSchema.unwrap().extend({ result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() }),
+);
 export type ItemResultInput = z.infer<typeof ItemResultInputSchema>;
 /** What RecordItem returns into the Map's result: small, whatever the item's outputs. */
-export const ItemRecordedSchema = z.object({ index: z.number().int(), status: z.string() });
+export const ItemRecordedSchema = builtOnFirstUse(() => z.object({ index: z.number().int(), status: z.string() }));
 export type ItemRecorded = z.infer<typeof ItemRecordedSchema>;
 /** Run a chunk of a batch's items (the RunBatch Map state); `seq` is the batch node's record. */
-export const BatchOutcomeSchema = z.object({
-  kind: z.literal('batch'),
-  ...envelope,
-  seq: z.number().int().positive(),
-  nodeType: z.string(),
-  width: z.number().int().min(1).max(100),
-  items: z.array(BatchItemSpecSchema),
-});
+export const BatchOutcomeSchema = builtOnFirstUse(() =>
+  z.object({
+    kind: z.literal('batch'),
+    ...envelope,
+    seq: z.number().int().positive(),
+    nodeType: z.string(),
+    width: z.number().int().min(1).max(100),
+    items: z.array(BatchItemSpecSchema),
+  }),
+);
 
 /**
  * What Advance returns; the Route Choice state branches on `kind` (and on `node.type` for runs).
  * Every kind carries `owner` so that each step can prove it still owns the run.
  */
-export const AdvanceOutcomeSchema = z.discriminatedUnion('kind', [
-  RunOutcomeSchema,
-  BatchOutcomeSchema,
-  RepairOutcomeSchema,
-  ContinueOutcomeSchema,
-  DoneOutcomeSchema,
-  FailedOutcomeSchema,
-]);
+export const AdvanceOutcomeSchema = builtOnFirstUse(() =>
+  z.discriminatedUnion('kind', [
+    RunOutcomeSchema,
+    BatchOutcomeSchema.unwrap(),
+    RepairOutcomeSchema,
+    ContinueOutcomeSchema,
+    DoneOutcomeSchema,
+    FailedOutcomeSchema,
+  ]),
+);
 export type AdvanceOutcome = z.infer<typeof AdvanceOutcomeSchema>;
 export type AdvanceKind = AdvanceOutcome['kind'];
 
