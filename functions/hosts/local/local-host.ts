@@ -36,6 +36,7 @@ import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeMarkInterruptedHandler } from '../lambda/mark-interrupted.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
 import { AWS_LIMITS, type AwsLimits, type ExecutionDeath, ExecutionGuard, stateOutput } from './aws-limits.ts';
+import { makeScalarReadsCheap } from './jsonpath-scalars.ts';
 import { localRunners, localRunnersWithin } from './local-runners.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
@@ -196,6 +197,7 @@ export class LocalHost {
         runners: Object.fromEntries(runners.map((r) => [r.type, `arn:aws:lambda:us-east-1:000000000000:function:flowmend-run-${r.type}`])),
       });
     this.definition = definition;
+    makeScalarReadsCheap();
     this.machine = new StateMachine(definition as unknown as StateMachineDefinition, {
       validationOptions: { noValidate: options.validateDefinition === false },
     });
