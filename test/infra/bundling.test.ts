@@ -89,6 +89,18 @@ describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
     expect(Buffer.byteLength(bundle)).toBeLessThan(500 * 1024);
   }, 240_000);
 
+  it('the StartRun bundle holds what starting a run uses: DynamoDB and Step Functions clients; no S3, JSONata, Anthropic, secrets or node credential chain; under 600 KB', async () => {
+    const { outdir, cfn } = await synthesized();
+    const [startRun] = functionIds(cfn, 'StartRunFunction');
+    const bundle = readFileSync(join(assetDirOf(outdir, cfn, startRun ?? ''), 'index.mjs'), 'utf8');
+    for (const present of ['PutItemCommand', 'StartExecution']) expect(bundle.includes(present), present).toBe(true);
+    // Markers: the S3 client's command names, a JSONata error code, the Anthropic SDK's version header, the SSM client, the ini provider's log line.
+    for (const absent of ['PutObjectCommand', 'S0101', 'anthropic-version', '"GetParameter"', 'credential-provider-ini'])
+      expect(bundle.includes(absent), absent).toBe(false);
+    // 512 KB when this was written (zod 101, the two clients and @smithy/core 273): the budget leaves ~15% for growth.
+    expect(Buffer.byteLength(bundle)).toBeLessThan(600 * 1024);
+  }, 240_000);
+
   it('a runner bundle holds no Secrets Manager or SSM client; its side file does, and reads a secret input when a node has one', async () => {
     const { outdir, cfn } = await synthesized();
     const runners = functionIds(cfn, 'Run').filter((id) => !id.startsWith('RunState'));
