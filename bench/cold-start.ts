@@ -96,7 +96,7 @@ try {
     row(name, outfile, probe(outfile));
     if (name.startsWith('run-')) {
       const side = join(out, name, SECRET_RESOLVER_FILE);
-      bundleSecretResolver(side);
+      await bundleSecretResolver(side);
       row(`  + ${SECRET_RESOLVER_FILE}`, side, probe(outfile, side));
     }
   }

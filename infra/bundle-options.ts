@@ -29,23 +29,5 @@ export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
 /** The secret resolver's own file beside each runner's bundle (functions/hosts/lambda/bundled-secret-resolver.ts says why). */
 export const SECRET_RESOLVER_ENTRY = 'functions/adapters/aws-secret-resolver.ts';
 
-/**
- * esbuild's command-line arguments for a second bundle beside a handler's, with the handler's options:
- * the construct runs them in NodejsFunction's afterBundling hook, the bench runs the same list.
- */
-export const sideBundleArgs = (entry: string, outfile: string): string[] => [
-  '--bundle',
-  entry,
-  `--outfile=${outfile}`,
-  '--format=esm',
-  '--platform=node',
-  `--target=${LAMBDA_NODE_TARGET}`,
-  '--main-fields=module,main',
-  '--minify',
-  `--banner:js=${ESM_REQUIRE_SHIM}`,
-  ...Object.entries(LAMBDA_ALIASES).map(([from, to]) => `--alias:${from}=${to}`),
-  '--log-level=error',
-];
-
 /** One POSIX shell word (afterBundling hooks are shell commands). */
 export const shellWord = (arg: string): string => `'${arg.replaceAll("'", `'\\''`)}'`;

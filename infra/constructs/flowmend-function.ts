@@ -7,15 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SECRET_RESOLVER_FILE } from '../../functions/hosts/lambda/bundled-secret-resolver.ts';
-import {
-  ESM_REQUIRE_SHIM,
-  LAMBDA_ALIASES,
-  LAMBDA_NODE_TARGET,
-  LAMBDA_SOURCE_MAP,
-  SECRET_RESOLVER_ENTRY,
-  shellWord,
-  sideBundleArgs,
-} from '../bundle-options.ts';
+import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET, LAMBDA_SOURCE_MAP, SECRET_RESOLVER_ENTRY, shellWord } from '../bundle-options.ts';
 import { acknowledgeNag, XRAY_REASON } from '../nag.ts';
 
 /** Path of a Lambda entry point under functions/hosts/lambda. */
@@ -42,9 +34,9 @@ export interface FlowmendFunctionProps {
   secretResolverFile?: boolean;
 }
 
-/** The afterBundling command that writes the resolver's bundle beside `index.mjs`, with the project's own esbuild. */
+/** The afterBundling command that writes the resolver's bundle beside `index.mjs` (infra/side-bundle.ts, run from the project root). */
 const secretResolverCommand = (inputDir: string, outputDir: string): string =>
-  [`${inputDir}/node_modules/.bin/esbuild`, ...sideBundleArgs(`${inputDir}/${SECRET_RESOLVER_ENTRY}`, `${outputDir}/${SECRET_RESOLVER_FILE}`)]
+  ['node', '--import', 'tsx', `${inputDir}/infra/side-bundle.ts`, `${inputDir}/${SECRET_RESOLVER_ENTRY}`, `${outputDir}/${SECRET_RESOLVER_FILE}`]
     .map(shellWord)
     .join(' ');
 

@@ -115,6 +115,8 @@ describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
         if (!(id.startsWith('RunLlm') && marker === '"GetSecretValue"')) expect(bundle.includes(marker), `${id} index.mjs has ${marker}`).toBe(false);
         expect(side.includes(marker), `${id} ${SECRET_RESOLVER_FILE} has ${marker}`).toBe(true);
       }
+      // Nor zod: the side file takes only core's error classes (infra/side-bundle.ts), the handler's bundle has zod already.
+      expect(side.includes('"$ZodObject"'), `${id} ${SECRET_RESOLVER_FILE} has zod`).toBe(false);
     }
     // The deployed layout end to end: the bundled transform runner loads its side file and reads an SSM
     // parameter (a loopback fake of SSM's API) for a node whose params refer to one.
