@@ -12,14 +12,16 @@ export const ErrorCategorySchema = z.enum(['non_repairable', 'execution_failure'
 export type ErrorCategory = z.infer<typeof ErrorCategorySchema>;
 
 /** An error as the user sees it in `errors` / `warnings`. */
-export const RunErrorSchema = z.object({
-  node_id: z.string().optional(),
-  category: ErrorCategorySchema,
-  code: z.string(),
-  message: z.string(),
-  fixable: z.boolean(),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
+export const RunErrorSchema = builtOnFirstUse(() =>
+  z.object({
+    node_id: z.string().optional(),
+    category: ErrorCategorySchema,
+    code: z.string(),
+    message: z.string(),
+    fixable: z.boolean(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
 export type RunError = z.infer<typeof RunErrorSchema>;
 
 /**
@@ -34,24 +36,28 @@ export type RunStatus = z.infer<typeof RunStatusSchema>;
  * Who may advance a run now: one execution. Locally the owner is a process (pid on host), alive while
  * that pid is; on AWS an execution ARN, alive while the execution runs. Every run write is conditional on it.
  */
-export const OwnerSchema = z.object({
-  id: z.string(),
-  pid: z.number().int().optional(),
-  host: z.string().optional(),
-  since: z.number(),
-});
+export const OwnerSchema = builtOnFirstUse(() =>
+  z.object({
+    id: z.string(),
+    pid: z.number().int().optional(),
+    host: z.string().optional(),
+    since: z.number(),
+  }),
+);
 export type Owner = z.infer<typeof OwnerSchema>;
 
-export const RunMetricsSchema = z.object({
-  nodesExecuted: z.number().int().default(0),
-  nodesCached: z.number().int().default(0),
-  llmInputTokens: z.number().int().default(0),
-  llmOutputTokens: z.number().int().default(0),
-  llmCostUsd: z.number().default(0),
-  repairInputTokens: z.number().int().default(0),
-  repairOutputTokens: z.number().int().default(0),
-  repairCostUsd: z.number().default(0),
-});
+export const RunMetricsSchema = builtOnFirstUse(() =>
+  z.object({
+    nodesExecuted: z.number().int().default(0),
+    nodesCached: z.number().int().default(0),
+    llmInputTokens: z.number().int().default(0),
+    llmOutputTokens: z.number().int().default(0),
+    llmCostUsd: z.number().default(0),
+    repairInputTokens: z.number().int().default(0),
+    repairOutputTokens: z.number().int().default(0),
+    repairCostUsd: z.number().default(0),
+  }),
+);
 export type RunMetrics = z.infer<typeof RunMetricsSchema>;
 
 /**
@@ -59,43 +65,47 @@ export type RunMetrics = z.infer<typeof RunMetricsSchema>;
  * broke a rule; `problems` are told to the next attempt) or `failed` (no proposal could be made).
  * At most `maxRepairs` per run, each clipped, so the run item stays small.
  */
-export const RepairAttemptSchema = z.object({
-  attempt: z.number().int().positive(),
-  outcome: z.enum(['applied', 'refused', 'failed']),
-  /** The workflow version the attempt repaired. */
-  irVersion: z.number().int().nonnegative(),
-  /** The version it wrote (applied). */
-  version: z.number().int().positive().optional(),
-  nodeId: z.string().optional(),
-  /** Why: the repair's reason when applied, else why it was refused or failed. */
-  reason: z.string(),
-  problems: z.array(z.string()).optional(),
-  usage: LlmUsageSchema.optional(),
-  at: z.number(),
-});
+export const RepairAttemptSchema = builtOnFirstUse(() =>
+  z.object({
+    attempt: z.number().int().positive(),
+    outcome: z.enum(['applied', 'refused', 'failed']),
+    /** The workflow version the attempt repaired. */
+    irVersion: z.number().int().nonnegative(),
+    /** The version it wrote (applied). */
+    version: z.number().int().positive().optional(),
+    nodeId: z.string().optional(),
+    /** Why: the repair's reason when applied, else why it was refused or failed. */
+    reason: z.string(),
+    problems: z.array(z.string()).optional(),
+    usage: LlmUsageSchema.optional(),
+    at: z.number(),
+  }),
+);
 export type RepairAttempt = z.infer<typeof RepairAttemptSchema>;
 
 /**
  * A child run's link to the workflow node that runs it: when the child ends, the parent's Advance records
  * that node (visit `seq`) from the child's outputs, mapped by `outputMapping`, or from its failure.
  */
-export const ParentLinkSchema = z.object({
-  runId: RunIdSchema,
-  nodeId: z.string(),
-  seq: z.number().int().positive(),
-  /** 1 for a child of a top-level run. */
-  depth: z.number().int().positive(),
-  /** The deepest nesting this child's own workflow nodes may reach (the smallest max_depth above it). */
-  limit: z.number().int().positive().optional(),
-  /** Hash of the child IR the parent's node held when the child last took it: a different one is adopted as a new version. */
-  irKey: z.string().optional(),
-  outputMapping: z.record(z.string(), z.string()).optional(),
-  errorAction: z.string().default('error'),
-});
+export const ParentLinkSchema = builtOnFirstUse(() =>
+  z.object({
+    runId: RunIdSchema,
+    nodeId: z.string(),
+    seq: z.number().int().positive(),
+    /** 1 for a child of a top-level run. */
+    depth: z.number().int().positive(),
+    /** The deepest nesting this child's own workflow nodes may reach (the smallest max_depth above it). */
+    limit: z.number().int().positive().optional(),
+    /** Hash of the child IR the parent's node held when the child last took it: a different one is adopted as a new version. */
+    irKey: z.string().optional(),
+    outputMapping: z.record(z.string(), z.string()).optional(),
+    errorAction: z.string().default('error'),
+  }),
+);
 export type ParentLink = z.infer<typeof ParentLinkSchema>;
 
 /** A child run a workflow node started (one per node visit). */
-export const ChildRefSchema = z.object({ nodeId: z.string(), visit: z.number().int().positive(), runId: RunIdSchema });
+export const ChildRefSchema = builtOnFirstUse(() => z.object({ nodeId: z.string(), visit: z.number().int().positive(), runId: RunIdSchema }));
 export type ChildRef = z.infer<typeof ChildRefSchema>;
 
 /** The run item: one per run, read by every engine step. */
