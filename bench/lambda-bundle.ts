@@ -1,7 +1,9 @@
 // One Lambda handler bundled exactly as `cdk deploy` bundles it (esbuild with infra/bundle-options.ts),
 // for the benches that time or profile its import.
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET } from '../infra/bundle-options.ts';
+import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET, SECRET_RESOLVER_ENTRY } from '../infra/bundle-options.ts';
+import { buildSideBundle } from '../infra/side-bundle.ts';
 
 export const bundleLambda = async (entry: string, outfile: string, options: { minify: boolean; sourcemap?: boolean }): Promise<void> => {
   await build({
@@ -19,3 +21,7 @@ export const bundleLambda = async (entry: string, outfile: string, options: { mi
     logLevel: 'error',
   });
 };
+
+/** The secret resolver's file beside a runner's bundle: the very build the construct's afterBundling hook runs. */
+export const bundleSecretResolver = (outfile: string): Promise<void> =>
+  buildSideBundle(fileURLToPath(new URL(`../${SECRET_RESOLVER_ENTRY}`, import.meta.url)), outfile);

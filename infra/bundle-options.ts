@@ -25,3 +25,9 @@ export const LAMBDA_SOURCE_MAP = false;
 export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': './functions/hosts/lambda/lambda-credentials.ts',
 };
+
+/** The secret resolver's own file beside each runner's bundle (functions/hosts/lambda/bundled-secret-resolver.ts says why). */
+export const SECRET_RESOLVER_ENTRY = 'functions/adapters/aws-secret-resolver.ts';
+
+/** One POSIX shell word (afterBundling hooks are shell commands). */
+export const shellWord = (arg: string): string => `'${arg.replaceAll("'", `'\\''`)}'`;

@@ -67,7 +67,7 @@ export class FlowmendStack extends Stack {
       description: string,
       timeout: Duration,
       environment: Record<string, string> = {},
-      reservedConcurrency?: number,
+      runner: { reservedConcurrency?: number; secretResolverFile?: boolean } = {},
     ) =>
       new FlowmendFunction(this, id, {
         handler,
@@ -76,7 +76,8 @@ export class FlowmendStack extends Stack {
         environment,
         memoryMb: settings.lambdaMemoryMb,
         logRetentionDays: settings.logRetentionDays,
-        ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
+        ...(runner.reservedConcurrency === undefined ? {} : { reservedConcurrency: runner.reservedConcurrency }),
+        ...(runner.secretResolverFile ? { secretResolverFile: true } : {}),
       }).fn;
     // The store adapter's requests only (no Scan, DeleteItem, UpdateItem, DescribeTable), on the table and its indexes.
     // The table only, not its indexes: listing runs (the indexes) is the API's, not the engine's.
@@ -124,7 +125,8 @@ export class FlowmendStack extends Stack {
           `flowmend ${type} runner`,
           timeout,
           type === 'llm' ? secretEnv : {},
-          concurrency,
+          // Every runner reads secret inputs (`from`), from a file it loads only when a node has one.
+          { ...(concurrency === undefined ? {} : { reservedConcurrency: concurrency }), secretResolverFile: true },
         );
         return [type, fn] as const;
       }),

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { BatchConfigSchema } from './batch/batch-config.ts';
+import { builtOnFirstUse } from './lazy-schema.ts';
 import { McpServersSchema } from './mcp-servers.ts';
 import { SECRET_SOURCE_HINT, SECRET_SOURCE_PATTERN } from './secret-source.ts';
 
@@ -7,31 +8,35 @@ import { SECRET_SOURCE_HINT, SECRET_SOURCE_PATTERN } from './secret-source.ts';
 export const InputTypeSchema = z.enum(['string', 'number', 'boolean', 'object', 'array', 'str', 'int', 'integer', 'float', 'bool', 'dict', 'list']);
 export type InputType = z.infer<typeof InputTypeSchema>;
 
-export const InputSpecSchema = z
-  .object({
-    description: z.string().optional(),
-    /** pflow default: required unless a default is given. */
-    required: z.boolean().optional(),
-    type: InputTypeSchema.optional(),
-    default: z.unknown().optional(),
-    stdin: z.boolean().optional(),
-    /** The value is never stored, logged or shown: a resume reads it again from FLOWMEND_SECRET_<NAME>. */
-    secret: z.boolean().optional(),
-    /** A secret read at use by the node's runner, from Secrets Manager or SSM Parameter Store (see secret-source.ts). */
-    from: z.string().regex(SECRET_SOURCE_PATTERN, `"from" names where a secret input is read: ${SECRET_SOURCE_HINT}`).optional(),
-  })
-  .strict()
-  .refine((spec) => spec.from === undefined || spec.secret === true, { message: 'an input with "from" is a secret: add "secret": true', path: ['from'] });
+export const InputSpecSchema = builtOnFirstUse(() =>
+  z
+    .object({
+      description: z.string().optional(),
+      /** pflow default: required unless a default is given. */
+      required: z.boolean().optional(),
+      type: InputTypeSchema.optional(),
+      default: z.unknown().optional(),
+      stdin: z.boolean().optional(),
+      /** The value is never stored, logged or shown: a resume reads it again from FLOWMEND_SECRET_<NAME>. */
+      secret: z.boolean().optional(),
+      /** A secret read at use by the node's runner, from Secrets Manager or SSM Parameter Store (see secret-source.ts). */
+      from: z.string().regex(SECRET_SOURCE_PATTERN, `"from" names where a secret input is read: ${SECRET_SOURCE_HINT}`).optional(),
+    })
+    .strict()
+    .refine((spec) => spec.from === undefined || spec.secret === true, { message: 'an input with "from" is a secret: add "secret": true', path: ['from'] }),
+);
 export type InputSpec = z.infer<typeof InputSpecSchema>;
 
-export const OutputSpecSchema = z
-  .object({
-    description: z.string().optional(),
-    type: InputTypeSchema.optional(),
-    /** Without it (pflow's legacy form) the output is the key of that name from the last node that wrote it. */
-    source: z.string({ error: 'an output\'s "source" is a template, e.g. "${node.stdout}"' }).optional(),
-  })
-  .strict();
+export const OutputSpecSchema = builtOnFirstUse(() =>
+  z
+    .object({
+      description: z.string().optional(),
+      type: InputTypeSchema.optional(),
+      /** Without it (pflow's legacy form) the output is the key of that name from the last node that wrote it. */
+      source: z.string({ error: 'an output\'s "source" is a template, e.g. "${node.stdout}"' }).optional(),
+    })
+    .strict(),
+);
 export type OutputSpec = z.infer<typeof OutputSpecSchema>;
 
 export const NODE_ID_PATTERN = /^[a-zA-Z_][\w-]*$/;
@@ -52,36 +57,40 @@ export const NodeIdSchema = z
   .refine((id) => !isReservedName(id), { error: (issue) => reservedNameMessage('node id', String(issue.input)) });
 export type NodeId = z.infer<typeof NodeIdSchema>;
 
-export const NodeSchema = z
-  .object({
-    id: NodeIdSchema,
-    type: z.string().min(1, 'a node needs a type, e.g. "shell"'),
-    purpose: z.string().optional(),
-    params: z.record(z.string(), z.unknown()).default({}),
-    /** Overrides the node type's own declaration of side effects. */
-    side_effects: z.boolean().optional(),
-    /** Run the node once per item (pflow's batch); see batch/batch-config.ts. */
-    batch: BatchConfigSchema.optional(),
-  })
-  .strict();
-export type WorkflowNode = z.infer<typeof NodeSchema>;
-
-export const EdgeSchema = z.preprocess(
-  (raw) => {
-    // pflow's compiler also accepts source/target.
-    if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
-      const { source, target, ...rest } = raw as Record<string, unknown>;
-      return { ...(source !== undefined ? { from: source } : {}), ...(target !== undefined ? { to: target } : {}), ...rest };
-    }
-    return raw;
-  },
+export const NodeSchema = builtOnFirstUse(() =>
   z
     .object({
-      from: z.string({ error: 'an edge needs "from", a node id' }),
-      to: z.string({ error: 'an edge needs "to", a node id' }),
-      action: z.string().min(1).default('default'),
+      id: NodeIdSchema,
+      type: z.string().min(1, 'a node needs a type, e.g. "shell"'),
+      purpose: z.string().optional(),
+      params: z.record(z.string(), z.unknown()).default({}),
+      /** Overrides the node type's own declaration of side effects. */
+      side_effects: z.boolean().optional(),
+      /** Run the node once per item (pflow's batch); see batch/batch-config.ts. */
+      batch: BatchConfigSchema.optional(),
     })
     .strict(),
+);
+export type WorkflowNode = z.infer<typeof NodeSchema>;
+
+export const EdgeSchema = builtOnFirstUse(() =>
+  z.preprocess(
+    (raw) => {
+      // pflow's compiler also accepts source/target.
+      if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+        const { source, target, ...rest } = raw as Record<string, unknown>;
+        return { ...(source !== undefined ? { from: source } : {}), ...(target !== undefined ? { to: target } : {}), ...rest };
+      }
+      return raw;
+    },
+    z
+      .object({
+        from: z.string({ error: 'an edge needs "from", a node id' }),
+        to: z.string({ error: 'an edge needs "to", a node id' }),
+        action: z.string().min(1).default('default'),
+      })
+      .strict(),
+  ),
 );
 export type Edge = z.infer<typeof EdgeSchema>;
 
@@ -100,28 +109,30 @@ export const ClassificationRulesSchema = z
   .strict();
 export type ClassificationRules = z.infer<typeof ClassificationRulesSchema>;
 
-export const WorkflowSchema = z
-  .object({
-    ir_version: z
-      .string()
-      .regex(/^\d+\.\d+\.\d+$/, 'ir_version is a version like "0.1.0"')
-      .default('0.1.0'),
-    name: z.string().optional(),
-    description: z.string().optional(),
-    inputs: z.record(z.string(), InputSpecSchema).default({}),
-    nodes: z.array(NodeSchema).min(1, 'a workflow needs at least one node'),
-    edges: z.array(EdgeSchema).default([]),
-    start_node: z.string().optional(),
-    outputs: z.record(z.string(), OutputSpecSchema).default({}),
-    classification: ClassificationRulesSchema.optional(),
-    /** MCP servers the workflow's mcp nodes call, by name (pflow's mcp-servers.json entries). */
-    mcp_servers: McpServersSchema.optional(),
-    // pflow keys accepted for compatibility; flowmend always namespaces and resolves strictly.
-    mappings: z.unknown().optional(),
-    enable_namespacing: z.boolean().optional(),
-    template_resolution_mode: z.enum(['strict', 'permissive']).optional(),
-  })
-  .strict();
+export const WorkflowSchema = builtOnFirstUse(() =>
+  z
+    .object({
+      ir_version: z
+        .string()
+        .regex(/^\d+\.\d+\.\d+$/, 'ir_version is a version like "0.1.0"')
+        .default('0.1.0'),
+      name: z.string().optional(),
+      description: z.string().optional(),
+      inputs: z.record(z.string(), InputSpecSchema).default({}),
+      nodes: z.array(NodeSchema).min(1, 'a workflow needs at least one node'),
+      edges: z.array(EdgeSchema).default([]),
+      start_node: z.string().optional(),
+      outputs: z.record(z.string(), OutputSpecSchema).default({}),
+      classification: ClassificationRulesSchema.optional(),
+      /** MCP servers the workflow's mcp nodes call, by name (pflow's mcp-servers.json entries). */
+      mcp_servers: McpServersSchema.optional(),
+      // pflow keys accepted for compatibility; flowmend always namespaces and resolves strictly.
+      mappings: z.unknown().optional(),
+      enable_namespacing: z.boolean().optional(),
+      template_resolution_mode: z.enum(['strict', 'permissive']).optional(),
+    })
+    .strict(),
+);
 export type Workflow = z.infer<typeof WorkflowSchema>;
 /** The IR as written by a person (before defaults). */
 export type WorkflowInput = z.input<typeof WorkflowSchema>;

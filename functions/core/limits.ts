@@ -1,28 +1,31 @@
 import * as z from 'zod';
+import { builtOnFirstUse } from './lazy-schema.ts';
 
 /** Bounds on what a workflow and a run may use; each has a default and an environment variable. */
-export const LimitsSchema = z.object({
-  /** Size of the workflow JSON. */
-  maxIrBytes: z.number().int().positive(),
-  maxNodes: z.number().int().positive(),
-  /** Nesting of objects and arrays anywhere in the workflow (params, defaults, mappings). */
-  maxDepth: z.number().int().positive(),
-  /** Length of any one string in the workflow. */
-  maxStringChars: z.number().int().positive(),
-  /** Size of one node's params as written in the workflow. */
-  maxParamsBytes: z.number().int().positive(),
-  /** Bytes of stdout and of stderr a shell node keeps. */
-  maxOutputBytes: z.number().int().positive(),
-  maxHttpResponseBytes: z.number().int().positive(),
-  /** Progress events one run may write. */
-  maxEvents: z.number().int().positive(),
-  /** Node visits (executed, not replayed) one run may make: a cycle with no exit stops here. */
-  maxNodeVisits: z.number().int().positive(),
-  /** Items one batch node may run. */
-  maxBatchItems: z.number().int().positive(),
-  /** Batch item records one run may write, over all its batches and their attempts. */
-  maxItemRecords: z.number().int().positive(),
-});
+export const LimitsSchema = builtOnFirstUse(() =>
+  z.object({
+    /** Size of the workflow JSON. */
+    maxIrBytes: z.number().int().positive(),
+    maxNodes: z.number().int().positive(),
+    /** Nesting of objects and arrays anywhere in the workflow (params, defaults, mappings). */
+    maxDepth: z.number().int().positive(),
+    /** Length of any one string in the workflow. */
+    maxStringChars: z.number().int().positive(),
+    /** Size of one node's params as written in the workflow. */
+    maxParamsBytes: z.number().int().positive(),
+    /** Bytes of stdout and of stderr a shell node keeps. */
+    maxOutputBytes: z.number().int().positive(),
+    maxHttpResponseBytes: z.number().int().positive(),
+    /** Progress events one run may write. */
+    maxEvents: z.number().int().positive(),
+    /** Node visits (executed, not replayed) one run may make: a cycle with no exit stops here. */
+    maxNodeVisits: z.number().int().positive(),
+    /** Items one batch node may run. */
+    maxBatchItems: z.number().int().positive(),
+    /** Batch item records one run may write, over all its batches and their attempts. */
+    maxItemRecords: z.number().int().positive(),
+  }),
+);
 export type Limits = z.infer<typeof LimitsSchema>;
 
 export const DEFAULT_LIMITS: Limits = {

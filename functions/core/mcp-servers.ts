@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { builtOnFirstUse } from './lazy-schema.ts';
 
 /**
  * One MCP server, in the shape of pflow's `mcp-servers.json` entries (the standard `mcpServers`
@@ -6,42 +7,48 @@ import * as z from 'zod';
  * `${VAR}` / `${VAR:-default}` references, expanded from the runner's environment at call time,
  * so a token never has to be written into a workflow or a run record.
  */
-const StringMapSchema = z.record(z.string(), z.string({ error: 'values must be strings (use "${VAR}" to read the environment)' }));
+const StringMapSchema = builtOnFirstUse(() => z.record(z.string(), z.string({ error: 'values must be strings (use "${VAR}" to read the environment)' })));
 
-export const McpStdioServerSchema = z.looseObject({
-  type: z.literal('stdio').optional(),
-  command: z.string({ error: 'a stdio MCP server needs "command"' }).min(1, 'command must not be empty'),
-  args: z.array(z.string(), { error: 'args must be an array of strings' }).optional(),
-  env: StringMapSchema.optional(),
-  cwd: z.string().optional(),
-});
+export const McpStdioServerSchema = builtOnFirstUse(() =>
+  z.looseObject({
+    type: z.literal('stdio').optional(),
+    command: z.string({ error: 'a stdio MCP server needs "command"' }).min(1, 'command must not be empty'),
+    args: z.array(z.string(), { error: 'args must be an array of strings' }).optional(),
+    env: StringMapSchema.optional(),
+    cwd: z.string().optional(),
+  }),
+);
 
-export const McpHttpServerSchema = z.looseObject({
-  type: z.enum(['http', 'streamable-http', 'streamable_http'], { error: 'type is "http" (Streamable HTTP) or absent (stdio)' }),
-  url: z.string({ error: 'an http MCP server needs "url"' }).regex(/^https?:\/\//, 'url must start with http:// or https://'),
-  headers: StringMapSchema.optional(),
-  /** pflow's auth block: a bearer token or an API key header. */
-  auth: z
-    .union(
-      [z.object({ type: z.literal('bearer'), token: z.string() }), z.object({ type: z.literal('api_key'), key: z.string(), header: z.string().optional() })],
-      { error: 'auth is {"type": "bearer", "token": "${VAR}"} or {"type": "api_key", "key": "${VAR}", "header": "X-API-Key"}' },
-    )
-    .optional(),
-  /** Seconds for one request. */
-  timeout: z.number().positive().optional(),
-  env: StringMapSchema.optional(),
-});
+export const McpHttpServerSchema = builtOnFirstUse(() =>
+  z.looseObject({
+    type: z.enum(['http', 'streamable-http', 'streamable_http'], { error: 'type is "http" (Streamable HTTP) or absent (stdio)' }),
+    url: z.string({ error: 'an http MCP server needs "url"' }).regex(/^https?:\/\//, 'url must start with http:// or https://'),
+    headers: StringMapSchema.optional(),
+    /** pflow's auth block: a bearer token or an API key header. */
+    auth: z
+      .union(
+        [z.object({ type: z.literal('bearer'), token: z.string() }), z.object({ type: z.literal('api_key'), key: z.string(), header: z.string().optional() })],
+        { error: 'auth is {"type": "bearer", "token": "${VAR}"} or {"type": "api_key", "key": "${VAR}", "header": "X-API-Key"}' },
+      )
+      .optional(),
+    /** Seconds for one request. */
+    timeout: z.number().positive().optional(),
+    env: StringMapSchema.optional(),
+  }),
+);
 
-export const McpServerSchema = z.union([McpHttpServerSchema, McpStdioServerSchema], {
-  error: 'an MCP server is {"command": ..., "args": [...]} (stdio) or {"type": "http", "url": ...}',
-});
+export const McpServerSchema = builtOnFirstUse(() =>
+  z.union([McpHttpServerSchema, McpStdioServerSchema], {
+    error: 'an MCP server is {"command": ..., "args": [...]} (stdio) or {"type": "http", "url": ...}',
+  }),
+);
 export type McpServer = z.infer<typeof McpServerSchema>;
 
-export const McpServersSchema = z.record(z.string(), McpServerSchema);
+export const McpServersSchema = builtOnFirstUse(() => z.record(z.string(), McpServerSchema));
 export type McpServers = z.infer<typeof McpServersSchema>;
 
 /** pflow's config file: `{ "mcpServers": { name: server } }`. */
-export const McpConfigFileSchema = z.looseObject({ mcpServers: McpServersSchema.default({}) });
+export const McpConfigFileSchema = builtOnFirstUse(() => z.looseObject({ mcpServers: McpServersSchema.default({}) }));
 
 export const isHttpServer = (server: McpServer): server is z.infer<typeof McpHttpServerSchema> =>
   'url' in server && server.type !== undefined && server.type !== 'stdio';

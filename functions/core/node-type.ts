@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { ClassificationRules } from './ir.ts';
+import { builtOnFirstUse } from './lazy-schema.ts';
 
 /** A node failure described as data: what went wrong, for the user, the classifier and the repairer. */
 export const NodeErrorSchema = z.object({
@@ -22,23 +23,25 @@ export type LlmUsage = z.infer<typeof LlmUsageSchema>;
  * What a runner returns. Expected failures (non-zero exit, a 4xx, a missing extract path) are data
  * (`failed`); transient ones are thrown as `TransientError` so the state machine retries them.
  */
-export const RunnerResultSchema = z.discriminatedUnion('kind', [
-  z.object({
-    kind: z.literal('ok'),
-    outputs: z.record(z.string(), z.unknown()),
-    action: z.string().min(1).default('default'),
-    durationMs: z.number().nonnegative(),
-    usage: LlmUsageSchema.optional(),
-  }),
-  z.object({
-    kind: z.literal('failed'),
-    error: NodeErrorSchema,
-    /** Whatever the node produced before failing (stdout, a response body), for the repairer. */
-    outputs: z.record(z.string(), z.unknown()).optional(),
-    durationMs: z.number().nonnegative(),
-    usage: LlmUsageSchema.optional(),
-  }),
-]);
+export const RunnerResultSchema = builtOnFirstUse(() =>
+  z.discriminatedUnion('kind', [
+    z.object({
+      kind: z.literal('ok'),
+      outputs: z.record(z.string(), z.unknown()),
+      action: z.string().min(1).default('default'),
+      durationMs: z.number().nonnegative(),
+      usage: LlmUsageSchema.optional(),
+    }),
+    z.object({
+      kind: z.literal('failed'),
+      error: NodeErrorSchema,
+      /** Whatever the node produced before failing (stdout, a response body), for the repairer. */
+      outputs: z.record(z.string(), z.unknown()).optional(),
+      durationMs: z.number().nonnegative(),
+      usage: LlmUsageSchema.optional(),
+    }),
+  ]),
+);
 export type RunnerResult = z.infer<typeof RunnerResultSchema>;
 
 /** Where a node runs: identity of the visit, for idempotency keys and logs. */

@@ -17,13 +17,14 @@ import { normalisePflowForms, type PflowFormOptions } from './pflow-forms.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
 interface KnownKeys {
-  keys: readonly string[];
+  /** Read when an issue needs them: the schemas are built on first use (lazy-schema.ts). */
+  keys: () => readonly string[];
   /** Words people use for a key that is spelled differently here. */
   aliases: Readonly<Record<string, string>>;
 }
 
 const WORKFLOW_KEYS: KnownKeys = {
-  keys: Object.keys(WorkflowSchema.shape),
+  keys: () => Object.keys(WorkflowSchema.unwrap().shape),
   aliases: {
     version: 'ir_version',
     steps: 'nodes',
@@ -36,7 +37,7 @@ const WORKFLOW_KEYS: KnownKeys = {
   },
 };
 const NODE_KEYS: KnownKeys = {
-  keys: Object.keys(NodeSchema.shape),
+  keys: () => Object.keys(NodeSchema.unwrap().shape),
   aliases: {
     parameters: 'params',
     args: 'params',
@@ -50,13 +51,19 @@ const NODE_KEYS: KnownKeys = {
   },
 };
 const EDGE_KEYS: KnownKeys = {
-  keys: ['from', 'to', 'action'],
+  keys: () => ['from', 'to', 'action'],
   aliases: { on: 'action', label: 'action', condition: 'action', when: 'action' },
 };
-const INPUT_KEYS: KnownKeys = { keys: Object.keys(InputSpecSchema.shape), aliases: { optional: 'required', kind: 'type' } };
-const OUTPUT_KEYS: KnownKeys = { keys: Object.keys(OutputSpecSchema.shape), aliases: { value: 'source', from: 'source', template: 'source', expr: 'source' } };
-const BATCH_KEYS: KnownKeys = { keys: Object.keys(BatchConfigSchema.shape), aliases: { concurrency: 'max_concurrent', on_error: 'error_handling' } };
-const CLASSIFICATION_KEYS: KnownKeys = { keys: Object.keys(ClassificationRulesSchema.shape), aliases: {} };
+const INPUT_KEYS: KnownKeys = { keys: () => Object.keys(InputSpecSchema.unwrap().shape), aliases: { optional: 'required', kind: 'type' } };
+const OUTPUT_KEYS: KnownKeys = {
+  keys: () => Object.keys(OutputSpecSchema.unwrap().shape),
+  aliases: { value: 'source', from: 'source', template: 'source', expr: 'source' },
+};
+const BATCH_KEYS: KnownKeys = {
+  keys: () => Object.keys(BatchConfigSchema.unwrap().shape),
+  aliases: { concurrency: 'max_concurrent', on_error: 'error_handling' },
+};
+const CLASSIFICATION_KEYS: KnownKeys = { keys: () => Object.keys(ClassificationRulesSchema.shape), aliases: {} };
 
 /** Which object an issue path points into, so that an unknown key can be compared with the valid ones. */
 function knownKeysAt(path: readonly PropertyKey[]): KnownKeys | undefined {
@@ -84,8 +91,8 @@ function unknownKeyIssues(issue: z.core.$ZodIssueUnrecognizedKeys): ValidationIs
       return { path, code: 'UNSUPPORTED_KEY', message: `'${key}' in ${formatIssuePath(issue.path)} is not supported`, hint: unsupported, severity: 'error' };
     }
     const where = issue.path.length > 0 ? ` in ${formatIssuePath(issue.path)}` : ' at the top level of the workflow';
-    const suggestion = known === undefined ? undefined : (known.aliases[key] ?? closestMatch(key, known.keys));
-    const valid = known === undefined ? '' : `Valid keys: ${known.keys.join(', ')}`;
+    const suggestion = known === undefined ? undefined : (known.aliases[key] ?? closestMatch(key, known.keys()));
+    const valid = known === undefined ? '' : `Valid keys: ${known.keys().join(', ')}`;
     const hint = suggestion === undefined ? valid : `Did you mean '${suggestion}'? ${valid}`;
     return { path, code: 'UNKNOWN_KEY', message: `Unknown key '${key}'${where}`, severity: 'error', ...(hint ? { hint: hint.trim() } : {}) };
   });

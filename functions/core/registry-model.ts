@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { WorkflowSchema } from './ir.ts';
+import { builtOnFirstUse } from './lazy-schema.ts';
 import { RunIdSchema } from './run-model.ts';
 
 /** A registered workflow's name: it appears in URLs, schedule names and DynamoDB keys. */
@@ -9,44 +10,52 @@ export const WorkflowNameSchema = z
 export type WorkflowName = z.infer<typeof WorkflowNameSchema>;
 
 /** One immutable version of a registered workflow; every PUT makes the next one. */
-export const WorkflowVersionSchema = z.object({
-  name: WorkflowNameSchema,
-  version: z.number().int().positive(),
-  workflow: WorkflowSchema,
-  createdAt: z.number(),
-});
+export const WorkflowVersionSchema = builtOnFirstUse(() =>
+  z.object({
+    name: WorkflowNameSchema,
+    version: z.number().int().positive(),
+    workflow: WorkflowSchema,
+    createdAt: z.number(),
+  }),
+);
 export type WorkflowVersion = z.infer<typeof WorkflowVersionSchema>;
 
 /** What `GET /workflows` lists: the latest version of each name. */
-export const WorkflowSummarySchema = z.object({
-  name: WorkflowNameSchema,
-  latestVersion: z.number().int().positive(),
-  updatedAt: z.number(),
-  description: z.string().optional(),
-});
+export const WorkflowSummarySchema = builtOnFirstUse(() =>
+  z.object({
+    name: WorkflowNameSchema,
+    latestVersion: z.number().int().positive(),
+    updatedAt: z.number(),
+    description: z.string().optional(),
+  }),
+);
 export type WorkflowSummary = z.infer<typeof WorkflowSummarySchema>;
 
 /** A workflow's one schedule (EventBridge Scheduler's shape: expression, time zone, payload, state). */
-export const ScheduleSchema = z.object({
-  workflowName: WorkflowNameSchema,
-  /** `cron(...)`, `rate(...)` or `at(...)` as EventBridge Scheduler writes them. */
-  expression: z.string().min(1),
-  /** IANA time zone the expression is read in. */
-  timezone: z.string().min(1),
-  params: z.record(z.string(), z.unknown()),
-  enabled: z.boolean(),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-});
+export const ScheduleSchema = builtOnFirstUse(() =>
+  z.object({
+    workflowName: WorkflowNameSchema,
+    /** `cron(...)`, `rate(...)` or `at(...)` as EventBridge Scheduler writes them. */
+    expression: z.string().min(1),
+    /** IANA time zone the expression is read in. */
+    timezone: z.string().min(1),
+    params: z.record(z.string(), z.unknown()),
+    enabled: z.boolean(),
+    createdAt: z.number(),
+    updatedAt: z.number(),
+  }),
+);
 export type Schedule = z.infer<typeof ScheduleSchema>;
 
 /** An `Idempotency-Key` and the run the first request with it started. */
-export const IdempotencyRecordSchema = z.object({
-  key: z.string().min(1).max(255),
-  runId: RunIdSchema,
-  createdAt: z.number(),
-  expiresAt: z.number(),
-});
+export const IdempotencyRecordSchema = builtOnFirstUse(() =>
+  z.object({
+    key: z.string().min(1).max(255),
+    runId: RunIdSchema,
+    createdAt: z.number(),
+    expiresAt: z.number(),
+  }),
+);
 export type IdempotencyRecord = z.infer<typeof IdempotencyRecordSchema>;
 
 /** How long an idempotency key is kept at least (the issue asks for 24 h). */

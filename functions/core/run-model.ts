@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { BatchStateSchema, ItemOfSchema, ItemRangeSchema } from './batch/batch-state.ts';
 import { WorkflowSchema } from './ir.ts';
+import { builtOnFirstUse } from './lazy-schema.ts';
 import { LlmUsageSchema, NodeErrorSchema } from './node-type.ts';
 
 export const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{6,64}$/, 'a run id is 6-64 letters, digits, _ or -');
@@ -11,14 +12,16 @@ export const ErrorCategorySchema = z.enum(['non_repairable', 'execution_failure'
 export type ErrorCategory = z.infer<typeof ErrorCategorySchema>;
 
 /** An error as the user sees it in `errors` / `warnings`. */
-export const RunErrorSchema = z.object({
-  node_id: z.string().optional(),
-  category: ErrorCategorySchema,
-  code: z.string(),
-  message: z.string(),
-  fixable: z.boolean(),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
+export const RunErrorSchema = builtOnFirstUse(() =>
+  z.object({
+    node_id: z.string().optional(),
+    category: ErrorCategorySchema,
+    code: z.string(),
+    message: z.string(),
+    fixable: z.boolean(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
 export type RunError = z.infer<typeof RunErrorSchema>;
 
 /**
@@ -33,24 +36,28 @@ export type RunStatus = z.infer<typeof RunStatusSchema>;
  * Who may advance a run now: one execution. Locally the owner is a process (pid on host), alive while
  * that pid is; on AWS an execution ARN, alive while the execution runs. Every run write is conditional on it.
  */
-export const OwnerSchema = z.object({
-  id: z.string(),
-  pid: z.number().int().optional(),
-  host: z.string().optional(),
-  since: z.number(),
-});
+export const OwnerSchema = builtOnFirstUse(() =>
+  z.object({
+    id: z.string(),
+    pid: z.number().int().optional(),
+    host: z.string().optional(),
+    since: z.number(),
+  }),
+);
 export type Owner = z.infer<typeof OwnerSchema>;
 
-export const RunMetricsSchema = z.object({
-  nodesExecuted: z.number().int().default(0),
-  nodesCached: z.number().int().default(0),
-  llmInputTokens: z.number().int().default(0),
-  llmOutputTokens: z.number().int().default(0),
-  llmCostUsd: z.number().default(0),
-  repairInputTokens: z.number().int().default(0),
-  repairOutputTokens: z.number().int().default(0),
-  repairCostUsd: z.number().default(0),
-});
+export const RunMetricsSchema = builtOnFirstUse(() =>
+  z.object({
+    nodesExecuted: z.number().int().default(0),
+    nodesCached: z.number().int().default(0),
+    llmInputTokens: z.number().int().default(0),
+    llmOutputTokens: z.number().int().default(0),
+    llmCostUsd: z.number().default(0),
+    repairInputTokens: z.number().int().default(0),
+    repairOutputTokens: z.number().int().default(0),
+    repairCostUsd: z.number().default(0),
+  }),
+);
 export type RunMetrics = z.infer<typeof RunMetricsSchema>;
 
 /**
@@ -58,173 +65,183 @@ export type RunMetrics = z.infer<typeof RunMetricsSchema>;
  * broke a rule; `problems` are told to the next attempt) or `failed` (no proposal could be made).
  * At most `maxRepairs` per run, each clipped, so the run item stays small.
  */
-export const RepairAttemptSchema = z.object({
-  attempt: z.number().int().positive(),
-  outcome: z.enum(['applied', 'refused', 'failed']),
-  /** The workflow version the attempt repaired. */
-  irVersion: z.number().int().nonnegative(),
-  /** The version it wrote (applied). */
-  version: z.number().int().positive().optional(),
-  nodeId: z.string().optional(),
-  /** Why: the repair's reason when applied, else why it was refused or failed. */
-  reason: z.string(),
-  problems: z.array(z.string()).optional(),
-  usage: LlmUsageSchema.optional(),
-  at: z.number(),
-});
+export const RepairAttemptSchema = builtOnFirstUse(() =>
+  z.object({
+    attempt: z.number().int().positive(),
+    outcome: z.enum(['applied', 'refused', 'failed']),
+    /** The workflow version the attempt repaired. */
+    irVersion: z.number().int().nonnegative(),
+    /** The version it wrote (applied). */
+    version: z.number().int().positive().optional(),
+    nodeId: z.string().optional(),
+    /** Why: the repair's reason when applied, else why it was refused or failed. */
+    reason: z.string(),
+    problems: z.array(z.string()).optional(),
+    usage: LlmUsageSchema.optional(),
+    at: z.number(),
+  }),
+);
 export type RepairAttempt = z.infer<typeof RepairAttemptSchema>;
 
 /**
  * A child run's link to the workflow node that runs it: when the child ends, the parent's Advance records
  * that node (visit `seq`) from the child's outputs, mapped by `outputMapping`, or from its failure.
  */
-export const ParentLinkSchema = z.object({
-  runId: RunIdSchema,
-  nodeId: z.string(),
-  seq: z.number().int().positive(),
-  /** 1 for a child of a top-level run. */
-  depth: z.number().int().positive(),
-  /** The deepest nesting this child's own workflow nodes may reach (the smallest max_depth above it). */
-  limit: z.number().int().positive().optional(),
-  /** Hash of the child IR the parent's node held when the child last took it: a different one is adopted as a new version. */
-  irKey: z.string().optional(),
-  outputMapping: z.record(z.string(), z.string()).optional(),
-  errorAction: z.string().default('error'),
-});
+export const ParentLinkSchema = builtOnFirstUse(() =>
+  z.object({
+    runId: RunIdSchema,
+    nodeId: z.string(),
+    seq: z.number().int().positive(),
+    /** 1 for a child of a top-level run. */
+    depth: z.number().int().positive(),
+    /** The deepest nesting this child's own workflow nodes may reach (the smallest max_depth above it). */
+    limit: z.number().int().positive().optional(),
+    /** Hash of the child IR the parent's node held when the child last took it: a different one is adopted as a new version. */
+    irKey: z.string().optional(),
+    outputMapping: z.record(z.string(), z.string()).optional(),
+    errorAction: z.string().default('error'),
+  }),
+);
 export type ParentLink = z.infer<typeof ParentLinkSchema>;
 
 /** A child run a workflow node started (one per node visit). */
-export const ChildRefSchema = z.object({ nodeId: z.string(), visit: z.number().int().positive(), runId: RunIdSchema });
+export const ChildRefSchema = builtOnFirstUse(() => z.object({ nodeId: z.string(), visit: z.number().int().positive(), runId: RunIdSchema }));
 export type ChildRef = z.infer<typeof ChildRefSchema>;
 
 /** The run item: one per run, read by every engine step. */
-export const RunItemSchema = z.object({
-  runId: RunIdSchema,
-  workflowName: z.string(),
-  /** The registered workflow's version the run started from (runs of an inline workflow have none). */
-  workflowVersion: z.number().int().positive().optional(),
-  status: RunStatusSchema,
-  irVersion: z.number().int().nonnegative(),
-  params: z.record(z.string(), z.unknown()),
-  /** The directory file nodes resolve relative paths against (the local host); recorded so a resume uses the same one. */
-  workspace: z.string().optional(),
-  createdAt: z.number(),
-  updatedAt: z.number(),
-  /** Highest step sequence number allocated so far (0 before the first node). */
-  seq: z.number().int().nonnegative(),
-  /** The step in flight, if any: RunNode was asked to run it. */
-  current: z
-    .object({
-      seq: z.number().int(),
-      nodeId: z.string(),
-      nodeType: z.string(),
-      visit: z.number().int(),
-      cacheKey: z.string(),
-      sideEffects: z.boolean(),
-      startedAt: z.number(),
-      interrupted: z.boolean().optional(),
-      repaired: z.boolean().optional(),
-    })
-    .optional(),
-  /** The last node recorded on the current path and the action it took: the next step routes from here. */
-  cursor: z.object({ nodeId: z.string(), action: z.string() }).optional(),
-  /**
-   * Records of the last nodes, carried by the run item (the commit point of a step) until they are
-   * written as their own items, in batches beside a later write of the run item. Small records only.
-   */
-  pendingRecords: z.array(z.lazy(() => NodeRecordSchema)).default([]),
-  /** Pending records up to this seq were sent to their own items by the commit that wrote this run item. */
-  flushedThrough: z.number().int().nonnegative().default(0),
-  /** Changes on every write: a payload carrying it proves that a cached copy of the run is current. */
-  rev: z.string().optional(),
-  /** Events written so far; the next event's key is derived from it. */
-  eventSeq: z.number().int().nonnegative().default(0),
-  /** Nodes changed by any repair of this run (shown as [repaired]). */
-  repairedNodes: z.array(z.string()).default([]),
-  /** Set by resume and by a repair: the next step walks from the start and replays what it can. */
-  needsWalk: z.boolean(),
-  /** Latest completed step of each node on the current path (templates read these). */
-  latest: z.record(z.string(), z.number().int()),
-  /** How many times each node was visited on the current path. */
-  visits: z.record(z.string(), z.number().int()),
-  repairEnabled: z.boolean(),
-  maxRepairs: z.number().int().nonnegative(),
-  repairAttempts: z.number().int().nonnegative(),
-  lastErrorSignature: z.string().optional(),
-  /** Every repair attempt of the run, in order (the report's `repairs`). */
-  repairs: z.array(RepairAttemptSchema).default([]),
-  /** A repair the last execution had no time left for (Express): the next execution starts with it. */
-  repairDue: RunErrorSchema.optional(),
-  /** The error that sent the run to repair, or that failed it. */
-  lastError: RunErrorSchema.optional(),
-  warnings: z.array(RunErrorSchema).default([]),
-  owner: OwnerSchema.optional(),
-  outputs: z.record(z.string(), z.unknown()).optional(),
-  metrics: RunMetricsSchema,
-  /** Per-run choice of state machine on AWS. */
-  mode: z.enum(['express', 'standard']).default('express'),
-  /** Set on a child run: the parent run and its workflow node. */
-  parent: ParentLinkSchema.optional(),
-  /** The child runs this run's workflow nodes started, for status and the report. */
-  children: z.array(ChildRefSchema).optional(),
-  /** The batch in flight (batch/batch-step.ts), if any. */
-  batch: BatchStateSchema.optional(),
-  /** Item records allocated so far (their seqs count here, not as node visits). */
-  itemRecords: z.number().int().nonnegative().optional(),
-});
+export const RunItemSchema = builtOnFirstUse(() =>
+  z.object({
+    runId: RunIdSchema,
+    workflowName: z.string(),
+    /** The registered workflow's version the run started from (runs of an inline workflow have none). */
+    workflowVersion: z.number().int().positive().optional(),
+    status: RunStatusSchema,
+    irVersion: z.number().int().nonnegative(),
+    params: z.record(z.string(), z.unknown()),
+    /** The directory file nodes resolve relative paths against (the local host); recorded so a resume uses the same one. */
+    workspace: z.string().optional(),
+    createdAt: z.number(),
+    updatedAt: z.number(),
+    /** Highest step sequence number allocated so far (0 before the first node). */
+    seq: z.number().int().nonnegative(),
+    /** The step in flight, if any: RunNode was asked to run it. */
+    current: z
+      .object({
+        seq: z.number().int(),
+        nodeId: z.string(),
+        nodeType: z.string(),
+        visit: z.number().int(),
+        cacheKey: z.string(),
+        sideEffects: z.boolean(),
+        startedAt: z.number(),
+        interrupted: z.boolean().optional(),
+        repaired: z.boolean().optional(),
+      })
+      .optional(),
+    /** The last node recorded on the current path and the action it took: the next step routes from here. */
+    cursor: z.object({ nodeId: z.string(), action: z.string() }).optional(),
+    /**
+     * Records of the last nodes, carried by the run item (the commit point of a step) until they are
+     * written as their own items, in batches beside a later write of the run item. Small records only.
+     */
+    pendingRecords: z.array(z.lazy(() => NodeRecordSchema)).default([]),
+    /** Pending records up to this seq were sent to their own items by the commit that wrote this run item. */
+    flushedThrough: z.number().int().nonnegative().default(0),
+    /** Changes on every write: a payload carrying it proves that a cached copy of the run is current. */
+    rev: z.string().optional(),
+    /** Events written so far; the next event's key is derived from it. */
+    eventSeq: z.number().int().nonnegative().default(0),
+    /** Nodes changed by any repair of this run (shown as [repaired]). */
+    repairedNodes: z.array(z.string()).default([]),
+    /** Set by resume and by a repair: the next step walks from the start and replays what it can. */
+    needsWalk: z.boolean(),
+    /** Latest completed step of each node on the current path (templates read these). */
+    latest: z.record(z.string(), z.number().int()),
+    /** How many times each node was visited on the current path. */
+    visits: z.record(z.string(), z.number().int()),
+    repairEnabled: z.boolean(),
+    maxRepairs: z.number().int().nonnegative(),
+    repairAttempts: z.number().int().nonnegative(),
+    lastErrorSignature: z.string().optional(),
+    /** Every repair attempt of the run, in order (the report's `repairs`). */
+    repairs: z.array(RepairAttemptSchema).default([]),
+    /** A repair the last execution had no time left for (Express): the next execution starts with it. */
+    repairDue: RunErrorSchema.optional(),
+    /** The error that sent the run to repair, or that failed it. */
+    lastError: RunErrorSchema.optional(),
+    warnings: z.array(RunErrorSchema).default([]),
+    owner: OwnerSchema.optional(),
+    outputs: z.record(z.string(), z.unknown()).optional(),
+    metrics: RunMetricsSchema,
+    /** Per-run choice of state machine on AWS. */
+    mode: z.enum(['express', 'standard']).default('express'),
+    /** Set on a child run: the parent run and its workflow node. */
+    parent: ParentLinkSchema.optional(),
+    /** The child runs this run's workflow nodes started, for status and the report. */
+    children: z.array(ChildRefSchema).optional(),
+    /** The batch in flight (batch/batch-step.ts), if any. */
+    batch: BatchStateSchema.optional(),
+    /** Item records allocated so far (their seqs count here, not as node visits). */
+    itemRecords: z.number().int().nonnegative().optional(),
+  }),
+);
 export type RunItem = z.infer<typeof RunItemSchema>;
 
 export const NodeRecordStatusSchema = z.enum(['running', 'completed', 'failed', 'warning', 'interrupted']);
 export type NodeRecordStatus = z.infer<typeof NodeRecordStatusSchema>;
 
 /** One visit of one node. A node in a loop has one record per visit. */
-export const NodeRecordSchema = z.object({
-  runId: RunIdSchema,
-  seq: z.number().int().positive(),
-  nodeId: z.string(),
-  nodeType: z.string(),
-  /** 1 for the first visit of this node on the path, 2 for the second, ... */
-  visit: z.number().int().positive(),
-  status: NodeRecordStatusSchema,
-  cacheKey: z.string(),
-  sideEffects: z.boolean(),
-  irVersion: z.number().int().nonnegative(),
-  action: z.string().optional(),
-  outputs: z.record(z.string(), z.unknown()).optional(),
-  error: NodeErrorSchema.optional(),
-  usage: LlmUsageSchema.optional(),
-  startedAt: z.number(),
-  finishedAt: z.number().optional(),
-  durationMs: z.number().optional(),
-  /** This visit re-runs a node whose earlier try was cut off by a crash. */
-  interrupted: z.boolean().optional(),
-  /** The node was changed by a repair before this visit. */
-  repaired: z.boolean().optional(),
-  /** This record is one item of a batch, not a node visit. */
-  item: ItemOfSchema.optional(),
-  /** This record is a batch node's: its items' records are at `base`..`base + count - 1`. */
-  batch: ItemRangeSchema.optional(),
-  /** An item copied from an earlier attempt of its batch (same cache key): it did not run again. */
-  replayed: z.boolean().optional(),
-});
+export const NodeRecordSchema = builtOnFirstUse(() =>
+  z.object({
+    runId: RunIdSchema,
+    seq: z.number().int().positive(),
+    nodeId: z.string(),
+    nodeType: z.string(),
+    /** 1 for the first visit of this node on the path, 2 for the second, ... */
+    visit: z.number().int().positive(),
+    status: NodeRecordStatusSchema,
+    cacheKey: z.string(),
+    sideEffects: z.boolean(),
+    irVersion: z.number().int().nonnegative(),
+    action: z.string().optional(),
+    outputs: z.record(z.string(), z.unknown()).optional(),
+    error: NodeErrorSchema.optional(),
+    usage: LlmUsageSchema.optional(),
+    startedAt: z.number(),
+    finishedAt: z.number().optional(),
+    durationMs: z.number().optional(),
+    /** This visit re-runs a node whose earlier try was cut off by a crash. */
+    interrupted: z.boolean().optional(),
+    /** The node was changed by a repair before this visit. */
+    repaired: z.boolean().optional(),
+    /** This record is one item of a batch, not a node visit. */
+    item: ItemOfSchema.optional(),
+    /** This record is a batch node's: its items' records are at `base`..`base + count - 1`. */
+    batch: ItemRangeSchema.optional(),
+    /** An item copied from an earlier attempt of its batch (same cache key): it did not run again. */
+    replayed: z.boolean().optional(),
+  }),
+);
 export type NodeRecord = z.infer<typeof NodeRecordSchema>;
 
 export const IrVersionSourceSchema = z.enum(['original', 'rules', 'llm', 'manual']);
 export type IrVersionSource = z.infer<typeof IrVersionSourceSchema>;
 
 /** One version of a run's workflow: the original, then each repair. */
-export const IrVersionItemSchema = z.object({
-  runId: RunIdSchema,
-  version: z.number().int().nonnegative(),
-  ir: WorkflowSchema,
-  source: IrVersionSourceSchema,
-  reason: z.string().optional(),
-  /** Human-readable summary of what changed, one line per change. */
-  diff: z.array(z.string()).optional(),
-  nodesChanged: z.array(z.string()).optional(),
-  createdAt: z.number(),
-  usage: LlmUsageSchema.optional(),
-});
+export const IrVersionItemSchema = builtOnFirstUse(() =>
+  z.object({
+    runId: RunIdSchema,
+    version: z.number().int().nonnegative(),
+    ir: WorkflowSchema,
+    source: IrVersionSourceSchema,
+    reason: z.string().optional(),
+    /** Human-readable summary of what changed, one line per change. */
+    diff: z.array(z.string()).optional(),
+    nodesChanged: z.array(z.string()).optional(),
+    createdAt: z.number(),
+    usage: LlmUsageSchema.optional(),
+  }),
+);
 export type IrVersionItem = z.infer<typeof IrVersionItemSchema>;
 
 /** Fields every event has. `key` sorts events within a run. */
@@ -232,53 +249,55 @@ const eventBase = { runId: RunIdSchema, key: z.string(), at: z.number() };
 const nodeIdField = z.string().optional();
 
 /** Progress, in order: a discriminated union on `type`, each with the fields its writer sets. */
-export const RunEventSchema = z.discriminatedUnion('type', [
-  z.object({ ...eventBase, type: z.literal('run_started'), message: z.string() }),
-  z.object({ ...eventBase, type: z.literal('run_resumed'), message: z.string() }),
-  /** Nodes the walk replayed from their records, in path order. */
-  z.object({ ...eventBase, type: z.literal('node_cached'), data: z.object({ nodes: z.array(z.object({ id: z.string(), seq: z.number().int() })) }) }),
-  z.object({ ...eventBase, type: z.literal('node_interrupted'), nodeId: z.string(), seq: z.number().int(), message: z.string() }),
-  // category and code: how the failure that sent the run to repair was filed (the run viewer shows it per node).
-  z.object({
-    ...eventBase,
-    type: z.literal('repair_started'),
-    nodeId: nodeIdField,
-    message: z.string(),
-    data: z.object({ attempt: z.number().int(), max: z.number().int(), category: ErrorCategorySchema.optional(), code: z.string().optional() }),
-  }),
-  z.object({
-    ...eventBase,
-    type: z.literal('repair_applied'),
-    message: z.string(),
-    data: z.object({ attempt: z.number().int(), version: z.number().int(), source: IrVersionSourceSchema, nodesChanged: z.array(z.string()) }),
-  }),
-  z.object({
-    ...eventBase,
-    type: z.literal('repair_failed'),
-    nodeId: nodeIdField,
-    message: z.string(),
-    data: z.object({ attempt: z.number().int(), outcome: z.enum(['refused', 'failed']).optional() }),
-  }),
-  z.object({ ...eventBase, type: z.literal('run_succeeded') }),
-  z.object({
-    ...eventBase,
-    type: z.literal('run_failed'),
-    nodeId: nodeIdField,
-    message: z.string(),
-    data: z.object({ category: ErrorCategorySchema, code: z.string() }).optional(),
-  }),
-  z.object({ ...eventBase, type: z.literal('execution_continued'), nodeId: nodeIdField, message: z.string() }),
-  z.object({ ...eventBase, type: z.literal('run_cancelled'), nodeId: nodeIdField, message: z.string() }),
-  /** A chunk of a batch's items was recorded: `done` of `total` items are settled, `failed` of them failed. */
-  z.object({
-    ...eventBase,
-    type: z.literal('batch_progress'),
-    nodeId: z.string(),
-    data: z.object({ done: z.number().int(), total: z.number().int(), failed: z.number().int(), replayed: z.number().int() }),
-  }),
-  /** The execution stopped without recording an outcome (a Lambda timeout, an AWS limit); resume goes on. */
-  z.object({ ...eventBase, type: z.literal('run_interrupted'), message: z.string() }),
-]);
+export const RunEventSchema = builtOnFirstUse(() =>
+  z.discriminatedUnion('type', [
+    z.object({ ...eventBase, type: z.literal('run_started'), message: z.string() }),
+    z.object({ ...eventBase, type: z.literal('run_resumed'), message: z.string() }),
+    /** Nodes the walk replayed from their records, in path order. */
+    z.object({ ...eventBase, type: z.literal('node_cached'), data: z.object({ nodes: z.array(z.object({ id: z.string(), seq: z.number().int() })) }) }),
+    z.object({ ...eventBase, type: z.literal('node_interrupted'), nodeId: z.string(), seq: z.number().int(), message: z.string() }),
+    // category and code: how the failure that sent the run to repair was filed (the run viewer shows it per node).
+    z.object({
+      ...eventBase,
+      type: z.literal('repair_started'),
+      nodeId: nodeIdField,
+      message: z.string(),
+      data: z.object({ attempt: z.number().int(), max: z.number().int(), category: ErrorCategorySchema.optional(), code: z.string().optional() }),
+    }),
+    z.object({
+      ...eventBase,
+      type: z.literal('repair_applied'),
+      message: z.string(),
+      data: z.object({ attempt: z.number().int(), version: z.number().int(), source: IrVersionSourceSchema, nodesChanged: z.array(z.string()) }),
+    }),
+    z.object({
+      ...eventBase,
+      type: z.literal('repair_failed'),
+      nodeId: nodeIdField,
+      message: z.string(),
+      data: z.object({ attempt: z.number().int(), outcome: z.enum(['refused', 'failed']).optional() }),
+    }),
+    z.object({ ...eventBase, type: z.literal('run_succeeded') }),
+    z.object({
+      ...eventBase,
+      type: z.literal('run_failed'),
+      nodeId: nodeIdField,
+      message: z.string(),
+      data: z.object({ category: ErrorCategorySchema, code: z.string() }).optional(),
+    }),
+    z.object({ ...eventBase, type: z.literal('execution_continued'), nodeId: nodeIdField, message: z.string() }),
+    z.object({ ...eventBase, type: z.literal('run_cancelled'), nodeId: nodeIdField, message: z.string() }),
+    /** A chunk of a batch's items was recorded: `done` of `total` items are settled, `failed` of them failed. */
+    z.object({
+      ...eventBase,
+      type: z.literal('batch_progress'),
+      nodeId: z.string(),
+      data: z.object({ done: z.number().int(), total: z.number().int(), failed: z.number().int(), replayed: z.number().int() }),
+    }),
+    /** The execution stopped without recording an outcome (a Lambda timeout, an AWS limit); resume goes on. */
+    z.object({ ...eventBase, type: z.literal('run_interrupted'), message: z.string() }),
+  ]),
+);
 export type RunEvent = z.infer<typeof RunEventSchema>;
 export type RunEventType = RunEvent['type'];
 /** What the writer of an event of type `T` gives; the unit of work adds runId, key and time. */

@@ -1,19 +1,22 @@
 import * as z from 'zod';
+import { builtOnFirstUse } from './lazy-schema.ts';
 
 /**
  * What a schedule sends to the scheduled-start Lambda: EventBridge Scheduler fills `scheduledTime`
  * from `<aws.scheduler.scheduled-time>`, an EventBridge rule from the event's `time`. The same
  * scheduled time always makes the same idempotency key, so a re-delivered event starts one run.
  */
-export const ScheduledStartEventSchema = z.strictObject({
-  workflowName: z.string().min(1).max(64),
-  /** An inline workflow (schedules kept as code); without it, the registered workflow of that name. */
-  workflow: z.unknown().optional(),
-  /** A registered version; the latest when absent. */
-  version: z.number().int().positive().optional(),
-  params: z.record(z.string(), z.unknown()).default({}),
-  scheduledTime: z.iso.datetime({ offset: true }),
-});
+export const ScheduledStartEventSchema = builtOnFirstUse(() =>
+  z.strictObject({
+    workflowName: z.string().min(1).max(64),
+    /** An inline workflow (schedules kept as code); without it, the registered workflow of that name. */
+    workflow: z.unknown().optional(),
+    /** A registered version; the latest when absent. */
+    version: z.number().int().positive().optional(),
+    params: z.record(z.string(), z.unknown()).default({}),
+    scheduledTime: z.iso.datetime({ offset: true }),
+  }),
+);
 export type ScheduledStartEvent = z.infer<typeof ScheduledStartEventSchema>;
 
 /** The placeholder EventBridge Scheduler replaces with the time a schedule fired for (ISO 8601, UTC). */

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ItemOfSchema } from './batch/batch-state.ts';
 import { BlobUploadSchema, ParamsRefSchema } from './blob-store.ts';
 import { ClassificationRulesSchema } from './ir.ts';
+import { builtOnFirstUse } from './lazy-schema.ts';
 import { LlmUsageSchema, RunnerResultSchema } from './node-type.ts';
 import { RunErrorSchema, RunIdSchema } from './run-model.ts';
 
@@ -26,14 +27,16 @@ export const TaskErrorSchema = z.object({ Error: z.string(), Cause: z.string().o
 export type TaskError = z.infer<typeof TaskErrorSchema>;
 
 /** What the Repair state returns at `$.repair`. */
-export const RepairReportSchema = z.object({
-  applied: z.boolean(),
-  message: z.string(),
-  /** A proposal was made and refused: what was wrong with it, for the next attempt. */
-  problems: z.array(z.string()).optional(),
-  /** LLM tokens and cost spent on a repair that was not applied (an applied one carries its usage in its IR version). */
-  usage: LlmUsageSchema.optional(),
-});
+export const RepairReportSchema = builtOnFirstUse(() =>
+  z.object({
+    applied: z.boolean(),
+    message: z.string(),
+    /** A proposal was made and refused: what was wrong with it, for the next attempt. */
+    problems: z.array(z.string()).optional(),
+    /** LLM tokens and cost spent on a repair that was not applied (an applied one carries its usage in its IR version). */
+    usage: LlmUsageSchema.optional(),
+  }),
+);
 export type RepairReport = z.infer<typeof RepairReportSchema>;
 
 /** Counters of the current execution, so the engine can continue as a new one before AWS limits. */
@@ -60,44 +63,50 @@ export const RepairOutcomeSchema = z.object({
   failedNode: z.string(),
   attempt: z.number().int().positive(),
 });
-export const ContinueOutcomeSchema = z.object({ kind: z.literal('continue'), ...envelope });
-export const DoneOutcomeSchema = z.object({ kind: z.literal('done'), ...envelope });
-export const FailedOutcomeSchema = z.object({ kind: z.literal('failed'), ...envelope, error: RunErrorSchema });
+export const ContinueOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('continue'), ...envelope }));
+export const DoneOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('done'), ...envelope }));
+export const FailedOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('failed'), ...envelope, error: RunErrorSchema }));
 
 /**
  * One item of a RunBatch Map. `waitS` (a retry of a failed item, pflow's `retry_wait`) makes the Map's
  * iterator wait that many whole seconds before the item's runner (a Wait state: no Lambda waits).
  */
-export const BatchItemSpecSchema = RunOutcomeSchema.extend({ item: ItemOfSchema, waitS: z.number().int().positive().optional() });
+export const BatchItemSpecSchema = builtOnFirstUse(() => RunOutcomeSchema.extend({ item: ItemOfSchema, waitS: z.number().int().positive().optional() }));
 export type BatchItemSpec = z.infer<typeof BatchItemSpecSchema>;
 /** What the RecordItem Task receives: the item, with the runner's `result` or a caught `error`. */
-export const ItemResultInputSchema = BatchItemSpecSchema.extend({ result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() });
+export const ItemResultInputSchema = builtOnFirstUse(() =>
+  BatchItemSpecSchema.unwrap().extend({ result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() }),
+);
 export type ItemResultInput = z.infer<typeof ItemResultInputSchema>;
 /** What RecordItem returns into the Map's result: small, whatever the item's outputs. */
-export const ItemRecordedSchema = z.object({ index: z.number().int(), status: z.string() });
+export const ItemRecordedSchema = builtOnFirstUse(() => z.object({ index: z.number().int(), status: z.string() }));
 export type ItemRecorded = z.infer<typeof ItemRecordedSchema>;
 /** Run a chunk of a batch's items (the RunBatch Map state); `seq` is the batch node's record. */
-export const BatchOutcomeSchema = z.object({
-  kind: z.literal('batch'),
-  ...envelope,
-  seq: z.number().int().positive(),
-  nodeType: z.string(),
-  width: z.number().int().min(1).max(100),
-  items: z.array(BatchItemSpecSchema),
-});
+export const BatchOutcomeSchema = builtOnFirstUse(() =>
+  z.object({
+    kind: z.literal('batch'),
+    ...envelope,
+    seq: z.number().int().positive(),
+    nodeType: z.string(),
+    width: z.number().int().min(1).max(100),
+    items: z.array(BatchItemSpecSchema),
+  }),
+);
 
 /**
  * What Advance returns; the Route Choice state branches on `kind` (and on `node.type` for runs).
  * Every kind carries `owner` so that each step can prove it still owns the run.
  */
-export const AdvanceOutcomeSchema = z.discriminatedUnion('kind', [
-  RunOutcomeSchema,
-  BatchOutcomeSchema,
-  RepairOutcomeSchema,
-  ContinueOutcomeSchema,
-  DoneOutcomeSchema,
-  FailedOutcomeSchema,
-]);
+export const AdvanceOutcomeSchema = builtOnFirstUse(() =>
+  z.discriminatedUnion('kind', [
+    RunOutcomeSchema,
+    BatchOutcomeSchema.unwrap(),
+    RepairOutcomeSchema,
+    ContinueOutcomeSchema.unwrap(),
+    DoneOutcomeSchema.unwrap(),
+    FailedOutcomeSchema.unwrap(),
+  ]),
+);
 export type AdvanceOutcome = z.infer<typeof AdvanceOutcomeSchema>;
 export type AdvanceKind = AdvanceOutcome['kind'];
 
@@ -105,19 +114,21 @@ export type AdvanceKind = AdvanceOutcome['kind'];
  * What Advance receives: the execution input (`start`), or the previous outcome with the
  * runner's `result`, a caught `error`, or the Repair state's `repair` added by its ResultPath.
  */
-export const AdvanceInputSchema = z.union([
-  // The run outcome back from its RunNode Task, with the runner's result or the caught error.
-  RunOutcomeSchema.extend({ result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() }),
-  // The repair outcome back from the Repair Task, with its report or the caught error.
-  RepairOutcomeSchema.extend({ repair: RepairReportSchema.optional(), error: TaskErrorSchema.optional() }),
-  // The items come back with only what the engine reads (it reads their results from the store, where RecordItem put them).
-  z.object({
-    kind: z.literal('batch'),
-    ...envelope,
-    seq: z.number().int().positive(),
-    items: z.array(z.object({ seq: z.number().int().positive(), item: ItemOfSchema })),
-    error: TaskErrorSchema.optional(),
-  }),
-  z.object({ kind: z.literal('start').default('start'), ...envelope }),
-]);
+export const AdvanceInputSchema = builtOnFirstUse(() =>
+  z.union([
+    // The run outcome back from its RunNode Task, with the runner's result or the caught error.
+    RunOutcomeSchema.extend({ result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() }),
+    // The repair outcome back from the Repair Task, with its report or the caught error.
+    RepairOutcomeSchema.extend({ repair: RepairReportSchema.optional(), error: TaskErrorSchema.optional() }),
+    // The items come back with only what the engine reads (it reads their results from the store, where RecordItem put them).
+    z.object({
+      kind: z.literal('batch'),
+      ...envelope,
+      seq: z.number().int().positive(),
+      items: z.array(z.object({ seq: z.number().int().positive(), item: ItemOfSchema })),
+      error: TaskErrorSchema.optional(),
+    }),
+    z.object({ kind: z.literal('start').default('start'), ...envelope }),
+  ]),
+);
 export type AdvanceInput = z.infer<typeof AdvanceInputSchema>;

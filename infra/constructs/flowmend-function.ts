@@ -6,7 +6,8 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET, LAMBDA_SOURCE_MAP } from '../bundle-options.ts';
+import { SECRET_RESOLVER_FILE } from '../../functions/hosts/lambda/bundled-secret-resolver.ts';
+import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET, LAMBDA_SOURCE_MAP, SECRET_RESOLVER_ENTRY, shellWord } from '../bundle-options.ts';
 import { acknowledgeNag, XRAY_REASON } from '../nag.ts';
 
 /** Path of a Lambda entry point under functions/hosts/lambda. */
@@ -26,7 +27,18 @@ export interface FlowmendFunctionProps {
   reservedConcurrency?: number;
   /** Where failed asynchronous invocations go; only for functions invoked asynchronously (EventBridge, log subscriptions). */
   deadLetterQueue?: sqs.IQueue;
+  /**
+   * Bundles the Secrets Manager / SSM resolver as a second file beside the handler's (runners: loaded only
+   * when a node has a secret input, so the handler's own bundle stays free of both clients).
+   */
+  secretResolverFile?: boolean;
 }
+
+/** The afterBundling command that writes the resolver's bundle beside `index.mjs` (infra/side-bundle.ts, run from the project root). */
+const secretResolverCommand = (inputDir: string, outputDir: string): string =>
+  ['node', '--import', 'tsx', `${inputDir}/infra/side-bundle.ts`, `${inputDir}/${SECRET_RESOLVER_ENTRY}`, `${outputDir}/${SECRET_RESOLVER_FILE}`]
+    .map(shellWord)
+    .join(' ');
 
 /** The Lambda runtime of every function (aws-cdk-lib 2.276 has Node 24). */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
@@ -84,6 +96,15 @@ export class FlowmendFunction extends Construct {
         logLevel: LogLevel.ERROR,
         // Bundle our pinned SDK versions instead of whatever the runtime ships.
         externalModules: [],
+        ...(props.secretResolverFile
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) => [secretResolverCommand(inputDir, outputDir)],
+              },
+            }
+          : {}),
       },
     });
     acknowledgeNag(this.role, 'AwsSolutions', 'AwsSolutions-IAM5[Resource::*]', XRAY_REASON);

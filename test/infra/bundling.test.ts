@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { secretReference } from '../../functions/core/index.ts';
+import { SECRET_RESOLVER_FILE } from '../../functions/hosts/lambda/bundled-secret-resolver.ts';
 import type { CfnTemplate } from '../support/cfn-asl.ts';
+import { startFakeSecrets } from '../support/fake-secrets.ts';
 import { synthFlowmend } from '../support/synth-flowmend.ts';
 import { asCfn } from './stack-helpers.ts';
 
@@ -29,6 +32,16 @@ const synthesize = async (): Promise<{ outdir: string; cfn: CfnTemplate }> => {
   dirs.push(outdir);
   return { outdir, cfn: asCfn(synthFlowmend({}, { bundle: true, outdir }).template) };
 };
+
+/** The directory of a function's bundle in the cloud assembly. */
+const assetDirOf = (outdir: string, cfn: CfnTemplate, id: string): string => {
+  const code = cfn.Resources[id]?.Properties?.Code as { S3Key: string };
+  return join(outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+};
+const functionIds = (cfn: CfnTemplate, prefix: string): string[] =>
+  Object.entries(cfn.Resources)
+    .filter(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith(prefix))
+    .map(([id]) => id);
 
 describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
   it('are ESM bundles that load and run under plain Node', async () => {
@@ -74,5 +87,70 @@ describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
     // Markers: the S3 client's command names, a JSONata error code, the ini provider's log line.
     for (const absent of ['PutObjectCommand', 'S0101', 'credential-provider-ini']) expect(bundle, absent).not.toContain(absent);
     expect(Buffer.byteLength(bundle)).toBeLessThan(500 * 1024);
+  }, 240_000);
+
+  it('the StartRun bundle holds what starting a run uses: DynamoDB and Step Functions clients; no S3, JSONata, Anthropic, secrets or node credential chain; under 600 KB', async () => {
+    const { outdir, cfn } = await synthesized();
+    const [startRun] = functionIds(cfn, 'StartRunFunction');
+    const bundle = readFileSync(join(assetDirOf(outdir, cfn, startRun ?? ''), 'index.mjs'), 'utf8');
+    for (const present of ['PutItemCommand', 'StartExecution']) expect(bundle.includes(present), present).toBe(true);
+    // Markers: the S3 client's command names, a JSONata error code, the Anthropic SDK's version header, the SSM client, the ini provider's log line.
+    for (const absent of ['PutObjectCommand', 'S0101', 'anthropic-version', '"GetParameter"', 'credential-provider-ini'])
+      expect(bundle.includes(absent), absent).toBe(false);
+    // 512 KB when this was written (zod 101, the two clients and @smithy/core 273): the budget leaves ~15% for growth.
+    expect(Buffer.byteLength(bundle)).toBeLessThan(600 * 1024);
+  }, 240_000);
+
+  it('a runner bundle holds no Secrets Manager or SSM client; its side file does, and reads a secret input when a node has one', async () => {
+    const { outdir, cfn } = await synthesized();
+    const runners = functionIds(cfn, 'Run').filter((id) => !id.startsWith('RunState'));
+    expect(runners.length).toBeGreaterThanOrEqual(5);
+    for (const id of runners) {
+      const dir = assetDirOf(outdir, cfn, id);
+      // Markers: the operation names each client's commands carry (booleans: a failure must not print a bundle).
+      const bundle = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      const side = readFileSync(join(dir, SECRET_RESOLVER_FILE), 'utf8');
+      for (const marker of ['"GetParameter"', '"GetSecretValue"']) {
+        // RunLlm keeps its own Secrets Manager client: it reads the Anthropic key on every cold start.
+        if (!(id.startsWith('RunLlm') && marker === '"GetSecretValue"')) expect(bundle.includes(marker), `${id} index.mjs has ${marker}`).toBe(false);
+        expect(side.includes(marker), `${id} ${SECRET_RESOLVER_FILE} has ${marker}`).toBe(true);
+      }
+      // Nor zod: the side file takes only core's error classes (infra/side-bundle.ts), the handler's bundle has zod already.
+      expect(side.includes('"$ZodObject"'), `${id} ${SECRET_RESOLVER_FILE} has zod`).toBe(false);
+    }
+    // The deployed layout end to end: the bundled transform runner loads its side file and reads an SSM
+    // parameter (a loopback fake of SSM's API) for a node whose params refer to one.
+    const fake = await startFakeSecrets();
+    try {
+      fake.parameters.set('/flowmend/inputs/n', '41');
+      const transform = runners.find((id) => id.startsWith('RunTransform')) ?? '';
+      const event = {
+        kind: 'run',
+        runId: 'run-bundle-2',
+        owner: 'exec-1',
+        seq: 1,
+        node: {
+          id: 'add',
+          type: 'transform',
+          params: { expression: '$number($.n) + 1', input: { n: secretReference('ssm:/flowmend/inputs/n') } },
+          cacheKey: 'k',
+          timeoutS: 10,
+        },
+      };
+      const url = pathToFileURL(join(assetDirOf(outdir, cfn, transform), 'index.mjs')).href;
+      const script = `process.stdout.write(JSON.stringify(await (await import(${JSON.stringify(url)})).handler(${JSON.stringify(event)})));`;
+      const env = {
+        PATH: process.env.PATH ?? '',
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'x',
+        AWS_SECRET_ACCESS_KEY: 'x',
+        AWS_ENDPOINT_URL_SSM: fake.endpoint,
+      };
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env });
+      expect(JSON.parse(stdout)).toMatchObject({ kind: 'ok', outputs: { result: 42 } });
+      expect(fake.calls).toEqual(['AmazonSSM.GetParameter /flowmend/inputs/n']);
+    } finally {
+      await fake.close();
+    }
   }, 240_000);
 });

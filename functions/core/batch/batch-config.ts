@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { StaleRunError } from '../errors.ts';
 import type { WorkflowNode } from '../ir.ts';
+import { builtOnFirstUse } from '../lazy-schema.ts';
 
 /** Outputs of a node run with `batch` (pflow's shape), whatever the node's own outputs are. */
 export const BATCH_OUTPUT_KEYS = ['results', 'count', 'success_count', 'error_count', 'errors'] as const;
@@ -12,28 +13,30 @@ export const INDEX_NAME = '__index__';
  * pflow's `batch` on a node (its BATCH_CONFIG_SCHEMA): the node runs once per item of `items`, each
  * run with `${item}` (or the `as` name) and `${__index__}` in its templates.
  */
-export const BatchConfigSchema = z
-  .object({
-    items: z.union(
-      [
-        z.string().regex(/^\$\{.+\}$/, 'batch.items as text is one template, e.g. "${list.result}"'),
-        z.array(z.unknown()).min(1, 'batch.items as a literal array needs at least one item'),
-      ],
-      { error: 'batch.items is a template such as "${fetch.response.items}" or a non-empty array' },
-    ),
-    as: z
-      .string()
-      .regex(/^[a-zA-Z_]\w*$/, 'batch.as is an identifier (letters, digits, _), e.g. "file"')
-      .refine((name) => name !== INDEX_NAME, { error: `batch.as cannot be '${INDEX_NAME}' (the item's index has that name)` })
-      .default('item'),
-    parallel: z.boolean().default(false),
-    max_concurrent: z.number().int().min(1, 'batch.max_concurrent is 1-100').max(100, 'batch.max_concurrent is 1-100').default(10),
-    error_handling: z.enum(['fail_fast', 'continue'], { error: 'batch.error_handling is "fail_fast" or "continue"' }).default('fail_fast'),
-    /** Attempts per item, pflow's way (1 = no retry); transient errors also get the state machine's Retry. */
-    max_retries: z.number().int().min(1, 'batch.max_retries is 1-10').max(10, 'batch.max_retries is 1-10').default(1),
-    retry_wait: z.number().min(0, 'batch.retry_wait is 0 or more seconds').default(0),
-  })
-  .strict();
+export const BatchConfigSchema = builtOnFirstUse(() =>
+  z
+    .object({
+      items: z.union(
+        [
+          z.string().regex(/^\$\{.+\}$/, 'batch.items as text is one template, e.g. "${list.result}"'),
+          z.array(z.unknown()).min(1, 'batch.items as a literal array needs at least one item'),
+        ],
+        { error: 'batch.items is a template such as "${fetch.response.items}" or a non-empty array' },
+      ),
+      as: z
+        .string()
+        .regex(/^[a-zA-Z_]\w*$/, 'batch.as is an identifier (letters, digits, _), e.g. "file"')
+        .refine((name) => name !== INDEX_NAME, { error: `batch.as cannot be '${INDEX_NAME}' (the item's index has that name)` })
+        .default('item'),
+      parallel: z.boolean().default(false),
+      max_concurrent: z.number().int().min(1, 'batch.max_concurrent is 1-100').max(100, 'batch.max_concurrent is 1-100').default(10),
+      error_handling: z.enum(['fail_fast', 'continue'], { error: 'batch.error_handling is "fail_fast" or "continue"' }).default('fail_fast'),
+      /** Attempts per item, pflow's way (1 = no retry); transient errors also get the state machine's Retry. */
+      max_retries: z.number().int().min(1, 'batch.max_retries is 1-10').max(10, 'batch.max_retries is 1-10').default(1),
+      retry_wait: z.number().min(0, 'batch.retry_wait is 0 or more seconds').default(0),
+    })
+    .strict(),
+);
 export type BatchConfig = z.infer<typeof BatchConfigSchema>;
 
 /** How many items run at once: one when sequential, else `max_concurrent`. */

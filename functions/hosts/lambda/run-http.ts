@@ -1,5 +1,5 @@
-import { awsSecretResolver } from '../../adapters/aws-secret-resolver.ts';
 import { httpRunner } from '../../nodes/http.ts';
+import { bundledSecretResolver } from './bundled-secret-resolver.ts';
 import { makeRunNodeHandler } from './run-node.ts';
 
-export const handler = makeRunNodeHandler(httpRunner, { secrets: awsSecretResolver });
+export const handler = makeRunNodeHandler(httpRunner, { secrets: bundledSecretResolver });

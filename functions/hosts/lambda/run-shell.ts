@@ -1,5 +1,5 @@
-import { awsSecretResolver } from '../../adapters/aws-secret-resolver.ts';
 import { shellRunner } from '../../nodes/shell.ts';
+import { bundledSecretResolver } from './bundled-secret-resolver.ts';
 import { makeRunNodeHandler } from './run-node.ts';
 
-export const handler = makeRunNodeHandler(shellRunner, { secrets: awsSecretResolver });
+export const handler = makeRunNodeHandler(shellRunner, { secrets: bundledSecretResolver });
