@@ -1,7 +1,10 @@
 // Bundles the CLI into dist/ with esbuild (run by `npm run build`, and by `prepare` on npm ci/install),
 // so `flowmend` starts without transpiling TypeScript. Chunks split at dynamic imports: a command loads
 // the state machine interpreter, the SQLite module or the AWS SDK only when it uses them.
-import { rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { directCoreImports } from './direct-core-imports.mjs';
 import { buildAslValidator, lazyAslValidator } from './lazy-asl-validator.mjs';
 
@@ -63,6 +66,28 @@ await esbuild.build({
 });
 
 await buildAslValidator(esbuild, root);
+
+// The definition the CLI runs by default, validated here once (functions/hosts/local/definition-memo.ts):
+// one run of the bundle on a scratch state dir, whose memo becomes dist/validated-definitions. A failure
+// costs only speed (the first command on each state dir validates instead), so it warns.
+{
+  const scratch = mkdtempSync(join(tmpdir(), 'flowmend-build-'));
+  try {
+    const workflow = join(scratch, 'noop.json');
+    writeFileSync(workflow, JSON.stringify({ nodes: [{ id: 'noop', type: 'transform', params: { expression: '1' } }], edges: [] }));
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('FLOWMEND_')));
+    const state = join(scratch, 'state');
+    const run = spawnSync(process.execPath, [`${root}dist/flowmend.mjs`, 'run', workflow, '--state-dir', state, '--output-format', 'json'], {
+      env,
+      encoding: 'utf8',
+    });
+    const memo = join(state, 'validated-definitions');
+    if (run.status === 0 && existsSync(memo)) cpSync(memo, `${root}dist/validated-definitions`, { recursive: true });
+    else console.warn(`flowmend build: could not pre-validate the default definition (exit ${run.status}): ${(run.stderr || run.stdout).slice(0, 500)}`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
 
 // The run viewer's page (issue 16: static assets bundled at build time): served from dist/viewer by `serve`.
 await esbuild.build({

@@ -123,10 +123,11 @@ export const runLocalCommand = async (
   const makeHost = async (extra: Partial<LocalHostOptions> = {}): Promise<LocalHost> => {
     const { LocalHost } = await import('../local/local-host.ts');
     const { FileDefinitionMemo } = await import('../local/definition-memo.ts');
-    // Validated as Step Functions validates it, once per definition and state dir (with --store dynamodb, the
-    // state dir holds nothing else, so it is not created for this: the definition is validated each time).
+    // Validated as Step Functions validates it, once per definition: at build time for the default one, else
+    // once per state dir (with --store dynamodb the state dir holds nothing else, so it is not created for
+    // this: only the build's memo is read).
     return new LocalHost({
-      ...(command.store === 'sqlite' ? { validatedDefinitions: FileDefinitionMemo.inStateDir(stateDir) } : {}),
+      validatedDefinitions: FileDefinitionMemo.inStateDir(command.store === 'sqlite' ? stateDir : undefined),
       runLimits: limits,
       ...io.hostOptions,
       ...extra,

@@ -75,7 +75,13 @@ describe('the local host with a memo of validated definitions', () => {
 });
 
 describe('flowmend run (the bundle, whose validator loads only to validate)', () => {
-  it('validates the definition at the first run in a state dir and remembers it for the next commands', async () => {
+  it("starts on a new state dir without validating: the build validated the CLI's default definition", async () => {
+    // The key of the definition a default local host runs, as the host asks its memo for it.
+    const asked: string[] = [];
+    new LocalHost({ store: new MemoryRunStore(), validatedDefinitions: { has: (key) => asked.push(key) > 0, add: () => {} } });
+    expect(asked).toHaveLength(1);
+    expect(existsSync(join(REPO, 'dist', 'validated-definitions', asked[0] as string))).toBe(true);
+
     const stateDir = join(dir, 'cli-state');
     const hello = join(REPO, 'examples', 'hello.json');
     for (let i = 0; i < 2; i += 1) {
@@ -83,6 +89,21 @@ describe('flowmend run (the bundle, whose validator loads only to validate)', ()
       expect(out.code, out.stderr).toBe(0);
       expect(parseJsonOutput(out)).toMatchObject({ success: true });
     }
-    expect(readdirSync(join(stateDir, 'validated-definitions'))).toHaveLength(1);
+    // Nothing left to remember in the state dir: the definition was known before the first run.
+    expect(existsSync(join(stateDir, 'validated-definitions'))).toBe(false);
+  });
+});
+
+describe('FileDefinitionMemo with the definitions the build validated', () => {
+  it('knows a shipped key without a state dir, and remembers nothing then', () => {
+    const shipped = join(dir, 'shipped');
+    const known = new FileDefinitionMemo(join(dir, 'remembered'), [shipped]);
+    known.add('a'.repeat(64));
+    const shippedOnly = new FileDefinitionMemo(undefined, [join(dir, 'remembered')]);
+    expect(shippedOnly.has('a'.repeat(64))).toBe(true);
+    expect(shippedOnly.has('b'.repeat(64))).toBe(false);
+    shippedOnly.add('b'.repeat(64));
+    expect(readdirSync(join(dir, 'remembered'))).toEqual(['a'.repeat(64)]);
+    expect(existsSync(shipped)).toBe(false);
   });
 });
