@@ -75,7 +75,7 @@ export {
   type RunContext,
   type RunnerResult,
 } from './node-type.ts';
-export { checkRunPatch } from './patch-run.ts';
+export { checkRunPatch, type PatchCheck } from './patch-run.ts';
 export type { PflowFormOptions } from './pflow-forms.ts';
 export { prepareRun, type RunRequest, type RunSpec } from './prepare-run.ts';
 export { ProgressCursorSchema, type ProgressEvent, readProgress } from './progress-feed.ts';

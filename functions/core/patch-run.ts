@@ -14,7 +14,8 @@ export const checkRunPatch = async (
   store: RunStore,
   runId: string,
   patch: unknown,
-  options: { catalog: NodeCatalog; now: number; reason: string },
+  /** `source` names where the patch came from (a file), in the message when it cannot be applied. */
+  options: { catalog: NodeCatalog; now: number; reason: string; source?: string },
 ): Promise<PatchCheck> => {
   const run = await store.getRun(runId);
   if (!run) return { ok: false, message: `no run '${runId}'`, problems: [] };
@@ -32,7 +33,7 @@ export const checkRunPatch = async (
   if (!result.ok)
     return {
       ok: false,
-      message: `the patch cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`,
+      message: `the patch${options.source === undefined ? '' : ` in ${options.source}`} cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`,
       problems: result.problems,
     };
   return result;

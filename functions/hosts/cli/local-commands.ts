@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { IrVersionItem, PflowFormOptions, RunItem, RunStore } from '../../core/index.ts';
+import type { IrVersionItem, PatchCheck, PflowFormOptions, RunItem, RunStore } from '../../core/index.ts';
 import {
-  applyManualPatch,
   cancelRun,
+  checkRunPatch,
   DEFAULT_MAX_REPAIRS,
   EngineCache,
   FlowmendError,
@@ -16,7 +16,6 @@ import {
   Redactor,
   RunBusyError,
   RunNotFoundError,
-  recordsOfRun,
   StaleRunError,
 } from '../../core/index.ts';
 import { localSpecCatalog } from '../../nodes/local-specs.ts';
@@ -32,35 +31,12 @@ import { cancelLine, renderIssues, renderRuns, renderStatus, runRowOf } from './
 import { openCommand, viewerForRun } from './viewer-commands.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
-/** A person's patch for `resume --workflow`: the same schema, validation and frozen-node checks as a repair. */
-const checkPatch = async (
-  store: RunStore,
-  runId: string,
-  path: string,
-  options: PflowFormOptions,
-): Promise<{ ok: true; item: IrVersionItem } | { ok: false; message: string; problems: string[] }> => {
-  const run = await store.getRun(runId);
-  if (!run) return { ok: false, message: `no run '${runId}' in this state dir (see \`flowmend runs\`)`, problems: [] };
+/** A person's patch for `resume --workflow`: core's checks for any patch (`checkRunPatch`), read from a file. */
+const checkPatch = async (store: RunStore, runId: string, path: string, options: PflowFormOptions): Promise<PatchCheck> => {
+  if (!(await store.getRun(runId))) return { ok: false, message: `no run '${runId}' in this state dir (see \`flowmend runs\`)`, problems: [] };
   const loaded = await loadWorkflowFile(path, options);
   if (!loaded.ok) return { ok: false, message: `invalid workflow ${path}:\n${renderIssues(loaded.issues)}`, problems: loaded.issues.map((i) => i.message) };
-  const current = await store.getIrVersion(runId, run.irVersion);
-  if (!current) return { ok: false, message: `run ${runId} has no workflow version ${run.irVersion}`, problems: [] };
-  const result = applyManualPatch({
-    run,
-    current,
-    steps: await recordsOfRun(store, run),
-    patch: loaded.workflow,
-    catalog,
-    now: Date.now(),
-    reason: `Workflow patched by hand from ${path}`,
-  });
-  if (!result.ok)
-    return {
-      ok: false,
-      message: `the patch in ${path} cannot be applied to run ${runId}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`,
-      problems: result.problems,
-    };
-  return result;
+  return checkRunPatch(store, runId, loaded.workflow, { catalog, now: Date.now(), reason: `Workflow patched by hand from ${path}`, source: path });
 };
 // Specs only: validating loads no runner's library (JSONata, the MCP and Anthropic SDKs).
 const catalog = localSpecCatalog;
