@@ -2,24 +2,11 @@
 // for the benches that time or profile its import.
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET, SECRET_RESOLVER_ENTRY } from '../infra/bundle-options.ts';
+import { lambdaEsbuildOptions, SECRET_RESOLVER_ENTRY } from '../infra/bundle-options.ts';
 import { buildSideBundle } from '../infra/side-bundle.ts';
 
 export const bundleLambda = async (entry: string, outfile: string, options: { minify: boolean; sourcemap?: boolean }): Promise<void> => {
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: LAMBDA_NODE_TARGET,
-    mainFields: ['module', 'main'],
-    minify: options.minify,
-    sourcemap: options.sourcemap ?? false,
-    banner: { js: ESM_REQUIRE_SHIM },
-    alias: { ...LAMBDA_ALIASES },
-    logLevel: 'error',
-  });
+  await build({ ...lambdaEsbuildOptions(), entryPoints: [entry], outfile, minify: options.minify, sourcemap: options.sourcemap ?? false });
 };
 
 /** The secret resolver's file beside a runner's bundle: the very build the construct's afterBundling hook runs. */

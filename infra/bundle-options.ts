@@ -31,3 +31,19 @@ export const SECRET_RESOLVER_ENTRY = 'functions/adapters/aws-secret-resolver.ts'
 
 /** One POSIX shell word (afterBundling hooks are shell commands). */
 export const shellWord = (arg: string): string => `'${arg.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * The esbuild options every Lambda bundle shares, for the builds that call esbuild themselves: the
+ * side file beside a runner (side-bundle.ts) and the benches' bundles (bench/lambda-bundle.ts). The
+ * construct hands the same values to NodejsFunction's bundling props.
+ */
+export const lambdaEsbuildOptions = () => ({
+  bundle: true,
+  format: 'esm' as const,
+  platform: 'node' as const,
+  target: LAMBDA_NODE_TARGET,
+  mainFields: ['module', 'main'],
+  banner: { js: ESM_REQUIRE_SHIM },
+  alias: { ...LAMBDA_ALIASES },
+  logLevel: 'error' as const,
+});

@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
-import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET } from './bundle-options.ts';
+import { lambdaEsbuildOptions } from './bundle-options.ts';
 
 /**
  * Core's modules declared free of side effects, so that only the ones the entry uses are kept. Core's
@@ -24,21 +24,7 @@ const coreWithoutSideEffects: Plugin = {
 };
 
 export const buildSideBundle = async (entry: string, outfile: string): Promise<void> => {
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: LAMBDA_NODE_TARGET,
-    mainFields: ['module', 'main'],
-    minify: true,
-    sourcemap: false,
-    banner: { js: ESM_REQUIRE_SHIM },
-    alias: { ...LAMBDA_ALIASES },
-    plugins: [coreWithoutSideEffects],
-    logLevel: 'error',
-  });
+  await build({ ...lambdaEsbuildOptions(), entryPoints: [entry], outfile, minify: true, sourcemap: false, plugins: [coreWithoutSideEffects] });
 };
 
 // As a script: `node --import tsx infra/side-bundle.ts ENTRY OUTFILE`, run from the project root (the aliases are relative to it).
