@@ -31,9 +31,8 @@ import { cancelLine, renderIssues, renderRuns, renderStatus, runRowOf } from './
 import { openCommand, viewerForRun } from './viewer-commands.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
-/** A person's patch for `resume --workflow`: core's checks for any patch (`checkRunPatch`), read from a file. */
+/** A person's patch for `resume --workflow`, read from a file: core's checks for any patch (`checkRunPatch`). */
 const checkPatch = async (store: RunStore, runId: string, path: string, options: PflowFormOptions): Promise<PatchCheck> => {
-  if (!(await store.getRun(runId))) return { ok: false, message: `no run '${runId}' in this state dir (see \`flowmend runs\`)`, problems: [] };
   const loaded = await loadWorkflowFile(path, options);
   if (!loaded.ok) return { ok: false, message: `invalid workflow ${path}:\n${renderIssues(loaded.issues)}`, problems: loaded.issues.map((i) => i.message) };
   return checkRunPatch(store, runId, loaded.workflow, { catalog, now: Date.now(), reason: `Workflow patched by hand from ${path}`, source: path });
@@ -162,6 +161,7 @@ export const runLocalCommand = async (
         const run = await opened.store.getRun(command.runId);
         let patch: IrVersionItem | undefined;
         if (command.workflowPath !== undefined) {
+          if (!run) return fail(EXIT.usage, `no run '${command.runId}' in this state dir (see \`flowmend runs\`)`, { problems: [] });
           const checked = await checkPatch(store, command.runId, command.workflowPath, forms);
           if (!checked.ok) return fail(EXIT.usage, checked.message, { problems: checked.problems });
           patch = checked.item;
