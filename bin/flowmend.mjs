@@ -1,22 +1,26 @@
 #!/usr/bin/env node
 // The `flowmend` bin: runs the bundle that `npm run build` (and `prepare`, on npm ci) writes to dist/,
-// which starts without transpiling. When the bundle is missing or older than a source file (a fresh
-// edit, an install without dev dependencies), it runs the TypeScript through tsx instead.
-import { readdirSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// which starts without transpiling, from the V8 code cache the build made (bin/cli-bundle.cjs). When the
+// bundle is missing or older than a source file (a fresh edit, an install without dev dependencies), it
+// runs the TypeScript through tsx instead.
+// node:fs through require: an ES import of a built-in reads all its exports, and fs's ReadStream getter
+// then loads the streams modules, which a command such as `validate` never uses.
+import { createRequire } from 'node:module';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const bundle = `${root}dist/flowmend.mjs`;
+const require = createRequire(import.meta.url);
+const { readdirSync, statSync } = require('node:fs');
+const root = `${require('node:path').dirname(require('node:path').dirname(require('node:url').fileURLToPath(import.meta.url)))}/`;
+const bundle = `${root}dist/flowmend.cjs`;
 
 const mtime = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs;
 
 /**
- * Newest modification time among the CLI's sources (bin/flowmend.ts and functions/). Directory entries
- * with their types and string paths: 5 ms for ~220 files here, where a recursive listing and a stat per
- * URL took 17 ms of every start.
+ * Newest modification time among the CLI's sources (bin/flowmend.ts, bin/cli-main.ts and functions/).
+ * Directory entries with their types and string paths: 5 ms for ~220 files here, where a recursive listing
+ * and a stat per URL took 17 ms of every start.
  */
 const newestSource = () => {
-  let newest = mtime(`${root}bin/flowmend.ts`) ?? 0;
+  let newest = Math.max(mtime(`${root}bin/flowmend.ts`) ?? 0, mtime(`${root}bin/cli-main.ts`) ?? 0);
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       if (entry.isDirectory()) walk(`${dir}${entry.name}/`);
@@ -29,7 +33,10 @@ const newestSource = () => {
 
 const built = mtime(bundle);
 if (built !== undefined && built >= newestSource()) {
-  await import(new URL('../dist/flowmend.mjs', import.meta.url).href);
+  const { cacheDirFor, cacheNameFor, loadCliBundle } = require('./cli-bundle.cjs');
+  const argv = process.argv.slice(2);
+  const { main } = loadCliBundle(bundle, `${cacheDirFor(bundle)}/${cacheNameFor(argv)}.bin`);
+  await main(argv);
 } else {
   const { register } = await import('tsx/esm/api');
   register();

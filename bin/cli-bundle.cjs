@@ -1,0 +1,56 @@
+// Loads the CLI bundle (dist/flowmend.cjs, one CommonJS file) with a V8 code cache, so that a command starts
+// from compiled bytecode instead of parsing and compiling the bundle. Node 20 has no compile cache for ES
+// modules (module.enableCompileCache is 22.1+), but vm.Script takes `cachedData` for a classic script.
+//
+// The build (scripts/code-cache.mjs) writes one cache per common command to dist/code-cache/<v8>-<arch>/,
+// each made after running that command, so it holds the functions the command compiled lazily too. A cache
+// from another V8 (another Node) is not looked for; one V8 rejects anyway (other V8 flags, a damaged file)
+// costs a normal compile: `cachedDataRejected` is only reported, never fatal.
+'use strict';
+const { readFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { dirname, join } = require('node:path');
+const vm = require('node:vm');
+
+/** Commands with a cache of their own; any other command line uses the cache made after all of them. */
+const CACHED_COMMANDS = ['validate', 'run', 'resume', 'status', 'logs', 'runs'];
+
+/** The cache a command line starts from: its command's, `run` for `flowmend file.json`, else `all`. */
+const cacheNameFor = (argv) => {
+  const first = argv[0] ?? '';
+  if (CACHED_COMMANDS.includes(first)) return first;
+  return first.endsWith('.json') ? 'run' : 'all';
+};
+
+/** Where this Node's caches for a bundle are: a V8 of another version finds no file and compiles. */
+const cacheDirFor = (bundle) => join(dirname(bundle), 'code-cache', `${process.versions.v8}-${process.arch}`);
+
+const readOrUndefined = (path) => {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Compiles and evaluates the bundle as a CommonJS module (the wrapper Node itself uses), with `cacheFile`'s
+ * code cache when there is one. Returns its exports (`main`), the script (to make a cache from) and what
+ * became of the cache: 'accepted', 'rejected' (compiled from source) or 'missing'.
+ */
+const loadCliBundle = (bundle, cacheFile) => {
+  const source = readFileSync(bundle, 'latin1');
+  const cachedData = cacheFile === undefined ? undefined : readOrUndefined(cacheFile);
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundle,
+    cachedData,
+    // `import()` of a computed specifier stays in the bundle (esbuild turns the others into requires).
+    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const module = { exports: {}, filename: bundle };
+  script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  const cache = cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted';
+  return { main: module.exports.main, script, cache };
+};
+
+module.exports = { CACHED_COMMANDS, cacheDirFor, cacheNameFor, loadCliBundle };
