@@ -27,6 +27,7 @@ import { type CliStore, openCliStore } from './cli-store.ts';
 import type { CommandContext } from './commands.ts';
 import { followLocal } from './local-logs.ts';
 import { makeNestedProgressPrinter } from './nested-progress.ts';
+import { ReadOnceRunStore } from './read-once-run-store.ts';
 import { cancelLine, renderIssues, renderRuns, renderStatus, runRowOf } from './render.ts';
 import { openCommand, viewerForRun } from './viewer-commands.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
@@ -85,11 +86,13 @@ export const runLocalCommand = async (
     throw error;
   }
   const { blobs } = opened;
-  let store: RunStore = opened.store;
+  // The commands that drive a run hold it, so what they parse of it once stays true (ReadOnceRunStore).
+  const base: RunStore = command.name === 'run' || command.name === 'resume' ? new ReadOnceRunStore(opened.store) : opened.store;
+  let store: RunStore = base;
   /** From here on, these secret inputs are put back on reads, and they are redacted from every write and print. */
   const keepSecret = (secretInputs: Record<string, string>): void => {
     io.redactor = new Redactor([...Object.values(secretInputs), ...engineSecrets(io.env)]);
-    store = new RedactingRunStore(opened.store, io.redactor, secretInputs);
+    store = new RedactingRunStore(base, io.redactor, secretInputs);
   };
   keepSecret({});
   // `run --open` opens the run's page once the run is written (its first write).
@@ -158,7 +161,7 @@ export const runLocalCommand = async (
       case 'resume': {
         // One read of the run and of its workflow version serves the checks below and the engine's first step
         // (through the cache): each read parses the item, ~10 ms for a 100-node workflow's version here.
-        const run = await opened.store.getRun(command.runId);
+        const run = await base.getRun(command.runId);
         let patch: IrVersionItem | undefined;
         if (command.workflowPath !== undefined) {
           if (!run) return fail(EXIT.usage, `no run '${command.runId}' in this state dir (see \`flowmend runs\`)`, { problems: [] });
@@ -171,7 +174,7 @@ export const runLocalCommand = async (
           if (report) io.stdout(json ? `${JSON.stringify({ ...report, message: note }, null, 2)}\n` : `${note}\n${renderStatus(report)}\n`);
           return EXIT.ok;
         }
-        const current = run ? await opened.store.getIrVersion(command.runId, run.irVersion) : undefined;
+        const current = run ? await base.getIrVersion(command.runId, run.irVersion) : undefined;
         const secrets = secretsForResume(run, current, command.runId, io.env);
         if (!secrets.ok) return fail(EXIT.usage, secrets.message);
         keepSecret(secrets.inputs);
