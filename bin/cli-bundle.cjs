@@ -44,8 +44,6 @@ const loadCliBundle = (bundle, cacheFile) => {
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: bundle,
     cachedData,
-    // `import()` of a computed specifier stays in the bundle (esbuild turns the others into requires).
-    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const module = { exports: {}, filename: bundle };
   script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));

@@ -50,6 +50,10 @@ await esbuild.build({
     'ajv',
     'ajv-formats',
   ],
+  // `import()` of a package left external becomes a require: a script compiled by vm.Script has no ES module
+  // loader to call (importModuleDynamically does not survive a code cache on Node 20: "A dynamic import callback
+  // was not specified"). Every external package has a CommonJS entry.
+  supported: { 'dynamic-import': false },
   // The bundle is CommonJS: where the sources ask for their own URL (the shipped definition memo, the viewer's
   // assets), they get the bundle's.
   define: { 'import.meta.url': '__flowmendUrl' },
@@ -61,6 +65,12 @@ await esbuild.build({
   legalComments: 'none',
   logLevel: 'warning',
 });
+
+// No `import()` may be left (see `supported` above): it would fail only when reached, far from the build.
+{
+  const left = readFileSync(bundle, 'utf8').match(/.{0,60}[^\w$.]import\(.{0,40}/);
+  if (left) throw new Error(`flowmend build: dist/flowmend.cjs still calls import(): ${left[0]}`);
+}
 
 // esbuild escapes non-ASCII in strings but not in regular expressions (secret-source.ts's ⟦ ⟧). A file of
 // ASCII only is read as latin1, straight into a one-byte string: decoding UTF-8 made a two-byte string of

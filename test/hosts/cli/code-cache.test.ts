@@ -1,11 +1,12 @@
 // The CLI bundle's start from a V8 code cache (bin/cli-bundle.cjs): the build's caches are accepted by the
 // Node that built them, and a cache V8 rejects or a missing one costs a compile, never the command. Each
 // case runs in its own process: V8 keeps compiled scripts per isolate, which would hide a rejected cache.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeTempDir, REPO } from '../../support/cli-process.ts';
+import { makeTempDir, REPO, writeWorkflow } from '../../support/cli-process.ts';
+import { startFakeAnthropic } from '../../support/fake-anthropic.ts';
 
 const BUNDLE = join(REPO, 'dist', 'flowmend.cjs');
 const hello = join(REPO, 'examples', 'hello.json');
@@ -22,22 +23,30 @@ const startWith = (cacheFile: string) => {
   return { ...(JSON.parse(last) as { cache: string; code: number }), stdout: child.stdout, stderr: child.stderr };
 };
 
-/** The cache the bin picks for a command line, on this Node. */
-const cacheFor = (argv: string[]): string => {
+/** The caches the bin picks for these command lines, on this Node (one process for all). */
+const cachesFor = (argvs: string[][]): string[] => {
   const script = `
     const { cacheDirFor, cacheNameFor } = require(${JSON.stringify(join(REPO, 'bin', 'cli-bundle.cjs'))});
-    console.log(cacheDirFor(${JSON.stringify(BUNDLE)}) + '/' + cacheNameFor(${JSON.stringify(argv)}) + '.bin');`;
-  return spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout.trim();
+    for (const argv of ${JSON.stringify(argvs)}) console.log(cacheDirFor(${JSON.stringify(BUNDLE)}) + '/' + cacheNameFor(argv) + '.bin');`;
+  return spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout.trim().split('\n');
 };
 
 describe('the CLI bundle started from a V8 code cache', () => {
   it('is built with a cache per common command that this Node accepts', () => {
     expect(existsSync(BUNDLE), 'dist/flowmend.cjs is missing: run `npm run build` (npm test does)').toBe(true);
-    for (const command of ['validate', 'run', 'resume', 'status', 'logs', 'runs', 'all']) {
-      expect(existsSync(cacheFor([command === 'all' ? 'cancel' : command])), command).toBe(true);
-    }
-    expect(cacheFor(['examples/hello.json'])).toMatch(/\/run\.bin$/);
-    const started = startWith(cacheFor(['validate']));
+    const caches = cachesFor([['validate'], ['run'], ['resume'], ['status'], ['logs'], ['runs'], ['cancel'], ['examples/hello.json']]);
+    expect(caches.map((file) => file.split('/').at(-1))).toEqual([
+      'validate.bin',
+      'run.bin',
+      'resume.bin',
+      'status.bin',
+      'logs.bin',
+      'runs.bin',
+      'all.bin',
+      'run.bin',
+    ]);
+    for (const file of caches) expect(existsSync(file), file).toBe(true);
+    const started = startWith(caches[0] as string);
     expect(started).toMatchObject({ cache: 'accepted', code: 0 });
     expect(started.stdout).toContain('is valid');
   });
@@ -53,5 +62,24 @@ describe('the CLI bundle started from a V8 code cache', () => {
 
   it('compiles from source when there is no cache for this Node', () => {
     expect(startWith(join(dir, 'none.bin'))).toMatchObject({ cache: 'missing', code: 0 });
+  });
+
+  it('loads a package left out of the bundle when a command reaches it: the Anthropic SDK of an llm node', async () => {
+    const fake = await startFakeAnthropic();
+    try {
+      fake.enqueue({ text: 'hello from the fake' });
+      const workflow = writeWorkflow(dir, 'ask', { nodes: [{ id: 'ask', type: 'llm', params: { prompt: 'say hello' } }], edges: [] });
+      const args = [join(REPO, 'bin', 'flowmend.mjs'), 'run', workflow, '--no-repair', '--output-format', 'json', '--state-dir', join(dir, 'state')];
+      const env = { ...process.env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.baseURL, FLOWMEND_STATE_DIR: '' };
+      const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(JSON.parse(stdout)).toMatchObject({ success: true, result: { response: 'hello from the fake' } });
+      expect(code).toBe(0);
+      expect(fake.calls).toHaveLength(1);
+    } finally {
+      await fake.close();
+    }
   });
 });
