@@ -19,7 +19,7 @@ import { LocalHost } from '../functions/hosts/local/local-host.ts';
 import { transformRunner } from '../functions/nodes/transform.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(REPO, 'bin', 'flowmend.mjs');
+const BIN = join(REPO, 'bin', 'flowmend.cjs');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SIZES = (process.env.BENCH_NODES ?? '200,1000').split(',').map(Number);
 

@@ -15,7 +15,7 @@ let esbuild;
 try {
   esbuild = await import('esbuild');
 } catch {
-  // Installed without dev dependencies: bin/flowmend.mjs runs the TypeScript through tsx instead.
+  // Installed without dev dependencies: bin/flowmend.cjs runs the TypeScript through tsx instead.
   console.warn('flowmend build: esbuild is not installed; the CLI will run from source (slower start)');
   process.exit(0);
 }

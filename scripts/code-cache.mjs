@@ -18,7 +18,7 @@ const buildEnv = () => Object.fromEntries(Object.entries(process.env).filter(([n
 
 /** Runs the bundle once, outside any cache; returns its JSON report. */
 const runBundle = (root, args) => {
-  const result = spawnSync(process.execPath, [`${root}bin/flowmend.mjs`, ...args, '--output-format', 'json'], { env: buildEnv(), encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [`${root}bin/flowmend.cjs`, ...args, '--output-format', 'json'], { env: buildEnv(), encoding: 'utf8' });
   try {
     return JSON.parse(result.stdout);
   } catch {
