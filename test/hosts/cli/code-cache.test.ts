@@ -69,7 +69,7 @@ describe('the CLI bundle started from a V8 code cache', () => {
     try {
       fake.enqueue({ text: 'hello from the fake' });
       const workflow = writeWorkflow(dir, 'ask', { nodes: [{ id: 'ask', type: 'llm', params: { prompt: 'say hello' } }], edges: [] });
-      const args = [join(REPO, 'bin', 'flowmend.mjs'), 'run', workflow, '--no-repair', '--output-format', 'json', '--state-dir', join(dir, 'state')];
+      const args = [join(REPO, 'bin', 'flowmend.cjs'), 'run', workflow, '--no-repair', '--output-format', 'json', '--state-dir', join(dir, 'state')];
       const env = { ...process.env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.baseURL, FLOWMEND_STATE_DIR: '' };
       const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
