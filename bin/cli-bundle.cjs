@@ -22,8 +22,13 @@ const cacheNameFor = (argv) => {
   return first.endsWith('.json') ? 'run' : 'all';
 };
 
-/** Where this Node's caches for a bundle are: a V8 of another version finds no file and compiles. */
-const cacheDirFor = (bundle) => join(dirname(bundle), 'code-cache', `${process.versions.v8}-${process.arch}`);
+/**
+ * Where this Node's caches for this build of the bundle are: a V8 of another version finds no file and
+ * compiles. The bundle's modification time is in the path because V8 checks only the length of the
+ * source a cache was made for: a bundle written again by other means than the build (which deletes the
+ * caches) must not meet bytecode of another source of the same length.
+ */
+const cacheDirFor = (bundle, bundleMtimeMs) => join(dirname(bundle), 'code-cache', `${process.versions.v8}-${process.arch}`, String(Math.floor(bundleMtimeMs)));
 
 const readOrUndefined = (path) => {
   try {

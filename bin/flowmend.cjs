@@ -36,7 +36,7 @@ const built = mtime(bundle);
 if (built !== undefined && built >= newestSource()) {
   const { cacheDirFor, cacheNameFor, loadCliBundle } = require('./cli-bundle.cjs');
   const argv = process.argv.slice(2);
-  const { main } = loadCliBundle(bundle, `${cacheDirFor(bundle)}/${cacheNameFor(argv)}.bin`);
+  const { main } = loadCliBundle(bundle, `${cacheDirFor(bundle, built)}/${cacheNameFor(argv)}.bin`);
   // main sets the exit code; a rejection (a bug) ends the process as an unhandled one would.
   main(argv);
 } else {

@@ -6,7 +6,7 @@
 // The same scratch runs leave the validated default definition in the state dir's memo, which the build
 // ships as dist/validated-definitions (functions/hosts/local/definition-memo.ts).
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +27,7 @@ const runBundle = (root, args) => {
 };
 
 /**
- * Writes dist/code-cache/<v8>-<arch>/<command>.bin for each of CACHED_COMMANDS and all.bin, and
+ * Writes dist/code-cache/<v8>-<arch>/<bundle mtime>/<command>.bin for each of CACHED_COMMANDS and all.bin, and
  * dist/validated-definitions. Throws with the failing command's output; the build then warns and ships
  * no caches (a start compiles, nothing else changes).
  */
@@ -66,7 +66,7 @@ export const writeCodeCaches = (root) => {
       logs: [['logs', done, '--state-dir', state]],
       runs: [['runs', '--state-dir', state]],
     });
-    const dir = cacheDirFor(bundle);
+    const dir = cacheDirFor(bundle, statSync(bundle).mtimeMs);
     const produce = (name, argvs) => {
       const result = spawnSync(process.execPath, [`${root}scripts/code-cache-producer.cjs`, bundle, join(dir, `${name}.bin`), JSON.stringify(argvs)], {
         env: buildEnv(),

@@ -27,7 +27,8 @@ const startWith = (cacheFile: string) => {
 const cachesFor = (argvs: string[][]): string[] => {
   const script = `
     const { cacheDirFor, cacheNameFor } = require(${JSON.stringify(join(REPO, 'bin', 'cli-bundle.cjs'))});
-    for (const argv of ${JSON.stringify(argvs)}) console.log(cacheDirFor(${JSON.stringify(BUNDLE)}) + '/' + cacheNameFor(argv) + '.bin');`;
+    const built = require('node:fs').statSync(${JSON.stringify(BUNDLE)}).mtimeMs;
+    for (const argv of ${JSON.stringify(argvs)}) console.log(cacheDirFor(${JSON.stringify(BUNDLE)}, built) + '/' + cacheNameFor(argv) + '.bin');`;
   return spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout.trim().split('\n');
 };
 
