@@ -12,8 +12,11 @@ export interface ProxyAnswer {
   headers: Record<string, string>;
   body: string;
 }
-/** What the proxy does with one request: `forward` sends it on to the peer (and may be called more than once). */
-export type ProxyHandler = (received: ReceivedRequest, forward: () => Promise<ProxyAnswer>) => Promise<ProxyAnswer>;
+/**
+ * What the proxy does with one request: `forward` sends it on to the peer (and may be called more than
+ * once); `'reset'` drops the connection without an answer.
+ */
+export type ProxyHandler = (received: ReceivedRequest, forward: () => Promise<ProxyAnswer>) => Promise<ProxyAnswer | 'reset'>;
 
 /**
  * A DynamoDB-protocol proxy on 127.0.0.1 in front of a real peer (dynalite): tests see exactly what
@@ -50,7 +53,7 @@ export async function startDynamoProxy(
       const incoming: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       received.push(incoming);
       handle(incoming, forwardOf(incoming)).then(
-        (answer) => res.writeHead(answer.status, answer.headers).end(answer.body),
+        (answer) => (answer === 'reset' ? req.socket.destroy() : res.writeHead(answer.status, answer.headers).end(answer.body)),
         (error: unknown) => res.writeHead(502).end(String(error)),
       );
     });

@@ -1,9 +1,9 @@
-import { fromEnv } from '@aws-sdk/credential-provider-env';
 import * as z from 'zod';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import type { DynamoDocument } from '../../adapters/dynamo-document.ts';
 import { DynamoJsonClient, dynamoEndpointFromEnv } from '../../adapters/dynamo-json-client.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
+import { credentialsFromEnv } from '../../adapters/env-credentials.ts';
 import { S3BlobStore } from '../../adapters/s3-blob-store.ts';
 import type { BlobStore, EngineDeps, RunStore } from '../../core/index.ts';
 import { ConfigurationError, cryptoIds, DEFAULT_EXECUTION_LIMITS, EngineCache, type ExecutionLimits } from '../../core/index.ts';
@@ -64,7 +64,7 @@ export function awsDeps(env: NodeJS.ProcessEnv = process.env): AwsDeps {
     return region;
   };
   // The function role's credentials, which Lambda puts in the environment (lambda-credentials.ts says why).
-  const credentials = fromEnv();
+  const credentials = credentialsFromEnv();
   const client = new DynamoJsonClient({ region: regionOf, credentials, endpoint: dynamoEndpointFromEnv(parsed) });
   const dynamo = createDocumentClient(client);
   const table = new DynamoRunStore({
