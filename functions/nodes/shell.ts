@@ -1,13 +1,12 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
-import * as z from 'zod';
 import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { CappedBuffer } from './capped-buffer.ts';
 import { commandEnvironment } from './command-env.ts';
 import { DEFAULT_GROUP_DIR, endLeftoverGroup, forgetGroup, groupRecordPath, recordGroup } from './process-groups.ts';
+import { type ShellParams, ShellParamsSchema, shellSpec, timeoutOf } from './shell-spec.ts';
 
-const DEFAULT_TIMEOUT_S = 60;
 const MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
 const MESSAGE_STDERR_CHARS = 500;
 const DETAILS_STDOUT_CHARS = 4000;
@@ -15,29 +14,6 @@ const DETAILS_STDOUT_CHARS = 4000;
 const PIPE_GRACE_MS = 1000;
 /** setTimeout fires at once for delays past 2^31-1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-const EnvValueSchema = z.union([z.string(), z.number(), z.boolean()], {
-  error: 'env values must be strings, numbers or booleans',
-});
-
-export const ShellParamsSchema = z.strictObject({
-  command: z.string({ error: 'command is required: a string run by /bin/sh -c' }).min(1, 'command must not be empty'),
-  stdin: z.unknown().optional(),
-  env: z.record(z.string(), EnvValueSchema, { error: 'env must be an object of NAME: value' }).optional(),
-  cwd: z.string({ error: 'cwd must be a directory path (string)' }).min(1, 'cwd must not be empty').optional(),
-  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive('timeout_s must be greater than 0').optional(),
-  /** pflow's spelling of timeout_s. */
-  timeout: z.number({ error: 'timeout must be a number of seconds' }).positive('timeout must be greater than 0').optional(),
-  ignore_errors: z.boolean({ error: 'ignore_errors must be true or false' }).default(false),
-  /** pflow's option: drop one trailing newline from stdout and stderr so `${a.stdout}` reads well in text. */
-  strip_newline: z.boolean({ error: 'strip_newline must be true or false' }).default(true),
-  /**
-   * Substitute template values into `command` as shell code instead of quoting each one as data.
-   * Only for a workflow that builds commands on purpose; `validate` warns on it.
-   */
-  raw: z.boolean({ error: 'raw must be true or false' }).default(false),
-});
-export type ShellParams = z.infer<typeof ShellParamsSchema>;
 
 export interface ShellRunnerOptions {
   /** Bytes kept of stdout and of stderr, each (default 10 MiB). */
@@ -47,11 +23,6 @@ export interface ShellRunnerOptions {
   /** Where the process group of each running command is recorded (default: DEFAULT_GROUP_DIR). */
   readonly groupDir?: string;
 }
-
-const timeoutOf = (params: Record<string, unknown>): number => {
-  const value = params.timeout_s ?? params.timeout;
-  return typeof value === 'number' && value > 0 ? value : DEFAULT_TIMEOUT_S;
-};
 
 /** What goes to the child's stdin: strings as-is, objects as JSON, scalars stringified. */
 export const stdinText = (stdin: unknown): string | undefined => {
@@ -238,15 +209,7 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
     }
   };
 
-  return {
-    type: 'shell',
-    paramsSchema: ShellParamsSchema,
-    outputKeys: ['stdout', 'stderr', 'exit_code'],
-    sideEffects: () => true,
-    templateQuoting: (params): Readonly<Record<string, 'shell'>> => (params.raw === true ? {} : { command: 'shell' }),
-    timeoutS: timeoutOf,
-    run,
-  };
+  return { ...shellSpec, paramsSchema: ShellParamsSchema, run };
 };
 
 export const shellRunner: NodeRunner<typeof ShellParamsSchema> = makeShellRunner();

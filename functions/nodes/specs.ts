@@ -1,8 +1,8 @@
 import { makeCatalog, type NodeCatalog, type NodeTypeSpec } from '../core/index.ts';
-import { httpRunner } from './http.ts';
+import { httpSpec } from './http-spec.ts';
 import { llmSpec } from './llm-spec.ts';
 import { mcpSpec } from './mcp-spec.ts';
-import { shellRunner } from './shell.ts';
+import { shellSpec } from './shell-spec.ts';
 import { transformSpec } from './transform-spec.ts';
 import { engineNodeSpecs } from './workflow.ts';
 
@@ -11,6 +11,6 @@ import { engineNodeSpecs } from './workflow.ts';
  * only a runner needs: the Advance and StartRun Lambdas bundle this, not the Anthropic SDK.
  * Keep it in step with `makeBuiltinRunners` (catalog.ts); a test compares the two.
  */
-export const builtinSpecs: readonly NodeTypeSpec[] = [shellRunner, transformSpec, httpRunner, llmSpec, mcpSpec];
+export const builtinSpecs: readonly NodeTypeSpec[] = [shellSpec, transformSpec, httpSpec, llmSpec, mcpSpec];
 
 export const builtinSpecCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...engineNodeSpecs]);

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunContext, RunnerResult } from '../../functions/core/node-type.ts';
-import { makeShellRunner, ShellParamsSchema, shellRunner } from '../../functions/nodes/shell.ts';
+import { makeShellRunner, shellRunner } from '../../functions/nodes/shell.ts';
+import { ShellParamsSchema } from '../../functions/nodes/shell-spec.ts';
 
 const context: RunContext = { runId: 'run-1', nodeId: 'sh', seq: 1, cacheKey: 'k' };
 const run = (params: Record<string, unknown>, ctx: RunContext = context): Promise<RunnerResult> => shellRunner.run(ShellParamsSchema.parse(params), ctx);
