@@ -1,4 +1,4 @@
-import { DynamoJsonClient, dynamoEndpointFromEnv } from '../../adapters/dynamo-json-client.ts';
+import { type AwsCredentialSource, DynamoJsonClient, dynamoEndpointFromEnv } from '../../adapters/dynamo-json-client.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
 import { ensureTable } from '../../adapters/table-schema.ts';
 import { ConfigurationError, FlowmendError, StoreUnavailableError } from '../../core/index.ts';
@@ -19,8 +19,12 @@ export const openDynamoCliStore = async (
     throw new ConfigurationError('--store dynamodb needs a region: set AWS_REGION (or AWS_ENDPOINT_URL for a local DynamoDB)');
   }
   const hasCredentials = env.AWS_ACCESS_KEY_ID !== undefined || env.AWS_PROFILE !== undefined;
-  const credentials =
-    endpoint && !hasCredentials ? { accessKeyId: 'local', secretAccessKey: 'local' } : (await import('@aws-sdk/credential-providers')).fromNodeProviderChain();
+  let credentials: AwsCredentialSource = { accessKeyId: 'local', secretAccessKey: 'local' };
+  if (!endpoint || hasCredentials) {
+    // The chain may build STS or SSO clients, which warn about Node 20 on construction.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+    credentials = (await import('@aws-sdk/credential-providers')).fromNodeProviderChain();
+  }
   const client = new DynamoJsonClient({ region, endpoint, credentials, maxAttempts: 3 });
   if (endpoint) {
     try {
