@@ -14,8 +14,8 @@ export const AwsEnvSchema = z.object({
   /** Set by the Lambda runtime; read when the first request is signed. */
   AWS_REGION: z.string().min(1).optional(),
   /** LocalStack and the tests point the table's requests elsewhere, as the SDK lets them. */
-  AWS_ENDPOINT_URL_DYNAMODB: z.url().optional(),
-  AWS_ENDPOINT_URL: z.url().optional(),
+  AWS_ENDPOINT_URL_DYNAMODB: z.url({ protocol: /^https?$/ }).optional(),
+  AWS_ENDPOINT_URL: z.url({ protocol: /^https?$/ }).optional(),
   AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: z.string().optional(),
   TABLE_NAME: z.string().min(1),
   /** The blob bucket; without it large outputs fail at the store's item limit instead of moving to S3. */
