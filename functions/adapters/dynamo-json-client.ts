@@ -109,7 +109,8 @@ export class DynamoJsonClient {
       let failure: unknown;
       try {
         const answer = await this.post(operation, body);
-        if (answer.status >= 200 && answer.status < 300) return JSON.parse(answer.body, decodeBinary) as T;
+        // A reviver doubles JSON.parse's time (700 KB of items: 5 -> 9 ms): only answers that hold a binary value get one.
+        if (answer.status >= 200 && answer.status < 300) return JSON.parse(answer.body, answer.body.includes('"B') ? decodeBinary : undefined) as T;
         failure = dynamoErrorOf(answer.status, answer.body, answer.errorType);
       } catch (error) {
         failure = error;

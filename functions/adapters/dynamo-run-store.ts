@@ -39,7 +39,7 @@ export interface DynamoRunStoreOptions {
 /**
  * RunStore on one DynamoDB table (keys in table-schema.ts), single-item conditional writes only.
  * A conditional put carries a write token: when its condition fails because an earlier attempt of the
- * same call (an SDK retry after a lost response) already wrote the item, the call succeeds.
+ * same call (the client's retry after a lost response) already wrote the item, the call succeeds.
  */
 export class DynamoRunStore implements RunStore {
   private readonly client: DynamoDocument;
