@@ -1,13 +1,13 @@
 /**
  * What runs cost on AWS, from runs on the local host (the same ASL and handlers, DynamoDB on dynalite):
  * state transitions and Lambda calls from the host's stats, DynamoDB requests and capacity units from
- * the SDK (every request asks for ConsumedCapacity). Run: node --import tsx bench/cost-model.ts
+ * the DynamoDB client (every request asks for ConsumedCapacity). Run: node --import tsx bench/cost-model.ts
  */
 import '../functions/adapters/node20-polyfills.ts';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createLocalDynamoClient, startDynalite } from '../functions/adapters/dynalite-server.ts';
+import { startDynalite } from '../functions/adapters/dynalite-server.ts';
+import { DynamoJsonClient, type DynamoOperation } from '../functions/adapters/dynamo-json-client.ts';
 import { createDocumentClient, DynamoRunStore } from '../functions/adapters/dynamo-run-store.ts';
 import { ensureTable, GSI } from '../functions/adapters/table-schema.ts';
 import type { RepairLlm, RunReport } from '../functions/core/index.ts';
@@ -17,8 +17,6 @@ import { LocalHost } from '../functions/hosts/local/local-host.ts';
 import { shellRunner } from '../functions/nodes/shell.ts';
 import { transformRunner } from '../functions/nodes/transform.ts';
 import { MODEL, PRICES, priceRun, type RunCounts } from './cost-prices.ts';
-
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 interface DynamoCounters {
   requests: number;
@@ -30,35 +28,32 @@ interface DynamoCounters {
 }
 type Capacity = { CapacityUnits?: number };
 
-/** Counts every DynamoDB request the SDK sends, with the capacity units DynamoDB bills for it (GSI writes included). */
-function countDynamo(client: DynamoDBClient): DynamoCounters {
-  const counters: DynamoCounters = { requests: 0, byOperation: {}, writeUnits: 0, indexWriteUnits: 0, readUnits: 0, writeUnitsByItem: {} };
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { ReturnConsumedCapacity?: string; Item?: Record<string, unknown>; ConditionExpression?: string };
-      input.ReturnConsumedCapacity = 'TOTAL';
-      // The indexes project keys only, and a run's index keys never change: DynamoDB writes an index
-      // entry (under 1 KB, so 1 unit) when the run item is created, and never on the rewrites after.
-      const creates = input.ConditionExpression?.includes('attribute_not_exists') ?? false;
-      const indexes = creates ? [GSI.byWorkflow.pk, GSI.byDay.pk].filter((key) => input.Item !== undefined && key in input.Item).length : 0;
-      const result = await next(args);
-      const op = context.commandName ?? 'unknown';
-      counters.requests += 1;
-      counters.byOperation[op] = (counters.byOperation[op] ?? 0) + 1;
-      const consumed = (result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
-      const units = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
-      if (/^(Put|Update|Delete|BatchWrite)/.test(op)) {
-        const sk = input.Item?.sk as string | { S?: string } | undefined;
-        const kind = `${(typeof sk === 'string' ? sk : (sk?.S ?? 'batch')).replace(/#.*/, '')}${indexes > 0 ? ` (+${indexes} GSI)` : ''}`;
-        counters.writeUnits += units + indexes;
-        counters.indexWriteUnits += indexes;
-        counters.writeUnitsByItem[kind] = (counters.writeUnitsByItem[kind] ?? 0) + units + indexes;
-      } else counters.readUnits += units;
-      return result;
-    },
-    { step: 'initialize', name: 'flowmendCostCounter' },
-  );
-  return counters;
+/** Counts every DynamoDB request the client sends, with the capacity units DynamoDB bills for it (GSI writes included). */
+class CountingDynamoClient extends DynamoJsonClient {
+  readonly counters: DynamoCounters = { requests: 0, byOperation: {}, writeUnits: 0, indexWriteUnits: 0, readUnits: 0, writeUnitsByItem: {} };
+
+  override async send<T = Record<string, unknown>>(operation: DynamoOperation, request: object): Promise<T> {
+    const counters = this.counters;
+    const input = { ...request, ReturnConsumedCapacity: 'TOTAL' } as { Item?: Record<string, unknown>; ConditionExpression?: string };
+    // The indexes project keys only, and a run's index keys never change: DynamoDB writes an index
+    // entry (under 1 KB, so 1 unit) when the run item is created, and never on the rewrites after.
+    const creates = input.ConditionExpression?.includes('attribute_not_exists') ?? false;
+    const indexes = creates ? [GSI.byWorkflow.pk, GSI.byDay.pk].filter((key) => input.Item !== undefined && key in input.Item).length : 0;
+    const result = await super.send<T>(operation, operation === 'CreateTable' || operation === 'DescribeTable' ? request : input);
+    if (operation === 'CreateTable' || operation === 'DescribeTable') return result;
+    counters.requests += 1;
+    counters.byOperation[operation] = (counters.byOperation[operation] ?? 0) + 1;
+    const consumed = (result as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
+    const units = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+    if (/^(Put|Update|Delete|BatchWrite)/.test(operation)) {
+      const sk = input.Item?.sk as string | { S?: string } | undefined;
+      const kind = `${(typeof sk === 'string' ? sk : (sk?.S ?? 'batch')).replace(/#.*/, '')}${indexes > 0 ? ` (+${indexes} GSI)` : ''}`;
+      counters.writeUnits += units + indexes;
+      counters.indexWriteUnits += indexes;
+      counters.writeUnitsByItem[kind] = (counters.writeUnitsByItem[kind] ?? 0) + units + indexes;
+    } else counters.readUnits += units;
+    return result;
+  }
 }
 
 /** Runners that add up the time spent in node code, so the rest of the wall time is the engine's. */
@@ -104,8 +99,8 @@ const scriptedRepairLlm: RepairLlm = {
 
 async function main(): Promise<void> {
   const dynalite = await startDynalite();
-  const raw = createLocalDynamoClient(dynalite.endpoint);
-  const dynamo = countDynamo(raw);
+  const raw = new CountingDynamoClient({ endpoint: dynalite.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const dynamo = raw.counters;
   await ensureTable(raw, 'flowmend-cost');
   const store = new DynamoRunStore({ client: createDocumentClient(raw), tableName: 'flowmend-cost' });
   const { runners, ms: runnerMs } = timed([transformRunner, shellRunner]);

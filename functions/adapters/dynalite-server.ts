@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoJsonClient, type DynamoJsonClientOptions } from './dynamo-json-client.ts';
 
 const require = createRequire(import.meta.url);
 // dynalite is CommonJS with no types usable from ESM TypeScript.
@@ -33,13 +33,12 @@ export async function startDynalite(options: { path?: string } = {}): Promise<Dy
   };
 }
 
-/** A client for a local DynamoDB peer: fixed region, dummy credentials, no Node-version warning. */
-export function createLocalDynamoClient(endpoint: NonNullable<DynamoDBClientConfig['endpoint']>, config: DynamoDBClientConfig = {}): DynamoDBClient {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  return new DynamoDBClient({
+/** A client for a local DynamoDB peer: fixed region, dummy credentials. */
+export function createLocalDynamoClient(endpoint: string, options: Partial<DynamoJsonClientOptions> = {}): DynamoJsonClient {
+  return new DynamoJsonClient({
     endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    ...config,
+    ...options,
   });
 }

@@ -1,5 +1,4 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
 import {
   CorruptItemError,
@@ -15,8 +14,8 @@ import {
   RunItemSchema,
   sameStoredValue,
 } from '../core/index.ts';
+import type { Item, TranslateConfig } from './dynamo-document.ts';
 import { itemSize, MAX_ITEM_BYTES } from './dynamo-item-size.ts';
-import type { Item } from './dynamo-paging.ts';
 import { dayGsiPk, dayOf, eventSk, GSI, irSk, RUN_SK, runGsiSk, runPk, stepSk, TABLE_KEYS, workflowGsiPk } from './table-schema.ts';
 
 /**

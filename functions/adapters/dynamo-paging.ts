@@ -1,7 +1,7 @@
-import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from '../core/index.ts';
+import type { DynamoDocument, Item, QueryInput, WriteRequest } from './dynamo-document.ts';
 
-export type Item = Record<string, unknown>;
+export type { Item } from './dynamo-document.ts';
 
 const BATCH_GET_MAX = 100;
 const BATCH_WRITE_MAX = 25;
@@ -14,14 +14,14 @@ const chunks = <T>(items: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 /** Every item of the keys (missing ones left out), 100 keys per BatchGetItem, unprocessed keys retried with backoff. */
-export async function batchGetAll(client: DynamoDBDocumentClient, tableName: string, keys: readonly Item[]): Promise<Item[]> {
+export async function batchGetAll(client: DynamoDocument, tableName: string, keys: readonly Item[]): Promise<Item[]> {
   const found: Item[] = [];
   for (const chunk of chunks(keys, BATCH_GET_MAX)) {
     let pending: Item[] = chunk;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > BATCH_RETRIES) throw new StoreUnavailableError(`BatchGetItem on ${tableName} left ${pending.length} keys unread`);
       if (attempt > 0) await backoff(attempt);
-      const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
+      const out = await client.send('BatchGetItem', { RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } });
       found.push(...(out.Responses?.[tableName] ?? []));
       pending = out.UnprocessedKeys?.[tableName]?.Keys ?? [];
     }
@@ -30,33 +30,29 @@ export async function batchGetAll(client: DynamoDBDocumentClient, tableName: str
 }
 
 /** Puts every item, 25 per BatchWriteItem, unprocessed items retried with backoff. Keys must be distinct. */
-export async function batchPutAll(client: DynamoDBDocumentClient, tableName: string, items: readonly Item[]): Promise<void> {
+export async function batchPutAll(client: DynamoDocument, tableName: string, items: readonly Item[]): Promise<void> {
   for (const chunk of chunks(items, BATCH_WRITE_MAX)) {
-    let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
+    let pending: WriteRequest[] = chunk.map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > BATCH_RETRIES) throw new StoreUnavailableError(`BatchWriteItem on ${tableName} left ${pending.length} items unwritten`);
       if (attempt > 0) await backoff(attempt);
-      const out = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      pending = (out.UnprocessedItems?.[tableName] ?? []).flatMap((request) =>
-        request.PutRequest?.Item ? [{ PutRequest: { Item: request.PutRequest.Item } }] : [],
-      );
+      const out = await client.send('BatchWriteItem', { RequestItems: { [tableName]: pending } });
+      pending = (out.UnprocessedItems?.[tableName] ?? []).flatMap((request) => ('PutRequest' in request ? [request] : []));
     }
   }
 }
 
 /** Follows LastEvaluatedKey until the query is exhausted or `into` holds `limit` items. */
-export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput, into: Item[] = [], limit = Number.POSITIVE_INFINITY): Promise<Item[]> {
+export async function queryAll(client: DynamoDocument, input: QueryInput, into: Item[] = [], limit = Number.POSITIVE_INFINITY): Promise<Item[]> {
   let startKey: Item | undefined;
   do {
     const remaining = limit - into.length;
     if (remaining <= 0) break;
-    const out = await client.send(
-      new QueryCommand({
-        ...input,
-        ...(Number.isFinite(remaining) && { Limit: remaining }),
-        ...(startKey && { ExclusiveStartKey: startKey }),
-      }),
-    );
+    const out = await client.send('Query', {
+      ...input,
+      ...(Number.isFinite(remaining) && { Limit: remaining }),
+      ...(startKey && { ExclusiveStartKey: startKey }),
+    });
     into.push(...(out.Items ?? []));
     startKey = out.LastEvaluatedKey;
   } while (startKey);

@@ -1,4 +1,3 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyClaim, RegistryStore, Workflow } from '../core/index.ts';
 import {
   type IdempotencyRecord,
@@ -9,7 +8,8 @@ import {
   type WorkflowVersion,
   WorkflowVersionSchema,
 } from '../core/index.ts';
-import { type Item, queryAll } from './dynamo-paging.ts';
+import type { DynamoDocument, Item } from './dynamo-document.ts';
+import { queryAll } from './dynamo-paging.ts';
 import { TABLE_KEYS } from './table-schema.ts';
 
 /** Key prefixes of the registry in the single table; none collides with a run's `RUN#`. */
@@ -36,9 +36,9 @@ const bodyOf = (item: Item): unknown => JSON.parse(String(item[BODY]));
  * does not block. Items carry the table's TTL attribute where they expire.
  */
 export class DynamoRegistryStore implements RegistryStore {
-  constructor(private readonly options: { client: DynamoDBDocumentClient; tableName: string }) {}
+  constructor(private readonly options: { client: DynamoDocument; tableName: string }) {}
 
-  private get client(): DynamoDBDocumentClient {
+  private get client(): DynamoDocument {
     return this.options.client;
   }
 
@@ -51,33 +51,29 @@ export class DynamoRegistryStore implements RegistryStore {
       const version = ((await this.getWorkflow(name))?.version ?? 0) + 1;
       const item: WorkflowVersion = { name, version, workflow, createdAt: now };
       try {
-        await this.client.send(
-          new PutCommand({
-            TableName: this.table,
-            Item: { pk: REGISTRY_KEYS.workflowPk(name), sk: REGISTRY_KEYS.versionSk(version), [BODY]: JSON.stringify(item) },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
+        await this.client.send('PutItem', {
+          TableName: this.table,
+          Item: { pk: REGISTRY_KEYS.workflowPk(name), sk: REGISTRY_KEYS.versionSk(version), [BODY]: JSON.stringify(item) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        });
       } catch (error) {
         if (isConditionFailure(error)) continue;
         throw error;
       }
       // The index entry only moves forward, so a slower writer of an older version cannot move it back.
       await this.client
-        .send(
-          new PutCommand({
-            TableName: this.table,
-            Item: {
-              pk: REGISTRY_KEYS.workflowIndexPk,
-              sk: name,
-              latestVersion: version,
-              updatedAt: now,
-              ...(workflow.description ? { description: workflow.description } : {}),
-            },
-            ConditionExpression: 'attribute_not_exists(pk) OR latestVersion < :v',
-            ExpressionAttributeValues: { ':v': version },
-          }),
-        )
+        .send('PutItem', {
+          TableName: this.table,
+          Item: {
+            pk: REGISTRY_KEYS.workflowIndexPk,
+            sk: name,
+            latestVersion: version,
+            updatedAt: now,
+            ...(workflow.description ? { description: workflow.description } : {}),
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR latestVersion < :v',
+          ExpressionAttributeValues: { ':v': version },
+        })
         .catch((error: unknown) => {
           if (!isConditionFailure(error)) throw error;
         });
@@ -88,9 +84,11 @@ export class DynamoRegistryStore implements RegistryStore {
 
   async getWorkflow(name: string, version?: number): Promise<WorkflowVersion | undefined> {
     if (version !== undefined) {
-      const { Item: item } = await this.client.send(
-        new GetCommand({ TableName: this.table, Key: { pk: REGISTRY_KEYS.workflowPk(name), sk: REGISTRY_KEYS.versionSk(version) }, ConsistentRead: true }),
-      );
+      const { Item: item } = await this.client.send('GetItem', {
+        TableName: this.table,
+        Key: { pk: REGISTRY_KEYS.workflowPk(name), sk: REGISTRY_KEYS.versionSk(version) },
+        ConsistentRead: true,
+      });
       return item && WorkflowVersionSchema.parse(bodyOf(item));
     }
     const [latest] = await queryAll(
@@ -131,22 +129,25 @@ export class DynamoRegistryStore implements RegistryStore {
       ProjectionExpression: 'pk, sk',
     });
     // The index entry goes first: a name half deleted is no longer listed, and a retry finishes the rest.
-    await this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: REGISTRY_KEYS.workflowIndexPk, sk: name } }));
+    await this.client.send('DeleteItem', { TableName: this.table, Key: { pk: REGISTRY_KEYS.workflowIndexPk, sk: name } });
     await this.deleteSchedule(name);
-    for (const item of versions) await this.client.send(new DeleteCommand({ TableName: this.table, Key: { pk: item.pk, sk: item.sk } }));
+    for (const item of versions) await this.client.send('DeleteItem', { TableName: this.table, Key: { pk: item.pk, sk: item.sk } });
     return versions.length > 0;
   }
 
   async putSchedule(schedule: Schedule): Promise<void> {
-    await this.client.send(
-      new PutCommand({ TableName: this.table, Item: { pk: REGISTRY_KEYS.schedulePk, sk: schedule.workflowName, [BODY]: JSON.stringify(schedule) } }),
-    );
+    await this.client.send('PutItem', {
+      TableName: this.table,
+      Item: { pk: REGISTRY_KEYS.schedulePk, sk: schedule.workflowName, [BODY]: JSON.stringify(schedule) },
+    });
   }
 
   async getSchedule(workflowName: string): Promise<Schedule | undefined> {
-    const { Item: item } = await this.client.send(
-      new GetCommand({ TableName: this.table, Key: { pk: REGISTRY_KEYS.schedulePk, sk: workflowName }, ConsistentRead: true }),
-    );
+    const { Item: item } = await this.client.send('GetItem', {
+      TableName: this.table,
+      Key: { pk: REGISTRY_KEYS.schedulePk, sk: workflowName },
+      ConsistentRead: true,
+    });
     return item && ScheduleSchema.parse(bodyOf(item));
   }
 
@@ -161,35 +162,35 @@ export class DynamoRegistryStore implements RegistryStore {
   }
 
   async deleteSchedule(workflowName: string): Promise<boolean> {
-    const { Attributes: old } = await this.client.send(
-      new DeleteCommand({ TableName: this.table, Key: { pk: REGISTRY_KEYS.schedulePk, sk: workflowName }, ReturnValues: 'ALL_OLD' }),
-    );
+    const { Attributes: old } = await this.client.send('DeleteItem', {
+      TableName: this.table,
+      Key: { pk: REGISTRY_KEYS.schedulePk, sk: workflowName },
+      ReturnValues: 'ALL_OLD',
+    });
     return old !== undefined;
   }
 
   async claimIdempotencyKey(record: IdempotencyRecord, now: number): Promise<IdempotencyClaim> {
     const key = { pk: REGISTRY_KEYS.idempotencyPk(record.key), sk: REGISTRY_KEYS.idempotencySk };
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: {
-            ...key,
-            runId: record.runId,
-            createdAt: record.createdAt,
-            expiresAtMs: record.expiresAt,
-            [TABLE_KEYS.ttl]: Math.ceil(record.expiresAt / 1000),
-          },
-          // DynamoDB's TTL deletes within days, not at once: an expired record still present must not block.
-          ConditionExpression: 'attribute_not_exists(pk) OR expiresAtMs <= :now',
-          ExpressionAttributeValues: { ':now': now },
-        }),
-      );
+      await this.client.send('PutItem', {
+        TableName: this.table,
+        Item: {
+          ...key,
+          runId: record.runId,
+          createdAt: record.createdAt,
+          expiresAtMs: record.expiresAt,
+          [TABLE_KEYS.ttl]: Math.ceil(record.expiresAt / 1000),
+        },
+        // DynamoDB's TTL deletes within days, not at once: an expired record still present must not block.
+        ConditionExpression: 'attribute_not_exists(pk) OR expiresAtMs <= :now',
+        ExpressionAttributeValues: { ':now': now },
+      });
       return { claimed: true };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    const { Item: item } = await this.client.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+    const { Item: item } = await this.client.send('GetItem', { TableName: this.table, Key: key, ConsistentRead: true });
     if (!item || typeof item.runId !== 'string') throw new StoreUnavailableError(`idempotency key ${record.key} was neither claimed nor found; retry`);
     return { claimed: false, runId: item.runId };
   }

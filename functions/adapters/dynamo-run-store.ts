@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { IrVersionItem, NodeRecord, RunEvent, RunItem, RunStore, RunWriteCondition } from '../core/index.ts';
 import { FlowmendError, StaleRunError, StoreUnavailableError } from '../core/index.ts';
+import { DynamoDocument, type Item, type QueryInput } from './dynamo-document.ts';
 import { DynamoItemCodec, type Key, RUN_STORE_TRANSLATE_CONFIG } from './dynamo-item-codec.ts';
-import { batchGetAll, batchPutAll, type Item, queryAll } from './dynamo-paging.ts';
+import type { DynamoJsonClient } from './dynamo-json-client.ts';
+import { batchGetAll, batchPutAll, queryAll } from './dynamo-paging.ts';
 import { dayGsiPk, dayOf, EVENT_PREFIX, eventSk, GSI, RECENT_RUNS_LOOKBACK_DAYS, runPk, STEP_PREFIX, TABLE_KEYS, workflowGsiPk } from './table-schema.ts';
 
-/** The document client the store expects. */
-export const createDocumentClient = (client: DynamoDBClient): DynamoDBDocumentClient => DynamoDBDocumentClient.from(client, RUN_STORE_TRANSLATE_CONFIG);
+/** The document client the stores expect (numbers beyond 2^53 need its unmarshall options). */
+export const createDocumentClient = (client: DynamoJsonClient): DynamoDocument => new DynamoDocument(client, RUN_STORE_TRANSLATE_CONFIG);
 
 const WRITE_TOKEN = TABLE_KEYS.writeToken;
 const DAY_MS = 86_400_000;
@@ -22,7 +22,7 @@ const isConditionFailure = (error: unknown): boolean => error instanceof Error &
 
 export interface DynamoRunStoreOptions {
   /** Best made with `createDocumentClient` (numbers beyond 2^53 need its unmarshall options). */
-  client: DynamoDBDocumentClient;
+  client: DynamoDocument;
   tableName: string;
   /** When set, every item gets `expiresAt` this many days after it is written (the table's TTL). */
   retentionDays?: number;
@@ -39,10 +39,10 @@ export interface DynamoRunStoreOptions {
 /**
  * RunStore on one DynamoDB table (keys in table-schema.ts), single-item conditional writes only.
  * A conditional put carries a write token: when its condition fails because an earlier attempt of the
- * same call (an SDK retry after a lost response) already wrote the item, the call succeeds.
+ * same call (the client's retry after a lost response) already wrote the item, the call succeeds.
  */
 export class DynamoRunStore implements RunStore {
-  private readonly client: DynamoDBDocumentClient;
+  private readonly client: DynamoDocument;
   private readonly tableName: string;
   private readonly now: () => number;
   private readonly codec: DynamoItemCodec;
@@ -229,17 +229,15 @@ export class DynamoRunStore implements RunStore {
   private async put(key: Key, item: Item, guard: Condition | undefined, stale: (current: Item | undefined) => FlowmendError | undefined) {
     const token = randomUUID();
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...item, [WRITE_TOKEN]: token },
-          ...(guard && {
-            ConditionExpression: guard.expression,
-            ExpressionAttributeNames: guard.names,
-            ...(guard.values && Object.keys(guard.values).length > 0 && { ExpressionAttributeValues: guard.values }),
-          }),
+      await this.client.send('PutItem', {
+        TableName: this.tableName,
+        Item: { ...item, [WRITE_TOKEN]: token },
+        ...(guard && {
+          ConditionExpression: guard.expression,
+          ExpressionAttributeNames: guard.names,
+          ...(guard.values && Object.keys(guard.values).length > 0 && { ExpressionAttributeValues: guard.values }),
         }),
-      );
+      });
     } catch (error) {
       if (!isConditionFailure(error)) throw this.storeError('PutItem', error);
       const current = await this.getItem(key);
@@ -251,12 +249,12 @@ export class DynamoRunStore implements RunStore {
 
   private async getItem(key: Key): Promise<Item | undefined> {
     const out = await this.send('GetItem', () =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { [TABLE_KEYS.pk]: key.pk, [TABLE_KEYS.sk]: key.sk }, ConsistentRead: true })),
+      this.client.send('GetItem', { TableName: this.tableName, Key: { [TABLE_KEYS.pk]: key.pk, [TABLE_KEYS.sk]: key.sk }, ConsistentRead: true }),
     );
     return out.Item;
   }
 
-  private queryAll(input: Omit<QueryCommandInput, 'TableName'>, into?: Item[], limit?: number): Promise<Item[]> {
+  private queryAll(input: Omit<QueryInput, 'TableName'>, into?: Item[], limit?: number): Promise<Item[]> {
     return this.send('Query', () => queryAll(this.client, { ...input, TableName: this.tableName }, into, limit));
   }
 

@@ -1,12 +1,6 @@
-import {
-  CreateTableCommand,
-  type CreateTableCommandInput,
-  DescribeTableCommand,
-  type DynamoDBClient,
-  ResourceInUseException,
-  ResourceNotFoundException,
-} from '@aws-sdk/client-dynamodb';
 import { StoreUnavailableError } from '../core/index.ts';
+import { DynamoServiceError } from './dynamo-errors.ts';
+import type { DynamoJsonClient } from './dynamo-json-client.ts';
 
 /** Attribute names of the single table (the CDK stack reuses them). */
 export const TABLE_KEYS = {
@@ -54,7 +48,7 @@ export const dayGsiPk = (day: string): string => `RUNS#${day}`;
 export const runGsiSk = (createdAt: number, runId: string): string => `${new Date(createdAt).toISOString()}#${runId}`;
 
 /** The table as CreateTable wants it: on demand, string keys, both GSIs projecting everything. */
-export const createTableInput = (tableName: string): CreateTableCommandInput => ({
+export const createTableInput = (tableName: string) => ({
   TableName: tableName,
   BillingMode: 'PAY_PER_REQUEST',
   AttributeDefinitions: [TABLE_KEYS.pk, TABLE_KEYS.sk, GSI.byWorkflow.pk, GSI.byWorkflow.sk, GSI.byDay.pk, GSI.byDay.sk].map((name) => ({
@@ -75,19 +69,21 @@ export const createTableInput = (tableName: string): CreateTableCommandInput => 
   })),
 });
 
+const isServiceError = (error: unknown, name: string): boolean => error instanceof DynamoServiceError && error.name === name;
+
 /** Creates the table unless it exists, then waits until it is ACTIVE (local use; the CDK stack owns it on AWS). */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+export async function ensureTable(client: DynamoJsonClient, tableName: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
-      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      const { Table } = await client.send<{ Table?: { TableStatus?: string } }>('DescribeTable', { TableName: tableName });
       if (Table?.TableStatus === 'ACTIVE') return;
     } catch (error) {
-      if (!(error instanceof ResourceNotFoundException)) throw error;
+      if (!isServiceError(error, 'ResourceNotFoundException')) throw error;
       try {
-        await client.send(new CreateTableCommand(createTableInput(tableName)));
+        await client.send('CreateTable', createTableInput(tableName));
       } catch (createError) {
-        if (!(createError instanceof ResourceInUseException)) throw createError;
+        if (!isServiceError(createError, 'ResourceInUseException')) throw createError;
       }
     }
     if (Date.now() > deadline) throw new StoreUnavailableError(`table ${tableName} did not become ACTIVE within 30 s`);

@@ -1,3 +1,4 @@
+import { REPAIR_MAX_S } from './execution-limits.ts';
 import { ENGINE_RETRY, LAMBDA_SERVICE_RETRY, type RetryPolicy, TRANSIENT_RETRY } from './retry-policy.ts';
 
 /**
@@ -43,13 +44,11 @@ export interface TaskTimeouts {
 export const TASK_TIMEOUT_MARGIN_S = 30;
 export const DEFAULT_TASK_TIMEOUTS_S: TaskTimeouts = {
   advance: 60 + TASK_TIMEOUT_MARGIN_S,
-  repair: 300 + TASK_TIMEOUT_MARGIN_S,
+  repair: REPAIR_MAX_S + TASK_TIMEOUT_MARGIN_S,
   interrupted: 30 + TASK_TIMEOUT_MARGIN_S,
   runners: { transform: 60 + TASK_TIMEOUT_MARGIN_S },
   runnerDefault: 900 + TASK_TIMEOUT_MARGIN_S,
 };
-
-export { REPAIR_MAX_S } from './execution-limits.ts';
 
 /**
  * What `arn:aws:states:::states:startExecution` raises (the integration's own errors and the SDK's),

@@ -62,8 +62,17 @@ export const EXPRESS_MAX_NODE_TIMEOUT_S = Math.floor(
 
 export type RunMode = 'express' | 'standard';
 
-/** Longest a repair may take (the Repair Lambda's timeout): an Express execution continues before one it cannot fit. */
-export const REPAIR_MAX_S = 300;
+/** How long the repair's one LLM call may take (the Anthropic client's timeout in the Repair Lambda). */
+export const REPAIR_LLM_TIMEOUT_S = 120;
+
+/**
+ * Longest a repair may take (the Repair Lambda's timeout): its one LLM call, and 30 s for the cold
+ * start, the key's read and the store's reads and writes. With the service retries' waits it fits a
+ * fresh Express execution, so a repair early in an execution stays in it; an execution with less time
+ * left continues before it. (At 300 s no Express execution could hold a repair: each one continued
+ * first, and a repair that used its 300 s outlived the execution's 5 minutes.)
+ */
+export const REPAIR_MAX_S = REPAIR_LLM_TIMEOUT_S + 30;
 
 /**
  * Express unless a node may run longer than an Express execution can wait for it; a batch item's retry

@@ -27,7 +27,6 @@ export {
   batchStateName,
   buildDefinition,
   itemRunnerStateName,
-  REPAIR_MAX_S,
   recordItemStateName,
   runnerStateName,
   STATE,
@@ -50,7 +49,7 @@ export {
   StoreUnavailableError,
   TransientError,
 } from './errors.ts';
-export { chooseMode, DEFAULT_EXECUTION_LIMITS, type ExecutionLimits } from './execution-limits.ts';
+export { chooseMode, DEFAULT_EXECUTION_LIMITS, type ExecutionLimits, REPAIR_LLM_TIMEOUT_S, REPAIR_MAX_S } from './execution-limits.ts';
 export { classifyHttpStatus } from './http-status.ts';
 export { cryptoIds, type Ids } from './ids.ts';
 export { prepareInputs } from './inputs.ts';

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalDynamoClient, type DynaliteServer, startDynalite } from '../../functions/adapters/dynalite-server.ts';
 import { createDocumentClient, DynamoRunStore } from '../../functions/adapters/dynamo-run-store.ts';
@@ -13,6 +12,7 @@ import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { IrVersionItem, NodeRecord, RunEvent, RunItem } from '../../functions/core/run-model.ts';
 import type { RunStore } from '../../functions/core/run-store.ts';
 import { aNodeRecord, aRun } from '../support/builders.ts';
+import { startDynamoProxy } from './dynamo-proxy.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -295,9 +295,9 @@ describe('DynamoRunStore', () => {
   it('reports a corrupt item as a StoreError naming the field', async () => {
     const runId = newRunId();
     const doc = createDocumentClient(createLocalDynamoClient(dynalite.endpoint));
-    await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: runPk(runId), sk: RUN_SK, ...makeRun({ runId }), status: 'bogus' } }));
+    await doc.send('PutItem', { TableName: TABLE, Item: { pk: runPk(runId), sk: RUN_SK, ...makeRun({ runId }), status: 'bogus' } });
     await expect(dynamoStore().getRun(runId)).rejects.toThrow(/corrupt run item .*status/);
-    await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: runPk(runId), sk: stepSk(1), runId } }));
+    await doc.send('PutItem', { TableName: TABLE, Item: { pk: runPk(runId), sk: stepSk(1), runId } });
     await expect(dynamoStore().listRecords(runId)).rejects.toBeInstanceOf(StoreError);
   });
 
@@ -307,12 +307,12 @@ describe('DynamoRunStore', () => {
     const store = new DynamoRunStore({ client: doc, tableName: TABLE, retentionDays: 7, now: () => now });
     const run = makeRun();
     await store.putRun(run, { notExists: true });
-    const raw = await doc.send(new GetCommand({ TableName: TABLE, Key: { pk: runPk(run.runId), sk: RUN_SK } }));
+    const raw = await doc.send('GetItem', { TableName: TABLE, Key: { pk: runPk(run.runId), sk: RUN_SK } });
     expect(raw.Item?.expiresAt).toBe(now / 1000 + 7 * 86_400);
     expect(await store.getRun(run.runId)).toEqual(run);
   });
 
-  it('turns SDK failures into StoreError with the cause kept', async () => {
+  it('turns DynamoDB failures into StoreError with the cause kept', async () => {
     const store = new DynamoRunStore({ client: createDocumentClient(createLocalDynamoClient(dynalite.endpoint)), tableName: 'no-such-table' });
     const error = await store.getRun('abcdef').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
@@ -320,22 +320,22 @@ describe('DynamoRunStore', () => {
   });
 
   it('treats a conditional write repeated after a lost response as done, not stale', async () => {
-    const raw = createLocalDynamoClient(dynalite.endpoint);
-    // Sends every request twice and answers with the second response, as an SDK retry after a dropped reply would.
-    raw.middlewareStack.add(
-      (next) => async (args) => {
-        await next(args);
-        return next(args);
-      },
-      { step: 'finalizeRequest', name: 'sendTwice' },
-    );
-    const store = new DynamoRunStore({ client: createDocumentClient(raw), tableName: TABLE });
-    const run = makeRun();
-    await store.putRun(run, { notExists: true });
-    await store.putRun({ ...run, seq: 1 }, { seq: 0, ownerId: 'owner-a' });
-    await store.putRecord(aRecord(run.runId, 1), null);
-    await store.putRecord(aRecord(run.runId, 1, { status: 'completed' }), 'running');
-    expect((await store.getRun(run.runId))?.seq).toBe(1);
-    await expect(store.putRun({ ...run, seq: 2 }, { seq: 0 })).rejects.toBeInstanceOf(StaleRunError);
+    // Sends every request twice and answers with the second response, as a retry after a dropped reply would.
+    const proxy = await startDynamoProxy(dynalite.endpoint, async (_request, forward) => {
+      await forward();
+      return forward();
+    });
+    try {
+      const store = new DynamoRunStore({ client: createDocumentClient(createLocalDynamoClient(proxy.endpoint)), tableName: TABLE });
+      const run = makeRun();
+      await store.putRun(run, { notExists: true });
+      await store.putRun({ ...run, seq: 1 }, { seq: 0, ownerId: 'owner-a' });
+      await store.putRecord(aRecord(run.runId, 1), null);
+      await store.putRecord(aRecord(run.runId, 1, { status: 'completed' }), 'running');
+      expect((await store.getRun(run.runId))?.seq).toBe(1);
+      await expect(store.putRun({ ...run, seq: 2 }, { seq: 0 })).rejects.toBeInstanceOf(StaleRunError);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -4,6 +4,8 @@ import {
   DEFAULT_EXECUTION_LIMITS,
   EXPRESS_MAX_NODE_TIMEOUT_S,
   mustContinueBefore,
+  REPAIR_MAX_S,
+  repairWorstCaseS,
   runnerWorstCaseS,
   STANDARD_HISTORY_EVENTS,
 } from '../../functions/core/execution-limits.ts';
@@ -42,5 +44,10 @@ describe("continue-before counts retries (worst case by the definition's Retry p
     expect(mustContinueBefore(DEFAULT_EXECUTION_LIMITS, exec, 'express', now, runnerWorstCaseS(30))).toBe(false);
     expect(mustContinueBefore(DEFAULT_EXECUTION_LIMITS, exec, 'standard', now, runnerWorstCaseS(60))).toBe(false);
     expect(mustContinueBefore(DEFAULT_EXECUTION_LIMITS, { startedAt: 0, advances: DEFAULT_EXECUTION_LIMITS.maxAdvances }, 'standard', now, 1)).toBe(true);
+  });
+
+  it('a repair fits a fresh Express execution: its Lambda timeout with the service retries, and its Task timeout within the 5 minutes', () => {
+    expect(repairWorstCaseS(REPAIR_MAX_S) * 1000).toBeLessThanOrEqual(DEFAULT_EXECUTION_LIMITS.maxMs);
+    expect(definition.States[STATE.repair]?.TimeoutSeconds).toBeLessThanOrEqual(300);
   });
 });

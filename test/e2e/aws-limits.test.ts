@@ -175,13 +175,15 @@ describe('the Express 5-minute limit, on a clock the test drives', () => {
     expect(resumed.metrics.nodes_cached).toBe(1);
   });
 
-  it('a slow repair (290 s) near the limit gets an execution of its own, and the repaired node another', async () => {
+  /** warm (a tick of `warmS`) then a check that fails at once; the fake model's fix makes it pass; the repair takes `repairS` of the clock. */
+  const repairAfter = async (warmS: number, repairS: number) => {
     const fake = await startFakeAnthropic();
     try {
       const workflow = WorkflowSchema.parse({
         nodes: [
-          { id: 'warm', type: 'tick', params: { seconds: 20 } },
-          { id: 'check', type: 'shell', params: { command: 'exit 3' } },
+          { id: 'warm', type: 'tick', params: { seconds: warmS } },
+          // 10 s a try: with its retries, 54 s at worst, so it fits after the warm-up.
+          { id: 'check', type: 'shell', params: { command: 'exit 3', timeout_s: 10 } },
         ],
         edges: [{ from: 'warm', to: 'check' }],
       });
@@ -195,7 +197,7 @@ describe('the Express 5-minute limit, on a clock the test drives', () => {
           const repair = llm(deps);
           return async (event) => {
             const report = await repair(event);
-            clock += 290_000;
+            clock += repairS * 1000;
             return report;
           };
         },
@@ -205,13 +207,20 @@ describe('the Express 5-minute limit, on a clock the test drives', () => {
       expect(report.status).toBe('succeeded');
       expect(report.result).toMatchObject({ stdout: 'fixed' });
       expect(h.lastDeath).toBeUndefined();
-      // Execution 1 runs warm and check (20 s + check's 60 s x 4 tries fit) and finds the failure, too late for a 300 s repair;
-      // execution 2 repairs (290 s); execution 3 runs the repaired node.
-      expect(h.stats.executions).toBe(3);
       expect(fake.pending()).toBe(0);
+      return h.stats.executions;
     } finally {
       await fake.close();
     }
+  };
+
+  it('a repair that may not fit the time left (150 s of 280 gone) gets a new execution, and the repaired node runs after it there', async () => {
+    // A repair may take REPAIR_MAX_S plus 7 s of service retries (157 s): after 150 s it continues first.
+    expect(await repairAfter(150, 140)).toBe(2);
+  });
+
+  it('a repair with time left (20 s gone) stays in its execution, as does the repaired node', async () => {
+    expect(await repairAfter(20, 100)).toBe(1);
   });
 });
 

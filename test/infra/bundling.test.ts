@@ -78,29 +78,40 @@ describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
     // Eight real esbuild runs: about 20 s of CPU, several times that on a busy 2-core machine.
   }, 240_000);
 
-  it('the Advance bundle holds what one engine step uses: no S3 client, no JSONata, no node credential chain, under 500 KB', async () => {
+  it('the Advance bundle holds what one engine step uses: no AWS SDK client, no JSONata, no node credential chain, under 290 KB', async () => {
     const { outdir, cfn } = await synthesized();
     const [, advance] = Object.entries(cfn.Resources).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && id.startsWith('AdvanceFunction')) ?? [];
     const code = advance?.Properties?.Code as { S3Key: string };
     const bundle = readFileSync(join(outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`, 'index.mjs'), 'utf8');
-    expect(bundle).toContain('PutItemCommand');
-    // Markers: the S3 client's command names, a JSONata error code, the ini provider's log line.
-    for (const absent of ['PutObjectCommand', 'S0101', 'credential-provider-ini']) expect(bundle, absent).not.toContain(absent);
+    // The table through its JSON protocol (functions/adapters/dynamo-json-client.ts).
+    expect(bundle.includes('DynamoDB_20120810.')).toBe(true);
+    // Markers: the DynamoDB client's and document client's command names, the S3 client's, a JSONata error code, the ini provider's log line.
+    for (const absent of ['PutItemCommand', 'DynamoDBDocumentClient', 'PutObjectCommand', 'S0101', 'credential-provider-ini'])
+      expect(bundle.includes(absent), absent).toBe(false);
     // The node specs, not their runners: the shell runner's spawn error, the http runner's body cap.
-    for (const runnerOnly of ['SPAWN_FAILED', 'RESPONSE_TOO_LARGE']) expect(bundle, runnerOnly).not.toContain(runnerOnly);
-    expect(Buffer.byteLength(bundle)).toBeLessThan(500 * 1024);
+    for (const runnerOnly of ['SPAWN_FAILED', 'RESPONSE_TOO_LARGE']) expect(bundle.includes(runnerOnly), runnerOnly).toBe(false);
+    // 245 KB when the SDK's DynamoDB client left it (zod 101, core 96): the budget leaves ~15% for growth.
+    expect(Buffer.byteLength(bundle)).toBeLessThan(290 * 1024);
   }, 240_000);
 
-  it('the StartRun bundle holds what starting a run uses: DynamoDB and Step Functions clients; no S3, JSONata, Anthropic, secrets or node credential chain; under 600 KB', async () => {
+  it('the StartRun bundle holds what starting a run uses: DynamoDB (its JSON protocol) and the Step Functions client; no SDK DynamoDB client, S3, JSONata, Anthropic, secrets or node credential chain; under 480 KB', async () => {
     const { outdir, cfn } = await synthesized();
     const [startRun] = functionIds(cfn, 'StartRunFunction');
     const bundle = readFileSync(join(assetDirOf(outdir, cfn, startRun ?? ''), 'index.mjs'), 'utf8');
-    for (const present of ['PutItemCommand', 'StartExecution']) expect(bundle.includes(present), present).toBe(true);
-    // Markers: the S3 client's command names, a JSONata error code, the Anthropic SDK's version header, the SSM client, the ini provider's log line.
-    for (const absent of ['PutObjectCommand', 'S0101', 'anthropic-version', '"GetParameter"', 'credential-provider-ini'])
+    for (const present of ['DynamoDB_20120810.', 'StartExecution']) expect(bundle.includes(present), present).toBe(true);
+    // Markers: the DynamoDB and S3 clients' command names, a JSONata error code, the Anthropic SDK's version header, the SSM client, the ini provider's log line.
+    for (const absent of [
+      'PutItemCommand',
+      'DynamoDBDocumentClient',
+      'PutObjectCommand',
+      'S0101',
+      'anthropic-version',
+      '"GetParameter"',
+      'credential-provider-ini',
+    ])
       expect(bundle.includes(absent), absent).toBe(false);
-    // 512 KB when this was written (zod 101, the two clients and @smithy/core 273): the budget leaves ~15% for growth.
-    expect(Buffer.byteLength(bundle)).toBeLessThan(600 * 1024);
+    // 411 KB when the SDK's DynamoDB client left it (zod 101, the SFN client and @smithy/core 170): the budget leaves ~15% for growth.
+    expect(Buffer.byteLength(bundle)).toBeLessThan(480 * 1024);
   }, 240_000);
 
   it('a runner bundle holds no Secrets Manager or SSM client; its side file does, and reads a secret input when a node has one', async () => {

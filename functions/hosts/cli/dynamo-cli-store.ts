@@ -1,30 +1,31 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type AwsCredentialSource, DynamoJsonClient, dynamoEndpointFromEnv } from '../../adapters/dynamo-json-client.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
 import { ensureTable } from '../../adapters/table-schema.ts';
 import { ConfigurationError, FlowmendError, StoreUnavailableError } from '../../core/index.ts';
 
 /**
- * `--store dynamodb`: the CLI on a DynamoDB table, on AWS or on a local peer (`AWS_ENDPOINT_URL`,
- * which the SDK reads itself). A local peer gets the table created and placeholder credentials when
- * none are set; on AWS the stack owns the table and the SDK's credential chain applies.
+ * `--store dynamodb`: the CLI on a DynamoDB table, on AWS or on a local peer (`AWS_ENDPOINT_URL` or
+ * `AWS_ENDPOINT_URL_DYNAMODB`, as the SDK reads them). A local peer gets the table created and
+ * placeholder credentials when none are set; on AWS the stack owns the table and the SDK's default
+ * credential chain applies (profiles, SSO, ...), loaded only on this path.
  */
 export const openDynamoCliStore = async (
   tableName: string,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<{ store: DynamoRunStore; where: string; close: () => void }> => {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const endpoint = env.AWS_ENDPOINT_URL_DYNAMODB ?? env.AWS_ENDPOINT_URL;
+  const endpoint = dynamoEndpointFromEnv(env);
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? (endpoint ? 'us-east-1' : undefined);
   if (region === undefined) {
     throw new ConfigurationError('--store dynamodb needs a region: set AWS_REGION (or AWS_ENDPOINT_URL for a local DynamoDB)');
   }
   const hasCredentials = env.AWS_ACCESS_KEY_ID !== undefined || env.AWS_PROFILE !== undefined;
-  const client = new DynamoDBClient({
-    region,
-    ...(endpoint ? { endpoint } : {}),
-    ...(endpoint && !hasCredentials ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-    maxAttempts: 3,
-  });
+  let credentials: AwsCredentialSource = { accessKeyId: 'local', secretAccessKey: 'local' };
+  if (!endpoint || hasCredentials) {
+    // The chain may build STS or SSO clients, which warn about Node 20 on construction.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+    credentials = (await import('@aws-sdk/credential-providers')).fromNodeProviderChain();
+  }
+  const client = new DynamoJsonClient({ region, endpoint, credentials, maxAttempts: 3 });
   if (endpoint) {
     try {
       await ensureTable(client, tableName);

@@ -1,10 +1,8 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { DynamoRegistryStore } from '../../adapters/dynamo-registry-store.ts';
-import { createDocumentClient } from '../../adapters/dynamo-run-store.ts';
 import { RulesScheduleSync } from '../../adapters/eventbridge-rules.ts';
 import { SchedulerScheduleSync } from '../../adapters/eventbridge-schedules.ts';
 import { SfnRunLauncher } from '../../adapters/sfn-run-launcher.ts';
@@ -58,9 +56,9 @@ const scheduleSyncFromEnv = (api: ApiEnv): ScheduleSync | undefined => {
  * Clients honour `AWS_ENDPOINT_URL_<SERVICE>`, which is how LocalStack and the tests reach them.
  */
 export function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiDeps {
-  const { store, env: storeEnv } = awsDeps(env);
+  const { store, env: storeEnv, dynamo } = awsDeps(env);
   const api = parseApiEnv(env);
-  const registry = new DynamoRegistryStore({ client: createDocumentClient(new DynamoDBClient({})), tableName: storeEnv.TABLE_NAME });
+  const registry = new DynamoRegistryStore({ client: dynamo, tableName: storeEnv.TABLE_NAME });
   const launcher = new SfnRunLauncher({
     sfn: new SFNClient({}),
     store,

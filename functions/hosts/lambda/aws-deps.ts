@@ -1,7 +1,9 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
+import type { DynamoDocument } from '../../adapters/dynamo-document.ts';
+import { DynamoJsonClient, dynamoEndpointFromEnv } from '../../adapters/dynamo-json-client.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
+import { credentialsFromEnv } from '../../adapters/env-credentials.ts';
 import { S3BlobStore } from '../../adapters/s3-blob-store.ts';
 import type { BlobStore, EngineDeps, RunStore } from '../../core/index.ts';
 import { ConfigurationError, cryptoIds, DEFAULT_EXECUTION_LIMITS, EngineCache, type ExecutionLimits } from '../../core/index.ts';
@@ -9,6 +11,12 @@ import { builtinSpecCatalog } from '../../nodes/specs.ts';
 
 /** What the stack puts in the environment of the engine and repair Lambdas. */
 export const AwsEnvSchema = z.object({
+  /** Set by the Lambda runtime; read when the first request is signed. */
+  AWS_REGION: z.string().min(1).optional(),
+  /** LocalStack and the tests point the table's requests elsewhere, as the SDK lets them. */
+  AWS_ENDPOINT_URL_DYNAMODB: z.url({ protocol: /^https?$/ }).optional(),
+  AWS_ENDPOINT_URL: z.url({ protocol: /^https?$/ }).optional(),
+  AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: z.string().optional(),
   TABLE_NAME: z.string().min(1),
   /** The blob bucket; without it large outputs fail at the store's item limit instead of moving to S3. */
   BUCKET_NAME: z.string().min(1).optional(),
@@ -32,13 +40,16 @@ export function parseAwsEnv(env: NodeJS.ProcessEnv = process.env): AwsEnv {
 }
 
 /**
- * The store adapters the engine, repair and start Lambdas share, built once per cold start (SDK clients
- * reuse their connections across calls). Nothing here loads the Anthropic SDK: only Repair and RunLlm bundle it.
+ * The store adapters the engine, repair and start Lambdas share, built once per cold start (clients
+ * reuse their connections across calls). Nothing here loads the Anthropic SDK: only Repair and RunLlm
+ * bundle it; nor the AWS SDK's DynamoDB client: the table is reached through DynamoJsonClient.
  */
 export interface AwsDeps {
   env: AwsEnv;
   store: RunStore;
   blobs: BlobStore | undefined;
+  /** The table's document client, for the registry the API keeps in the same table. */
+  dynamo: DynamoDocument;
 }
 
 let cached: { key: string; deps: AwsDeps } | undefined;
@@ -47,22 +58,26 @@ export function awsDeps(env: NodeJS.ProcessEnv = process.env): AwsDeps {
   const parsed = parseAwsEnv(env);
   const key = JSON.stringify(parsed);
   if (cached?.key === key) return cached.deps;
-  const client = new DynamoDBClient({});
+  const region = parsed.AWS_REGION;
+  const regionOf = async (): Promise<string> => {
+    if (region === undefined) throw new ConfigurationError('AWS_REGION is not set (the Lambda runtime sets it; elsewhere, set it)');
+    return region;
+  };
+  // The function role's credentials, which Lambda puts in the environment (lambda-credentials.ts says why).
+  const credentials = credentialsFromEnv();
+  const client = new DynamoJsonClient({ region: regionOf, credentials, endpoint: dynamoEndpointFromEnv(parsed) });
   const dynamo = createDocumentClient(client);
   const table = new DynamoRunStore({
     client: dynamo,
     tableName: parsed.TABLE_NAME,
     ...(parsed.FLOWMEND_RETENTION_DAYS === undefined ? {} : { retentionDays: parsed.FLOWMEND_RETENTION_DAYS }),
   });
-  // S3 signs with the DynamoDB client's region and credentials (the Lambda's role, cached and refreshed by the SDK).
-  const blobs =
-    parsed.BUCKET_NAME === undefined
-      ? undefined
-      : new S3BlobStore({ bucket: parsed.BUCKET_NAME, region: client.config.region, credentials: client.config.credentials });
+  const blobs = parsed.BUCKET_NAME === undefined ? undefined : new S3BlobStore({ bucket: parsed.BUCKET_NAME, region: regionOf, credentials });
   const deps: AwsDeps = {
     env: parsed,
     store: blobs === undefined ? table : new BlobOffloadRunStore(table, blobs),
     blobs,
+    dynamo,
   };
   cached = { key, deps };
   return deps;

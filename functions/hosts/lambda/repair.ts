@@ -1,5 +1,14 @@
 import { makeAnthropicRepairLlm, repairModelFromEnv } from '../../adapters/anthropic-repair-llm.ts';
-import { makeCatalog, type NodeCatalog, type NodeRunner, type RepairLlm, type RepairReport, type RunStore, repairRun } from '../../core/index.ts';
+import {
+  makeCatalog,
+  type NodeCatalog,
+  type NodeRunner,
+  REPAIR_LLM_TIMEOUT_S,
+  type RepairLlm,
+  type RepairReport,
+  type RunStore,
+  repairRun,
+} from '../../core/index.ts';
 import { builtinCatalog } from '../../nodes/catalog.ts';
 import { costUsd } from '../../nodes/llm-prices.ts';
 import { engineNodeSpecs } from '../../nodes/workflow.ts';
@@ -19,9 +28,14 @@ export const makeRepairHandler =
   (event: unknown): Promise<RepairReport> =>
     repairRun(event, { ...deps, costOf: costUsd });
 
-/** A RepairLlm from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL; undefined without a key (the rules still run). */
+/**
+ * A RepairLlm from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL; undefined without a key (the rules still run).
+ * Its call is bounded by REPAIR_LLM_TIMEOUT_S, which the Repair Lambda's timeout (REPAIR_MAX_S) is built on.
+ */
 const llmFrom = (config: { apiKey?: string | undefined; baseURL?: string | undefined }): RepairLlm | undefined =>
-  config.apiKey ? makeAnthropicRepairLlm({ apiKey: config.apiKey, ...(config.baseURL ? { baseURL: config.baseURL } : {}) }) : undefined;
+  config.apiKey
+    ? makeAnthropicRepairLlm({ apiKey: config.apiKey, timeoutMs: REPAIR_LLM_TIMEOUT_S * 1000, ...(config.baseURL ? { baseURL: config.baseURL } : {}) })
+    : undefined;
 
 /**
  * The local host's Repair binding (`LocalHostOptions.makeRepairHandler`), configured from the environment:

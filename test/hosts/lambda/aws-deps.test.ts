@@ -23,6 +23,11 @@ describe('awsDeps', () => {
     expect(awsDeps(env).store).toBeInstanceOf(DynamoRunStore);
   });
 
+  it('rejects a DynamoDB endpoint that is not an http(s) URL, naming the variable', () => {
+    expect(() => parseAwsEnv({ TABLE_NAME: 't', AWS_ENDPOINT_URL_DYNAMODB: 'localhost:8000' })).toThrow(/AWS_ENDPOINT_URL_DYNAMODB/);
+    expect(parseAwsEnv({ TABLE_NAME: 't', AWS_ENDPOINT_URL: 'http://127.0.0.1:8000' }).AWS_ENDPOINT_URL).toBe('http://127.0.0.1:8000');
+  });
+
   it('builds the clients once per environment (once per cold start)', () => {
     expect(awsDeps(env)).toBe(awsDeps({ ...env }));
   });
