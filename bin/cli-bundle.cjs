@@ -2,7 +2,7 @@
 // from compiled bytecode instead of parsing and compiling the bundle. Node 20 has no compile cache for ES
 // modules (module.enableCompileCache is 22.1+), but vm.Script takes `cachedData` for a classic script.
 //
-// The build (scripts/code-cache.mjs) writes one cache per common command to dist/code-cache/<v8>-<arch>/,
+// The build (scripts/code-cache.mjs) writes one cache per common command to dist/code-cache/ (see cacheDirFor),
 // each made after running that command, so it holds the functions the command compiled lazily too. A cache
 // from another V8 (another Node) is not looked for; one V8 rejects anyway (other V8 flags, a damaged file)
 // costs a normal compile: `cachedDataRejected` is only reported, never fatal.
