@@ -2,7 +2,7 @@
 // Node that built them, and a cache V8 rejects or a missing one costs a compile, never the command. Each
 // case runs in its own process: V8 keeps compiled scripts per isolate, which would hide a rejected cache.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir, REPO, writeWorkflow } from '../../support/cli-process.ts';
@@ -82,5 +82,16 @@ describe('the CLI bundle started from a V8 code cache', () => {
     } finally {
       await fake.close();
     }
+  });
+
+  it('runs the TypeScript through tsx when there is no bundle (a fresh edit, an install without the build)', () => {
+    // A tree with the sources and no dist/: the bin must not need the bundle.
+    const tree = join(dir, 'unbuilt');
+    mkdirSync(tree);
+    cpSync(join(REPO, 'bin'), join(tree, 'bin'), { recursive: true });
+    for (const name of ['functions', 'node_modules', 'package.json']) symlinkSync(join(REPO, name), join(tree, name));
+    const child = spawnSync(process.execPath, [join(tree, 'bin', 'flowmend.cjs'), 'validate', hello], { encoding: 'utf8' });
+    expect(child.stdout).toContain('is valid');
+    expect(child.status).toBe(0);
   });
 });
