@@ -32,7 +32,7 @@ const expected = buildDefinition({
   interrupted: fnArn('MarkInterrupted'),
   timeoutsS: {
     advance: 90,
-    repair: 330,
+    repair: 180,
     interrupted: 60,
     runners: Object.fromEntries(Object.entries(RUNNER_TIMEOUTS).map(([type, timeout]) => [type, timeout.toSeconds() + 30])),
   },
