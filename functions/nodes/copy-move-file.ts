@@ -1,28 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, rename, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import * as z from 'zod';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
-import { exists, failedFor, pathParam, resolveInWorkspace, WorkspaceParamSchema, WorkspacePathError } from './workspace.ts';
-
-export const CopyMoveParamsSchema = z.strictObject({
-  source_path: pathParam('source_path'),
-  dest_path: pathParam('dest_path').optional(),
-  /** Another spelling of dest_path. */
-  destination: pathParam('destination').optional(),
-  overwrite: z.boolean().default(false),
-  __workspace: WorkspaceParamSchema,
-});
+import { CopyMoveParamsSchema, copyFileSpec, moveFileSpec } from './file-specs.ts';
+import { exists, failedFor, resolveInWorkspace, WorkspacePathError } from './workspace.ts';
 
 /** copy-file and move-file: the same params, pflow's `copied` / `moved` output. */
 const makeCopyMoveRunner = (kind: 'copy' | 'move'): NodeRunner<typeof CopyMoveParamsSchema> => {
   const flag = kind === 'copy' ? 'copied' : 'moved';
   return {
-    type: `${kind}-file`,
+    ...(kind === 'copy' ? copyFileSpec : moveFileSpec),
     paramsSchema: CopyMoveParamsSchema,
-    outputKeys: [flag, 'source_path', 'dest_path'],
-    sideEffects: () => true,
-    timeoutS: () => 60,
     run: async (params): Promise<RunnerResult> => {
       const started = performance.now();
       const destParam = params.dest_path ?? params.destination;

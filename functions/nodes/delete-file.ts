@@ -1,22 +1,12 @@
 import { rm, stat } from 'node:fs/promises';
-import * as z from 'zod';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
-import { failedFor, pathParam, resolveInWorkspace, WorkspaceParamSchema, WorkspacePathError } from './workspace.ts';
-
-export const DeleteFileParamsSchema = z.strictObject({
-  file_path: pathParam('file_path'),
-  /** pflow's safety switch, accepted as a param; false refuses. */
-  confirm_delete: z.boolean().optional(),
-  __workspace: WorkspaceParamSchema,
-});
+import { DeleteFileParamsSchema, deleteFileSpec } from './file-specs.ts';
+import { failedFor, resolveInWorkspace, WorkspacePathError } from './workspace.ts';
 
 /** A file already gone counts as deleted (`existed: false`), so a re-run after a crash succeeds. */
 export const deleteFileRunner: NodeRunner<typeof DeleteFileParamsSchema> = {
-  type: 'delete-file',
+  ...deleteFileSpec,
   paramsSchema: DeleteFileParamsSchema,
-  outputKeys: ['deleted', 'existed', 'file_path'],
-  sideEffects: () => true,
-  timeoutS: () => 30,
   run: async (params): Promise<RunnerResult> => {
     if (params.confirm_delete === false)
       return { kind: 'failed', error: { code: 'DELETE_NOT_CONFIRMED', message: 'confirm_delete is false: the file was not deleted' }, durationMs: 0 };

@@ -1,27 +1,16 @@
 import { readFile, stat } from 'node:fs/promises';
-import * as z from 'zod';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
-import { failedFor, pathParam, resolveInWorkspace, WorkspaceParamSchema, WorkspacePathError } from './workspace.ts';
+import { ReadFileParamsSchema, readFileSpec } from './file-specs.ts';
+import { failedFor, resolveInWorkspace, WorkspacePathError } from './workspace.ts';
 
 /** Larger files would not fit a run record even as a blob reference worth keeping; read them with a shell node. */
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 
-export const ReadFileParamsSchema = z.strictObject({
-  file_path: pathParam('file_path'),
-  /** "utf-8" (text; a file that is not text comes back as base64) or "base64". */
-  encoding: z.enum(['utf-8', 'utf8', 'base64', 'binary'], { error: 'encoding is "utf-8" or "base64"' }).default('utf-8'),
-  max_bytes: z.number().int().positive().optional(),
-  __workspace: WorkspaceParamSchema,
-});
-
 const isText = (data: Buffer): boolean => !data.includes(0) && Buffer.from(data.toString('utf8'), 'utf8').equals(data);
 
 export const readFileRunner: NodeRunner<typeof ReadFileParamsSchema> = {
-  type: 'read-file',
+  ...readFileSpec,
   paramsSchema: ReadFileParamsSchema,
-  outputKeys: ['content', 'content_is_binary', 'file_path', 'size_bytes'],
-  sideEffects: () => false,
-  timeoutS: () => 30,
   run: async (params): Promise<RunnerResult> => {
     const started = performance.now();
     try {

@@ -1,12 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import * as z from 'zod';
 import type { RunnerResult } from '../core/index.ts';
 import { ConfigurationError } from '../core/index.ts';
-
-/** Reserved param: the run's workspace, put there by the engine (see FILE_NODE_TYPES). */
-export const WorkspaceParamSchema = z.string().optional();
 
 export const NO_WORKSPACE =
   'file nodes need a workspace: they run on the local host (flowmend run, --workspace DIR); on AWS there is none, so move data with http or mcp nodes instead';
@@ -98,5 +94,3 @@ export const writeAtomic = async (path: string, data: Buffer): Promise<void> => 
     throw error;
   }
 };
-
-export const pathParam = (name: string) => z.string({ error: `${name} is required: a path in the workspace` }).min(1, `${name} must not be empty`);

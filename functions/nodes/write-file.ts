@@ -1,17 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import * as z from 'zod';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
-import { exists, failedFor, pathParam, resolveInWorkspace, WorkspaceParamSchema, writeAtomic } from './workspace.ts';
-
-export const WriteFileParamsSchema = z.strictObject({
-  file_path: pathParam('file_path'),
-  /** Text, or base64 with content_is_binary; an object or array is written as JSON. */
-  content: z.unknown().refine((v) => v !== undefined, 'content is required: what to write'),
-  content_is_binary: z.boolean().default(false),
-  encoding: z.enum(['utf-8', 'utf8'], { error: 'encoding is "utf-8" (use content_is_binary for base64 data)' }).default('utf-8'),
-  append: z.boolean().default(false),
-  __workspace: WorkspaceParamSchema,
-});
+import { WriteFileParamsSchema, writeFileSpec } from './file-specs.ts';
+import { exists, failedFor, resolveInWorkspace, writeAtomic } from './workspace.ts';
 
 const bytesOf = (content: unknown, binary: boolean): Buffer => {
   if (binary && typeof content === 'string') return Buffer.from(content, 'base64');
@@ -25,11 +15,8 @@ const bytesOf = (content: unknown, binary: boolean): Buffer => {
  * and that record runs it again, which rewrites the same bytes (and, with append, appends again).
  */
 export const writeFileRunner: NodeRunner<typeof WriteFileParamsSchema> = {
-  type: 'write-file',
+  ...writeFileSpec,
   paramsSchema: WriteFileParamsSchema,
-  outputKeys: ['written', 'file_path', 'bytes_written'],
-  sideEffects: () => true,
-  timeoutS: () => 30,
   run: async (params): Promise<RunnerResult> => {
     const started = performance.now();
     try {
