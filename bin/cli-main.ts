@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { LocalHostOptions, RepairHandler } from '../functions/hosts/local/local-host.ts';
 
-// The CLI's composition root, shared by the bundle (dist/flowmend.cjs, loaded by bin/flowmend.mjs) and
+// The CLI's composition root, shared by the bundle (dist/flowmend.cjs, loaded by bin/flowmend.cjs) and
 // the TypeScript fallback (bin/flowmend.ts). No top-level await: the bundle is CommonJS.
 
 // The repair handler (the node catalog, the Anthropic SDK) loads at the first repair, not at every start.

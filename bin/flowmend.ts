@@ -1,4 +1,4 @@
-// The CLI from source (through tsx): what bin/flowmend.mjs runs when the bundle in dist/ is missing or stale.
+// The CLI from source (through tsx): what bin/flowmend.cjs runs when the bundle in dist/ is missing or stale.
 import { main } from './cli-main.ts';
 
 await main(process.argv.slice(2));

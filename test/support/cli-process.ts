@@ -1,4 +1,4 @@
-// Runs the real `flowmend` bin (node bin/flowmend.mjs) as a child process, for tests where the process boundary matters.
+// Runs the real `flowmend` bin (node bin/flowmend.cjs) as a child process, for tests where the process boundary matters.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(REPO, 'bin', 'flowmend.mjs');
+const BIN = join(REPO, 'bin', 'flowmend.cjs');
 const DRIVER = fileURLToPath(new URL('./crash-driver.ts', import.meta.url));
 
 export interface CliResult {

@@ -1,4 +1,4 @@
-// Starts the real `flowmend serve` (node bin/flowmend.mjs serve) as a child process on 127.0.0.1, for API tests over real HTTP.
+// Starts the real `flowmend serve` (node bin/flowmend.cjs serve) as a child process on 127.0.0.1, for API tests over real HTTP.
 import { type CliProcess, spawnCli } from './cli-process.ts';
 
 export interface ServeProcess {

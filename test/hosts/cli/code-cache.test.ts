@@ -94,4 +94,10 @@ describe('the CLI bundle started from a V8 code cache', () => {
     expect(child.stdout).toContain('is valid');
     expect(child.status).toBe(0);
   });
+
+  it('runs the same CLI through bin/flowmend.mjs, the name scripts knew first', () => {
+    const child = spawnSync(process.execPath, [join(REPO, 'bin', 'flowmend.mjs'), 'validate', hello], { encoding: 'utf8' });
+    expect(child.stdout).toContain('is valid');
+    expect(child.status).toBe(0);
+  });
 });
