@@ -85,8 +85,7 @@ export function awsDeps(env: NodeJS.ProcessEnv = process.env): AwsDeps {
 
 /** What the Advance Lambda runs the engine with. */
 export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<EngineDeps & { blobs: BlobStore | undefined }> {
-  const { store, blobs } = awsDeps(env);
-  const { env: parsed } = awsDeps(env);
+  const { store, blobs, env: parsed } = awsDeps(env);
   const executionLimits: ExecutionLimits = {
     maxAdvances: parsed.FLOWMEND_MAX_ADVANCES_PER_EXECUTION ?? DEFAULT_EXECUTION_LIMITS.maxAdvances,
     maxMs: parsed.FLOWMEND_MAX_EXECUTION_MS ?? DEFAULT_EXECUTION_LIMITS.maxMs,
