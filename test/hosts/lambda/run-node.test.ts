@@ -107,19 +107,6 @@ describe('builtinSpecCatalog (the Advance and StartRun Lambdas)', () => {
     const engineTypes = engineNodeSpecs.map((s) => s.type);
     expect([...builtinSpecCatalog.keys()].sort()).toEqual([...makeBuiltinRunners(ports).map((r) => r.type), ...engineTypes].sort());
   });
-
-  it('holds, for each runner, the very schema, outputs, timeout and quoting the runner itself uses', () => {
-    const ports = { llm: { config: () => ({}), client: makeAnthropicLlmClient() }, mcp: { tools: makeMcpTools({ env: {}, allowStdio: false }) } };
-    const params = { command: 'x', raw: false, timeout_s: 7, method: 'POST' };
-    for (const runner of makeBuiltinRunners(ports)) {
-      const spec = builtinSpecCatalog.get(runner.type);
-      expect(spec?.paramsSchema, runner.type).toBe(runner.paramsSchema);
-      expect(spec?.outputKeys, runner.type).toEqual(runner.outputKeys);
-      expect(spec?.timeoutS(params), runner.type).toBe(runner.timeoutS(params));
-      expect(spec?.sideEffects(params), runner.type).toBe(runner.sideEffects(params));
-      expect(spec?.templateQuoting?.(params), runner.type).toEqual(runner.templateQuoting?.(params));
-    }
-  });
 });
 
 describe('builtinCatalog', () => {
