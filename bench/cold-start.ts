@@ -86,7 +86,7 @@ try {
   const empty = join(out, 'empty.mjs');
   writeFileSync(empty, 'export const handler = async () => { throw new Error("empty"); };\n');
   row('(empty)', empty, probe(empty));
-  // zod classic and one schema, bundled as a handler: the floor of any Lambda that parses with zod.
+  // The project's zod (zod/mini) and one schema, bundled as a handler: the floor of any Lambda that parses with zod.
   const zodBundle = join(out, 'zod-only', 'index.mjs');
   await bundleLambda(fileURLToPath(new URL('./cold-start-zod-floor.ts', import.meta.url)), zodBundle, { minify: true, sourcemap: SOURCE_MAPS });
   row('(zod only)', zodBundle, probe(zodBundle));

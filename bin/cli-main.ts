@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../functions/core/zod.ts';
 import type { LocalHostOptions, RepairHandler } from '../functions/hosts/local/local-host.ts';
 
 // The CLI's composition root, shared by the bundle (dist/flowmend.cjs, loaded by bin/flowmend.cjs) and

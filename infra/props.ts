@@ -1,7 +1,7 @@
 import { RemovalPolicy, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
-import { z } from 'zod';
+import * as z from '../functions/core/zod.ts';
 
 export const LogLevelSchema = z.enum(['ALL', 'ERROR', 'FATAL', 'OFF']);
 
@@ -9,47 +9,51 @@ export const LogLevelSchema = z.enum(['ALL', 'ERROR', 'FATAL', 'OFF']);
 export const FlowmendSettingsSchema = z
   .object({
     /** What happens to the table and the blob bucket when the stack is deleted. */
-    removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
+    removalPolicy: z._default(z.enum(['retain', 'destroy']), 'retain'),
     /** Secrets Manager secret holding the Anthropic API key (a plain string), read by the llm runner and repair. */
-    anthropicSecretName: z.string().min(1).default('flowmend/anthropic-api-key'),
+    anthropicSecretName: z._default(z.string().check(z.minLength(1)), 'flowmend/anthropic-api-key'),
     /** Step Functions execution log level; ERROR keeps Express runs cheap (the run's own events live in the table). */
-    logLevel: LogLevelSchema.default('ERROR'),
+    logLevel: z._default(LogLevelSchema, 'ERROR'),
     /** Days a run's items (table TTL) and its large outputs (bucket lifecycle) are kept. */
-    retentionDays: z.coerce.number().int().positive().default(90),
+    retentionDays: z._default(z.coerce.number().check(z.int(), z.positive()), 90),
     /** Days Lambda and state machine logs are kept. */
-    logRetentionDays: z.coerce
-      .number()
-      .int()
-      .refine((days) => Object.values(RetentionDays).includes(days), 'not a retention CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, 60, 90, ...)')
-      .default(30),
+    logRetentionDays: z._default(
+      z.coerce.number().check(
+        z.int(),
+        z.refine((days) => Object.values(RetentionDays).includes(days), 'not a retention CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, 60, 90, ...)'),
+      ),
+      30,
+    ),
     /** Memory of every Lambda, MB (also drives the cost model). */
-    lambdaMemoryMb: z.coerce.number().int().min(128).max(10240).default(512),
+    lambdaMemoryMb: z._default(z.coerce.number().check(z.int(), z.gte(128), z.lte(10240)), 512),
     /**
      * Concurrent executions reserved for each runner Lambda, which also caps it: 15-minute shell runners
      * cannot take the whole account's concurrency from the engine. 0 reserves nothing (for accounts
      * whose concurrency quota is too small to reserve from: AWS keeps 100 unreserved).
      */
-    runnerConcurrency: z.coerce.number().int().min(0).max(1000).default(10),
+    runnerConcurrency: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(1000)), 10),
     /** How callers of the REST API authenticate: SigV4-signed IAM principals (default), or an API key with a usage plan. */
-    apiAuth: z.enum(['iam', 'apiKey']).default('iam'),
+    apiAuth: z._default(z.enum(['iam', 'apiKey']), 'iam'),
     /** EventBridge Scheduler (default), or EventBridge rules (cron/rate in UTC only) where Scheduler does not fire, as on LocalStack. */
-    scheduleMode: z.enum(['scheduler', 'rules']).default('scheduler'),
+    scheduleMode: z._default(z.enum(['scheduler', 'rules']), 'scheduler'),
     /**
      * Where secret inputs (`"from": "secretsmanager:NAME"` or `"ssm:NAME"`) may be read from: the runner
      * Lambdas may read Secrets Manager secrets and SSM parameters whose names start with it, and no others.
      * Empty: they may read none.
      */
-    secretInputPrefix: z
-      .string()
-      .regex(/^([A-Za-z0-9_+=.@-]+\/)*$/, 'a path prefix ending in / (e.g. flowmend/inputs/), or empty')
-      .default('flowmend/inputs/'),
+    secretInputPrefix: z._default(
+      z.string().check(z.regex(/^([A-Za-z0-9_+=.@-]+\/)*$/, 'a path prefix ending in / (e.g. flowmend/inputs/), or empty')),
+      'flowmend/inputs/',
+    ),
     /** SNS topic that the failed-execution alarms notify, if any. */
-    alarmTopicArn: z.string().startsWith('arn:').optional(),
+    alarmTopicArn: z.optional(z.string().check(z.startsWith('arn:'))),
   })
-  .refine((s) => s.secretInputPrefix === '' || !s.anthropicSecretName.startsWith(s.secretInputPrefix), {
-    message: 'the Anthropic key must not be under secretInputPrefix: every runner (shell included) may read what is there',
-    path: ['secretInputPrefix'],
-  });
+  .check(
+    z.refine((s) => s.secretInputPrefix === '' || !s.anthropicSecretName.startsWith(s.secretInputPrefix), {
+      message: 'the Anthropic key must not be under secretInputPrefix: every runner (shell included) may read what is there',
+      path: ['secretInputPrefix'],
+    }),
+  );
 export type FlowmendSettings = z.infer<typeof FlowmendSettingsSchema>;
 export type FlowmendSettingsInput = z.input<typeof FlowmendSettingsSchema>;
 

@@ -1,5 +1,4 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type * as z from 'zod';
 import {
   CorruptItemError,
   copyStoredValue,
@@ -14,6 +13,7 @@ import {
   RunItemSchema,
   sameStoredValue,
 } from '../core/index.ts';
+import type * as z from '../core/zod.ts';
 import type { Item, TranslateConfig } from './dynamo-document.ts';
 import { itemSize, MAX_ITEM_BYTES } from './dynamo-item-size.ts';
 import { dayGsiPk, dayOf, eventSk, GSI, irSk, RUN_SK, runGsiSk, runPk, stepSk, TABLE_KEYS, workflowGsiPk } from './table-schema.ts';
@@ -161,7 +161,7 @@ export class DynamoItemCodec {
     return item;
   }
 
-  private decode<S extends z.ZodType>(schema: S, item: Item, what: string): z.infer<S> {
+  private decode<S extends z.ZodMiniType>(schema: S, item: Item, what: string): z.infer<S> {
     const parsed = schema.safeParse(stripKeys(item));
     if (parsed.success) return parsed.data;
     const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);

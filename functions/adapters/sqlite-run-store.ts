@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import type { z } from 'zod';
 import type { AdvanceCommit, RunStore, RunWriteCondition } from '../core/index.ts';
 import {
   CorruptItemError,
@@ -14,6 +13,7 @@ import {
   StaleRunError,
   sameStoredValue,
 } from '../core/index.ts';
+import type * as z from '../core/zod.ts';
 import { openSqlite, type SqliteDatabase, sqliteError } from './sqlite-database.ts';
 
 /** Days (today included) that `listRuns` without a workflow name looks back, as the DynamoDB store does. */
@@ -247,7 +247,7 @@ export class SqliteRunStore implements RunStore {
     }
   }
 
-  private parse<S extends z.ZodType>(schema: S, row: Row, what: string): z.infer<S> {
+  private parse<S extends z.ZodMiniType>(schema: S, row: Row, what: string): z.infer<S> {
     let value: unknown;
     try {
       value = JSON.parse(row.body);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import { InvalidInputError } from './errors.ts';
+import * as z from './zod.ts';
 
 /**
  * Node outputs too large for a state payload (256 KiB) or a table item (400 KB) are stored as blobs;
@@ -10,14 +10,14 @@ import { InvalidInputError } from './errors.ts';
 export const MAX_INLINE_OUTPUT_BYTES = 200 * 1024;
 
 export const BlobRefSchema = z.object({
-  key: z.string().min(1),
-  bytes: z.number().int().nonnegative(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  key: z.string().check(z.minLength(1)),
+  bytes: z.int().check(z.nonnegative()),
+  sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
 });
 export type BlobRef = z.infer<typeof BlobRefSchema>;
 
 /** Where a runner may put a large result without any credentials of its own. */
-export const BlobUploadSchema = z.object({ url: z.string().url(), key: z.string().min(1) });
+export const BlobUploadSchema = z.object({ url: z.url(), key: z.string().check(z.minLength(1)) });
 export type BlobUpload = z.infer<typeof BlobUploadSchema>;
 
 /** Key under which a value in `outputs` stands for outputs stored as a blob: `{ "$blob": BlobRef }`. */
@@ -42,7 +42,7 @@ export interface BlobStore {
 export const MAX_INLINE_PARAMS_BYTES = 32 * 1024;
 
 /** Resolved params handed to a runner by reference: where to read them, and what they must hash to. */
-export const ParamsRefSchema = z.object({ url: z.string().url(), ref: z.lazy(() => BlobRefSchema) });
+export const ParamsRefSchema = z.object({ url: z.url(), ref: z.lazy(() => BlobRefSchema) });
 export type ParamsRef = z.infer<typeof ParamsRefSchema>;
 
 /** Every blob key starts with this (the stack grants S3 access to this prefix only). */

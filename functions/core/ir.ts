@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { BatchConfigSchema } from './batch/batch-config.ts';
 import { builtOnFirstUse } from './lazy-schema.ts';
 import { McpServersSchema } from './mcp-servers.ts';
 import { SECRET_SOURCE_HINT, SECRET_SOURCE_PATTERN } from './secret-source.ts';
+import * as z from './zod.ts';
 
 /** Declared input types, pflow's spelling variants included so pflow workflows parse unchanged. */
 export const InputTypeSchema = z.enum(['string', 'number', 'boolean', 'object', 'array', 'str', 'int', 'integer', 'float', 'bool', 'dict', 'list']);
@@ -10,32 +10,31 @@ export type InputType = z.infer<typeof InputTypeSchema>;
 
 export const InputSpecSchema = builtOnFirstUse(() =>
   z
-    .object({
-      description: z.string().optional(),
+    .strictObject({
+      description: z.optional(z.string()),
       /** pflow default: required unless a default is given. */
-      required: z.boolean().optional(),
-      type: InputTypeSchema.optional(),
-      default: z.unknown().optional(),
-      stdin: z.boolean().optional(),
+      required: z.optional(z.boolean()),
+      type: z.optional(InputTypeSchema),
+      default: z.optional(z.unknown()),
+      stdin: z.optional(z.boolean()),
       /** The value is never stored, logged or shown: a resume reads it again from FLOWMEND_SECRET_<NAME>. */
-      secret: z.boolean().optional(),
+      secret: z.optional(z.boolean()),
       /** A secret read at use by the node's runner, from Secrets Manager or SSM Parameter Store (see secret-source.ts). */
-      from: z.string().regex(SECRET_SOURCE_PATTERN, `"from" names where a secret input is read: ${SECRET_SOURCE_HINT}`).optional(),
+      from: z.optional(z.string().check(z.regex(SECRET_SOURCE_PATTERN, `"from" names where a secret input is read: ${SECRET_SOURCE_HINT}`))),
     })
-    .strict()
-    .refine((spec) => spec.from === undefined || spec.secret === true, { message: 'an input with "from" is a secret: add "secret": true', path: ['from'] }),
+    .check(
+      z.refine((spec) => spec.from === undefined || spec.secret === true, { message: 'an input with "from" is a secret: add "secret": true', path: ['from'] }),
+    ),
 );
 export type InputSpec = z.infer<typeof InputSpecSchema>;
 
 export const OutputSpecSchema = builtOnFirstUse(() =>
-  z
-    .object({
-      description: z.string().optional(),
-      type: InputTypeSchema.optional(),
-      /** Without it (pflow's legacy form) the output is the key of that name from the last node that wrote it. */
-      source: z.string({ error: 'an output\'s "source" is a template, e.g. "${node.stdout}"' }).optional(),
-    })
-    .strict(),
+  z.strictObject({
+    description: z.optional(z.string()),
+    type: z.optional(InputTypeSchema),
+    /** Without it (pflow's legacy form) the output is the key of that name from the last node that wrote it. */
+    source: z.optional(z.string({ error: 'an output\'s "source" is a template, e.g. "${node.stdout}"' })),
+  }),
 );
 export type OutputSpec = z.infer<typeof OutputSpecSchema>;
 
@@ -51,45 +50,41 @@ export const isReservedName = (name: string): boolean => RESERVED_NAMES.has(name
 export const reservedNameMessage = (what: string, name: string): string =>
   `${what} '${name}' is reserved (a built-in property name of JavaScript objects); choose another name`;
 
-export const NodeIdSchema = z
-  .string()
-  .regex(NODE_ID_PATTERN, 'a node id starts with a letter or _ and holds letters, digits, _ or - (so templates can name it)')
-  .refine((id) => !isReservedName(id), { error: (issue) => reservedNameMessage('node id', String(issue.input)) });
+export const NodeIdSchema = z.string().check(
+  z.regex(NODE_ID_PATTERN, 'a node id starts with a letter or _ and holds letters, digits, _ or - (so templates can name it)'),
+  z.refine((id) => !isReservedName(id), { error: (issue) => reservedNameMessage('node id', String(issue.input)) }),
+);
 export type NodeId = z.infer<typeof NodeIdSchema>;
 
 export const NodeSchema = builtOnFirstUse(() =>
-  z
-    .object({
-      id: NodeIdSchema,
-      type: z.string().min(1, 'a node needs a type, e.g. "shell"'),
-      purpose: z.string().optional(),
-      params: z.record(z.string(), z.unknown()).default({}),
-      /** Overrides the node type's own declaration of side effects. */
-      side_effects: z.boolean().optional(),
-      /** Run the node once per item (pflow's batch); see batch/batch-config.ts. */
-      batch: BatchConfigSchema.optional(),
-    })
-    .strict(),
+  z.strictObject({
+    id: NodeIdSchema,
+    type: z.string().check(z.minLength(1, 'a node needs a type, e.g. "shell"')),
+    purpose: z.optional(z.string()),
+    params: z._default(z.record(z.string(), z.unknown()), {}),
+    /** Overrides the node type's own declaration of side effects. */
+    side_effects: z.optional(z.boolean()),
+    /** Run the node once per item (pflow's batch); see batch/batch-config.ts. */
+    batch: z.optional(BatchConfigSchema),
+  }),
 );
 export type WorkflowNode = z.infer<typeof NodeSchema>;
 
 export const EdgeSchema = builtOnFirstUse(() =>
-  z.preprocess(
-    (raw) => {
+  z.pipe(
+    z.transform((raw: unknown) => {
       // pflow's compiler also accepts source/target.
       if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
         const { source, target, ...rest } = raw as Record<string, unknown>;
         return { ...(source !== undefined ? { from: source } : {}), ...(target !== undefined ? { to: target } : {}), ...rest };
       }
       return raw;
-    },
-    z
-      .object({
-        from: z.string({ error: 'an edge needs "from", a node id' }),
-        to: z.string({ error: 'an edge needs "to", a node id' }),
-        action: z.string().min(1).default('default'),
-      })
-      .strict(),
+    }),
+    z.strictObject({
+      from: z.string({ error: 'an edge needs "from", a node id' }),
+      to: z.string({ error: 'an edge needs "to", a node id' }),
+      action: z._default(z.string().check(z.minLength(1)), 'default'),
+    }),
   ),
 );
 export type Edge = z.infer<typeof EdgeSchema>;
@@ -98,40 +93,33 @@ export type Edge = z.infer<typeof EdgeSchema>;
  * Per-workflow overrides of outcome classification (DESIGN section 5). Patterns are matched
  * case-insensitively as substrings of the business error message of an API response.
  */
-export const ClassificationRulesSchema = z
-  .object({
-    warning_patterns: z.array(z.string().min(1)).optional(),
-    repairable_patterns: z.array(z.string().min(1)).optional(),
-    warning_status_codes: z.array(z.number().int().min(100).max(599)).optional(),
-    repairable_status_codes: z.array(z.number().int().min(100).max(599)).optional(),
-    transient_status_codes: z.array(z.number().int().min(100).max(599)).optional(),
-  })
-  .strict();
+export const ClassificationRulesSchema = z.strictObject({
+  warning_patterns: z.optional(z.array(z.string().check(z.minLength(1)))),
+  repairable_patterns: z.optional(z.array(z.string().check(z.minLength(1)))),
+  warning_status_codes: z.optional(z.array(z.int().check(z.gte(100), z.lte(599)))),
+  repairable_status_codes: z.optional(z.array(z.int().check(z.gte(100), z.lte(599)))),
+  transient_status_codes: z.optional(z.array(z.int().check(z.gte(100), z.lte(599)))),
+});
 export type ClassificationRules = z.infer<typeof ClassificationRulesSchema>;
 
 export const WorkflowSchema = builtOnFirstUse(() =>
-  z
-    .object({
-      ir_version: z
-        .string()
-        .regex(/^\d+\.\d+\.\d+$/, 'ir_version is a version like "0.1.0"')
-        .default('0.1.0'),
-      name: z.string().optional(),
-      description: z.string().optional(),
-      inputs: z.record(z.string(), InputSpecSchema).default({}),
-      nodes: z.array(NodeSchema).min(1, 'a workflow needs at least one node'),
-      edges: z.array(EdgeSchema).default([]),
-      start_node: z.string().optional(),
-      outputs: z.record(z.string(), OutputSpecSchema).default({}),
-      classification: ClassificationRulesSchema.optional(),
-      /** MCP servers the workflow's mcp nodes call, by name (pflow's mcp-servers.json entries). */
-      mcp_servers: McpServersSchema.optional(),
-      // pflow keys accepted for compatibility; flowmend always namespaces and resolves strictly.
-      mappings: z.unknown().optional(),
-      enable_namespacing: z.boolean().optional(),
-      template_resolution_mode: z.enum(['strict', 'permissive']).optional(),
-    })
-    .strict(),
+  z.strictObject({
+    ir_version: z._default(z.string().check(z.regex(/^\d+\.\d+\.\d+$/, 'ir_version is a version like "0.1.0"')), '0.1.0'),
+    name: z.optional(z.string()),
+    description: z.optional(z.string()),
+    inputs: z._default(z.record(z.string(), InputSpecSchema), {}),
+    nodes: z.array(NodeSchema).check(z.minLength(1, 'a workflow needs at least one node')),
+    edges: z._default(z.array(EdgeSchema), []),
+    start_node: z.optional(z.string()),
+    outputs: z._default(z.record(z.string(), OutputSpecSchema), {}),
+    classification: z.optional(ClassificationRulesSchema),
+    /** MCP servers the workflow's mcp nodes call, by name (pflow's mcp-servers.json entries). */
+    mcp_servers: z.optional(McpServersSchema),
+    // pflow keys accepted for compatibility; flowmend always namespaces and resolves strictly.
+    mappings: z.optional(z.unknown()),
+    enable_namespacing: z.optional(z.boolean()),
+    template_resolution_mode: z.optional(z.enum(['strict', 'permissive'])),
+  }),
 );
 export type Workflow = z.infer<typeof WorkflowSchema>;
 /** The IR as written by a person (before defaults). */

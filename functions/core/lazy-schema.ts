@@ -1,4 +1,7 @@
-import * as z from 'zod';
+import * as z from './zod.ts';
+
+/** A schema built on first use, whose `.unwrap()` reads the built schema (its shape, to extend it). */
+export type BuiltOnFirstUse<T extends z.ZodMiniType> = z.ZodMiniLazy<T> & { unwrap(): T };
 
 /**
  * A schema built the first time something parses with it (or reads its shape through `.unwrap()`),
@@ -7,10 +10,11 @@ import * as z from 'zod';
  * none, MCP server configs, the scheduler's events) are what this defers. It is zod's own `z.lazy`,
  * with the built schema kept, so `.unwrap()` returns the one instance the parses use.
  */
-export const builtOnFirstUse = <T extends z.ZodType>(build: () => T): z.ZodLazy<T> => {
+export const builtOnFirstUse = <T extends z.ZodMiniType>(build: () => T): BuiltOnFirstUse<T> => {
   let built: T | undefined;
-  return z.lazy(() => {
+  const get = (): T => {
     built ??= build();
     return built;
-  });
+  };
+  return Object.assign(z.lazy(get), { unwrap: get });
 };

@@ -1,29 +1,29 @@
-import * as z from 'zod';
 import { builtOnFirstUse } from './lazy-schema.ts';
+import * as z from './zod.ts';
 
 /** Bounds on what a workflow and a run may use; each has a default and an environment variable. */
 export const LimitsSchema = builtOnFirstUse(() =>
   z.object({
     /** Size of the workflow JSON. */
-    maxIrBytes: z.number().int().positive(),
-    maxNodes: z.number().int().positive(),
+    maxIrBytes: z.int().check(z.positive()),
+    maxNodes: z.int().check(z.positive()),
     /** Nesting of objects and arrays anywhere in the workflow (params, defaults, mappings). */
-    maxDepth: z.number().int().positive(),
+    maxDepth: z.int().check(z.positive()),
     /** Length of any one string in the workflow. */
-    maxStringChars: z.number().int().positive(),
+    maxStringChars: z.int().check(z.positive()),
     /** Size of one node's params as written in the workflow. */
-    maxParamsBytes: z.number().int().positive(),
+    maxParamsBytes: z.int().check(z.positive()),
     /** Bytes of stdout and of stderr a shell node keeps. */
-    maxOutputBytes: z.number().int().positive(),
-    maxHttpResponseBytes: z.number().int().positive(),
+    maxOutputBytes: z.int().check(z.positive()),
+    maxHttpResponseBytes: z.int().check(z.positive()),
     /** Progress events one run may write. */
-    maxEvents: z.number().int().positive(),
+    maxEvents: z.int().check(z.positive()),
     /** Node visits (executed, not replayed) one run may make: a cycle with no exit stops here. */
-    maxNodeVisits: z.number().int().positive(),
+    maxNodeVisits: z.int().check(z.positive()),
     /** Items one batch node may run. */
-    maxBatchItems: z.number().int().positive(),
+    maxBatchItems: z.int().check(z.positive()),
     /** Batch item records one run may write, over all its batches and their attempts. */
-    maxItemRecords: z.number().int().positive(),
+    maxItemRecords: z.int().check(z.positive()),
   }),
 );
 export type Limits = z.infer<typeof LimitsSchema>;

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { builtOnFirstUse } from './lazy-schema.ts';
+import * as z from './zod.ts';
 
 /**
  * One MCP server, in the shape of pflow's `mcp-servers.json` entries (the standard `mcpServers`
@@ -11,29 +11,29 @@ const StringMapSchema = builtOnFirstUse(() => z.record(z.string(), z.string({ er
 
 export const McpStdioServerSchema = builtOnFirstUse(() =>
   z.looseObject({
-    type: z.literal('stdio').optional(),
-    command: z.string({ error: 'a stdio MCP server needs "command"' }).min(1, 'command must not be empty'),
-    args: z.array(z.string(), { error: 'args must be an array of strings' }).optional(),
-    env: StringMapSchema.optional(),
-    cwd: z.string().optional(),
+    type: z.optional(z.literal('stdio')),
+    command: z.string({ error: 'a stdio MCP server needs "command"' }).check(z.minLength(1, 'command must not be empty')),
+    args: z.optional(z.array(z.string(), { error: 'args must be an array of strings' })),
+    env: z.optional(StringMapSchema),
+    cwd: z.optional(z.string()),
   }),
 );
 
 export const McpHttpServerSchema = builtOnFirstUse(() =>
   z.looseObject({
     type: z.enum(['http', 'streamable-http', 'streamable_http'], { error: 'type is "http" (Streamable HTTP) or absent (stdio)' }),
-    url: z.string({ error: 'an http MCP server needs "url"' }).regex(/^https?:\/\//, 'url must start with http:// or https://'),
-    headers: StringMapSchema.optional(),
+    url: z.string({ error: 'an http MCP server needs "url"' }).check(z.regex(/^https?:\/\//, 'url must start with http:// or https://')),
+    headers: z.optional(StringMapSchema),
     /** pflow's auth block: a bearer token or an API key header. */
-    auth: z
-      .union(
-        [z.object({ type: z.literal('bearer'), token: z.string() }), z.object({ type: z.literal('api_key'), key: z.string(), header: z.string().optional() })],
+    auth: z.optional(
+      z.union(
+        [z.object({ type: z.literal('bearer'), token: z.string() }), z.object({ type: z.literal('api_key'), key: z.string(), header: z.optional(z.string()) })],
         { error: 'auth is {"type": "bearer", "token": "${VAR}"} or {"type": "api_key", "key": "${VAR}", "header": "X-API-Key"}' },
-      )
-      .optional(),
+      ),
+    ),
     /** Seconds for one request. */
-    timeout: z.number().positive().optional(),
-    env: StringMapSchema.optional(),
+    timeout: z.optional(z.number().check(z.positive())),
+    env: z.optional(StringMapSchema),
   }),
 );
 
@@ -48,7 +48,7 @@ export const McpServersSchema = builtOnFirstUse(() => z.record(z.string(), McpSe
 export type McpServers = z.infer<typeof McpServersSchema>;
 
 /** pflow's config file: `{ "mcpServers": { name: server } }`. */
-export const McpConfigFileSchema = builtOnFirstUse(() => z.looseObject({ mcpServers: McpServersSchema.default({}) }));
+export const McpConfigFileSchema = builtOnFirstUse(() => z.looseObject({ mcpServers: z._default(McpServersSchema, {}) }));
 
 export const isHttpServer = (server: McpServer): server is z.infer<typeof McpHttpServerSchema> =>
   'url' in server && server.type !== undefined && server.type !== 'stdio';

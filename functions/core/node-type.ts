@@ -1,21 +1,21 @@
-import * as z from 'zod';
 import type { ClassificationRules } from './ir.ts';
 import { builtOnFirstUse } from './lazy-schema.ts';
+import * as z from './zod.ts';
 
 /** A node failure described as data: what went wrong, for the user, the classifier and the repairer. */
 export const NodeErrorSchema = z.object({
   /** Stable code, e.g. EXIT_NONZERO, TIMEOUT, HTTP_STATUS, EXTRACT_MISSING, TEMPLATE_UNRESOLVED, PARAMS_INVALID. */
-  code: z.string().min(1),
+  code: z.string().check(z.minLength(1)),
   message: z.string(),
-  details: z.record(z.string(), z.unknown()).optional(),
+  details: z.optional(z.record(z.string(), z.unknown())),
 });
 export type NodeError = z.infer<typeof NodeErrorSchema>;
 
 export const LlmUsageSchema = z.object({
   model: z.string(),
-  input_tokens: z.number().int().nonnegative(),
-  output_tokens: z.number().int().nonnegative(),
-  cost_usd: z.number().nonnegative(),
+  input_tokens: z.int().check(z.nonnegative()),
+  output_tokens: z.int().check(z.nonnegative()),
+  cost_usd: z.number().check(z.nonnegative()),
 });
 export type LlmUsage = z.infer<typeof LlmUsageSchema>;
 
@@ -28,17 +28,17 @@ export const RunnerResultSchema = builtOnFirstUse(() =>
     z.object({
       kind: z.literal('ok'),
       outputs: z.record(z.string(), z.unknown()),
-      action: z.string().min(1).default('default'),
-      durationMs: z.number().nonnegative(),
-      usage: LlmUsageSchema.optional(),
+      action: z._default(z.string().check(z.minLength(1)), 'default'),
+      durationMs: z.number().check(z.nonnegative()),
+      usage: z.optional(LlmUsageSchema),
     }),
     z.object({
       kind: z.literal('failed'),
       error: NodeErrorSchema,
       /** Whatever the node produced before failing (stdout, a response body), for the repairer. */
-      outputs: z.record(z.string(), z.unknown()).optional(),
-      durationMs: z.number().nonnegative(),
-      usage: LlmUsageSchema.optional(),
+      outputs: z.optional(z.record(z.string(), z.unknown())),
+      durationMs: z.number().check(z.nonnegative()),
+      usage: z.optional(LlmUsageSchema),
     }),
   ]),
 );
@@ -72,7 +72,7 @@ export interface NodeCapabilities {
  */
 export interface NodeTypeSpec {
   readonly type: string;
-  readonly paramsSchema: z.ZodObject;
+  readonly paramsSchema: z.ZodMiniObject;
   /** Output keys a successful run always writes (templates may name these). */
   readonly outputKeys: readonly string[];
   /** Output keys that depend on the params (a workflow node's mapping); undefined when not known before it runs. */
@@ -93,7 +93,7 @@ export interface NodeTypeSpec {
  * A node type that can run. `run` gets its params already parsed by `paramsSchema` (the RunNode
  * handler parses them and reports bad ones as PARAMS_INVALID), so no runner parses them again.
  */
-export interface NodeRunner<S extends z.ZodObject = z.ZodObject> extends NodeTypeSpec {
+export interface NodeRunner<S extends z.ZodMiniObject = z.ZodMiniObject> extends NodeTypeSpec {
   readonly paramsSchema: S;
   run(params: z.output<S>, context: RunContext): Promise<RunnerResult>;
 }

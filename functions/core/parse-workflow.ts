@@ -1,4 +1,3 @@
-import type * as z from 'zod';
 import { BatchConfigSchema } from './batch/batch-config.ts';
 import { closestMatch } from './closest-match.ts';
 import {
@@ -15,6 +14,7 @@ import { checkIrShape } from './ir-shape.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { normalisePflowForms, type PflowFormOptions } from './pflow-forms.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
+import type * as z from './zod.ts';
 
 interface KnownKeys {
   /** Read when an issue needs them: the schemas are built on first use (lazy-schema.ts). */

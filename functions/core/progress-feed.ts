@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import type { NodeRecord, RunEvent, RunItem, RunStatus } from './run-model.ts';
 import { recordsOfRun } from './run-report.ts';
 import type { RunStore } from './run-store.ts';
+import * as z from './zod.ts';
 
 /**
  * One line of a run's progress, as `GET /runs/{id}/events` and `flowmend logs` give it: the run's events
@@ -33,13 +33,13 @@ export interface ProgressPage {
 }
 
 /** `<last event key>.<last node visit seq>`: both sequences only grow, so a page never repeats or skips. */
-export const ProgressCursorSchema = z
-  .string()
-  .regex(/^[0-9]*\.[0-9]+$/, 'a cursor is the `cursor` of an earlier page, e.g. "00000004.2"')
-  .transform((text) => {
+export const ProgressCursorSchema = z.pipe(
+  z.string().check(z.regex(/^[0-9]*\.[0-9]+$/, 'a cursor is the `cursor` of an earlier page, e.g. "00000004.2"')),
+  z.transform((text) => {
     const [key = '', seq = '0'] = text.split('.');
     return { eventKey: key, seq: Number(seq) };
-  });
+  }),
+);
 
 const STEP_EVENT: Record<Exclude<NodeRecord['status'], 'running'>, ProgressEventType> = {
   completed: 'node_completed',

@@ -1,19 +1,19 @@
-import * as z from 'zod';
 import { WorkflowSchema } from './ir.ts';
 import { builtOnFirstUse } from './lazy-schema.ts';
 import { RunIdSchema } from './run-model.ts';
+import * as z from './zod.ts';
 
 /** A registered workflow's name: it appears in URLs, schedule names and DynamoDB keys. */
 export const WorkflowNameSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a workflow name is 1-64 letters, digits, _, . or -, starting with a letter or digit');
+  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'a workflow name is 1-64 letters, digits, _, . or -, starting with a letter or digit'));
 export type WorkflowName = z.infer<typeof WorkflowNameSchema>;
 
 /** One immutable version of a registered workflow; every PUT makes the next one. */
 export const WorkflowVersionSchema = builtOnFirstUse(() =>
   z.object({
     name: WorkflowNameSchema,
-    version: z.number().int().positive(),
+    version: z.int().check(z.positive()),
     workflow: WorkflowSchema,
     createdAt: z.number(),
   }),
@@ -24,9 +24,9 @@ export type WorkflowVersion = z.infer<typeof WorkflowVersionSchema>;
 export const WorkflowSummarySchema = builtOnFirstUse(() =>
   z.object({
     name: WorkflowNameSchema,
-    latestVersion: z.number().int().positive(),
+    latestVersion: z.int().check(z.positive()),
     updatedAt: z.number(),
-    description: z.string().optional(),
+    description: z.optional(z.string()),
   }),
 );
 export type WorkflowSummary = z.infer<typeof WorkflowSummarySchema>;
@@ -36,9 +36,9 @@ export const ScheduleSchema = builtOnFirstUse(() =>
   z.object({
     workflowName: WorkflowNameSchema,
     /** `cron(...)`, `rate(...)` or `at(...)` as EventBridge Scheduler writes them. */
-    expression: z.string().min(1),
+    expression: z.string().check(z.minLength(1)),
     /** IANA time zone the expression is read in. */
-    timezone: z.string().min(1),
+    timezone: z.string().check(z.minLength(1)),
     params: z.record(z.string(), z.unknown()),
     enabled: z.boolean(),
     createdAt: z.number(),
@@ -50,7 +50,7 @@ export type Schedule = z.infer<typeof ScheduleSchema>;
 /** An `Idempotency-Key` and the run the first request with it started. */
 export const IdempotencyRecordSchema = builtOnFirstUse(() =>
   z.object({
-    key: z.string().min(1).max(255),
+    key: z.string().check(z.minLength(1), z.maxLength(255)),
     runId: RunIdSchema,
     createdAt: z.number(),
     expiresAt: z.number(),

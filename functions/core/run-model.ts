@@ -1,10 +1,10 @@
-import * as z from 'zod';
 import { BatchStateSchema, ItemOfSchema, ItemRangeSchema } from './batch/batch-state.ts';
 import { WorkflowSchema } from './ir.ts';
 import { builtOnFirstUse } from './lazy-schema.ts';
 import { LlmUsageSchema, NodeErrorSchema } from './node-type.ts';
+import * as z from './zod.ts';
 
-export const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{6,64}$/, 'a run id is 6-64 letters, digits, _ or -');
+export const RunIdSchema = z.string().check(z.regex(/^[A-Za-z0-9_-]{6,64}$/, 'a run id is 6-64 letters, digits, _ or -'));
 export type RunId = z.infer<typeof RunIdSchema>;
 
 /** How a failure is filed for the user and the repair loop (DESIGN section 5). */
@@ -14,12 +14,12 @@ export type ErrorCategory = z.infer<typeof ErrorCategorySchema>;
 /** An error as the user sees it in `errors` / `warnings`. */
 export const RunErrorSchema = builtOnFirstUse(() =>
   z.object({
-    node_id: z.string().optional(),
+    node_id: z.optional(z.string()),
     category: ErrorCategorySchema,
     code: z.string(),
     message: z.string(),
     fixable: z.boolean(),
-    details: z.record(z.string(), z.unknown()).optional(),
+    details: z.optional(z.record(z.string(), z.unknown())),
   }),
 );
 export type RunError = z.infer<typeof RunErrorSchema>;
@@ -39,8 +39,8 @@ export type RunStatus = z.infer<typeof RunStatusSchema>;
 export const OwnerSchema = builtOnFirstUse(() =>
   z.object({
     id: z.string(),
-    pid: z.number().int().optional(),
-    host: z.string().optional(),
+    pid: z.optional(z.int()),
+    host: z.optional(z.string()),
     since: z.number(),
   }),
 );
@@ -48,14 +48,14 @@ export type Owner = z.infer<typeof OwnerSchema>;
 
 export const RunMetricsSchema = builtOnFirstUse(() =>
   z.object({
-    nodesExecuted: z.number().int().default(0),
-    nodesCached: z.number().int().default(0),
-    llmInputTokens: z.number().int().default(0),
-    llmOutputTokens: z.number().int().default(0),
-    llmCostUsd: z.number().default(0),
-    repairInputTokens: z.number().int().default(0),
-    repairOutputTokens: z.number().int().default(0),
-    repairCostUsd: z.number().default(0),
+    nodesExecuted: z._default(z.int(), 0),
+    nodesCached: z._default(z.int(), 0),
+    llmInputTokens: z._default(z.int(), 0),
+    llmOutputTokens: z._default(z.int(), 0),
+    llmCostUsd: z._default(z.number(), 0),
+    repairInputTokens: z._default(z.int(), 0),
+    repairOutputTokens: z._default(z.int(), 0),
+    repairCostUsd: z._default(z.number(), 0),
   }),
 );
 export type RunMetrics = z.infer<typeof RunMetricsSchema>;
@@ -67,17 +67,17 @@ export type RunMetrics = z.infer<typeof RunMetricsSchema>;
  */
 export const RepairAttemptSchema = builtOnFirstUse(() =>
   z.object({
-    attempt: z.number().int().positive(),
+    attempt: z.int().check(z.positive()),
     outcome: z.enum(['applied', 'refused', 'failed']),
     /** The workflow version the attempt repaired. */
-    irVersion: z.number().int().nonnegative(),
+    irVersion: z.int().check(z.nonnegative()),
     /** The version it wrote (applied). */
-    version: z.number().int().positive().optional(),
-    nodeId: z.string().optional(),
+    version: z.optional(z.int().check(z.positive())),
+    nodeId: z.optional(z.string()),
     /** Why: the repair's reason when applied, else why it was refused or failed. */
     reason: z.string(),
-    problems: z.array(z.string()).optional(),
-    usage: LlmUsageSchema.optional(),
+    problems: z.optional(z.array(z.string())),
+    usage: z.optional(LlmUsageSchema),
     at: z.number(),
   }),
 );
@@ -91,21 +91,21 @@ export const ParentLinkSchema = builtOnFirstUse(() =>
   z.object({
     runId: RunIdSchema,
     nodeId: z.string(),
-    seq: z.number().int().positive(),
+    seq: z.int().check(z.positive()),
     /** 1 for a child of a top-level run. */
-    depth: z.number().int().positive(),
+    depth: z.int().check(z.positive()),
     /** The deepest nesting this child's own workflow nodes may reach (the smallest max_depth above it). */
-    limit: z.number().int().positive().optional(),
+    limit: z.optional(z.int().check(z.positive())),
     /** Hash of the child IR the parent's node held when the child last took it: a different one is adopted as a new version. */
-    irKey: z.string().optional(),
-    outputMapping: z.record(z.string(), z.string()).optional(),
-    errorAction: z.string().default('error'),
+    irKey: z.optional(z.string()),
+    outputMapping: z.optional(z.record(z.string(), z.string())),
+    errorAction: z._default(z.string(), 'error'),
   }),
 );
 export type ParentLink = z.infer<typeof ParentLinkSchema>;
 
 /** A child run a workflow node started (one per node visit). */
-export const ChildRefSchema = builtOnFirstUse(() => z.object({ nodeId: z.string(), visit: z.number().int().positive(), runId: RunIdSchema }));
+export const ChildRefSchema = builtOnFirstUse(() => z.object({ nodeId: z.string(), visit: z.int().check(z.positive()), runId: RunIdSchema }));
 export type ChildRef = z.infer<typeof ChildRefSchema>;
 
 /** The run item: one per run, read by every engine step. */
@@ -114,75 +114,75 @@ export const RunItemSchema = builtOnFirstUse(() =>
     runId: RunIdSchema,
     workflowName: z.string(),
     /** The registered workflow's version the run started from (runs of an inline workflow have none). */
-    workflowVersion: z.number().int().positive().optional(),
+    workflowVersion: z.optional(z.int().check(z.positive())),
     status: RunStatusSchema,
-    irVersion: z.number().int().nonnegative(),
+    irVersion: z.int().check(z.nonnegative()),
     params: z.record(z.string(), z.unknown()),
     /** The directory file nodes resolve relative paths against (the local host); recorded so a resume uses the same one. */
-    workspace: z.string().optional(),
+    workspace: z.optional(z.string()),
     createdAt: z.number(),
     updatedAt: z.number(),
     /** Highest step sequence number allocated so far (0 before the first node). */
-    seq: z.number().int().nonnegative(),
+    seq: z.int().check(z.nonnegative()),
     /** The step in flight, if any: RunNode was asked to run it. */
-    current: z
-      .object({
-        seq: z.number().int(),
+    current: z.optional(
+      z.object({
+        seq: z.int(),
         nodeId: z.string(),
         nodeType: z.string(),
-        visit: z.number().int(),
+        visit: z.int(),
         cacheKey: z.string(),
         sideEffects: z.boolean(),
         startedAt: z.number(),
-        interrupted: z.boolean().optional(),
-        repaired: z.boolean().optional(),
-      })
-      .optional(),
+        interrupted: z.optional(z.boolean()),
+        repaired: z.optional(z.boolean()),
+      }),
+    ),
     /** The last node recorded on the current path and the action it took: the next step routes from here. */
-    cursor: z.object({ nodeId: z.string(), action: z.string() }).optional(),
+    cursor: z.optional(z.object({ nodeId: z.string(), action: z.string() })),
     /**
      * Records of the last nodes, carried by the run item (the commit point of a step) until they are
      * written as their own items, in batches beside a later write of the run item. Small records only.
      */
-    pendingRecords: z.array(z.lazy(() => NodeRecordSchema)).default([]),
+    pendingRecords: z._default(z.array(z.lazy(() => NodeRecordSchema)), []),
     /** Pending records up to this seq were sent to their own items by the commit that wrote this run item. */
-    flushedThrough: z.number().int().nonnegative().default(0),
+    flushedThrough: z._default(z.int().check(z.nonnegative()), 0),
     /** Changes on every write: a payload carrying it proves that a cached copy of the run is current. */
-    rev: z.string().optional(),
+    rev: z.optional(z.string()),
     /** Events written so far; the next event's key is derived from it. */
-    eventSeq: z.number().int().nonnegative().default(0),
+    eventSeq: z._default(z.int().check(z.nonnegative()), 0),
     /** Nodes changed by any repair of this run (shown as [repaired]). */
-    repairedNodes: z.array(z.string()).default([]),
+    repairedNodes: z._default(z.array(z.string()), []),
     /** Set by resume and by a repair: the next step walks from the start and replays what it can. */
     needsWalk: z.boolean(),
     /** Latest completed step of each node on the current path (templates read these). */
-    latest: z.record(z.string(), z.number().int()),
+    latest: z.record(z.string(), z.int()),
     /** How many times each node was visited on the current path. */
-    visits: z.record(z.string(), z.number().int()),
+    visits: z.record(z.string(), z.int()),
     repairEnabled: z.boolean(),
-    maxRepairs: z.number().int().nonnegative(),
-    repairAttempts: z.number().int().nonnegative(),
-    lastErrorSignature: z.string().optional(),
+    maxRepairs: z.int().check(z.nonnegative()),
+    repairAttempts: z.int().check(z.nonnegative()),
+    lastErrorSignature: z.optional(z.string()),
     /** Every repair attempt of the run, in order (the report's `repairs`). */
-    repairs: z.array(RepairAttemptSchema).default([]),
+    repairs: z._default(z.array(RepairAttemptSchema), []),
     /** A repair the last execution had no time left for (Express): the next execution starts with it. */
-    repairDue: RunErrorSchema.optional(),
+    repairDue: z.optional(RunErrorSchema),
     /** The error that sent the run to repair, or that failed it. */
-    lastError: RunErrorSchema.optional(),
-    warnings: z.array(RunErrorSchema).default([]),
-    owner: OwnerSchema.optional(),
-    outputs: z.record(z.string(), z.unknown()).optional(),
+    lastError: z.optional(RunErrorSchema),
+    warnings: z._default(z.array(RunErrorSchema), []),
+    owner: z.optional(OwnerSchema),
+    outputs: z.optional(z.record(z.string(), z.unknown())),
     metrics: RunMetricsSchema,
     /** Per-run choice of state machine on AWS. */
-    mode: z.enum(['express', 'standard']).default('express'),
+    mode: z._default(z.enum(['express', 'standard']), 'express'),
     /** Set on a child run: the parent run and its workflow node. */
-    parent: ParentLinkSchema.optional(),
+    parent: z.optional(ParentLinkSchema),
     /** The child runs this run's workflow nodes started, for status and the report. */
-    children: z.array(ChildRefSchema).optional(),
+    children: z.optional(z.array(ChildRefSchema)),
     /** The batch in flight (batch/batch-step.ts), if any. */
-    batch: BatchStateSchema.optional(),
+    batch: z.optional(BatchStateSchema),
     /** Item records allocated so far (their seqs count here, not as node visits). */
-    itemRecords: z.number().int().nonnegative().optional(),
+    itemRecords: z.optional(z.int().check(z.nonnegative())),
   }),
 );
 export type RunItem = z.infer<typeof RunItemSchema>;
@@ -194,32 +194,32 @@ export type NodeRecordStatus = z.infer<typeof NodeRecordStatusSchema>;
 export const NodeRecordSchema = builtOnFirstUse(() =>
   z.object({
     runId: RunIdSchema,
-    seq: z.number().int().positive(),
+    seq: z.int().check(z.positive()),
     nodeId: z.string(),
     nodeType: z.string(),
     /** 1 for the first visit of this node on the path, 2 for the second, ... */
-    visit: z.number().int().positive(),
+    visit: z.int().check(z.positive()),
     status: NodeRecordStatusSchema,
     cacheKey: z.string(),
     sideEffects: z.boolean(),
-    irVersion: z.number().int().nonnegative(),
-    action: z.string().optional(),
-    outputs: z.record(z.string(), z.unknown()).optional(),
-    error: NodeErrorSchema.optional(),
-    usage: LlmUsageSchema.optional(),
+    irVersion: z.int().check(z.nonnegative()),
+    action: z.optional(z.string()),
+    outputs: z.optional(z.record(z.string(), z.unknown())),
+    error: z.optional(NodeErrorSchema),
+    usage: z.optional(LlmUsageSchema),
     startedAt: z.number(),
-    finishedAt: z.number().optional(),
-    durationMs: z.number().optional(),
+    finishedAt: z.optional(z.number()),
+    durationMs: z.optional(z.number()),
     /** This visit re-runs a node whose earlier try was cut off by a crash. */
-    interrupted: z.boolean().optional(),
+    interrupted: z.optional(z.boolean()),
     /** The node was changed by a repair before this visit. */
-    repaired: z.boolean().optional(),
+    repaired: z.optional(z.boolean()),
     /** This record is one item of a batch, not a node visit. */
-    item: ItemOfSchema.optional(),
+    item: z.optional(ItemOfSchema),
     /** This record is a batch node's: its items' records are at `base`..`base + count - 1`. */
-    batch: ItemRangeSchema.optional(),
+    batch: z.optional(ItemRangeSchema),
     /** An item copied from an earlier attempt of its batch (same cache key): it did not run again. */
-    replayed: z.boolean().optional(),
+    replayed: z.optional(z.boolean()),
   }),
 );
 export type NodeRecord = z.infer<typeof NodeRecordSchema>;
@@ -231,22 +231,22 @@ export type IrVersionSource = z.infer<typeof IrVersionSourceSchema>;
 export const IrVersionItemSchema = builtOnFirstUse(() =>
   z.object({
     runId: RunIdSchema,
-    version: z.number().int().nonnegative(),
+    version: z.int().check(z.nonnegative()),
     ir: WorkflowSchema,
     source: IrVersionSourceSchema,
-    reason: z.string().optional(),
+    reason: z.optional(z.string()),
     /** Human-readable summary of what changed, one line per change. */
-    diff: z.array(z.string()).optional(),
-    nodesChanged: z.array(z.string()).optional(),
+    diff: z.optional(z.array(z.string())),
+    nodesChanged: z.optional(z.array(z.string())),
     createdAt: z.number(),
-    usage: LlmUsageSchema.optional(),
+    usage: z.optional(LlmUsageSchema),
   }),
 );
 export type IrVersionItem = z.infer<typeof IrVersionItemSchema>;
 
 /** Fields every event has. `key` sorts events within a run. */
 const eventBase = { runId: RunIdSchema, key: z.string(), at: z.number() };
-const nodeIdField = z.string().optional();
+const nodeIdField = z.optional(z.string());
 
 /** Progress, in order: a discriminated union on `type`, each with the fields its writer sets. */
 export const RunEventSchema = builtOnFirstUse(() =>
@@ -254,28 +254,42 @@ export const RunEventSchema = builtOnFirstUse(() =>
     z.object({ ...eventBase, type: z.literal('run_started'), message: z.string() }),
     z.object({ ...eventBase, type: z.literal('run_resumed'), message: z.string() }),
     /** Nodes the walk replayed from their records, in path order. */
-    z.object({ ...eventBase, type: z.literal('node_cached'), data: z.object({ nodes: z.array(z.object({ id: z.string(), seq: z.number().int() })) }) }),
-    z.object({ ...eventBase, type: z.literal('node_interrupted'), nodeId: z.string(), seq: z.number().int(), message: z.string() }),
+    z.object({
+      ...eventBase,
+      type: z.literal('node_cached'),
+      data: z.object({ nodes: z.array(z.object({ id: z.string(), seq: z.int() })) }),
+    }),
+    z.object({ ...eventBase, type: z.literal('node_interrupted'), nodeId: z.string(), seq: z.int(), message: z.string() }),
     // category and code: how the failure that sent the run to repair was filed (the run viewer shows it per node).
     z.object({
       ...eventBase,
       type: z.literal('repair_started'),
       nodeId: nodeIdField,
       message: z.string(),
-      data: z.object({ attempt: z.number().int(), max: z.number().int(), category: ErrorCategorySchema.optional(), code: z.string().optional() }),
+      data: z.object({
+        attempt: z.int(),
+        max: z.int(),
+        category: z.optional(ErrorCategorySchema),
+        code: z.optional(z.string()),
+      }),
     }),
     z.object({
       ...eventBase,
       type: z.literal('repair_applied'),
       message: z.string(),
-      data: z.object({ attempt: z.number().int(), version: z.number().int(), source: IrVersionSourceSchema, nodesChanged: z.array(z.string()) }),
+      data: z.object({
+        attempt: z.int(),
+        version: z.int(),
+        source: IrVersionSourceSchema,
+        nodesChanged: z.array(z.string()),
+      }),
     }),
     z.object({
       ...eventBase,
       type: z.literal('repair_failed'),
       nodeId: nodeIdField,
       message: z.string(),
-      data: z.object({ attempt: z.number().int(), outcome: z.enum(['refused', 'failed']).optional() }),
+      data: z.object({ attempt: z.int(), outcome: z.optional(z.enum(['refused', 'failed'])) }),
     }),
     z.object({ ...eventBase, type: z.literal('run_succeeded') }),
     z.object({
@@ -283,7 +297,7 @@ export const RunEventSchema = builtOnFirstUse(() =>
       type: z.literal('run_failed'),
       nodeId: nodeIdField,
       message: z.string(),
-      data: z.object({ category: ErrorCategorySchema, code: z.string() }).optional(),
+      data: z.optional(z.object({ category: ErrorCategorySchema, code: z.string() })),
     }),
     z.object({ ...eventBase, type: z.literal('execution_continued'), nodeId: nodeIdField, message: z.string() }),
     z.object({ ...eventBase, type: z.literal('run_cancelled'), nodeId: nodeIdField, message: z.string() }),
@@ -292,7 +306,12 @@ export const RunEventSchema = builtOnFirstUse(() =>
       ...eventBase,
       type: z.literal('batch_progress'),
       nodeId: z.string(),
-      data: z.object({ done: z.number().int(), total: z.number().int(), failed: z.number().int(), replayed: z.number().int() }),
+      data: z.object({
+        done: z.int(),
+        total: z.int(),
+        failed: z.int(),
+        replayed: z.int(),
+      }),
     }),
     /** The execution stopped without recording an outcome (a Lambda timeout, an AWS limit); resume goes on. */
     z.object({ ...eventBase, type: z.literal('run_interrupted'), message: z.string() }),

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { builtOnFirstUse } from './lazy-schema.ts';
+import * as z from './zod.ts';
 
 /**
  * What a schedule sends to the scheduled-start Lambda: EventBridge Scheduler fills `scheduledTime`
@@ -8,12 +8,12 @@ import { builtOnFirstUse } from './lazy-schema.ts';
  */
 export const ScheduledStartEventSchema = builtOnFirstUse(() =>
   z.strictObject({
-    workflowName: z.string().min(1).max(64),
+    workflowName: z.string().check(z.minLength(1), z.maxLength(64)),
     /** An inline workflow (schedules kept as code); without it, the registered workflow of that name. */
-    workflow: z.unknown().optional(),
+    workflow: z.optional(z.unknown()),
     /** A registered version; the latest when absent. */
-    version: z.number().int().positive().optional(),
-    params: z.record(z.string(), z.unknown()).default({}),
+    version: z.optional(z.int().check(z.positive())),
+    params: z._default(z.record(z.string(), z.unknown()), {}),
     scheduledTime: z.iso.datetime({ offset: true }),
   }),
 );

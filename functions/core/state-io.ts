@@ -1,10 +1,10 @@
-import * as z from 'zod';
 import { ItemOfSchema } from './batch/batch-state.ts';
 import { BlobUploadSchema, ParamsRefSchema } from './blob-store.ts';
 import { ClassificationRulesSchema } from './ir.ts';
 import { builtOnFirstUse } from './lazy-schema.ts';
 import { LlmUsageSchema, RunnerResultSchema } from './node-type.ts';
 import { RunErrorSchema, RunIdSchema } from './run-model.ts';
+import * as z from './zod.ts';
 
 /** The node a RunNode state runs: everything the runner needs, params already resolved. */
 export const RunNodeSpecSchema = z.object({
@@ -12,18 +12,18 @@ export const RunNodeSpecSchema = z.object({
   type: z.string(),
   params: z.record(z.string(), z.unknown()),
   cacheKey: z.string(),
-  timeoutS: z.number().positive(),
+  timeoutS: z.number().check(z.positive()),
   /** Where the runner puts outputs too large for the state payload (a presigned URL; `file:` locally). */
-  upload: BlobUploadSchema.optional(),
+  upload: z.optional(BlobUploadSchema),
   /** The workflow's classification rules, for a node type that reads them (`capabilities.classificationRules`). */
-  classification: ClassificationRulesSchema.optional(),
+  classification: z.optional(ClassificationRulesSchema),
   /** Params too large to send inline (MAX_INLINE_PARAMS_BYTES): `params` is empty and the runner reads them here. */
-  paramsRef: ParamsRefSchema.optional(),
+  paramsRef: z.optional(ParamsRefSchema),
 });
 export type RunNodeSpec = z.infer<typeof RunNodeSpecSchema>;
 
 /** What a Catch puts at `$.error`: Step Functions' {Error, Cause}. */
-export const TaskErrorSchema = z.object({ Error: z.string(), Cause: z.string().optional() });
+export const TaskErrorSchema = z.object({ Error: z.string(), Cause: z.optional(z.string()) });
 export type TaskError = z.infer<typeof TaskErrorSchema>;
 
 /** What the Repair state returns at `$.repair`. */
@@ -32,19 +32,19 @@ export const RepairReportSchema = builtOnFirstUse(() =>
     applied: z.boolean(),
     message: z.string(),
     /** A proposal was made and refused: what was wrong with it, for the next attempt. */
-    problems: z.array(z.string()).optional(),
+    problems: z.optional(z.array(z.string())),
     /** LLM tokens and cost spent on a repair that was not applied (an applied one carries its usage in its IR version). */
-    usage: LlmUsageSchema.optional(),
+    usage: z.optional(LlmUsageSchema),
   }),
 );
 export type RepairReport = z.infer<typeof RepairReportSchema>;
 
 /** Counters of the current execution, so the engine can continue as a new one before AWS limits. */
-export const ExecCountersSchema = z.object({ startedAt: z.number(), advances: z.number().int().nonnegative() });
+export const ExecCountersSchema = z.object({ startedAt: z.number(), advances: z.int().check(z.nonnegative()) });
 export type ExecCounters = z.infer<typeof ExecCountersSchema>;
-const exec = ExecCountersSchema.optional();
+const exec = z.optional(ExecCountersSchema);
 /** The run item's `rev` when the outcome was committed. */
-const rev = z.string().optional();
+const rev = z.optional(z.string());
 /** What every payload between states carries: the run, its owner (each step proves it still owns the run) and the counters. */
 const envelope = { runId: RunIdSchema, owner: z.string(), exec, rev };
 
@@ -52,7 +52,7 @@ const envelope = { runId: RunIdSchema, owner: z.string(), exec, rev };
 export const RunOutcomeSchema = z.object({
   kind: z.literal('run'),
   ...envelope,
-  seq: z.number().int().positive(),
+  seq: z.int().check(z.positive()),
   node: RunNodeSpecSchema,
 });
 export type RunOutcome = z.infer<typeof RunOutcomeSchema>;
@@ -61,7 +61,7 @@ export const RepairOutcomeSchema = z.object({
   kind: z.literal('repair'),
   ...envelope,
   failedNode: z.string(),
-  attempt: z.number().int().positive(),
+  attempt: z.int().check(z.positive()),
 });
 export const ContinueOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('continue'), ...envelope }));
 export const DoneOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('done'), ...envelope }));
@@ -71,24 +71,24 @@ export const FailedOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.lite
  * One item of a RunBatch Map. `waitS` (a retry of a failed item, pflow's `retry_wait`) makes the Map's
  * iterator wait that many whole seconds before the item's runner (a Wait state: no Lambda waits).
  */
-export const BatchItemSpecSchema = builtOnFirstUse(() => RunOutcomeSchema.extend({ item: ItemOfSchema, waitS: z.number().int().positive().optional() }));
+export const BatchItemSpecSchema = builtOnFirstUse(() => z.extend(RunOutcomeSchema, { item: ItemOfSchema, waitS: z.optional(z.int().check(z.positive())) }));
 export type BatchItemSpec = z.infer<typeof BatchItemSpecSchema>;
 /** What the RecordItem Task receives: the item, with the runner's `result` or a caught `error`. */
 export const ItemResultInputSchema = builtOnFirstUse(() =>
-  BatchItemSpecSchema.unwrap().extend({ result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() }),
+  z.extend(BatchItemSpecSchema.unwrap(), { result: z.optional(RunnerResultSchema), error: z.optional(TaskErrorSchema) }),
 );
 export type ItemResultInput = z.infer<typeof ItemResultInputSchema>;
 /** What RecordItem returns into the Map's result: small, whatever the item's outputs. */
-export const ItemRecordedSchema = builtOnFirstUse(() => z.object({ index: z.number().int(), status: z.string() }));
+export const ItemRecordedSchema = builtOnFirstUse(() => z.object({ index: z.int(), status: z.string() }));
 export type ItemRecorded = z.infer<typeof ItemRecordedSchema>;
 /** Run a chunk of a batch's items (the RunBatch Map state); `seq` is the batch node's record. */
 export const BatchOutcomeSchema = builtOnFirstUse(() =>
   z.object({
     kind: z.literal('batch'),
     ...envelope,
-    seq: z.number().int().positive(),
+    seq: z.int().check(z.positive()),
     nodeType: z.string(),
-    width: z.number().int().min(1).max(100),
+    width: z.int().check(z.gte(1), z.lte(100)),
     items: z.array(BatchItemSpecSchema),
   }),
 );
@@ -117,18 +117,18 @@ export type AdvanceKind = AdvanceOutcome['kind'];
 export const AdvanceInputSchema = builtOnFirstUse(() =>
   z.union([
     // The run outcome back from its RunNode Task, with the runner's result or the caught error.
-    RunOutcomeSchema.extend({ result: RunnerResultSchema.optional(), error: TaskErrorSchema.optional() }),
+    z.extend(RunOutcomeSchema, { result: z.optional(RunnerResultSchema), error: z.optional(TaskErrorSchema) }),
     // The repair outcome back from the Repair Task, with its report or the caught error.
-    RepairOutcomeSchema.extend({ repair: RepairReportSchema.optional(), error: TaskErrorSchema.optional() }),
+    z.extend(RepairOutcomeSchema, { repair: z.optional(RepairReportSchema), error: z.optional(TaskErrorSchema) }),
     // The items come back with only what the engine reads (it reads their results from the store, where RecordItem put them).
     z.object({
       kind: z.literal('batch'),
       ...envelope,
-      seq: z.number().int().positive(),
-      items: z.array(z.object({ seq: z.number().int().positive(), item: ItemOfSchema })),
-      error: TaskErrorSchema.optional(),
+      seq: z.int().check(z.positive()),
+      items: z.array(z.object({ seq: z.int().check(z.positive()), item: ItemOfSchema })),
+      error: z.optional(TaskErrorSchema),
     }),
-    z.object({ kind: z.literal('start').default('start'), ...envelope }),
+    z.object({ kind: z._default(z.literal('start'), 'start'), ...envelope }),
   ]),
 );
 export type AdvanceInput = z.infer<typeof AdvanceInputSchema>;

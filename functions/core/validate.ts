@@ -12,6 +12,7 @@ import { findTemplates } from './templates.ts';
 import { checkQuoting } from './validate-quoting.ts';
 import { checkTemplates } from './validate-templates.ts';
 import { issueError as error, formatIssuePath, type ValidationIssue, issueWarning as warning } from './validation-issue.ts';
+import * as z from './zod.ts';
 
 export { closestMatch } from './closest-match.ts';
 export { parseWorkflow } from './parse-workflow.ts';
@@ -45,7 +46,7 @@ function checkParams(node: WorkflowNode, index: number, spec: NodeTypeSpec): Val
       continue;
     }
     if (findTemplates(value).length > 0) continue;
-    const parsed = schema.safeParse(value);
+    const parsed = z.safeParse(schema, value);
     if (!parsed.success) {
       const first = parsed.error.issues[0];
       const detail = (first?.message ?? 'invalid value').replace(/^Invalid input: /, '');
@@ -54,7 +55,8 @@ function checkParams(node: WorkflowNode, index: number, spec: NodeTypeSpec): Val
   }
   for (const param of known) {
     if (Object.hasOwn(node.params, param)) continue;
-    const absent = shape[param]?.safeParse(undefined);
+    const paramSchema = shape[param];
+    const absent = paramSchema === undefined ? undefined : z.safeParse(paramSchema, undefined);
     if (absent !== undefined && !absent.success) {
       const own = absent.error.issues[0]?.message;
       const hint = own === undefined || own.startsWith('Invalid') ? `Add "${param}" to the node's params` : own;

@@ -1,11 +1,11 @@
-import * as z from 'zod';
+import * as z from './zod.ts';
 
 /** One finding of parsing or static validation; `path` names the field, e.g. "nodes[1].params.command". */
 export const ValidationIssueSchema = z.object({
   path: z.string(),
   code: z.string(),
   message: z.string(),
-  hint: z.string().optional(),
+  hint: z.optional(z.string()),
   severity: z.enum(['error', 'warning']),
 });
 export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import type { NodeTypeSpec } from '../core/index.ts';
+import * as z from '../core/zod.ts';
 import { EXTRACT_PATH_PATTERN } from './extract-path.ts';
 
 /**
@@ -17,27 +17,27 @@ const QuerySchema = z.record(z.string(), z.union([ScalarSchema, z.array(ScalarSc
 
 export const HttpParamsSchema = z.strictObject({
   /** More header names whose values are credentials: validation refuses a literal value for them. */
-  sensitive_headers: z.array(z.string({ error: 'sensitive_headers lists header names' })).optional(),
-  url: z.string({ error: 'url is required: an http(s) URL' }).min(1, 'url must not be empty'),
-  method: z.string({ error: 'method must be a string such as "GET" or "POST"' }).optional(),
-  headers: z.record(z.string(), ScalarSchema, { error: 'headers must be an object of Name: value' }).optional(),
-  query: QuerySchema.optional(),
+  sensitive_headers: z.optional(z.array(z.string({ error: 'sensitive_headers lists header names' }))),
+  url: z.string({ error: 'url is required: an http(s) URL' }).check(z.minLength(1, 'url must not be empty')),
+  method: z.optional(z.string({ error: 'method must be a string such as "GET" or "POST"' })),
+  headers: z.optional(z.record(z.string(), ScalarSchema, { error: 'headers must be an object of Name: value' })),
+  query: z.optional(QuerySchema),
   /** pflow's spelling of query. */
-  params: QuerySchema.optional(),
+  params: z.optional(QuerySchema),
   /** An object or array is sent as JSON, a string as text. */
-  body: z.unknown().optional(),
-  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive('timeout_s must be greater than 0').optional(),
+  body: z.optional(z.unknown()),
+  timeout_s: z.optional(z.number({ error: 'timeout_s must be a number of seconds' }).check(z.positive('timeout_s must be greater than 0'))),
   /** pflow's spelling of timeout_s. */
-  timeout: z.number({ error: 'timeout must be a number of seconds' }).positive('timeout must be greater than 0').optional(),
-  extract: z
-    .record(z.string(), z.string().regex(EXTRACT_PATH_PATTERN, 'an extract path looks like "$.a.b[0].c"'), {
+  timeout: z.optional(z.number({ error: 'timeout must be a number of seconds' }).check(z.positive('timeout must be greater than 0'))),
+  extract: z.optional(
+    z.record(z.string(), z.string().check(z.regex(EXTRACT_PATH_PATTERN, 'an extract path looks like "$.a.b[0].c"')), {
       error: 'extract must be an object of name: "$.path"',
-    })
-    .optional(),
+    }),
+  ),
   /** pflow's auth shortcuts: `Authorization: Bearer <auth_token>`, or `<api_key_header>: <api_key>`. */
-  auth_token: z.string().optional(),
-  api_key: z.string().optional(),
-  api_key_header: z.string().min(1).optional(),
+  auth_token: z.optional(z.string()),
+  api_key: z.optional(z.string()),
+  api_key_header: z.optional(z.string().check(z.minLength(1))),
 });
 export type HttpParams = z.infer<typeof HttpParamsSchema>;
 

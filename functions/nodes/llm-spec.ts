@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import type { NodeTypeSpec } from '../core/index.ts';
+import * as z from '../core/zod.ts';
 
 /**
  * What the engine knows of the llm node without the Anthropic SDK: the engine and StartRun Lambdas
@@ -9,16 +9,16 @@ export const DEFAULT_LLM_MODEL = 'claude-haiku-4-5';
 export const DEFAULT_TIMEOUT_S = 120;
 
 export const LlmParamsSchema = z.strictObject({
-  prompt: z.string({ error: 'prompt is required: the text sent to the model' }).min(1, 'prompt must not be empty'),
-  system: z.string({ error: 'system must be a string' }).optional(),
-  model: z.string({ error: 'model must be a model id such as "claude-haiku-4-5"' }).min(1).optional(),
-  max_tokens: z.number({ error: 'max_tokens must be a number' }).int('max_tokens must be a whole number').positive().default(1024),
-  temperature: z.number({ error: 'temperature must be a number' }).min(0, 'temperature is 0 to 1').max(1, 'temperature is 0 to 1').optional(),
-  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive().optional(),
+  prompt: z.string({ error: 'prompt is required: the text sent to the model' }).check(z.minLength(1, 'prompt must not be empty')),
+  system: z.optional(z.string({ error: 'system must be a string' })),
+  model: z.optional(z.string({ error: 'model must be a model id such as "claude-haiku-4-5"' }).check(z.minLength(1))),
+  max_tokens: z._default(z.number({ error: 'max_tokens must be a number' }).check(z.int('max_tokens must be a whole number'), z.positive()), 1024),
+  temperature: z.optional(z.number({ error: 'temperature must be a number' }).check(z.gte(0, 'temperature is 0 to 1'), z.lte(1, 'temperature is 0 to 1'))),
+  timeout_s: z.optional(z.number({ error: 'timeout_s must be a number of seconds' }).check(z.positive())),
   /** pflow's images: http(s) or data: URLs, or image files in the workspace (see llm-images.ts). */
-  images: z.array(z.string().min(1, 'an image is a URL or a file path'), { error: 'images must be an array of URLs or file paths' }).optional(),
+  images: z.optional(z.array(z.string().check(z.minLength(1, 'an image is a URL or a file path')), { error: 'images must be an array of URLs or file paths' })),
   /** Reserved: the run's workspace, where image files are read (the local host). */
-  __workspace: z.string().optional(),
+  __workspace: z.optional(z.string()),
 });
 export type LlmParams = z.infer<typeof LlmParamsSchema>;
 

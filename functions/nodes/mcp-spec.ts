@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import type { NodeTypeSpec } from '../core/index.ts';
 import { MCP_TYPE, McpServerSchema } from '../core/index.ts';
+import * as z from '../core/zod.ts';
 
 /**
  * What the engine knows of the mcp node without the MCP SDK: `flowmend validate` and the engine's
@@ -9,12 +9,12 @@ import { MCP_TYPE, McpServerSchema } from '../core/index.ts';
 const DEFAULT_TIMEOUT_S = 60;
 
 export const McpParamsSchema = z.strictObject({
-  server: z.string({ error: 'server is required: the name of an MCP server under "mcp_servers" or in the --mcp-config file' }).min(1),
-  tool: z.string({ error: 'tool is required: the name of one tool of the server' }).min(1),
-  arguments: z.record(z.string(), z.unknown(), { error: "arguments must be an object of the tool's inputs" }).default({}),
-  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive().optional(),
+  server: z.string({ error: 'server is required: the name of an MCP server under "mcp_servers" or in the --mcp-config file' }).check(z.minLength(1)),
+  tool: z.string({ error: 'tool is required: the name of one tool of the server' }).check(z.minLength(1)),
+  arguments: z._default(z.record(z.string(), z.unknown(), { error: "arguments must be an object of the tool's inputs" }), {}),
+  timeout_s: z.optional(z.number({ error: 'timeout_s must be a number of seconds' }).check(z.positive())),
   /** Reserved: the server's configuration, put here by the engine from the workflow's `mcp_servers`. */
-  __server: McpServerSchema.optional(),
+  __server: z.optional(McpServerSchema),
 });
 export type McpParams = z.infer<typeof McpParamsSchema>;
 

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import type { NodeTypeSpec } from '../core/index.ts';
+import * as z from '../core/zod.ts';
 
 /**
  * What the engine knows of the shell node without spawning anything: `flowmend validate`, the
@@ -13,21 +13,21 @@ const EnvValueSchema = z.union([z.string(), z.number(), z.boolean()], {
 });
 
 export const ShellParamsSchema = z.strictObject({
-  command: z.string({ error: 'command is required: a string run by /bin/sh -c' }).min(1, 'command must not be empty'),
-  stdin: z.unknown().optional(),
-  env: z.record(z.string(), EnvValueSchema, { error: 'env must be an object of NAME: value' }).optional(),
-  cwd: z.string({ error: 'cwd must be a directory path (string)' }).min(1, 'cwd must not be empty').optional(),
-  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive('timeout_s must be greater than 0').optional(),
+  command: z.string({ error: 'command is required: a string run by /bin/sh -c' }).check(z.minLength(1, 'command must not be empty')),
+  stdin: z.optional(z.unknown()),
+  env: z.optional(z.record(z.string(), EnvValueSchema, { error: 'env must be an object of NAME: value' })),
+  cwd: z.optional(z.string({ error: 'cwd must be a directory path (string)' }).check(z.minLength(1, 'cwd must not be empty'))),
+  timeout_s: z.optional(z.number({ error: 'timeout_s must be a number of seconds' }).check(z.positive('timeout_s must be greater than 0'))),
   /** pflow's spelling of timeout_s. */
-  timeout: z.number({ error: 'timeout must be a number of seconds' }).positive('timeout must be greater than 0').optional(),
-  ignore_errors: z.boolean({ error: 'ignore_errors must be true or false' }).default(false),
+  timeout: z.optional(z.number({ error: 'timeout must be a number of seconds' }).check(z.positive('timeout must be greater than 0'))),
+  ignore_errors: z._default(z.boolean({ error: 'ignore_errors must be true or false' }), false),
   /** pflow's option: drop one trailing newline from stdout and stderr so `${a.stdout}` reads well in text. */
-  strip_newline: z.boolean({ error: 'strip_newline must be true or false' }).default(true),
+  strip_newline: z._default(z.boolean({ error: 'strip_newline must be true or false' }), true),
   /**
    * Substitute template values into `command` as shell code instead of quoting each one as data.
    * Only for a workflow that builds commands on purpose; `validate` warns on it.
    */
-  raw: z.boolean({ error: 'raw must be true or false' }).default(false),
+  raw: z._default(z.boolean({ error: 'raw must be true or false' }), false),
 });
 export type ShellParams = z.infer<typeof ShellParamsSchema>;
 

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import type { NodeTypeSpec } from '../core/index.ts';
+import * as z from '../core/zod.ts';
 
 /**
  * What the engine knows of the transform node without JSONata: the Advance and StartRun Lambdas
@@ -8,9 +8,11 @@ import type { NodeTypeSpec } from '../core/index.ts';
 const DEFAULT_TIMEOUT_S = 30;
 
 export const TransformParamsSchema = z.strictObject({
-  expression: z.string({ error: 'expression is required: a JSONata expression, e.g. "items[price > 10].name"' }).min(1, 'expression must not be empty'),
-  input: z.unknown().default(null),
-  timeout_s: z.number({ error: 'timeout_s must be a number of seconds' }).positive('timeout_s must be greater than 0').optional(),
+  expression: z
+    .string({ error: 'expression is required: a JSONata expression, e.g. "items[price > 10].name"' })
+    .check(z.minLength(1, 'expression must not be empty')),
+  input: z._default(z.unknown(), null),
+  timeout_s: z.optional(z.number({ error: 'timeout_s must be a number of seconds' }).check(z.positive('timeout_s must be greater than 0'))),
 });
 export type TransformParams = z.infer<typeof TransformParamsSchema>;
 

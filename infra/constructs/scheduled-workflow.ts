@@ -2,8 +2,8 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import { z } from 'zod';
 import { formatIssues, parseWorkflow, SCHEDULE_EXPRESSION, SCHEDULER_TIME_PLACEHOLDER } from '../../functions/core/index.ts';
+import * as z from '../../functions/core/zod.ts';
 import type { RunSchedules } from './schedules.ts';
 
 /** EventBridge Scheduler and EventBridge rules both cap a target's input at 8,192 characters. */
@@ -11,16 +11,16 @@ export const MAX_TARGET_INPUT_CHARS = 8_192;
 
 const ScheduledWorkflowPropsSchema = z.strictObject({
   /** The run's workflow name (in `flowmend runs`, and the idempotency key). */
-  workflowName: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, '1-64 letters, digits, _, . or -, starting with a letter or digit'),
+  workflowName: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, '1-64 letters, digits, _, . or -, starting with a letter or digit')),
   /** The workflow itself (kept in the template); omit it to run the workflow registered under `workflowName`. */
-  workflow: z.unknown().optional(),
+  workflow: z.optional(z.unknown()),
   /** `cron(...)`, `rate(...)` or `at(...)`, as EventBridge Scheduler reads them. */
-  schedule: z.string().regex(SCHEDULE_EXPRESSION, 'cron(...), rate(N minutes|hours|days) or at(yyyy-mm-ddThh:mm:ss)'),
+  schedule: z.string().check(z.regex(SCHEDULE_EXPRESSION, 'cron(...), rate(N minutes|hours|days) or at(yyyy-mm-ddThh:mm:ss)')),
   /** IANA time zone the expression is read in. */
-  timezone: z.string().min(1).default('UTC'),
-  params: z.record(z.string(), z.unknown()).default({}),
-  enabled: z.boolean().default(true),
-  description: z.string().max(512).optional(),
+  timezone: z._default(z.string().check(z.minLength(1)), 'UTC'),
+  params: z._default(z.record(z.string(), z.unknown()), {}),
+  enabled: z._default(z.boolean(), true),
+  description: z.optional(z.string().check(z.maxLength(512))),
 });
 export type ScheduledWorkflowProps = z.input<typeof ScheduledWorkflowPropsSchema> & { schedules: RunSchedules };
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { BatchConfigSchema, parseWorkflow, RunEventSchema } from '../../functions/core/index.ts';
 import { builtOnFirstUse } from '../../functions/core/lazy-schema.ts';
+import * as z from '../../functions/core/zod.ts';
 
 describe('builtOnFirstUse', () => {
   it('builds the schema on the first parse, once, and unwrap() gives the instance the parses use', () => {
     let builds = 0;
     const schema = builtOnFirstUse(() => {
       builds += 1;
-      return z.object({ n: z.number().int() });
+      return z.object({ n: z.int() });
     });
     expect(builds).toBe(0);
     expect(schema.parse({ n: 1 })).toEqual({ n: 1 });
@@ -20,7 +20,7 @@ describe('builtOnFirstUse', () => {
   });
 
   it('reports the same issues, with the same paths and messages, as the schema built at once', () => {
-    const build = () => z.object({ items: z.array(z.string().min(2, 'at least two characters')) }).strict();
+    const build = () => z.strictObject({ items: z.array(z.string().check(z.minLength(2, 'at least two characters'))) });
     const bad = { items: ['ok', 'x'], extra: true };
     const eager = build().safeParse(bad);
     const lazy = builtOnFirstUse(build).safeParse(bad);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
 import { makeCatalog, type NodeTypeSpec } from '../../functions/core/node-type.ts';
 import { closestMatch, formatIssues, hasErrors, parseWorkflow, type ValidationIssue, validateWorkflow } from '../../functions/core/validate.ts';
+import * as z from '../../functions/core/zod.ts';
 import { builtinCatalog } from '../../functions/nodes/catalog.ts';
 
-const fakeSpec = (type: string, paramsSchema: z.ZodObject, outputKeys: string[]): NodeTypeSpec => ({
+const fakeSpec = (type: string, paramsSchema: z.ZodMiniObject, outputKeys: string[]): NodeTypeSpec => ({
   type,
   paramsSchema,
   outputKeys,
@@ -13,7 +13,7 @@ const fakeSpec = (type: string, paramsSchema: z.ZodObject, outputKeys: string[])
   timeoutS: () => 30,
 });
 
-const shell = fakeSpec('shell', z.strictObject({ command: z.string(), stdin: z.unknown().optional(), timeout_s: z.number().optional() }), [
+const shell = fakeSpec('shell', z.strictObject({ command: z.string(), stdin: z.optional(z.unknown()), timeout_s: z.optional(z.number()) }), [
   'stdout',
   'stderr',
   'exit_code',
@@ -22,8 +22,8 @@ const http = fakeSpec(
   'http',
   z.strictObject({
     url: z.string({ error: 'url is required: the address to call' }),
-    headers: z.record(z.string(), z.string()).optional(),
-    method: z.enum(['GET', 'POST']).default('GET'),
+    headers: z.optional(z.record(z.string(), z.string())),
+    method: z._default(z.enum(['GET', 'POST']), 'GET'),
   }),
   ['status_code', 'headers', 'response'],
 );

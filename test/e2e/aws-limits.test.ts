@@ -2,7 +2,6 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { BlobOffloadRunStore } from '../../functions/adapters/blob-offload-run-store.ts';
 import { FileBlobStore } from '../../functions/adapters/file-blob-store.ts';
 import { MAX_INLINE_OUTPUT_BYTES, MAX_INLINE_PARAMS_BYTES } from '../../functions/core/blob-store.ts';
@@ -11,6 +10,7 @@ import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { NodeRunner } from '../../functions/core/node-type.ts';
 import type { RunStore } from '../../functions/core/run-store.ts';
+import * as z from '../../functions/core/zod.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { LocalHost, type LocalHostOptions, StepFunctionsError } from '../../functions/hosts/local/local-host.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
@@ -31,7 +31,7 @@ const now = () => clock;
 /** A node that takes `seconds` of the host's clock (what a slow command does to an execution's 5 minutes). */
 const tickRunner: NodeRunner = {
   type: 'tick',
-  paramsSchema: z.strictObject({ seconds: z.number(), note: z.string().optional() }),
+  paramsSchema: z.strictObject({ seconds: z.number(), note: z.optional(z.string()) }),
   outputKeys: ['done'],
   sideEffects: () => false,
   timeoutS: () => 60,

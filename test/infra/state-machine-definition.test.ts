@@ -64,7 +64,7 @@ describe.each(Object.keys(machines))('state machine %s in the synthesized templa
   });
 
   it('has a branch for every outcome kind, and one runner Task per node type', () => {
-    const kinds = AdvanceOutcomeSchema.unwrap().options.map((option) => option.shape.kind.value);
+    const kinds = AdvanceOutcomeSchema.unwrap().def.options.map((option) => option.shape.kind.def.values[0]);
     expect(kinds.sort()).toEqual(['batch', 'continue', 'done', 'failed', 'repair', 'run']);
     const targets: Record<string, [string, string]> = {
       repair: [STATE.repair, 'Task'],

@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import * as z from '../../functions/core/zod.ts';
 
 /**
  * The tools of the test MCP servers (Streamable HTTP and stdio), built with the SDK's server side.

@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { z } from 'zod';
 import { prepareInputs } from '../../functions/core/inputs.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { RunReport } from '../../functions/core/run-report.ts';
+import * as z from '../../functions/core/zod.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
@@ -18,13 +18,13 @@ export const REPAIR_CORPUS_DIR = new URL('../fixtures/repair/', import.meta.url)
 export const RepairFixtureSchema = z.strictObject({
   name: z.string(),
   mistake: z.string(),
-  description: z.string().optional(),
+  description: z.optional(z.string()),
   workflow: z.unknown(),
-  params: z.record(z.string(), z.unknown()).default({}),
+  params: z._default(z.record(z.string(), z.unknown()), {}),
   /** Who should fix it: the rules alone (0 LLM calls) or the LLM in `llmCalls` calls. */
-  expect: z.strictObject({ source: z.enum(['rules', 'llm']), llmCalls: z.number().int().nonnegative() }),
+  expect: z.strictObject({ source: z.enum(['rules', 'llm']), llmCalls: z.int().check(z.nonnegative()) }),
   /** What the fake Anthropic API answers, in order: a proposal object, or raw text. */
-  llmReplies: z.array(z.union([z.string(), z.strictObject({ workflow: z.unknown(), reason: z.string() })])).default([]),
+  llmReplies: z._default(z.array(z.union([z.string(), z.strictObject({ workflow: z.unknown(), reason: z.string() })])), []),
   /** The repaired run must succeed with this declared output value. */
   check: z.strictObject({ output: z.string(), equals: z.unknown() }),
 });

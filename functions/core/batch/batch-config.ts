@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { StaleRunError } from '../errors.ts';
 import type { WorkflowNode } from '../ir.ts';
 import { builtOnFirstUse } from '../lazy-schema.ts';
+import * as z from '../zod.ts';
 
 /** Outputs of a node run with `batch` (pflow's shape), whatever the node's own outputs are. */
 export const BATCH_OUTPUT_KEYS = ['results', 'count', 'success_count', 'error_count', 'errors'] as const;
@@ -14,28 +14,28 @@ export const INDEX_NAME = '__index__';
  * run with `${item}` (or the `as` name) and `${__index__}` in its templates.
  */
 export const BatchConfigSchema = builtOnFirstUse(() =>
-  z
-    .object({
-      items: z.union(
-        [
-          z.string().regex(/^\$\{.+\}$/, 'batch.items as text is one template, e.g. "${list.result}"'),
-          z.array(z.unknown()).min(1, 'batch.items as a literal array needs at least one item'),
-        ],
-        { error: 'batch.items is a template such as "${fetch.response.items}" or a non-empty array' },
+  z.strictObject({
+    items: z.union(
+      [
+        z.string().check(z.regex(/^\$\{.+\}$/, 'batch.items as text is one template, e.g. "${list.result}"')),
+        z.array(z.unknown()).check(z.minLength(1, 'batch.items as a literal array needs at least one item')),
+      ],
+      { error: 'batch.items is a template such as "${fetch.response.items}" or a non-empty array' },
+    ),
+    as: z._default(
+      z.string().check(
+        z.regex(/^[a-zA-Z_]\w*$/, 'batch.as is an identifier (letters, digits, _), e.g. "file"'),
+        z.refine((name) => name !== INDEX_NAME, { error: `batch.as cannot be '${INDEX_NAME}' (the item's index has that name)` }),
       ),
-      as: z
-        .string()
-        .regex(/^[a-zA-Z_]\w*$/, 'batch.as is an identifier (letters, digits, _), e.g. "file"')
-        .refine((name) => name !== INDEX_NAME, { error: `batch.as cannot be '${INDEX_NAME}' (the item's index has that name)` })
-        .default('item'),
-      parallel: z.boolean().default(false),
-      max_concurrent: z.number().int().min(1, 'batch.max_concurrent is 1-100').max(100, 'batch.max_concurrent is 1-100').default(10),
-      error_handling: z.enum(['fail_fast', 'continue'], { error: 'batch.error_handling is "fail_fast" or "continue"' }).default('fail_fast'),
-      /** Attempts per item, pflow's way (1 = no retry); transient errors also get the state machine's Retry. */
-      max_retries: z.number().int().min(1, 'batch.max_retries is 1-10').max(10, 'batch.max_retries is 1-10').default(1),
-      retry_wait: z.number().min(0, 'batch.retry_wait is 0 or more seconds').default(0),
-    })
-    .strict(),
+      'item',
+    ),
+    parallel: z._default(z.boolean(), false),
+    max_concurrent: z._default(z.int().check(z.gte(1, 'batch.max_concurrent is 1-100'), z.lte(100, 'batch.max_concurrent is 1-100')), 10),
+    error_handling: z._default(z.enum(['fail_fast', 'continue'], { error: 'batch.error_handling is "fail_fast" or "continue"' }), 'fail_fast'),
+    /** Attempts per item, pflow's way (1 = no retry); transient errors also get the state machine's Retry. */
+    max_retries: z._default(z.int().check(z.gte(1, 'batch.max_retries is 1-10'), z.lte(10, 'batch.max_retries is 1-10')), 1),
+    retry_wait: z._default(z.number().check(z.gte(0, 'batch.retry_wait is 0 or more seconds')), 0),
+  }),
 );
 export type BatchConfig = z.infer<typeof BatchConfigSchema>;
 

@@ -1,15 +1,15 @@
-import * as z from 'zod';
 import { builtOnFirstUse } from '../lazy-schema.ts';
 import type { NodeRecord } from '../run-model.ts';
+import * as z from '../zod.ts';
 
 /** Bound on the item errors a batch keeps in its state and record; `error_count` still counts them all. */
 export const MAX_LISTED_ITEM_ERRORS = 100;
 
-export const ItemErrorSchema = builtOnFirstUse(() => z.object({ index: z.number().int().nonnegative(), message: z.string() }));
+export const ItemErrorSchema = builtOnFirstUse(() => z.object({ index: z.int().check(z.nonnegative()), message: z.string() }));
 export type ItemError = z.infer<typeof ItemErrorSchema>;
 
 /** Where a batch attempt keeps its item records: item `i` is the record at seq `base + i`. */
-export const ItemRangeSchema = builtOnFirstUse(() => z.object({ base: z.number().int().positive(), count: z.number().int().nonnegative() }));
+export const ItemRangeSchema = builtOnFirstUse(() => z.object({ base: z.int().check(z.positive()), count: z.int().check(z.nonnegative()) }));
 export type ItemRange = z.infer<typeof ItemRangeSchema>;
 
 /**
@@ -19,35 +19,35 @@ export type ItemRange = z.infer<typeof ItemRangeSchema>;
 export const BatchStateSchema = builtOnFirstUse(() =>
   z.object({
     /** The seq of the batch node's own record. */
-    seq: z.number().int().positive(),
+    seq: z.int().check(z.positive()),
     nodeId: z.string(),
     nodeType: z.string(),
-    visit: z.number().int().positive(),
+    visit: z.int().check(z.positive()),
     range: ItemRangeSchema,
     /** The next item not yet dispatched or replayed. */
-    next: z.number().int().nonnegative(),
+    next: z.int().check(z.nonnegative()),
     /** The previous attempt of this batch (a crash, a failed item, a repair): its completed items are replayed. */
-    previous: ItemRangeSchema.optional(),
-    successCount: z.number().int().nonnegative(),
-    errorCount: z.number().int().nonnegative(),
-    replayedCount: z.number().int().nonnegative(),
+    previous: z.optional(ItemRangeSchema),
+    successCount: z.int().check(z.nonnegative()),
+    errorCount: z.int().check(z.nonnegative()),
+    replayedCount: z.int().check(z.nonnegative()),
     errors: z.array(ItemErrorSchema),
     cacheKey: z.string(),
     /** Failed items with tries left (`max_retries`), dispatched again before new items, at the same record slot. */
-    retry: z.array(z.object({ index: z.number().int().nonnegative(), attempt: z.number().int().positive() })).optional(),
+    retry: z.optional(z.array(z.object({ index: z.int().check(z.nonnegative()), attempt: z.int().check(z.positive()) }))),
     sideEffects: z.boolean(),
     startedAt: z.number(),
-    repaired: z.boolean().optional(),
+    repaired: z.optional(z.boolean()),
   }),
 );
 export type BatchState = z.infer<typeof BatchStateSchema>;
 
 /** Marks a node record as one item of a batch (the batch's record seq and the item's index). */
 export const ItemOfSchema = z.object({
-  batchSeq: z.number().int().positive(),
-  index: z.number().int().nonnegative(),
+  batchSeq: z.int().check(z.positive()),
+  index: z.int().check(z.nonnegative()),
   /** Which try of the item this is (pflow's `max_retries` tries in all); 1 when absent. */
-  attempt: z.number().int().positive().optional(),
+  attempt: z.optional(z.int().check(z.positive())),
 });
 export type ItemOf = z.infer<typeof ItemOfSchema>;
 

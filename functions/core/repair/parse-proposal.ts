@@ -1,11 +1,11 @@
-import * as z from 'zod';
 import { builtOnFirstUse } from '../lazy-schema.ts';
+import * as z from '../zod.ts';
 
 /** What the repair LLM must answer: the whole repaired workflow and why, in one sentence. */
 export const RepairProposalSchema = builtOnFirstUse(() =>
   z.object({
     workflow: z.record(z.string(), z.unknown(), { error: 'the reply needs "workflow": the whole repaired workflow as a JSON object' }),
-    reason: z.string({ error: 'the reply needs "reason": one sentence saying what was fixed' }).trim().min(1, '"reason" must not be empty'),
+    reason: z.string({ error: 'the reply needs "reason": one sentence saying what was fixed' }).check(z.trim(), z.minLength(1, '"reason" must not be empty')),
   }),
 );
 export type RepairProposal = z.infer<typeof RepairProposalSchema>;

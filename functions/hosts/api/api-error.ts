@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { z } from 'zod';
 import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/index.ts';
+import type * as z from '../../core/zod.ts';
 
 /** The one error shape of the API: `{ "error": { "code", "message", "details" } }`. */
 export interface ApiErrorBody {
@@ -24,7 +24,7 @@ export class ApiError extends Error {
 export const notFound = (what: string): ApiError => new ApiError(404, 'NOT_FOUND', `${what} does not exist`);
 
 /** A zod failure at the edge: 400 naming each field and what it must be. */
-export const invalidRequest = (where: string, error: z.ZodError): ApiError =>
+export const invalidRequest = (where: string, error: z.core.$ZodError): ApiError =>
   new ApiError(
     400,
     'INVALID_REQUEST',

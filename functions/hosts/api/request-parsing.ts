@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
-import type { z } from 'zod';
+import type * as z from '../../core/zod.ts';
 import { ApiError, invalidRequest } from './api-error.ts';
 
 /** The JSON body parsed by `schema`; an empty body counts as `{}` when `emptyIsObject`. 400 otherwise. */
-export const readBody = async <S extends z.ZodType>(c: Context, schema: S, options: { emptyIsObject?: boolean } = {}): Promise<z.infer<S>> => {
+export const readBody = async <S extends z.ZodMiniType>(c: Context, schema: S, options: { emptyIsObject?: boolean } = {}): Promise<z.infer<S>> => {
   const text = await c.req.text();
   let raw: unknown;
   if (text.trim() === '' && options.emptyIsObject) raw = {};
@@ -20,14 +20,14 @@ export const readBody = async <S extends z.ZodType>(c: Context, schema: S, optio
 };
 
 /** Query string parameters parsed by `schema` (a repeated parameter keeps its last value). */
-export const readQuery = <S extends z.ZodType>(c: Context, schema: S): z.infer<S> => {
+export const readQuery = <S extends z.ZodMiniType>(c: Context, schema: S): z.infer<S> => {
   const parsed = schema.safeParse(c.req.query());
   if (!parsed.success) throw invalidRequest('query', parsed.error);
   return parsed.data;
 };
 
 /** Path parameters parsed by `schema`. */
-export const readParams = <S extends z.ZodType>(c: Context, schema: S): z.infer<S> => {
+export const readParams = <S extends z.ZodMiniType>(c: Context, schema: S): z.infer<S> => {
   const parsed = schema.safeParse(c.req.param());
   if (!parsed.success) throw invalidRequest('path', parsed.error);
   return parsed.data;

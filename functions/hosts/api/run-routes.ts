@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import * as z from 'zod';
 import type { ListedRun } from '../../core/index.ts';
 import { listRunTree, loadRunReport, ProgressCursorSchema, readProgress } from '../../core/index.ts';
+import * as z from '../../core/zod.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { invalidRequest, notFound } from './api-error.ts';
 import {
@@ -121,7 +121,7 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
 
   app.post('/:id/cancel', async (c) => {
     const { id } = readParams(c, RunIdParamSchema);
-    await readBody(c, ResumeBodySchema.pick({}), { emptyIsObject: true });
+    await readBody(c, z.pick(ResumeBodySchema, {}), { emptyIsObject: true });
     const result = await cancelRunAndStop(deps, id);
     return c.json({
       run_id: id,

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import * as z from 'zod';
 import type { Schedule } from '../../core/index.ts';
 import { formatIssues, hasErrors, parseWorkflow, prepareInputs, validateWorkflow } from '../../core/index.ts';
+import * as z from '../../core/zod.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { ApiError, notFound } from './api-error.ts';
 import { ScheduleBodySchema, WorkflowNameParamSchema, WorkflowQuerySchema } from './api-schemas.ts';

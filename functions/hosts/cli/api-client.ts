@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { NodeSha256 } from '../../adapters/node-sha256.ts';
+import * as z from '../../core/zod.ts';
 
 /** An API answer other than 2xx, with the API's own error code and message when it sent one. */
 export class ApiCallError extends Error {
@@ -14,7 +14,7 @@ export class ApiCallError extends Error {
   }
 }
 
-const ErrorBodySchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).default({}) }) });
+const ErrorBodySchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z._default(z.record(z.string(), z.unknown()), {}) }) });
 
 /** `https://<id>.execute-api.<region>.amazonaws.com/...`: API Gateway, whose IAM authorizer wants SigV4. */
 export const executeApiRegion = (url: URL): string | undefined => /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1];

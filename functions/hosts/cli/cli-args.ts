@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import * as z from 'zod';
+import * as z from '../../core/zod.ts';
 
 export const USAGE = `flowmend: durable, self-healing JSON workflows
 
@@ -43,10 +43,7 @@ type CommandName = (typeof COMMANDS)[number];
 
 const OutputFormatSchema = z.enum(['text', 'json'], { error: '--output-format is "text" or "json"' });
 const CountSchema = (flag: string) =>
-  z.coerce
-    .number({ error: `${flag} takes a whole number, e.g. ${flag} 3` })
-    .int(`${flag} takes a whole number`)
-    .min(0, `${flag} takes 0 or more`);
+  z.coerce.number({ error: `${flag} takes a whole number, e.g. ${flag} 3` }).check(z.int(`${flag} takes a whole number`), z.gte(0, `${flag} takes 0 or more`));
 
 const StoreKindSchema = z.enum(['sqlite', 'dynamodb'], { error: '--store is "sqlite" (the default) or "dynamodb"' });
 
@@ -135,11 +132,9 @@ export const DEFAULT_SERVE_PORT = 8787;
 const ApiUrlSchema = z.url({ protocol: /^https?$/, error: '--api takes an http(s) URL, e.g. --api http://127.0.0.1:8787' });
 const PortSchema = z.coerce
   .number({ error: '--port takes a port number, e.g. --port 8787' })
-  .int()
-  .min(0, '--port takes 0-65535')
-  .max(65535, '--port takes 0-65535');
+  .check(z.int(), z.gte(0, '--port takes 0-65535'), z.lte(65535, '--port takes 0-65535'));
 
-const parseOrThrow = <T>(schema: z.ZodType<T>, value: unknown): T => {
+const parseOrThrow = <T>(schema: z.ZodMiniType<T>, value: unknown): T => {
   const result = schema.safeParse(value);
   if (!result.success) throw new UsageError(result.error.issues.map((i) => i.message).join('; '));
   return result.data;

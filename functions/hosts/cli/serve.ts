@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
-import * as z from 'zod';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
 import type { RunStore } from '../../core/index.ts';
 import { ConfigurationError, claimRun } from '../../core/index.ts';
+import * as z from '../../core/zod.ts';
 import type { ApiDeps } from '../api/api-deps.ts';
 import { makeApiApp } from '../api/app.ts';
 import { isLoopbackAddress, localOriginGuard } from '../api/local-origin-guard.ts';

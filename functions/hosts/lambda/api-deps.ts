@@ -1,25 +1,25 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import * as z from 'zod';
 import { DynamoRegistryStore } from '../../adapters/dynamo-registry-store.ts';
 import { RulesScheduleSync } from '../../adapters/eventbridge-rules.ts';
 import { SchedulerScheduleSync } from '../../adapters/eventbridge-schedules.ts';
 import { SfnRunLauncher } from '../../adapters/sfn-run-launcher.ts';
 import { ConfigurationError } from '../../core/index.ts';
+import * as z from '../../core/zod.ts';
 import { builtinCatalog } from '../../nodes/catalog.ts';
 import type { ApiDeps, ScheduleSync } from '../api/api-deps.ts';
 import { awsDeps } from './aws-deps.ts';
 
 /** What the stack puts in the environment of the API and scheduled-start Lambdas, beside the store's. */
 export const ApiEnvSchema = z.object({
-  EXPRESS_STATE_MACHINE_ARN: z.string().startsWith('arn:'),
-  STANDARD_STATE_MACHINE_ARN: z.string().startsWith('arn:'),
+  EXPRESS_STATE_MACHINE_ARN: z.string().check(z.startsWith('arn:')),
+  STANDARD_STATE_MACHINE_ARN: z.string().check(z.startsWith('arn:')),
   /** `rules`: schedules are EventBridge rules named `<FLOWMEND_SCHEDULE_NAME>-...` (LocalStack fires only these). */
-  FLOWMEND_SCHEDULE_MODE: z.enum(['scheduler', 'rules']).default('scheduler'),
-  FLOWMEND_SCHEDULE_NAME: z.string().min(1).optional(),
-  FLOWMEND_SCHEDULE_TARGET_ARN: z.string().startsWith('arn:').optional(),
-  FLOWMEND_SCHEDULER_ROLE_ARN: z.string().startsWith('arn:').optional(),
+  FLOWMEND_SCHEDULE_MODE: z._default(z.enum(['scheduler', 'rules']), 'scheduler'),
+  FLOWMEND_SCHEDULE_NAME: z.optional(z.string().check(z.minLength(1))),
+  FLOWMEND_SCHEDULE_TARGET_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
+  FLOWMEND_SCHEDULER_ROLE_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
 });
 export type ApiEnv = z.infer<typeof ApiEnvSchema>;
 

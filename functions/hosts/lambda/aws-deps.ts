@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import type { DynamoDocument } from '../../adapters/dynamo-document.ts';
 import { DynamoJsonClient, dynamoEndpointFromEnv } from '../../adapters/dynamo-json-client.ts';
@@ -7,26 +6,27 @@ import { credentialsFromEnv } from '../../adapters/env-credentials.ts';
 import { S3BlobStore } from '../../adapters/s3-blob-store.ts';
 import type { BlobStore, EngineDeps, RunStore } from '../../core/index.ts';
 import { ConfigurationError, cryptoIds, DEFAULT_EXECUTION_LIMITS, EngineCache, type ExecutionLimits } from '../../core/index.ts';
+import * as z from '../../core/zod.ts';
 import { builtinSpecCatalog } from '../../nodes/specs.ts';
 
 /** What the stack puts in the environment of the engine and repair Lambdas. */
 export const AwsEnvSchema = z.object({
   /** Set by the Lambda runtime; read when the first request is signed. */
-  AWS_REGION: z.string().min(1).optional(),
+  AWS_REGION: z.optional(z.string().check(z.minLength(1))),
   /** LocalStack and the tests point the table's requests elsewhere, as the SDK lets them. */
-  AWS_ENDPOINT_URL_DYNAMODB: z.url({ protocol: /^https?$/ }).optional(),
-  AWS_ENDPOINT_URL: z.url({ protocol: /^https?$/ }).optional(),
-  AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: z.string().optional(),
-  TABLE_NAME: z.string().min(1),
+  AWS_ENDPOINT_URL_DYNAMODB: z.optional(z.url({ protocol: /^https?$/ })),
+  AWS_ENDPOINT_URL: z.optional(z.url({ protocol: /^https?$/ })),
+  AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: z.optional(z.string()),
+  TABLE_NAME: z.string().check(z.minLength(1)),
   /** The blob bucket; without it large outputs fail at the store's item limit instead of moving to S3. */
-  BUCKET_NAME: z.string().min(1).optional(),
+  BUCKET_NAME: z.optional(z.string().check(z.minLength(1))),
   /** Days until the table's TTL deletes a run's items. */
-  FLOWMEND_RETENTION_DAYS: z.coerce.number().int().positive().optional(),
-  FLOWMEND_ANTHROPIC_SECRET_ID: z.string().min(1).optional(),
-  FLOWMEND_MAX_ADVANCES_PER_EXECUTION: z.coerce.number().int().positive().optional(),
-  FLOWMEND_MAX_EXECUTION_MS: z.coerce.number().int().positive().optional(),
-  EXPRESS_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
-  STANDARD_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
+  FLOWMEND_RETENTION_DAYS: z.optional(z.coerce.number().check(z.int(), z.positive())),
+  FLOWMEND_ANTHROPIC_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
+  FLOWMEND_MAX_ADVANCES_PER_EXECUTION: z.optional(z.coerce.number().check(z.int(), z.positive())),
+  FLOWMEND_MAX_EXECUTION_MS: z.optional(z.coerce.number().check(z.int(), z.positive())),
+  EXPRESS_STATE_MACHINE_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
+  STANDARD_STATE_MACHINE_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
 });
 export type AwsEnv = z.infer<typeof AwsEnvSchema>;
 

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
-import * as z from 'zod';
 import type { RunStore } from '../../core/index.ts';
 import { type InterruptOutcome, InvalidInputError, markInterrupted, RunIdSchema, TaskErrorSchema } from '../../core/index.ts';
+import * as z from '../../core/zod.ts';
 
 /**
  * The watcher: marks a run `interrupted` when the execution advancing it died, from any of three sources:
@@ -19,13 +19,13 @@ const EXECUTION_END_STATUSES = ['FAILED', 'TIMED_OUT', 'ABORTED'] as const;
 const FromEventBridgeSchema = z.object({
   source: z.literal('aws.states'),
   'detail-type': z.literal('Step Functions Execution Status Change'),
-  time: z.string().optional(),
+  time: z.optional(z.string()),
   detail: z.object({
     name: z.string(),
     status: z.string(),
-    stopDate: z.number().nullish(),
-    error: z.string().nullish(),
-    cause: z.string().nullish(),
+    stopDate: z.nullish(z.number()),
+    error: z.nullish(z.string()),
+    cause: z.nullish(z.string()),
   }),
 });
 
@@ -35,8 +35,8 @@ const LogsPayloadSchema = z.object({ logEvents: z.array(z.object({ timestamp: z.
 const ExecutionLogSchema = z.object({
   type: z.string(),
   execution_arn: z.string(),
-  event_timestamp: z.union([z.string(), z.number()]).optional(),
-  details: z.object({ error: z.string().nullish(), cause: z.string().nullish() }).partial().nullish(),
+  event_timestamp: z.optional(z.union([z.string(), z.number()])),
+  details: z.nullish(z.partial(z.object({ error: z.nullish(z.string()), cause: z.nullish(z.string()) }))),
 });
 /** Log record types that end an execution without the run recording its end. */
 export const EXECUTION_END_LOG_TYPES = ['ExecutionFailed', 'ExecutionTimedOut', 'ExecutionAborted'] as const;

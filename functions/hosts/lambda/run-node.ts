@@ -1,4 +1,3 @@
-import type * as z from 'zod';
 import { readParamsRef, shrinkRunnerResult } from '../../adapters/blob-upload.ts';
 import type { NodeError, NodeRunner, RunnerResult } from '../../core/index.ts';
 import {
@@ -13,6 +12,7 @@ import {
   resolveSecretReferences,
   type SecretResolver,
 } from '../../core/index.ts';
+import type * as z from '../../core/zod.ts';
 
 const MAX_LISTED_ISSUES = 10;
 

@@ -1,18 +1,18 @@
-import * as z from 'zod';
 import type { NodeCatalog, RunStore } from '../../core/index.ts';
 import { ConfigurationError, cryptoIds, DEFAULT_MAX_REPAIRS, type Ids, InvalidInputError, newRunId, prepareRun, RunIdSchema } from '../../core/index.ts';
+import * as z from '../../core/zod.ts';
 import { startRunOnce } from './start-once.ts';
 
 export const StartRunRequestSchema = z.strictObject({
   workflow: z.unknown(),
   /** Defaults to the workflow's `name`, then 'workflow'. */
-  workflowName: z.string().min(1).max(200).optional(),
-  params: z.record(z.string(), z.unknown()).default({}),
-  repairEnabled: z.boolean().default(true),
-  maxRepairs: z.number().int().nonnegative().default(DEFAULT_MAX_REPAIRS),
+  workflowName: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  params: z._default(z.record(z.string(), z.unknown()), {}),
+  repairEnabled: z._default(z.boolean(), true),
+  maxRepairs: z._default(z.int().check(z.nonnegative()), DEFAULT_MAX_REPAIRS),
   /** Overrides the choice made from the nodes' timeouts. */
-  mode: z.enum(['express', 'standard']).optional(),
-  runId: RunIdSchema.optional(),
+  mode: z.optional(z.enum(['express', 'standard'])),
+  runId: z.optional(RunIdSchema),
 });
 export type StartRunRequest = z.input<typeof StartRunRequestSchema>;
 

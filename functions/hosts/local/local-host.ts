@@ -1,7 +1,6 @@
 import '../../adapters/node20-polyfills.ts';
 import { hostname } from 'node:os';
 import { ExecutionAbortedError, ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
-import * as z from 'zod';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
 import type { BlobStore, ExecutionLimits, Owner, RepairReport, RunStore, SecretResolver, Workflow } from '../../core/index.ts';
 import {
@@ -31,6 +30,7 @@ import {
   STATE,
   StaleRunError,
 } from '../../core/index.ts';
+import * as z from '../../core/zod.ts';
 import { engineNodeSpecs } from '../../nodes/workflow.ts';
 import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeMarkInterruptedHandler } from '../lambda/mark-interrupted.ts';
@@ -95,9 +95,9 @@ export interface LocalHostOptions {
 
 /** What the Continue state sends to `arn:aws:states:::states:startExecution` (its Parameters, evaluated). */
 export const StartExecutionRequestSchema = z.object({
-  StateMachineArn: z.string().startsWith('arn:'),
-  Name: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/, 'an execution name is 1-80 letters, digits, . _ or -'),
-  Input: z.object({ runId: RunIdSchema, owner: z.string().min(1), kind: z.literal('start') }),
+  StateMachineArn: z.string().check(z.startsWith('arn:')),
+  Name: z.string().check(z.regex(/^[A-Za-z0-9._-]{1,80}$/, 'an execution name is 1-80 letters, digits, . _ or -')),
+  Input: z.object({ runId: RunIdSchema, owner: z.string().check(z.minLength(1)), kind: z.literal('start') }),
 });
 export type StartExecutionRequest = z.infer<typeof StartExecutionRequestSchema>;
 

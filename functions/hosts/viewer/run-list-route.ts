@@ -1,13 +1,16 @@
 import { Hono } from 'hono';
-import * as z from 'zod';
 import type { RunStore } from '../../core/index.ts';
 import { listingWindow, listRunTree, RunStatusSchema } from '../../core/index.ts';
+import * as z from '../../core/zod.ts';
 
 const QuerySchema = z.object({
-  workflow: z.string().max(200).optional(),
-  status: RunStatusSchema.optional(),
-  limit: z.coerce.number({ error: 'limit is a whole number' }).int().min(1, 'limit is 1 or more').max(500, 'limit is at most 500').default(100),
-  include: z.enum(['children'], { error: 'include is `children` (list child runs too) or absent (top-level runs only)' }).optional(),
+  workflow: z.optional(z.string().check(z.maxLength(200))),
+  status: z.optional(RunStatusSchema),
+  limit: z._default(
+    z.coerce.number({ error: 'limit is a whole number' }).check(z.int(), z.gte(1, 'limit is 1 or more'), z.lte(500, 'limit is at most 500')),
+    100,
+  ),
+  include: z.optional(z.enum(['children'], { error: 'include is `children` (list child runs too) or absent (top-level runs only)' })),
 });
 
 /**

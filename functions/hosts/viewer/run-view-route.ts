@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import * as z from 'zod';
 import type { RunStore } from '../../core/index.ts';
 import { changeOf, loadRunView, RunIdSchema } from '../../core/index.ts';
+import * as z from '../../core/zod.ts';
 
 export interface RunViewDeps {
   store: RunStore;
@@ -12,12 +12,11 @@ export interface RunViewDeps {
 const MAX_WAIT_S = 25;
 
 const ViewQuerySchema = z.object({
-  after: z.string().max(200, 'after is the "change" of a view you already have').optional(),
-  wait_s: z.coerce
-    .number({ error: 'wait_s is a number of seconds' })
-    .min(0, 'wait_s is 0 or more')
-    .max(MAX_WAIT_S, `wait_s is at most ${MAX_WAIT_S}`)
-    .default(20),
+  after: z.optional(z.string().check(z.maxLength(200, 'after is the "change" of a view you already have'))),
+  wait_s: z._default(
+    z.coerce.number({ error: 'wait_s is a number of seconds' }).check(z.gte(0, 'wait_s is 0 or more'), z.lte(MAX_WAIT_S, `wait_s is at most ${MAX_WAIT_S}`)),
+    20,
+  ),
 });
 
 const apiError = (code: string, message: string) => ({ error: { code, message } });

@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { makeAnthropicLlmClient } from '../../../functions/adapters/anthropic-llm-client.ts';
 import { makeMcpTools } from '../../../functions/adapters/mcp-tools.ts';
 import { InvalidInputError, TransientError } from '../../../functions/core/errors.ts';
 import type { NodeRunner, RunContext } from '../../../functions/core/node-type.ts';
+import * as z from '../../../functions/core/zod.ts';
 import { makeRunNodeHandler } from '../../../functions/hosts/lambda/run-node.ts';
 import { handler as runShell } from '../../../functions/hosts/lambda/run-shell.ts';
 import { handler as runTransform } from '../../../functions/hosts/lambda/run-transform.ts';
@@ -24,7 +24,7 @@ const runEvent = (type: string, params: Record<string, unknown>) => ({
 
 const probeRunner = (run: NodeRunner['run']): NodeRunner => ({
   type: 'probe',
-  paramsSchema: z.strictObject({ size: z.number().int().default(1), label: z.string().optional() }),
+  paramsSchema: z.strictObject({ size: z._default(z.int(), 1), label: z.optional(z.string()) }),
   outputKeys: ['seen'],
   sideEffects: () => false,
   timeoutS: () => 1,

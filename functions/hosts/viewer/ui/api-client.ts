@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../../core/zod.ts';
 
 /**
  * The API's answers as the page uses them. Parsed loosely (unknown keys pass) so a newer API with
@@ -6,21 +6,21 @@ import * as z from 'zod';
  */
 const CategorySchema = z.string();
 
-const ErrorEntrySchema = z.object({ node_id: z.string().optional(), category: CategorySchema, code: z.string(), message: z.string() });
+const ErrorEntrySchema = z.object({ node_id: z.optional(z.string()), category: CategorySchema, code: z.string(), message: z.string() });
 
 const ViewNodeSchema = z.object({
   id: z.string(),
   type: z.string(),
   status: z.string(),
   visits: z.number(),
-  seq: z.number().optional(),
-  action: z.string().optional(),
-  duration_ms: z.number().optional(),
+  seq: z.optional(z.number()),
+  action: z.optional(z.string()),
+  duration_ms: z.optional(z.number()),
   total_duration_ms: z.number(),
-  outputs: z.unknown().optional(),
-  error: z.object({ code: z.string(), message: z.string(), category: CategorySchema.optional() }).optional(),
+  outputs: z.optional(z.unknown()),
+  error: z.optional(z.object({ code: z.string(), message: z.string(), category: z.optional(CategorySchema) })),
   repaired: z.boolean(),
-  child_runs: z.array(z.string()).optional(),
+  child_runs: z.optional(z.array(z.string())),
 });
 export type ViewNode = z.infer<typeof ViewNodeSchema>;
 
@@ -47,21 +47,21 @@ export const RunViewSchema = z.object({
   report: z.object({
     status: z.string(),
     workflow: z.string(),
-    parent: z.object({ run_id: z.string(), node_id: z.string() }).optional(),
+    parent: z.optional(z.object({ run_id: z.string(), node_id: z.string() })),
     result: z.unknown(),
     errors: z.array(ErrorEntrySchema),
     warnings: z.array(ErrorEntrySchema),
-    current: z.object({ node_id: z.string(), seq: z.number(), started_at: z.string() }).optional(),
+    current: z.optional(z.object({ node_id: z.string(), seq: z.number(), started_at: z.string() })),
     steps: z.array(
       z.object({
         node_id: z.string(),
-        seq: z.number().optional(),
+        seq: z.optional(z.number()),
         status: z.string(),
-        action: z.string().optional(),
+        action: z.optional(z.string()),
         duration_ms: z.number(),
         repaired: z.boolean(),
         interrupted: z.boolean(),
-        error: z.string().optional(),
+        error: z.optional(z.string()),
       }),
     ),
     metrics: z.object({
@@ -80,7 +80,7 @@ export type RunView = z.infer<typeof RunViewSchema>;
 
 const RunSummarySchema = z.object({ run_id: z.string(), status: z.string(), workflow: z.string(), created_at: z.string() });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
-export const RunListSchema = z.object({ runs: z.array(RunSummarySchema), next: z.string().nullish() });
+export const RunListSchema = z.object({ runs: z.array(RunSummarySchema), next: z.nullish(z.string()) });
 
 const ApiErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
@@ -95,7 +95,7 @@ export class ApiError extends Error {
   }
 }
 
-const call = async <T>(schema: z.ZodType<T>, path: string, init: RequestInit = {}): Promise<T> => {
+const call = async <T>(schema: z.ZodMiniType<T>, path: string, init: RequestInit = {}): Promise<T> => {
   const response = await fetch(path, { ...init, headers: { accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}) } });
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {
