@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { InvalidInputError } from './errors.ts';
+import { builtOnFirstUse } from './lazy-schema.ts';
 import * as z from './zod.ts';
 
 /**
@@ -9,15 +10,17 @@ import * as z from './zod.ts';
  */
 export const MAX_INLINE_OUTPUT_BYTES = 200 * 1024;
 
-export const BlobRefSchema = z.object({
-  key: z.string().check(z.minLength(1)),
-  bytes: z.int().check(z.nonnegative()),
-  sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
-});
+export const BlobRefSchema = builtOnFirstUse(() =>
+  z.object({
+    key: z.string().check(z.minLength(1)),
+    bytes: z.int().check(z.nonnegative()),
+    sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+  }),
+);
 export type BlobRef = z.infer<typeof BlobRefSchema>;
 
 /** Where a runner may put a large result without any credentials of its own. */
-export const BlobUploadSchema = z.object({ url: z.url(), key: z.string().check(z.minLength(1)) });
+export const BlobUploadSchema = builtOnFirstUse(() => z.object({ url: z.url(), key: z.string().check(z.minLength(1)) }));
 export type BlobUpload = z.infer<typeof BlobUploadSchema>;
 
 /** Key under which a value in `outputs` stands for outputs stored as a blob: `{ "$blob": BlobRef }`. */
@@ -42,7 +45,7 @@ export interface BlobStore {
 export const MAX_INLINE_PARAMS_BYTES = 32 * 1024;
 
 /** Resolved params handed to a runner by reference: where to read them, and what they must hash to. */
-export const ParamsRefSchema = z.object({ url: z.url(), ref: z.lazy(() => BlobRefSchema) });
+export const ParamsRefSchema = builtOnFirstUse(() => z.object({ url: z.url(), ref: z.lazy(() => BlobRefSchema) }));
 export type ParamsRef = z.infer<typeof ParamsRefSchema>;
 
 /** Every blob key starts with this (the stack grants S3 access to this prefix only). */

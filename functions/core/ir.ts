@@ -5,7 +5,9 @@ import { SECRET_SOURCE_HINT, SECRET_SOURCE_PATTERN } from './secret-source.ts';
 import * as z from './zod.ts';
 
 /** Declared input types, pflow's spelling variants included so pflow workflows parse unchanged. */
-export const InputTypeSchema = z.enum(['string', 'number', 'boolean', 'object', 'array', 'str', 'int', 'integer', 'float', 'bool', 'dict', 'list']);
+export const InputTypeSchema = builtOnFirstUse(() =>
+  z.enum(['string', 'number', 'boolean', 'object', 'array', 'str', 'int', 'integer', 'float', 'bool', 'dict', 'list']),
+);
 export type InputType = z.infer<typeof InputTypeSchema>;
 
 export const InputSpecSchema = builtOnFirstUse(() =>
@@ -50,9 +52,11 @@ export const isReservedName = (name: string): boolean => RESERVED_NAMES.has(name
 export const reservedNameMessage = (what: string, name: string): string =>
   `${what} '${name}' is reserved (a built-in property name of JavaScript objects); choose another name`;
 
-export const NodeIdSchema = z.string().check(
-  z.regex(NODE_ID_PATTERN, 'a node id starts with a letter or _ and holds letters, digits, _ or - (so templates can name it)'),
-  z.refine((id) => !isReservedName(id), { error: (issue) => reservedNameMessage('node id', String(issue.input)) }),
+export const NodeIdSchema = builtOnFirstUse(() =>
+  z.string().check(
+    z.regex(NODE_ID_PATTERN, 'a node id starts with a letter or _ and holds letters, digits, _ or - (so templates can name it)'),
+    z.refine((id) => !isReservedName(id), { error: (issue) => reservedNameMessage('node id', String(issue.input)) }),
+  ),
 );
 export type NodeId = z.infer<typeof NodeIdSchema>;
 
@@ -93,13 +97,15 @@ export type Edge = z.infer<typeof EdgeSchema>;
  * Per-workflow overrides of outcome classification (DESIGN section 5). Patterns are matched
  * case-insensitively as substrings of the business error message of an API response.
  */
-export const ClassificationRulesSchema = z.strictObject({
-  warning_patterns: z.optional(z.array(z.string().check(z.minLength(1)))),
-  repairable_patterns: z.optional(z.array(z.string().check(z.minLength(1)))),
-  warning_status_codes: z.optional(z.array(z.int().check(z.gte(100), z.lte(599)))),
-  repairable_status_codes: z.optional(z.array(z.int().check(z.gte(100), z.lte(599)))),
-  transient_status_codes: z.optional(z.array(z.int().check(z.gte(100), z.lte(599)))),
-});
+export const ClassificationRulesSchema = builtOnFirstUse(() =>
+  z.strictObject({
+    warning_patterns: z.optional(z.array(z.string().check(z.minLength(1)))),
+    repairable_patterns: z.optional(z.array(z.string().check(z.minLength(1)))),
+    warning_status_codes: z.optional(z.array(z.int().check(z.gte(100), z.lte(599)))),
+    repairable_status_codes: z.optional(z.array(z.int().check(z.gte(100), z.lte(599)))),
+    transient_status_codes: z.optional(z.array(z.int().check(z.gte(100), z.lte(599)))),
+  }),
+);
 export type ClassificationRules = z.infer<typeof ClassificationRulesSchema>;
 
 export const WorkflowSchema = builtOnFirstUse(() =>

@@ -3,20 +3,24 @@ import { builtOnFirstUse } from './lazy-schema.ts';
 import * as z from './zod.ts';
 
 /** A node failure described as data: what went wrong, for the user, the classifier and the repairer. */
-export const NodeErrorSchema = z.object({
-  /** Stable code, e.g. EXIT_NONZERO, TIMEOUT, HTTP_STATUS, EXTRACT_MISSING, TEMPLATE_UNRESOLVED, PARAMS_INVALID. */
-  code: z.string().check(z.minLength(1)),
-  message: z.string(),
-  details: z.optional(z.record(z.string(), z.unknown())),
-});
+export const NodeErrorSchema = builtOnFirstUse(() =>
+  z.object({
+    /** Stable code, e.g. EXIT_NONZERO, TIMEOUT, HTTP_STATUS, EXTRACT_MISSING, TEMPLATE_UNRESOLVED, PARAMS_INVALID. */
+    code: z.string().check(z.minLength(1)),
+    message: z.string(),
+    details: z.optional(z.record(z.string(), z.unknown())),
+  }),
+);
 export type NodeError = z.infer<typeof NodeErrorSchema>;
 
-export const LlmUsageSchema = z.object({
-  model: z.string(),
-  input_tokens: z.int().check(z.nonnegative()),
-  output_tokens: z.int().check(z.nonnegative()),
-  cost_usd: z.number().check(z.nonnegative()),
-});
+export const LlmUsageSchema = builtOnFirstUse(() =>
+  z.object({
+    model: z.string(),
+    input_tokens: z.int().check(z.nonnegative()),
+    output_tokens: z.int().check(z.nonnegative()),
+    cost_usd: z.number().check(z.nonnegative()),
+  }),
+);
 export type LlmUsage = z.infer<typeof LlmUsageSchema>;
 
 /**

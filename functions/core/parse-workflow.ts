@@ -63,7 +63,7 @@ const BATCH_KEYS: KnownKeys = {
   keys: () => Object.keys(BatchConfigSchema.unwrap().shape),
   aliases: { concurrency: 'max_concurrent', on_error: 'error_handling' },
 };
-const CLASSIFICATION_KEYS: KnownKeys = { keys: () => Object.keys(ClassificationRulesSchema.shape), aliases: {} };
+const CLASSIFICATION_KEYS: KnownKeys = { keys: () => Object.keys(ClassificationRulesSchema.unwrap().shape), aliases: {} };
 
 /** Which object an issue path points into, so that an unknown key can be compared with the valid ones. */
 function knownKeysAt(path: readonly PropertyKey[]): KnownKeys | undefined {

@@ -4,11 +4,11 @@ import { builtOnFirstUse } from './lazy-schema.ts';
 import { LlmUsageSchema, NodeErrorSchema } from './node-type.ts';
 import * as z from './zod.ts';
 
-export const RunIdSchema = z.string().check(z.regex(/^[A-Za-z0-9_-]{6,64}$/, 'a run id is 6-64 letters, digits, _ or -'));
+export const RunIdSchema = builtOnFirstUse(() => z.string().check(z.regex(/^[A-Za-z0-9_-]{6,64}$/, 'a run id is 6-64 letters, digits, _ or -')));
 export type RunId = z.infer<typeof RunIdSchema>;
 
 /** How a failure is filed for the user and the repair loop (DESIGN section 5). */
-export const ErrorCategorySchema = z.enum(['non_repairable', 'execution_failure', 'transient', 'template', 'validation']);
+export const ErrorCategorySchema = builtOnFirstUse(() => z.enum(['non_repairable', 'execution_failure', 'transient', 'template', 'validation']));
 export type ErrorCategory = z.infer<typeof ErrorCategorySchema>;
 
 /** An error as the user sees it in `errors` / `warnings`. */
@@ -29,7 +29,7 @@ export type RunError = z.infer<typeof RunErrorSchema>;
  * recording an end (a failed or timed-out execution, a continue that could not start). Nothing
  * advances either until it is resumed, like a failed run.
  */
-export const RunStatusSchema = z.enum(['running', 'succeeded', 'failed', 'cancelled', 'interrupted']);
+export const RunStatusSchema = builtOnFirstUse(() => z.enum(['running', 'succeeded', 'failed', 'cancelled', 'interrupted']));
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /**
@@ -187,7 +187,7 @@ export const RunItemSchema = builtOnFirstUse(() =>
 );
 export type RunItem = z.infer<typeof RunItemSchema>;
 
-export const NodeRecordStatusSchema = z.enum(['running', 'completed', 'failed', 'warning', 'interrupted']);
+export const NodeRecordStatusSchema = builtOnFirstUse(() => z.enum(['running', 'completed', 'failed', 'warning', 'interrupted']));
 export type NodeRecordStatus = z.infer<typeof NodeRecordStatusSchema>;
 
 /** One visit of one node. A node in a loop has one record per visit. */
@@ -224,7 +224,7 @@ export const NodeRecordSchema = builtOnFirstUse(() =>
 );
 export type NodeRecord = z.infer<typeof NodeRecordSchema>;
 
-export const IrVersionSourceSchema = z.enum(['original', 'rules', 'llm', 'manual']);
+export const IrVersionSourceSchema = builtOnFirstUse(() => z.enum(['original', 'rules', 'llm', 'manual']));
 export type IrVersionSource = z.infer<typeof IrVersionSourceSchema>;
 
 /** One version of a run's workflow: the original, then each repair. */

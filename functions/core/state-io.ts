@@ -7,23 +7,25 @@ import { RunErrorSchema, RunIdSchema } from './run-model.ts';
 import * as z from './zod.ts';
 
 /** The node a RunNode state runs: everything the runner needs, params already resolved. */
-export const RunNodeSpecSchema = z.object({
-  id: z.string(),
-  type: z.string(),
-  params: z.record(z.string(), z.unknown()),
-  cacheKey: z.string(),
-  timeoutS: z.number().check(z.positive()),
-  /** Where the runner puts outputs too large for the state payload (a presigned URL; `file:` locally). */
-  upload: z.optional(BlobUploadSchema),
-  /** The workflow's classification rules, for a node type that reads them (`capabilities.classificationRules`). */
-  classification: z.optional(ClassificationRulesSchema),
-  /** Params too large to send inline (MAX_INLINE_PARAMS_BYTES): `params` is empty and the runner reads them here. */
-  paramsRef: z.optional(ParamsRefSchema),
-});
+export const RunNodeSpecSchema = builtOnFirstUse(() =>
+  z.object({
+    id: z.string(),
+    type: z.string(),
+    params: z.record(z.string(), z.unknown()),
+    cacheKey: z.string(),
+    timeoutS: z.number().check(z.positive()),
+    /** Where the runner puts outputs too large for the state payload (a presigned URL; `file:` locally). */
+    upload: z.optional(BlobUploadSchema),
+    /** The workflow's classification rules, for a node type that reads them (`capabilities.classificationRules`). */
+    classification: z.optional(ClassificationRulesSchema),
+    /** Params too large to send inline (MAX_INLINE_PARAMS_BYTES): `params` is empty and the runner reads them here. */
+    paramsRef: z.optional(ParamsRefSchema),
+  }),
+);
 export type RunNodeSpec = z.infer<typeof RunNodeSpecSchema>;
 
 /** What a Catch puts at `$.error`: Step Functions' {Error, Cause}. */
-export const TaskErrorSchema = z.object({ Error: z.string(), Cause: z.optional(z.string()) });
+export const TaskErrorSchema = builtOnFirstUse(() => z.object({ Error: z.string(), Cause: z.optional(z.string()) }));
 export type TaskError = z.infer<typeof TaskErrorSchema>;
 
 /** What the Repair state returns at `$.repair`. */
@@ -40,38 +42,44 @@ export const RepairReportSchema = builtOnFirstUse(() =>
 export type RepairReport = z.infer<typeof RepairReportSchema>;
 
 /** Counters of the current execution, so the engine can continue as a new one before AWS limits. */
-export const ExecCountersSchema = z.object({ startedAt: z.number(), advances: z.int().check(z.nonnegative()) });
+export const ExecCountersSchema = builtOnFirstUse(() => z.object({ startedAt: z.number(), advances: z.int().check(z.nonnegative()) }));
 export type ExecCounters = z.infer<typeof ExecCountersSchema>;
-const exec = z.optional(ExecCountersSchema);
-/** The run item's `rev` when the outcome was committed. */
-const rev = z.optional(z.string());
-/** What every payload between states carries: the run, its owner (each step proves it still owns the run) and the counters. */
-const envelope = { runId: RunIdSchema, owner: z.string(), exec, rev };
+/**
+ * What every payload between states carries: the run, its owner (each step proves it still owns the run), the
+ * counters and the run item's `rev` when the outcome was committed. A function: schemas are built on first use.
+ */
+const envelope = () => ({ runId: RunIdSchema, owner: z.string(), exec: z.optional(ExecCountersSchema), rev: z.optional(z.string()) });
 
 /** Run a node: what a RunNode Task receives. */
-export const RunOutcomeSchema = z.object({
-  kind: z.literal('run'),
-  ...envelope,
-  seq: z.int().check(z.positive()),
-  node: RunNodeSpecSchema,
-});
+export const RunOutcomeSchema = builtOnFirstUse(() =>
+  z.object({
+    kind: z.literal('run'),
+    ...envelope(),
+    seq: z.int().check(z.positive()),
+    node: RunNodeSpecSchema,
+  }),
+);
 export type RunOutcome = z.infer<typeof RunOutcomeSchema>;
 /** Repair the run's workflow: what the Repair Task receives. */
-export const RepairOutcomeSchema = z.object({
-  kind: z.literal('repair'),
-  ...envelope,
-  failedNode: z.string(),
-  attempt: z.int().check(z.positive()),
-});
-export const ContinueOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('continue'), ...envelope }));
-export const DoneOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('done'), ...envelope }));
-export const FailedOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('failed'), ...envelope, error: RunErrorSchema }));
+export const RepairOutcomeSchema = builtOnFirstUse(() =>
+  z.object({
+    kind: z.literal('repair'),
+    ...envelope(),
+    failedNode: z.string(),
+    attempt: z.int().check(z.positive()),
+  }),
+);
+export const ContinueOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('continue'), ...envelope() }));
+export const DoneOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('done'), ...envelope() }));
+export const FailedOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('failed'), ...envelope(), error: RunErrorSchema }));
 
 /**
  * One item of a RunBatch Map. `waitS` (a retry of a failed item, pflow's `retry_wait`) makes the Map's
  * iterator wait that many whole seconds before the item's runner (a Wait state: no Lambda waits).
  */
-export const BatchItemSpecSchema = builtOnFirstUse(() => z.extend(RunOutcomeSchema, { item: ItemOfSchema, waitS: z.optional(z.int().check(z.positive())) }));
+export const BatchItemSpecSchema = builtOnFirstUse(() =>
+  z.extend(RunOutcomeSchema.unwrap(), { item: ItemOfSchema, waitS: z.optional(z.int().check(z.positive())) }),
+);
 export type BatchItemSpec = z.infer<typeof BatchItemSpecSchema>;
 /** What the RecordItem Task receives: the item, with the runner's `result` or a caught `error`. */
 export const ItemResultInputSchema = builtOnFirstUse(() =>
@@ -85,7 +93,7 @@ export type ItemRecorded = z.infer<typeof ItemRecordedSchema>;
 export const BatchOutcomeSchema = builtOnFirstUse(() =>
   z.object({
     kind: z.literal('batch'),
-    ...envelope,
+    ...envelope(),
     seq: z.int().check(z.positive()),
     nodeType: z.string(),
     width: z.int().check(z.gte(1), z.lte(100)),
@@ -99,9 +107,9 @@ export const BatchOutcomeSchema = builtOnFirstUse(() =>
  */
 export const AdvanceOutcomeSchema = builtOnFirstUse(() =>
   z.discriminatedUnion('kind', [
-    RunOutcomeSchema,
+    RunOutcomeSchema.unwrap(),
     BatchOutcomeSchema.unwrap(),
-    RepairOutcomeSchema,
+    RepairOutcomeSchema.unwrap(),
     ContinueOutcomeSchema.unwrap(),
     DoneOutcomeSchema.unwrap(),
     FailedOutcomeSchema.unwrap(),
@@ -117,18 +125,18 @@ export type AdvanceKind = AdvanceOutcome['kind'];
 export const AdvanceInputSchema = builtOnFirstUse(() =>
   z.union([
     // The run outcome back from its RunNode Task, with the runner's result or the caught error.
-    z.extend(RunOutcomeSchema, { result: z.optional(RunnerResultSchema), error: z.optional(TaskErrorSchema) }),
+    z.extend(RunOutcomeSchema.unwrap(), { result: z.optional(RunnerResultSchema), error: z.optional(TaskErrorSchema) }),
     // The repair outcome back from the Repair Task, with its report or the caught error.
-    z.extend(RepairOutcomeSchema, { repair: z.optional(RepairReportSchema), error: z.optional(TaskErrorSchema) }),
+    z.extend(RepairOutcomeSchema.unwrap(), { repair: z.optional(RepairReportSchema), error: z.optional(TaskErrorSchema) }),
     // The items come back with only what the engine reads (it reads their results from the store, where RecordItem put them).
     z.object({
       kind: z.literal('batch'),
-      ...envelope,
+      ...envelope(),
       seq: z.int().check(z.positive()),
       items: z.array(z.object({ seq: z.int().check(z.positive()), item: ItemOfSchema })),
       error: z.optional(TaskErrorSchema),
     }),
-    z.object({ kind: z._default(z.literal('start'), 'start'), ...envelope }),
+    z.object({ kind: z._default(z.literal('start'), 'start'), ...envelope() }),
   ]),
 );
 export type AdvanceInput = z.infer<typeof AdvanceInputSchema>;

@@ -1,13 +1,16 @@
+import { builtOnFirstUse } from './lazy-schema.ts';
 import * as z from './zod.ts';
 
 /** One finding of parsing or static validation; `path` names the field, e.g. "nodes[1].params.command". */
-export const ValidationIssueSchema = z.object({
-  path: z.string(),
-  code: z.string(),
-  message: z.string(),
-  hint: z.optional(z.string()),
-  severity: z.enum(['error', 'warning']),
-});
+export const ValidationIssueSchema = builtOnFirstUse(() =>
+  z.object({
+    path: z.string(),
+    code: z.string(),
+    message: z.string(),
+    hint: z.optional(z.string()),
+    severity: z.enum(['error', 'warning']),
+  }),
+);
 export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
 
 /** An issue of each severity, as validation and its nested-workflow checks build them. */

@@ -6,7 +6,10 @@ import { type NodeTypeSpec, WORKFLOW_TYPE, WorkflowParamsSchema, workflowOutputK
  */
 export const workflowNodeSpec: NodeTypeSpec = {
   type: WORKFLOW_TYPE,
-  paramsSchema: WorkflowParamsSchema,
+  // A getter: the schema is built when validation or the engine first reads it, not when a Lambda imports the specs.
+  get paramsSchema() {
+    return WorkflowParamsSchema.unwrap();
+  },
   outputKeys: [],
   outputKeysFor: workflowOutputKeys,
   // Its child's nodes may change the world; a completed child is never run again with other inputs.

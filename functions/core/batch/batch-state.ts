@@ -43,12 +43,14 @@ export const BatchStateSchema = builtOnFirstUse(() =>
 export type BatchState = z.infer<typeof BatchStateSchema>;
 
 /** Marks a node record as one item of a batch (the batch's record seq and the item's index). */
-export const ItemOfSchema = z.object({
-  batchSeq: z.int().check(z.positive()),
-  index: z.int().check(z.nonnegative()),
-  /** Which try of the item this is (pflow's `max_retries` tries in all); 1 when absent. */
-  attempt: z.optional(z.int().check(z.positive())),
-});
+export const ItemOfSchema = builtOnFirstUse(() =>
+  z.object({
+    batchSeq: z.int().check(z.positive()),
+    index: z.int().check(z.nonnegative()),
+    /** Which try of the item this is (pflow's `max_retries` tries in all); 1 when absent. */
+    attempt: z.optional(z.int().check(z.positive())),
+  }),
+);
 export type ItemOf = z.infer<typeof ItemOfSchema>;
 
 /** Records read per store call when a batch reads its items (a window of the previous attempt, or all of them at the end). */

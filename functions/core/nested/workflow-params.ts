@@ -1,4 +1,5 @@
 import type { WorkflowNode } from '../ir.ts';
+import { builtOnFirstUse } from '../lazy-schema.ts';
 import * as z from '../zod.ts';
 
 /** The node type the engine runs itself, as a child run (no runner, no RunNode state). */
@@ -20,19 +21,21 @@ export const STORAGE_MODE_REFUSALS: Readonly<Record<string, string>> = {
  * is created (the CLI reads files, the API its registry): the child's IR is frozen into `workflow_ir`
  * beside the ref, so a resume or a repair never reads the file again.
  */
-export const WorkflowParamsSchema = z.object({
-  workflow_ref: z.optional(z.string().check(z.minLength(1, 'workflow_ref is a path to a workflow file, relative to this workflow'))),
-  workflow_name: z.optional(z.string().check(z.minLength(1, 'workflow_name is the name of a registered workflow'))),
-  workflow_ir: z.optional(z.record(z.string(), z.unknown())),
-  /** Child input name -> value (templates over the parent's inputs and nodes). */
-  param_mapping: z._default(z.record(z.string(), z.unknown()), {}),
-  /** Child output name -> key of this node's outputs. Absent: every output of the child, by its own name. */
-  output_mapping: z.optional(z.record(z.string(), z.string().check(z.minLength(1, 'an output_mapping value is the key this node outputs')))),
-  storage_mode: z._default(z.enum(['mapped', 'isolated', 'scoped', 'shared']), 'mapped'),
-  max_depth: z._default(z.int().check(z.gte(1), z.lte(100)), DEFAULT_MAX_NESTING),
-  /** The action the node takes when its child run fails (pflow's `error_action`). */
-  error_action: z._default(z.string().check(z.minLength(1)), 'error'),
-});
+export const WorkflowParamsSchema = builtOnFirstUse(() =>
+  z.object({
+    workflow_ref: z.optional(z.string().check(z.minLength(1, 'workflow_ref is a path to a workflow file, relative to this workflow'))),
+    workflow_name: z.optional(z.string().check(z.minLength(1, 'workflow_name is the name of a registered workflow'))),
+    workflow_ir: z.optional(z.record(z.string(), z.unknown())),
+    /** Child input name -> value (templates over the parent's inputs and nodes). */
+    param_mapping: z._default(z.record(z.string(), z.unknown()), {}),
+    /** Child output name -> key of this node's outputs. Absent: every output of the child, by its own name. */
+    output_mapping: z.optional(z.record(z.string(), z.string().check(z.minLength(1, 'an output_mapping value is the key this node outputs')))),
+    storage_mode: z._default(z.enum(['mapped', 'isolated', 'scoped', 'shared']), 'mapped'),
+    max_depth: z._default(z.int().check(z.gte(1), z.lte(100)), DEFAULT_MAX_NESTING),
+    /** The action the node takes when its child run fails (pflow's `error_action`). */
+    error_action: z._default(z.string().check(z.minLength(1)), 'error'),
+  }),
+);
 export type WorkflowParams = z.infer<typeof WorkflowParamsSchema>;
 
 /**
