@@ -70,7 +70,7 @@ try {
   const files = await Promise.all(
     Object.entries(ENTRIES).map(async ([name, contents], i) => {
       const outfile = join(out, `entry-${i}.mjs`);
-      await build({ ...lambdaEsbuildOptions(), stdin: { contents, resolveDir: root, loader: 'ts' }, absWorkingDir: root, outfile, minify: true });
+      await build({ ...lambdaEsbuildOptions(), stdin: { contents, resolveDir: root, loader: 'ts' }, absWorkingDir: root, outfile });
       return { name, outfile };
     }),
   );

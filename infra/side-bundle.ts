@@ -24,7 +24,7 @@ const coreWithoutSideEffects: Plugin = {
 };
 
 export const buildSideBundle = async (entry: string, outfile: string): Promise<void> => {
-  await build({ ...lambdaEsbuildOptions(), entryPoints: [entry], outfile, minify: true, sourcemap: false, plugins: [coreWithoutSideEffects] });
+  await build({ ...lambdaEsbuildOptions(), entryPoints: [entry], outfile, sourcemap: false, plugins: [coreWithoutSideEffects] });
 };
 
 // As a script: `node --import tsx infra/side-bundle.ts ENTRY OUTFILE`, run from the project root (the aliases are relative to it).

@@ -7,7 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SECRET_RESOLVER_FILE } from '../../functions/hosts/lambda/bundled-secret-resolver.ts';
-import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_NODE_TARGET, LAMBDA_SOURCE_MAP, SECRET_RESOLVER_ENTRY, shellWord } from '../bundle-options.ts';
+import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_MINIFY, LAMBDA_NODE_TARGET, LAMBDA_SOURCE_MAP, SECRET_RESOLVER_ENTRY, shellWord } from '../bundle-options.ts';
 import { acknowledgeNag, XRAY_REASON } from '../nag.ts';
 
 /** Path of a Lambda entry point under functions/hosts/lambda. */
@@ -89,10 +89,16 @@ export class FlowmendFunction extends Construct {
         target: LAMBDA_NODE_TARGET,
         platform: 'node',
         mainFields: ['module', 'main'],
-        minify: true,
+        // NodejsFunction's `minify` is all or nothing; LAMBDA_MINIFY keeps identifiers (bundle-options.ts says why).
+        minify: false,
         sourceMap: LAMBDA_SOURCE_MAP,
         banner: ESM_REQUIRE_SHIM,
-        esbuildArgs: { '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`) },
+        esbuildArgs: {
+          '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`),
+          '--minify-whitespace': LAMBDA_MINIFY.minifyWhitespace,
+          '--minify-syntax': LAMBDA_MINIFY.minifySyntax,
+          '--minify-identifiers': LAMBDA_MINIFY.minifyIdentifiers,
+        },
         logLevel: LogLevel.ERROR,
         // Bundle our pinned SDK versions instead of whatever the runtime ships.
         externalModules: [],
