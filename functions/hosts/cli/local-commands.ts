@@ -29,7 +29,6 @@ import { followLocal } from './local-logs.ts';
 import { makeNestedProgressPrinter } from './nested-progress.ts';
 import { ReadOnceRunStore } from './read-once-run-store.ts';
 import { cancelLine, renderIssues, renderRuns, renderStatus, runRowOf } from './render.ts';
-import { openCommand, viewerForRun } from './viewer-commands.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
 /** A person's patch for `resume --workflow`, read from a file: core's checks for any patch (`checkRunPatch`). */
@@ -150,7 +149,8 @@ export const runLocalCommand = async (
         const workspace = resolve(command.workspace ?? '.');
         if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return fail(EXIT.usage, `--workspace ${command.workspace}: no such directory`);
         nodeCount = prepared.spec.workflow.nodes.length;
-        const viewer = command.open ? await viewerForRun(store, command.port, viewerIo) : undefined;
+        // The viewer (and node:child_process, to open a browser) loads only for `run --open`.
+        const viewer = command.open ? await (await import('./viewer-commands.ts')).viewerForRun(store, command.port, viewerIo) : undefined;
         onRunWritten = viewer?.open;
         try {
           return emit(await (await makeHost()).start({ ...prepared.spec, workspace }));
@@ -214,7 +214,7 @@ export const runLocalCommand = async (
       }
       case 'open':
         if (!(await store.getRun(command.runId))) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
-        return await openCommand({ store }, { runId: command.runId, port: command.port }, viewerIo);
+        return await (await import('./viewer-commands.ts')).openCommand({ store }, { runId: command.runId, port: command.port }, viewerIo);
       case 'logs': {
         const events = await followLocal(store, command.runId, command.follow, json ? undefined : (text) => io.stdout(text));
         if (!events) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);

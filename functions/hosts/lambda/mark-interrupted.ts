@@ -1,4 +1,3 @@
-import { gunzipSync } from 'node:zlib';
 import type { RunStore } from '../../core/index.ts';
 import { type InterruptOutcome, InvalidInputError, markInterrupted, RunIdSchema, TaskErrorSchema } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
@@ -89,6 +88,8 @@ export const stoppedExecutions = (event: unknown, now: number): StoppedExecution
   }
   const fromLogs = FromLogsSchema.safeParse(event);
   if (fromLogs.success) {
+    // node:zlib only here: the local host runs this handler for the Continue Catch on every run and resume, which never unzips.
+    const { gunzipSync } = process.getBuiltinModule('node:zlib');
     const payload = LogsPayloadSchema.parse(JSON.parse(gunzipSync(Buffer.from(fromLogs.data.awslogs.data, 'base64')).toString('utf8')));
     return payload.logEvents.flatMap((logEvent) => {
       const record = ExecutionLogSchema.safeParse(JSON.parse(logEvent.message));
