@@ -18,11 +18,11 @@ export const LAMBDA_NODE_TARGET = 'node24';
 export const LAMBDA_SOURCE_MAP = false;
 
 /**
- * Whitespace and syntax minified, identifiers kept. Renaming identifiers made every bundle larger to
- * import, not smaller: alternated fresh processes (25 rounds each) imported Advance in 58-59 ms minified
- * and 51-52 ms with identifiers kept, and StartRun, the API and Repair 6-11 ms faster too (RunShell and
- * MarkInterrupted the same), although the files are 50-65% larger (bytes cost little next to what
- * V8 does with them). The stacks in the logs name functions as written.
+ * Whitespace and syntax minified, identifiers kept. Renaming identifiers made the bundles smaller but
+ * slower to import: alternating fresh processes (25 rounds each), Advance imported in 58-59 ms with its
+ * identifiers renamed and 51-52 ms with them kept, and StartRun, the API and Repair 6-11 ms faster
+ * kept (RunShell and MarkInterrupted the same), although the files are 50-65% larger. The stacks in
+ * the logs name functions as written.
  */
 export const LAMBDA_MINIFY = { minifyWhitespace: true, minifySyntax: true, minifyIdentifiers: false } as const;
 
