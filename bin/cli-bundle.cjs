@@ -3,7 +3,8 @@
 // modules (module.enableCompileCache is 22.1+), but vm.Script takes `cachedData` for a classic script.
 //
 // The build (scripts/code-cache.mjs) writes one cache per common command to dist/code-cache/ (see cacheDirFor),
-// each made after running that command, so it holds the functions the command compiled lazily too. A cache
+// each made after running that command, so it holds the functions the command compiled lazily too. `validate`
+// runs a bundle of its own (bundleNameFor). A cache
 // from another V8 (another Node) is not looked for; one V8 rejects anyway (other V8 flags, a damaged file)
 // costs a normal compile: `cachedDataRejected` is only reported, never fatal.
 'use strict';
@@ -12,13 +13,20 @@ const { createRequire } = require('node:module');
 const { dirname, join } = require('node:path');
 const vm = require('node:vm');
 
-/** Commands with a cache of their own; any other command line uses the cache made after all of them. */
-const CACHED_COMMANDS = ['validate', 'run', 'resume', 'status', 'logs', 'runs'];
+/**
+ * The bundle a command line runs, in dist/: `validate` has one of its own, built without the other commands
+ * (a third of the size: less to read and to load from the cache, ~12 ms of its start here); every other
+ * command line runs the whole CLI.
+ */
+const bundleNameFor = (argv) => (argv[0] === 'validate' ? 'flowmend-validate.cjs' : 'flowmend.cjs');
 
-/** The cache a command line starts from: its command's, `run` for `flowmend file.json`, else `all`. */
+/** Commands of the whole CLI with a cache of their own; any other command line uses the cache made after all of them. */
+const CACHED_COMMANDS = ['run', 'resume', 'status', 'logs', 'runs'];
+
+/** The cache a command line starts from: its command's (`validate`'s in its own bundle), `run` for `flowmend file.json`, else `all`. */
 const cacheNameFor = (argv) => {
   const first = argv[0] ?? '';
-  if (CACHED_COMMANDS.includes(first)) return first;
+  if (first === 'validate' || CACHED_COMMANDS.includes(first)) return first;
   return first.endsWith('.json') ? 'run' : 'all';
 };
 
@@ -56,4 +64,4 @@ const loadCliBundle = (bundle, cacheFile) => {
   return { main: module.exports.main, script, cache };
 };
 
-module.exports = { CACHED_COMMANDS, cacheDirFor, cacheNameFor, loadCliBundle };
+module.exports = { CACHED_COMMANDS, bundleNameFor, cacheDirFor, cacheNameFor, loadCliBundle };

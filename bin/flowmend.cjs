@@ -9,11 +9,20 @@
 'use strict';
 const { readdirSync, statSync } = require('node:fs');
 const { dirname } = require('node:path');
+const { bundleNameFor, cacheDirFor, cacheNameFor, loadCliBundle } = require('./cli-bundle.cjs');
 
 const root = `${dirname(__dirname)}/`;
-const bundle = `${root}dist/flowmend.cjs`;
+const argv = process.argv.slice(2);
 
 const mtime = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+
+// The command line's bundle (`validate` has its own), or the whole CLI where a build older than that left none.
+let bundle = `${root}dist/${bundleNameFor(argv)}`;
+let built = mtime(bundle);
+if (built === undefined) {
+  bundle = `${root}dist/flowmend.cjs`;
+  built = mtime(bundle);
+}
 
 /**
  * Newest modification time among the CLI's sources (bin/flowmend.ts, bin/cli-main.ts and functions/).
@@ -32,10 +41,7 @@ const newestSource = () => {
   return newest;
 };
 
-const built = mtime(bundle);
 if (built !== undefined && built >= newestSource()) {
-  const { cacheDirFor, cacheNameFor, loadCliBundle } = require('./cli-bundle.cjs');
-  const argv = process.argv.slice(2);
   const { main } = loadCliBundle(bundle, `${cacheDirFor(bundle, built)}/${cacheNameFor(argv)}.bin`);
   // main sets the exit code; a rejection (a bug) ends the process as an unhandled one would.
   main(argv);

@@ -22,11 +22,32 @@ try {
 
 const root = new URL('..', import.meta.url).pathname;
 const bundle = `${root}dist/flowmend.cjs`;
+const validateBundle = `${root}dist/flowmend-validate.cjs`;
 rmSync(`${root}dist`, { recursive: true, force: true });
-await esbuild.build({
+
+/**
+ * For `validate`'s own bundle (bin/cli-bundle.cjs's bundleNameFor): the modules of the other commands are
+ * left out, so the file is a third of the whole CLI's. The bin runs it only for a command line that starts
+ * with `validate`, which cli-args parses as that command or refuses; reaching another command's module
+ * there would be a bug of the build, and says so.
+ */
+const validateOnly = {
+  name: 'validate-only',
+  setup(build) {
+    const otherCommands = /\/(local-commands|remote-commands|serve|viewer-commands)\.ts$/;
+    build.onResolve({ filter: otherCommands }, (args) =>
+      args.importer.endsWith('hosts/cli/commands.ts') ? { path: args.path, namespace: 'not-validate' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'not-validate' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`flowmend: ${args.path} is not in the validate bundle (dist/flowmend-validate.cjs)`)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+const cliOptions = {
   absWorkingDir: root,
   entryPoints: ['bin/cli-main.ts'],
-  outfile: bundle,
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -64,21 +85,23 @@ await esbuild.build({
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
-});
+};
+await esbuild.build({ ...cliOptions, outfile: bundle });
+await esbuild.build({ ...cliOptions, outfile: validateBundle, plugins: [validateOnly, ...cliOptions.plugins] });
 
-// No `import()` may be left (see `supported` above): it would fail only when reached, far from the build.
-{
-  const left = readFileSync(bundle, 'utf8').match(/.{0,60}[^\w$.]import\(.{0,40}/);
-  if (left) throw new Error(`flowmend build: dist/flowmend.cjs still calls import(): ${left[0]}`);
+for (const file of [bundle, validateBundle]) {
+  // No `import()` may be left (see `supported` above): it would fail only when reached, far from the build.
+  const left = readFileSync(file, 'utf8').match(/.{0,60}[^\w$.]import\(.{0,40}/);
+  if (left) throw new Error(`flowmend build: ${file} still calls import(): ${left[0]}`);
 }
 
 // esbuild escapes non-ASCII in strings but not in regular expressions (secret-source.ts's ⟦ ⟧). A file of
 // ASCII only is read as latin1, straight into a one-byte string: decoding UTF-8 made a two-byte string of
 // the whole bundle, ~10 ms of every start here. \u escapes mean the same in a regular expression.
-{
-  const source = readFileSync(bundle, 'utf8');
+for (const file of [bundle, validateBundle]) {
+  const source = readFileSync(file, 'utf8');
   const ascii = source.replace(/[^ -~\t\n\r]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  if (ascii !== source) writeFileSync(bundle, ascii);
+  if (ascii !== source) writeFileSync(file, ascii);
 }
 
 await buildAslValidator(esbuild, root);

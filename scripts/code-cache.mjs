@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const { CACHED_COMMANDS, cacheDirFor } = createRequire(import.meta.url)('../bin/cli-bundle.cjs');
+const { CACHED_COMMANDS, bundleNameFor, cacheDirFor } = createRequire(import.meta.url)('../bin/cli-bundle.cjs');
 
 /** A child's env without the person's FLOWMEND_ settings or LLM key: the scratch runs are the build's own. */
 const buildEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('FLOWMEND_') && !name.startsWith('ANTHROPIC_')));
@@ -27,8 +27,8 @@ const runBundle = (root, args) => {
 };
 
 /**
- * Writes dist/code-cache/<v8>-<arch>/<bundle mtime>/<command>.bin for each of CACHED_COMMANDS and all.bin, and
- * dist/validated-definitions. Throws with the failing command's output; the build then warns and ships
+ * Writes dist/code-cache/<v8>-<arch>/<bundle mtime>/<command>.bin for each of CACHED_COMMANDS and all.bin, the
+ * same for `validate` from its own bundle, and dist/validated-definitions. Throws with the failing command's output; the build then warns and ships
  * no caches (a start compiles, nothing else changes).
  */
 export const writeCodeCaches = (root) => {
@@ -66,9 +66,9 @@ export const writeCodeCaches = (root) => {
       logs: [['logs', done, '--state-dir', state]],
       runs: [['runs', '--state-dir', state]],
     });
-    const dir = cacheDirFor(bundle, statSync(bundle).mtimeMs);
-    const produce = (name, argvs) => {
-      const result = spawnSync(process.execPath, [`${root}scripts/code-cache-producer.cjs`, bundle, join(dir, `${name}.bin`), JSON.stringify(argvs)], {
+    const produce = (name, argvs, from = bundle) => {
+      const file = join(cacheDirFor(from, statSync(from).mtimeMs), `${name}.bin`);
+      const result = spawnSync(process.execPath, [`${root}scripts/code-cache-producer.cjs`, from, file, JSON.stringify(argvs)], {
         env: buildEnv(),
         encoding: 'utf8',
       });
@@ -76,6 +76,7 @@ export const writeCodeCaches = (root) => {
     };
     const first = lines(forResume);
     for (const name of CACHED_COMMANDS) produce(name, first[name]);
+    produce('validate', first.validate, `${root}dist/${bundleNameFor(['validate'])}`);
     produce('all', Object.values(lines(forAll)).flat());
   } finally {
     rmSync(scratch, { recursive: true, force: true });

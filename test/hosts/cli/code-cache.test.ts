@@ -2,33 +2,36 @@
 // Node that built them, and a cache V8 rejects or a missing one costs a compile, never the command. Each
 // case runs in its own process: V8 keeps compiled scripts per isolate, which would hide a rejected cache.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir, REPO, writeWorkflow } from '../../support/cli-process.ts';
 import { startFakeAnthropic } from '../../support/fake-anthropic.ts';
 
 const BUNDLE = join(REPO, 'dist', 'flowmend.cjs');
+const VALIDATE_BUNDLE = join(REPO, 'dist', 'flowmend-validate.cjs');
 const hello = join(REPO, 'examples', 'hello.json');
 const dir = makeTempDir('code-cache');
 
-/** Loads the bundle with `cacheFile` in a fresh process, runs `validate examples/hello.json`, and reports. */
-const startWith = (cacheFile: string) => {
+/** Loads `bundle` with `cacheFile` in a fresh process, runs `argv` (`validate examples/hello.json`), and reports. */
+const startWith = (cacheFile: string, bundle = BUNDLE, argv = ['validate', hello]) => {
   const script = `
     const { loadCliBundle } = require(${JSON.stringify(join(REPO, 'bin', 'cli-bundle.cjs'))});
-    const { main, cache } = loadCliBundle(${JSON.stringify(BUNDLE)}, ${JSON.stringify(cacheFile)});
-    main(['validate', ${JSON.stringify(hello)}]).then((code) => console.log(JSON.stringify({ cache, code })));`;
+    const { main, cache } = loadCliBundle(${JSON.stringify(bundle)}, ${JSON.stringify(cacheFile)});
+    main(${JSON.stringify(argv)}).then((code) => console.log(JSON.stringify({ cache, code })));`;
   const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
   const last = child.stdout.trim().split('\n').at(-1) ?? '';
   return { ...(JSON.parse(last) as { cache: string; code: number }), stdout: child.stdout, stderr: child.stderr };
 };
 
-/** The caches the bin picks for these command lines, on this Node (one process for all). */
+/** The bundle and cache the bin picks for these command lines, on this Node (one process for all). */
 const cachesFor = (argvs: string[][]): string[] => {
   const script = `
-    const { cacheDirFor, cacheNameFor } = require(${JSON.stringify(join(REPO, 'bin', 'cli-bundle.cjs'))});
-    const built = require('node:fs').statSync(${JSON.stringify(BUNDLE)}).mtimeMs;
-    for (const argv of ${JSON.stringify(argvs)}) console.log(cacheDirFor(${JSON.stringify(BUNDLE)}, built) + '/' + cacheNameFor(argv) + '.bin');`;
+    const { bundleNameFor, cacheDirFor, cacheNameFor } = require(${JSON.stringify(join(REPO, 'bin', 'cli-bundle.cjs'))});
+    for (const argv of ${JSON.stringify(argvs)}) {
+      const bundle = ${JSON.stringify(join(REPO, 'dist'))} + '/' + bundleNameFor(argv);
+      console.log(cacheDirFor(bundle, require('node:fs').statSync(bundle).mtimeMs) + '/' + cacheNameFor(argv) + '.bin');
+    }`;
   return spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout.trim().split('\n');
 };
 
@@ -47,9 +50,19 @@ describe('the CLI bundle started from a V8 code cache', () => {
       'run.bin',
     ]);
     for (const file of caches) expect(existsSync(file), file).toBe(true);
-    const started = startWith(caches[0] as string);
+    const started = startWith(caches[0] as string, VALIDATE_BUNDLE);
     expect(started).toMatchObject({ cache: 'accepted', code: 0 });
     expect(started.stdout).toContain('is valid');
+    expect(startWith(caches[3] as string, BUNDLE, ['status', 'no-such-run', '--state-dir', join(dir, 'state')])).toMatchObject({ cache: 'accepted', code: 2 });
+  });
+
+  it('runs `validate` from a bundle of its own, a third of the whole CLI, which says so if another command reaches it', () => {
+    expect(statSync(VALIDATE_BUNDLE).size).toBeLessThan(statSync(BUNDLE).size / 2);
+    // The bin never gives it another command; if a bug did, the command fails with one clear line.
+    const other = startWith(join(dir, 'none.bin'), VALIDATE_BUNDLE, ['status', 'no-such-run', '--state-dir', join(dir, 'state')]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain('is not in the validate bundle');
+    expect(other.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('compiles from source when V8 rejects the cache (another Node, a damaged file), and the command runs', () => {
