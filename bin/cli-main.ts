@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import * as z from '../functions/core/zod.ts';
 import type { LocalHostOptions, RepairHandler } from '../functions/hosts/local/local-host.ts';
 
@@ -13,7 +14,38 @@ const makeRepairHandler: NonNullable<LocalHostOptions['makeRepairHandler']> = (d
   };
 };
 
-let streamsGuarded = false;
+/**
+ * Writes the CLI's output straight to its file descriptor. Creating process.stdout loads Node's stream and
+ * net modules (5-9 ms of a command here, for a pipe or a terminal), and on Linux its writes to a pipe, a
+ * file or a terminal are synchronous anyway. A reader that goes away (`| head`, EPIPE) must not stop a run
+ * half-way: the run finishes and stays durable, and what it prints goes nowhere. A descriptor left
+ * non-blocking by another process (EAGAIN) gets the rest through Node's stream, which waits for it.
+ */
+const directWriter = (fd: 1 | 2, stream: () => NodeJS.WriteStream): ((text: string) => void) => {
+  let fallback: NodeJS.WriteStream | undefined;
+  return (text) => {
+    if (fallback) {
+      fallback.write(text);
+      return;
+    }
+    const bytes = Buffer.from(text, 'utf8');
+    let offset = 0;
+    try {
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EPIPE') return;
+      if (code !== 'EAGAIN') throw error;
+      fallback = stream();
+      fallback.on('error', (streamError: NodeJS.ErrnoException) => {
+        if (streamError.code !== 'EPIPE') throw streamError;
+      });
+      fallback.write(bytes.subarray(offset));
+    }
+  };
+};
+const stdout = directWriter(1, () => process.stdout);
+const stderr = directWriter(2, () => process.stderr);
 
 /** Runs one command line (argv without node and the script) and sets the process's exit code. */
 export const main = async (argv: readonly string[]): Promise<number> => {
@@ -25,19 +57,9 @@ export const main = async (argv: readonly string[]): Promise<number> => {
   const { runCli } = await import('../functions/hosts/cli/commands.ts');
 
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  // A reader that goes away (`| head`) must not stop a run half-way: the run finishes and stays durable.
-  if (!streamsGuarded) {
-    streamsGuarded = true;
-    for (const stream of [process.stdout, process.stderr]) {
-      stream.on('error', (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EPIPE') throw error;
-      });
-    }
-  }
-
   const code = await runCli(argv, {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout,
+    stderr,
     env: process.env,
     hostOptions: { makeRepairHandler },
   });
