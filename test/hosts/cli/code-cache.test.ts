@@ -2,7 +2,7 @@
 // Node that built them, and a cache V8 rejects or a missing one costs a compile, never the command. Each
 // case runs in its own process: V8 keeps compiled scripts per isolate, which would hide a rejected cache.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir, REPO, writeWorkflow } from '../../support/cli-process.ts';
@@ -106,6 +106,27 @@ describe('the CLI bundle started from a V8 code cache', () => {
     const child = spawnSync(process.execPath, [join(tree, 'bin', 'flowmend.cjs'), 'validate', hello], { encoding: 'utf8' });
     expect(child.stdout).toContain('is valid');
     expect(child.status).toBe(0);
+  });
+
+  it('runs a bundle older than the sources from an installed package, and the sources in a working copy', () => {
+    // The same tree twice, its bundle marked (it says so on stderr) and dated before every source.
+    const treeAt = (tree: string): string => {
+      mkdirSync(tree, { recursive: true });
+      cpSync(join(REPO, 'bin'), join(tree, 'bin'), { recursive: true });
+      cpSync(join(REPO, 'dist'), join(tree, 'dist'), { recursive: true });
+      for (const name of ['functions', 'node_modules', 'package.json']) symlinkSync(join(REPO, name), join(tree, name));
+      const bundle = join(tree, 'dist', 'flowmend-validate.cjs');
+      appendFileSync(bundle, "\n;require('node:fs').writeSync(2, 'from the bundle\\n');\n");
+      utimesSync(bundle, new Date(2000, 0, 1), new Date(2000, 0, 1));
+      return join(tree, 'bin', 'flowmend.cjs');
+    };
+    const validateWith = (bin: string) => spawnSync(process.execPath, [bin, 'validate', hello], { encoding: 'utf8' });
+    const installed = validateWith(treeAt(join(dir, 'project', 'node_modules', 'flowmend')));
+    expect(installed.stdout).toContain('is valid');
+    expect(installed.stderr).toBe('from the bundle\n');
+    const workingCopy = validateWith(treeAt(join(dir, 'checkout', 'flowmend')));
+    expect(workingCopy.stdout).toContain('is valid');
+    expect(workingCopy.stderr).toBe('');
   });
 
   it('runs the same CLI through bin/flowmend.mjs, the name scripts knew first', () => {
