@@ -1,81 +1,31 @@
-import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { IrVersionItem, PatchCheck, PflowFormOptions, RunItem, RunStore } from '../../core/index.ts';
+import type { RunStore } from '../../core/index.ts';
 import {
   cancelRun,
-  checkRunPatch,
-  DEFAULT_MAX_REPAIRS,
-  EngineCache,
   FlowmendError,
   InvalidInputError,
   listingWindow,
   listRunTree,
   loadRunReport,
-  prepareRun,
   RedactingRunStore,
-  Redactor,
   RunBusyError,
   RunNotFoundError,
   StaleRunError,
 } from '../../core/index.ts';
-import { localSpecCatalog } from '../../nodes/local-specs.ts';
-import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
 import type { Command } from './cli-args.ts';
 import { EXIT } from './cli-output.ts';
-import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
 import { type CliStore, openCliStore } from './cli-store.ts';
 import type { CommandContext } from './commands.ts';
 import { followLocal } from './local-logs.ts';
-import { makeNestedProgressPrinter } from './nested-progress.ts';
-import { ReadOnceRunStore } from './read-once-run-store.ts';
-import { cancelLine, renderIssues, renderRuns, renderStatus, runRowOf } from './render.ts';
-import { loadWorkflowFile } from './workflow-file.ts';
+import { cancelLine, renderRuns, renderStatus, runRowOf } from './render.ts';
 
-/** A person's patch for `resume --workflow`, read from a file: core's checks for any patch (`checkRunPatch`). */
-const checkPatch = async (store: RunStore, runId: string, path: string, options: PflowFormOptions): Promise<PatchCheck> => {
-  const loaded = await loadWorkflowFile(path, options);
-  if (!loaded.ok) return { ok: false, message: `invalid workflow ${path}:\n${renderIssues(loaded.issues)}`, problems: loaded.issues.map((i) => i.message) };
-  return checkRunPatch(store, runId, loaded.workflow, { catalog, now: Date.now(), reason: `Workflow patched by hand from ${path}`, source: path });
-};
-// Specs only: validating loads no runner's library (JSONata, the MCP and Anthropic SDKs).
-const catalog = localSpecCatalog;
-
-/** A resume gets the run's secret inputs again from the environment: the store never had them. */
-const secretsForResume = (
-  run: RunItem | undefined,
-  item: IrVersionItem | undefined,
-  runId: string,
-  env: Readonly<Record<string, string | undefined>>,
-): { ok: true; inputs: Record<string, string> } | { ok: false; message: string } => {
-  if (!run || !item) return { ok: true, inputs: {} };
-  const inputs: Record<string, string> = {};
-  const missing: string[] = [];
-  for (const name of secretInputNames(item.ir)) {
-    if (!Object.hasOwn(run.params, name)) continue;
-    const value = env[secretVariable(name)];
-    if (value === undefined) missing.push(name);
-    else inputs[name] = value;
-  }
-  if (missing.length > 0) {
-    const names = missing.map((name) => `'${name}' (set ${secretVariable(name)})`).join(', ');
-    return { ok: false, message: `run ${runId} needs its secret input${missing.length === 1 ? '' : 's'} again, which flowmend never stores: ${names}` };
-  }
-  return { ok: true, inputs };
-};
-
-/** The commands on the local store (SQLite, or DynamoDB with --store dynamodb): run, resume, status, runs, cancel, open, logs. */
-export const runLocalCommand = async (
-  command: Exclude<Command, { name: 'help' | 'serve' | 'validate' }>,
-  { io, limits, out, forms, viewerIo }: CommandContext,
-): Promise<number> => {
-  const { json, fail, emit } = out;
-  let nodeCount = 0;
-  const progress = json
-    ? undefined
-    : makeNestedProgressPrinter(
-        (text) => io.stdout(text),
-        () => nodeCount,
-      );
+/**
+ * The commands on the local store (SQLite, or DynamoDB with --store dynamodb): run, resume, status, runs,
+ * cancel, open, logs. `run` and `resume` are in drive-commands.ts, imported only by them.
+ */
+export const runLocalCommand = async (command: Exclude<Command, { name: 'help' | 'serve' | 'validate' }>, context: CommandContext): Promise<number> => {
+  const { io, out } = context;
+  const { json, fail } = out;
   const stateDir = resolve(command.stateDir);
   let opened: CliStore;
   try {
@@ -84,111 +34,13 @@ export const runLocalCommand = async (
     if (error instanceof FlowmendError) return fail(EXIT.failed, `${error.name}: ${error.message}`);
     throw error;
   }
-  const { blobs } = opened;
-  // The commands that drive a run hold it, so what they parse of it once stays true (ReadOnceRunStore).
-  const base: RunStore = command.name === 'run' || command.name === 'resume' ? new ReadOnceRunStore(opened.store) : opened.store;
-  let store: RunStore = base;
-  /** From here on, these secret inputs are put back on reads, and they are redacted from every write and print. */
-  const keepSecret = (secretInputs: Record<string, string>): void => {
-    io.redactor = new Redactor([...Object.values(secretInputs), ...engineSecrets(io.env)]);
-    store = new RedactingRunStore(base, io.redactor, secretInputs);
-  };
-  keepSecret({});
-  // `run --open` opens the run's page once the run is written (its first write).
-  let onRunWritten: ((runId: string) => void) | undefined;
-  // The state machine interpreter is loaded only by the commands that run one (run, resume).
-  const makeHost = async (extra: Partial<LocalHostOptions> = {}): Promise<LocalHost> => {
-    const { LocalHost } = await import('../local/local-host.ts');
-    const { FileDefinitionMemo } = await import('../local/definition-memo.ts');
-    // Validated as Step Functions validates it, once per definition: at build time for the default one, else
-    // once per state dir (with --store dynamodb the state dir holds nothing else, so it is not created for
-    // this: only the build's memo is read).
-    return new LocalHost({
-      validatedDefinitions: FileDefinitionMemo.inStateDir(command.store === 'sqlite' ? stateDir : undefined),
-      runLimits: limits,
-      ...io.hostOptions,
-      ...extra,
-      store,
-      blobs,
-      onWrite: (write) => {
-        progress?.(write);
-        if (write.kind === 'run') onRunWritten?.(write.run.runId);
-      },
-    });
-  };
+  // The engine's secrets are redacted from every write and print (io.redactor, made by runCli).
+  const store: RunStore = io.redactor ? new RedactingRunStore(opened.store, io.redactor, {}) : opened.store;
   try {
     switch (command.name) {
-      case 'run': {
-        const loaded = await loadWorkflowFile(command.workflowPath, forms, limits);
-        if (!loaded.ok) return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
-        const params = { ...command.params };
-        const secretInputs: Record<string, string> = {};
-        for (const name of secretInputNames(loaded.workflow)) {
-          const value = params[name] ?? io.env[secretVariable(name)];
-          if (value === undefined) continue;
-          params[name] = value;
-          secretInputs[name] = value;
-        }
-        keepSecret(secretInputs);
-        // With repair on, an invalid workflow is repaired before any node runs; without, it is a usage error.
-        const prepared = prepareRun(
-          {
-            workflow: loaded.workflow,
-            workflowName: loaded.name,
-            params,
-            repairEnabled: command.repair,
-            maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS,
-          },
-          catalog,
-        );
-        if (!prepared.ok) {
-          if (prepared.stage === 'inputs') return fail(EXIT.usage, prepared.message, { problems: prepared.problems });
-          const issues = prepared.issues ?? [];
-          return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(issues)}`, { issues });
-        }
-        const workspace = resolve(command.workspace ?? '.');
-        if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return fail(EXIT.usage, `--workspace ${command.workspace}: no such directory`);
-        nodeCount = prepared.spec.workflow.nodes.length;
-        // The viewer (and node:child_process, to open a browser) loads only for `run --open`.
-        const viewer = command.open ? await (await import('./viewer-commands.ts')).viewerForRun(store, command.port, viewerIo) : undefined;
-        onRunWritten = viewer?.open;
-        try {
-          return emit(await (await makeHost()).start({ ...prepared.spec, workspace }));
-        } finally {
-          await viewer?.close();
-        }
-      }
-      case 'resume': {
-        // One read of the run and of its workflow version serves the checks below and the engine's first step
-        // (through the cache): each read parses the item, ~10 ms for a 100-node workflow's version here.
-        const run = await base.getRun(command.runId);
-        let patch: IrVersionItem | undefined;
-        if (command.workflowPath !== undefined) {
-          if (!run) return fail(EXIT.usage, `no run '${command.runId}' in this state dir (see \`flowmend runs\`)`, { problems: [] });
-          const checked = await checkPatch(store, command.runId, command.workflowPath, forms);
-          if (!checked.ok) return fail(EXIT.usage, checked.message, { problems: checked.problems });
-          patch = checked.item;
-        } else if (run?.status === 'succeeded') {
-          const report = await loadRunReport(store, command.runId);
-          const note = `run ${command.runId} already succeeded; nothing to resume`;
-          if (report) io.stdout(json ? `${JSON.stringify({ ...report, message: note }, null, 2)}\n` : `${note}\n${renderStatus(report)}\n`);
-          return EXIT.ok;
-        }
-        const current = run ? await base.getIrVersion(command.runId, run.irVersion) : undefined;
-        const secrets = secretsForResume(run, current, command.runId, io.env);
-        if (!secrets.ok) return fail(EXIT.usage, secrets.message);
-        keepSecret(secrets.inputs);
-        const cache = new EngineCache();
-        if (current) cache.rememberIr(command.runId, current.version, current.ir);
-        return emit(
-          await (await makeHost({ cache })).resume(command.runId, {
-            ...(patch ? { patch } : {}),
-            ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}),
-            ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}),
-            force: command.force,
-          }),
-        );
-      }
+      case 'run':
+      case 'resume':
+        return await (await import('./drive-commands.ts')).driveCommand(command, context, { stateDir, opened });
       case 'status': {
         const report = await loadRunReport(store, command.runId);
         if (!report) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
@@ -214,7 +66,7 @@ export const runLocalCommand = async (
       }
       case 'open':
         if (!(await store.getRun(command.runId))) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
-        return await (await import('./viewer-commands.ts')).openCommand({ store }, { runId: command.runId, port: command.port }, viewerIo);
+        return await (await import('./viewer-commands.ts')).openCommand({ store }, { runId: command.runId, port: command.port }, context.viewerIo);
       case 'logs': {
         const events = await followLocal(store, command.runId, command.follow, json ? undefined : (text) => io.stdout(text));
         if (!events) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
