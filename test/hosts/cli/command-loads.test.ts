@@ -1,0 +1,50 @@
+// What each command loads of Node's own modules (issue 13: nothing the command does not use), read off the
+// real bin's bundles: a preload prints process.moduleLoadList at exit, without itself loading a stream.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeTempDir, REPO } from '../../support/cli-process.ts';
+
+const BIN = join(REPO, 'bin', 'flowmend.cjs');
+const hello = join(REPO, 'examples', 'hello.json');
+const dir = makeTempDir('command-loads');
+const stateDir = join(dir, 'state');
+const probe = join(dir, 'probe.cjs');
+writeFileSync(
+  probe,
+  "process.on('exit', () => require('node:fs').writeSync(2, `\\nLOADED ${JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)))}\\n`));\n",
+);
+
+/** The built-in modules a command line loaded, and its output. */
+const loads = (args: string[]) => {
+  const child = spawnSync(process.execPath, ['-r', probe, BIN, ...args, '--output-format', 'json'], {
+    encoding: 'utf8',
+    env: { ...process.env, FLOWMEND_STATE_DIR: '' },
+  });
+  const line = child.stderr.split('\n').find((l) => l.startsWith('LOADED ')) ?? 'LOADED []';
+  return { modules: JSON.parse(line.slice(7)) as string[], stdout: child.stdout, status: child.status };
+};
+
+describe('what each command loads', () => {
+  it('a run loads the modules it uses: child processes for its shell nodes, crypto for ids and cache keys', () => {
+    const run = loads(['run', hello, '--state-dir', stateDir]);
+    expect(run.status).toBe(0);
+    expect(run.modules).toEqual(expect.arrayContaining(['child_process', 'crypto']));
+  });
+
+  it('validate loads no stream, network, crypto, child process or promise-based fs module', () => {
+    const validated = loads(['validate', hello]);
+    expect(validated.status).toBe(0);
+    for (const name of ['stream', 'net', 'crypto', 'child_process', 'fs/promises']) expect(validated.modules, name).not.toContain(name);
+  });
+
+  it('status, runs and logs load no crypto, child process or promise-based fs module', () => {
+    const runId = (JSON.parse(loads(['run', hello, '--state-dir', stateDir]).stdout) as { run_id: string }).run_id;
+    for (const args of [['status', runId], ['runs'], ['logs', runId]]) {
+      const read = loads([...args, '--state-dir', stateDir]);
+      expect(read.status, args.join(' ')).toBe(0);
+      for (const name of ['crypto', 'child_process', 'fs/promises']) expect(read.modules, `${args[0]}: ${name}`).not.toContain(name);
+    }
+  });
+});
