@@ -3,10 +3,10 @@
 // modules (module.enableCompileCache is 22.1+), but vm.Script takes `cachedData` for a classic script.
 //
 // The build (scripts/code-cache.mjs) writes one cache per common command to dist/code-cache/ (see cacheDirFor),
-// each made after running that command, so it holds the functions the command compiled lazily too. `validate`
-// runs a bundle of its own (bundleNameFor). A cache
-// from another V8 (another Node) is not looked for; one V8 rejects anyway (other V8 flags, a damaged file)
-// costs a normal compile: `cachedDataRejected` is only reported, never fatal.
+// each made after running that command, so it holds the functions the command compiled lazily too (`validate`
+// runs a bundle of its own: bundleNameFor). A cache from another V8 (another Node) is not looked for; one V8
+// rejects anyway (other V8 flags, a damaged file) costs a normal compile: `cachedDataRejected` is only
+// reported, never fatal.
 'use strict';
 const { readFileSync } = require('node:fs');
 const { createRequire } = require('node:module');

@@ -28,8 +28,8 @@ const runBundle = (root, args) => {
 
 /**
  * Writes dist/code-cache/<v8>-<arch>/<bundle mtime>/<command>.bin for each of CACHED_COMMANDS and all.bin, the
- * same for `validate` from its own bundle, and dist/validated-definitions. Throws with the failing command's output; the build then warns and ships
- * no caches (a start compiles, nothing else changes).
+ * same for `validate` from its own bundle, and dist/validated-definitions. Throws with the failing command's
+ * output; the build then warns and ships no caches (a start compiles, nothing else changes).
  */
 export const writeCodeCaches = (root) => {
   const bundle = `${root}dist/flowmend.cjs`;

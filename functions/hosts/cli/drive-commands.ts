@@ -15,7 +15,7 @@ import { renderIssues, renderStatus } from './render.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
 // The commands that drive a run, `run` and `resume`, imported only by them (runLocalCommand): `status`, `runs`,
-// `logs` and `cancel` load neither the node specs nor the workflow checks and patching they need.
+// `logs` and `cancel` do not load the node specs, or the workflow checks and patching, that these two need.
 
 /** A person's patch for `resume --workflow`, read from a file: core's checks for any patch (`checkRunPatch`). */
 const checkPatch = async (store: RunStore, runId: string, path: string, options: PflowFormOptions): Promise<PatchCheck> => {
