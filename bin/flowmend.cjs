@@ -1,5 +1,5 @@
 #!/bin/sh
-":" //; case "$1" in validate) case " $* " in *" --online"*) ;; *) unset NODE_EXTRA_CA_CERTS ;; esac ;; esac; exec node "$0" "$@"
+":" //; case "$1" in validate) case " $* " in *" --online"*) ;; *) unset NODE_EXTRA_CA_CERTS ;; esac ;; status|runs|logs) case " $* " in *" --api"*|*" --store"*) ;; *) [ -n "$FLOWMEND_API_URL" ] || unset NODE_EXTRA_CA_CERTS ;; esac ;; esac; exec node "$0" "$@"
 // The `flowmend` bin: runs the bundle that `npm run build` (and `prepare`, on npm ci) writes to dist/,
 // which starts without transpiling, from the V8 code cache the build made (bin/cli-bundle.cjs). When the
 // bundle is missing (an install without dev dependencies) or, in a working copy, older than a source file
@@ -7,9 +7,11 @@
 // Both a shell script and JavaScript: run as a program, /bin/sh reads the line above (":" is its no-op) and
 // execs Node on this file, which reads that line as a string and a comment. Node 20 reads and parses every
 // certificate in NODE_EXTRA_CA_CERTS before it runs any JavaScript (40 ms here, with Debian's bundle of
-// 144), and `validate` without --online opens no connection and starts no program, so the shell drops
-// the variable for it. Every other command keeps it. Run as `node bin/flowmend.cjs`, Node skips the
-// first line and the second does nothing.
+// 144). The shell drops the variable for the commands that open no connection and start no program:
+// `validate` without --online, and `status`, `runs` and `logs` on the local store (no --api, no
+// FLOWMEND_API_URL, no --store). Every other command keeps it: `run` and `resume` pass it to shell
+// nodes, and make TLS connections of their own. Run as `node bin/flowmend.cjs`, Node skips the first
+// line and the second does nothing.
 // CommonJS, not an ES module: an ES entry point sets up Node's ES module loader first (~10-15 ms of
 // every start here), and an ES import of node:fs reads all its exports, whose ReadStream getter loads
 // the streams modules that `validate` never uses.

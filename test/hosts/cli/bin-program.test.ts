@@ -12,8 +12,13 @@ const hello = join(REPO, 'examples', 'hello.json');
 const dir = makeTempDir('bin-program');
 const CA_WARNING = 'Ignoring extra certs';
 
-const program = (args: string[], bin = BIN) =>
-  spawnSync(bin, args, { encoding: 'utf8', env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, 'no-such-bundle.pem'), FLOWMEND_STATE_DIR: '' } });
+// No AWS region or endpoint: `--store dynamodb` then stops at its configuration check, before any connection.
+const { AWS_REGION, AWS_DEFAULT_REGION, AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_DYNAMODB, ...baseEnv } = process.env;
+const program = (args: string[], bin = BIN, env: Record<string, string> = {}) =>
+  spawnSync(bin, args, {
+    encoding: 'utf8',
+    env: { ...baseEnv, NODE_EXTRA_CA_CERTS: join(dir, 'no-such-bundle.pem'), FLOWMEND_STATE_DIR: '', FLOWMEND_API_URL: '', ...env },
+  });
 
 describe('the flowmend bin run as a program', () => {
   it('starts `validate` without the extra CA certificates: it opens no connection', () => {
@@ -24,14 +29,36 @@ describe('the flowmend bin run as a program', () => {
     expect(validated.stderr).toBe('');
   });
 
-  it('keeps them for `validate --online` and for every other command, which may open TLS connections', () => {
+  it('starts `status`, `runs` and `logs` on the local store without them: they open no connection and start no program', () => {
+    const state = join(dir, 'state');
+    const status = program(['status', 'no-such-run', '--state-dir', state]);
+    expect(status.status).toBe(2);
+    expect(status.stderr).toBe(`flowmend: no run 'no-such-run' in ${state} (see \`flowmend runs\`)\n`);
+    const runs = program(['runs', '--state-dir', state]);
+    expect(runs.status).toBe(0);
+    expect(runs.stderr).toBe('');
+    const logs = program(['logs', 'no-such-run', '--state-dir', state]);
+    expect(logs.status).toBe(2);
+    expect(logs.stderr).not.toContain(CA_WARNING);
+  });
+
+  it('keeps them for `validate --online`, for a read on an API or on DynamoDB, and for every command that runs nodes', () => {
     const online = program(['validate', hello, '--online']);
     expect(online.status).toBe(0);
     expect(online.stderr).toContain(CA_WARNING);
-    const status = program(['status', 'no-such-run', '--state-dir', join(dir, 'state')]);
-    expect(status.status).toBe(2);
-    expect(status.stderr).toContain(CA_WARNING);
-    expect(status.stderr).toContain("no run 'no-such-run'");
+    // fetch refuses port 9 (a blocked port), so each read on the API fails at once, after Node has started.
+    const api = 'http://127.0.0.1:9';
+    for (const args of [
+      ['status', 'no-such-run', '--api', api],
+      ['status', 'no-such-run', `--api=${api}`],
+      ['runs', '--store', 'dynamodb', '--table', 'none'],
+    ]) {
+      expect(program(args).stderr, args.join(' ')).toContain(CA_WARNING);
+    }
+    expect(program(['logs', 'no-such-run'], BIN, { FLOWMEND_API_URL: api }).stderr).toContain(CA_WARNING);
+    const run = program(['run', hello, '--state-dir', join(dir, 'state')]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain(CA_WARNING);
   });
 
   it('runs through a symlink elsewhere, as npm links bins', () => {
