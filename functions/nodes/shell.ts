@@ -162,7 +162,7 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
     });
 
     // The command is over: its record must not get a later run of this node to kill what it left running on purpose.
-    await forgetGroup(groupFile);
+    forgetGroup(groupFile);
 
     const strip = (text: string): string => (params.strip_newline ? stripOneNewline(text) : text);
     const out = strip(stdout.text());

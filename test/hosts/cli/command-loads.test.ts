@@ -31,6 +31,8 @@ describe('what each command loads', () => {
     const run = loads(['run', hello, '--state-dir', stateDir]);
     expect(run.status).toBe(0);
     expect(run.modules).toEqual(expect.arrayContaining(['child_process', 'crypto']));
+    // A shell node's process-group record is checked and removed synchronously: no promise-based fs for it.
+    expect(run.modules).not.toContain('fs/promises');
   });
 
   it('validate loads no stream, network, crypto, child process or promise-based fs module', () => {
