@@ -2,26 +2,14 @@ import { createHash } from 'node:crypto';
 import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { classifyHttpStatus, sampleOf, TransientError } from '../core/index.ts';
 import { extractPath } from './extract-path.ts';
+import { exchange, type HttpReply, ResponseTooLargeError } from './http-client.ts';
 import { type HttpParams, HttpParamsSchema, httpSpec, methodOf, SIDE_EFFECT_METHODS, timeoutOf } from './http-spec.ts';
 
 const MESSAGE_BODY_CHARS = 200;
 const METHODS = new Set(['GET', 'HEAD', 'OPTIONS', ...SIDE_EFFECT_METHODS]);
 
 /** Connection failures worth a retry; a host that does not resolve (ENOTFOUND) is a workflow mistake instead. */
-const TRANSIENT_NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CLOSED',
-]);
+const TRANSIENT_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
 
 /** Same run, node and cache key -> same key, so a re-run of an interrupted call is recognisable by the server. */
 export const idempotencyKey = (context: Pick<RunContext, 'runId' | 'nodeId' | 'cacheKey'>): string =>
@@ -72,43 +60,14 @@ const parseBody = (text: string, contentType: string | null): unknown => {
   }
 };
 
+/** The code of a network failure: Node's own (ECONNREFUSED...) or the client's (REDIRECT_FAILED). */
 const networkCode = (error: unknown): string | undefined => {
-  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
-  return typeof cause?.code === 'string' ? cause.code : undefined;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
 };
 
 /** Bytes of a response body kept before the request is abandoned (default 10 MiB, as a shell node's output). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
-
-class ResponseTooLargeError extends Error {
-  constructor(readonly limit: number) {
-    super(`response body is over ${limit} bytes`);
-  }
-}
-
-/** Reads a body as text, streamed, and stops (cancelling the download) past `limit` bytes. */
-const readCapped = async (response: Response, limit: number): Promise<string> => {
-  if (!response.body) return '';
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > limit) {
-    await response.body.cancel().catch(() => {});
-    throw new ResponseTooLargeError(limit);
-  }
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw new ResponseTooLargeError(limit);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
-};
 
 export interface HttpRunnerOptions {
   /** Largest response body read, in bytes; a larger one fails the node with RESPONSE_TOO_LARGE. */
@@ -134,11 +93,15 @@ export const makeHttpRunner = (options: HttpRunnerOptions = {}): NodeRunner<type
     const timeoutSignal = AbortSignal.timeout(timeoutS * 1000);
     const signal = context.signal ? AbortSignal.any([timeoutSignal, context.signal]) : timeoutSignal;
     const started = performance.now();
-    let response: Response;
-    let text: string;
+    let response: HttpReply;
     try {
-      response = await fetch(url, { method, headers: request.headers, signal, ...(request.body === undefined ? {} : { body: request.body }) });
-      text = await readCapped(response, maxResponseBytes);
+      response = await exchange(url, {
+        method,
+        headers: request.headers,
+        signal,
+        maxBytes: maxResponseBytes,
+        ...(request.body === undefined ? {} : { body: request.body }),
+      });
     } catch (error) {
       const durationMs = performance.now() - started;
       if (error instanceof ResponseTooLargeError) {
@@ -154,7 +117,7 @@ export const makeHttpRunner = (options: HttpRunnerOptions = {}): NodeRunner<type
       }
       if (context.signal?.aborted) return failed('ABORTED', `Request cancelled: ${target}`, undefined, durationMs);
       const code = networkCode(error);
-      const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      const reason = error instanceof Error ? error.message : String(error);
       if (code !== undefined && TRANSIENT_NETWORK_CODES.has(code)) {
         throw new TransientError(`Connection failed (${code}): ${target}`, { cause: error, details: { url: url.href, code } });
       }
@@ -166,11 +129,8 @@ export const makeHttpRunner = (options: HttpRunnerOptions = {}): NodeRunner<type
       );
     }
     const durationMs = performance.now() - started;
-    const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      headers[name.toLowerCase()] = value;
-    });
-    const body = parseBody(text, response.headers.get('content-type'));
+    const { headers, text } = response;
+    const body = parseBody(text, headers['content-type'] ?? null);
     const outputs = { status_code: response.status, headers, response: body, extracted: {} as Record<string, unknown> };
 
     const statusClass = classifyHttpStatus(response.status, rules);
