@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 
 /**
- * The http node's client, on node:http and node:https. `fetch` would do the same work, but Node 20 loads
+ * The http node's client (and the remote CLI's), on node:http and node:https. `fetch` would do the same work, but Node 20 loads
  * its undici (with an HTTP/2 client and web streams) at the first call: 61-76 ms of a fresh process here,
  * against 15-20 ms for node:http, and a CLI run pays it once per http workflow. What fetch did for the node
  * is kept: redirects are followed as fetch follows them (at most 20; 303, and 301/302 after a POST, go on
@@ -12,10 +12,9 @@ import type { Transform } from 'node:stream';
 
 export interface HttpExchange {
   readonly method: string;
-  /** Lower-cased names. */
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;
-  readonly signal: AbortSignal;
+  readonly signal?: AbortSignal;
   /** Bytes of the (decoded) body kept before the exchange is abandoned with ResponseTooLargeError. */
   readonly maxBytes: number;
 }
@@ -51,7 +50,8 @@ export const exchange = async (url: URL, request: HttpExchange): Promise<HttpRep
   let target = url;
   let method = request.method;
   let body = request.body;
-  const headers: Record<string, string> = { accept: '*/*', 'accept-encoding': 'gzip, deflate, br', 'user-agent': 'flowmend', ...request.headers };
+  const headers: Record<string, string> = { accept: '*/*', 'accept-encoding': 'gzip, deflate, br', 'user-agent': 'flowmend' };
+  for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
   for (let redirects = 0; ; redirects += 1) {
     const response = await send(target, method, headers, body, request.signal);
     const location = response.headers.location;
@@ -82,11 +82,17 @@ export const exchange = async (url: URL, request: HttpExchange): Promise<HttpRep
 
 // node:http, node:https (with TLS) and node:zlib load at the first request that needs them: every run and
 // resume loads the runners, and most workflows make no request.
-const send = async (url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<IncomingMessage> => {
+const send = async (
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<IncomingMessage> => {
   const { request: open } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   return new Promise((resolve, reject) => {
     const sized = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
-    const request = open(url, { method, headers: sized, signal }, resolve);
+    const request = open(url, { method, headers: sized, ...(signal ? { signal } : {}) }, resolve);
     request.on('error', reject);
     request.end(body);
   });
@@ -114,22 +120,22 @@ const read = (response: IncomingMessage, { maxBytes, signal }: HttpExchange, dec
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
     const stop = (error: Error): void => {
-      signal.removeEventListener('abort', aborted);
+      signal?.removeEventListener('abort', aborted);
       response.destroy();
       decoder?.destroy();
       reject(error);
     };
-    const aborted = (): void => stop(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    const aborted = (): void => stop(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
     const declared = Number(headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
       stop(new ResponseTooLargeError(maxBytes));
       return;
     }
-    if (signal.aborted) {
+    if (signal?.aborted) {
       aborted();
       return;
     }
-    signal.addEventListener('abort', aborted, { once: true });
+    signal?.addEventListener('abort', aborted, { once: true });
     const chunks: Buffer[] = [];
     let size = 0;
     const body = decoder ? response.pipe(decoder) : response;
@@ -142,7 +148,7 @@ const read = (response: IncomingMessage, { maxBytes, signal }: HttpExchange, dec
       else chunks.push(chunk);
     });
     body.on('end', () => {
-      signal.removeEventListener('abort', aborted);
+      signal?.removeEventListener('abort', aborted);
       resolve({
         status: response.statusCode ?? 0,
         statusText: response.statusMessage ?? '',

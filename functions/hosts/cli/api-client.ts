@@ -1,5 +1,6 @@
 import { NodeSha256 } from '../../adapters/node-sha256.ts';
 import * as z from '../../core/zod.ts';
+import { exchange, type HttpReply, ResponseTooLargeError } from '../../nodes/http-client.ts';
 
 /** An API answer other than 2xx, with the API's own error code and message when it sent one. */
 export class ApiCallError extends Error {
@@ -46,6 +47,9 @@ export const signerForApi = (baseUrl: string): Promise<RequestSigner | undefined
   return region === undefined ? Promise.resolve(undefined) : makeSigV4Signer(region);
 };
 
+/** The largest answer read (a long `runs --all` or `logs`); API Gateway's own limit is 10 MB. */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
 /** A client of the flowmend API: JSON in and out, API errors as ApiCallError, signed when the URL is API Gateway's. */
 export class ApiClient {
   private signer: Promise<RequestSigner | undefined> | undefined;
@@ -67,17 +71,17 @@ export class ApiClient {
     };
     const signer = await this.sign();
     if (signer) headers = await signer({ method, url, headers, ...(body === undefined ? {} : { body }) });
-    let response: Response;
+    // node:http, as the http node sends: fetch's undici would add its first load to every remote command.
+    let response: HttpReply;
     try {
-      response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }) });
+      response = await exchange(url, { method, headers, maxBytes: MAX_ANSWER_BYTES, ...(body === undefined ? {} : { body }) });
     } catch (error) {
-      throw new ApiCallError(
-        0,
-        'UNREACHABLE',
-        `cannot reach the flowmend API at ${this.baseUrl}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`,
-      );
+      if (error instanceof ResponseTooLargeError) {
+        throw new ApiCallError(0, 'BAD_RESPONSE', `the API at ${this.baseUrl} answered ${method} ${path} with more than ${error.limit} bytes`);
+      }
+      throw new ApiCallError(0, 'UNREACHABLE', `cannot reach the flowmend API at ${this.baseUrl}: ${(error as Error).message}`);
     }
-    const text = await response.text();
+    const { text } = response;
     if (response.status === 204) return undefined as T;
     let json: unknown;
     try {
@@ -85,7 +89,7 @@ export class ApiClient {
     } catch {
       throw new ApiCallError(response.status, 'BAD_RESPONSE', `the API at ${this.baseUrl} answered ${method} ${path} with ${response.status} and no JSON`);
     }
-    if (!response.ok) {
+    if (response.status < 200 || response.status > 299) {
       const error = ErrorBodySchema.safeParse(json);
       if (error.success) throw new ApiCallError(response.status, error.data.error.code, error.data.error.message, error.data.error.details);
       // API Gateway's own answers (403 from the IAM authorizer) are `{ "message": ... }`.

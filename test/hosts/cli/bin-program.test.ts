@@ -46,7 +46,7 @@ describe('the flowmend bin run as a program', () => {
     const online = program(['validate', hello, '--online']);
     expect(online.status).toBe(0);
     expect(online.stderr).toContain(CA_WARNING);
-    // fetch refuses port 9 (a blocked port), so each read on the API fails at once, after Node has started.
+    // Nothing listens on port 9 (discard) here, so each read on the API is refused at once, after Node has started.
     const api = 'http://127.0.0.1:9';
     for (const args of [
       ['status', 'no-such-run', '--api', api],
