@@ -35,6 +35,14 @@ describe('what each command loads', () => {
     expect(run.modules).not.toContain('fs/promises');
   });
 
+  it('a run without shell nodes loads no child process module, nor the network and stream modules it brings', () => {
+    const workflow = join(dir, 'transform-only.json');
+    writeFileSync(workflow, JSON.stringify({ nodes: [{ id: 'add', type: 'transform', params: { expression: '$ + 1', input: 1 } }], edges: [] }));
+    const run = loads(['run', workflow, '--state-dir', stateDir]);
+    expect(run.status).toBe(0);
+    for (const name of ['child_process', 'net']) expect(run.modules, name).not.toContain(name);
+  });
+
   it('validate loads no stream, network, crypto, child process or promise-based fs module', () => {
     const validated = loads(['validate', hello]);
     expect(validated.status).toBe(0);
