@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { RunStore } from '../../core/index.ts';
+import { exchange } from '../../nodes/http-client.ts';
 import { type ForwardSigner, makeApiForwarder } from './api-forwarder.ts';
 import { listenLocal, type RunningServer } from './http-server.ts';
 import { makeRunListRoute } from './run-list-route.ts';
@@ -28,9 +29,9 @@ export const findRunningViewer = async (port: number): Promise<string | undefine
   if (port === 0) return undefined;
   const origin = `http://127.0.0.1:${port}`;
   try {
-    const response = await fetch(`${origin}/ui/ping`, { signal: AbortSignal.timeout(3000) });
-    await response.body?.cancel();
-    return response.headers.get(VIEWER_HEADER) ? origin : undefined;
+    // node:http (the http node's client), not fetch: `open` would pay fetch's first load for one ping.
+    const response = await exchange(new URL(`${origin}/ui/ping`), { method: 'GET', headers: {}, signal: AbortSignal.timeout(3000), maxBytes: 64 * 1024 });
+    return response.headers[VIEWER_HEADER] ? origin : undefined;
   } catch {
     return undefined;
   }
