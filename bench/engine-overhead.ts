@@ -127,7 +127,7 @@ try {
   const emptyMs = median(Array.from({ length: 9 }, () => timedSpawn(['-e', '0'])));
   console.log(
     `start-up: flowmend validate examples/hello.json ${validateMs.toFixed(0)} ms (target < 150), flowmend run examples/hello.json ${runMs.toFixed(0)} ms (target < 400);` +
-      ` node -e 0 alone ${emptyMs.toFixed(0)} ms here${process.env.NODE_EXTRA_CA_CERTS ? ' (with NODE_EXTRA_CA_CERTS set, which the bin drops for validate)' : ''}`,
+      ` node -e 0 alone ${emptyMs.toFixed(0)} ms here${process.env.NODE_EXTRA_CA_CERTS ? ' (with NODE_EXTRA_CA_CERTS set, which the bin drops for validate and local reads)' : ''}`,
   );
 
   // Resume of a 100-node run that failed at its last node.
