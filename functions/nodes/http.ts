@@ -21,6 +21,9 @@ const failed = (code: string, message: string, details?: Record<string, unknown>
   durationMs,
 });
 
+/** The URL as written, less a `user:password@` part. */
+const withoutUserInfo = (text: string): string => text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1');
+
 const buildUrl = (params: HttpParams): URL | string => {
   let url: URL;
   try {
@@ -29,6 +32,10 @@ const buildUrl = (params: HttpParams): URL | string => {
     return `Invalid url "${params.url}": an absolute http(s) URL is needed`;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `Invalid url "${params.url}": only http and https are supported`;
+  // As fetch refused them: user:password in a URL would go out as Basic auth from a string that is logged and shown.
+  if (url.username !== '' || url.password !== '') {
+    return `Invalid url "${withoutUserInfo(params.url)}": a user or password in the URL is not sent; use auth_token, api_key or an Authorization header`;
+  }
   for (const [name, value] of Object.entries({ ...params.params, ...params.query })) {
     if (value === null) continue;
     for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(item));
@@ -81,7 +88,7 @@ export const makeHttpRunner = (options: HttpRunnerOptions = {}): NodeRunner<type
     const method = methodOf(params);
     if (!METHODS.has(method)) return failed('PARAMS_INVALID', `Unsupported method "${params.method}": use one of ${[...METHODS].join(', ')}`);
     const url = buildUrl(params);
-    if (typeof url === 'string') return failed('PARAMS_INVALID', url, { url: params.url });
+    if (typeof url === 'string') return failed('PARAMS_INVALID', url, { url: withoutUserInfo(params.url) });
     const request = buildRequest(params, method, context);
     if (request.body !== undefined && (method === 'GET' || method === 'HEAD')) {
       return failed('PARAMS_INVALID', `A ${method} request cannot have a body: set method to POST, or move the data to query`);

@@ -96,6 +96,17 @@ describe('http runner: redirects, as fetch follows them', () => {
   });
 });
 
+describe('http runner: URLs', () => {
+  it('refuses a user and password in the URL, as fetch did, without repeating them', async () => {
+    const before = home.requests.length;
+    const error = failure(await run({ url: `${home.url.replace('//', '//ada:s3cret@')}/echo` }));
+    expect(error).toMatchObject({ code: 'PARAMS_INVALID', details: { url: `${home.url}/echo` } });
+    expect(error.message).toContain('use auth_token, api_key or an Authorization header');
+    expect(JSON.stringify(error)).not.toContain('s3cret');
+    expect(home.requests.length).toBe(before);
+  });
+});
+
 describe('http runner: bodies', () => {
   const payload = { items: Array.from({ length: 50 }, (_, i) => ({ i, name: `item ${i}` })) };
 
