@@ -8,18 +8,12 @@ import { TransientError } from '../../functions/core/errors.ts';
 import type { RunContext, RunnerResult } from '../../functions/core/node-type.ts';
 import { httpRunner, makeHttpRunner } from '../../functions/nodes/http.ts';
 import { type HttpTestServer, startHttpTestServer } from '../support/http-test-server.ts';
-import { runWithParams } from '../support/run-with-params.ts';
+import { failureOf, okOutputs, runWithParams } from '../support/run-with-params.ts';
 
 const context: RunContext = { runId: 'run_http_t', nodeId: 'call', seq: 1, cacheKey: 'k' };
 const run = (params: Record<string, unknown>, ctx: RunContext = context, runner = httpRunner): Promise<RunnerResult> => runWithParams(runner, params, ctx);
-const ok = (result: RunnerResult) => {
-  if (result.kind !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(result.error)}`);
-  return result.outputs;
-};
-const failure = (result: RunnerResult) => {
-  if (result.kind !== 'failed') throw new Error(`expected failed, got ${JSON.stringify(result.outputs)}`);
-  return result.error;
-};
+const ok = okOutputs;
+const failure = failureOf;
 
 let home: HttpTestServer;
 let elsewhere: HttpTestServer;

@@ -4,7 +4,7 @@ import { TransientError } from '../../functions/core/errors.ts';
 import type { RunContext, RunnerResult } from '../../functions/core/node-type.ts';
 import { httpRunner, idempotencyKey } from '../../functions/nodes/http.ts';
 import { type HttpTestServer, startHttpTestServer } from '../support/http-test-server.ts';
-import { runWithParams } from '../support/run-with-params.ts';
+import { failureOf, okOutputs, runWithParams } from '../support/run-with-params.ts';
 
 let server: HttpTestServer;
 const context: RunContext = { runId: 'run_http_1', nodeId: 'call', seq: 1, cacheKey: 'c0ffee' };
@@ -15,14 +15,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const run = (params: Record<string, unknown>, ctx: RunContext = context): Promise<RunnerResult> => runWithParams(httpRunner, params, ctx);
-const ok = (result: RunnerResult) => {
-  if (result.kind !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(result.error)}`);
-  return result.outputs;
-};
-const failure = (result: RunnerResult) => {
-  if (result.kind !== 'failed') throw new Error(`expected failed, got ${JSON.stringify(result.outputs)}`);
-  return result.error;
-};
+const ok = okOutputs;
+const failure = failureOf;
 const lastRequest = () => {
   const request = server.requests.at(-1);
   if (!request) throw new Error('no request recorded');

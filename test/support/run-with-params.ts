@@ -16,3 +16,15 @@ export const runWithParams = async (runner: NodeRunner, params: Record<string, u
     node: { id: context.nodeId, type: runner.type, params, cacheKey: context.cacheKey, timeoutS: runner.timeoutS(params) },
   });
 };
+
+/** The outputs of a result that must be ok; throws with the error otherwise. */
+export const okOutputs = (result: RunnerResult): Record<string, unknown> => {
+  if (result.kind !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(result.error)}`);
+  return result.outputs;
+};
+
+/** The error of a result that must have failed; throws with the outputs otherwise. */
+export const failureOf = (result: RunnerResult) => {
+  if (result.kind !== 'failed') throw new Error(`expected failed, got ${JSON.stringify(result.outputs)}`);
+  return result.error;
+};
