@@ -2,10 +2,11 @@
 // fresh process here, node:child_process ~10 ms (with net and streams) and node:fs/promises ~2 ms (with
 // its readline and watcher modules), and `status`, `runs`, `logs` and `cancel` reach modules that import
 // them (blob refs, ids, cache keys, the blob files) without calling them, as does a run of a workflow
-// without shell nodes (every run loads every runner). The sources keep their plain imports (core may import node:crypto and nothing that
-// loads modules); in the bundle, each import from functions/ gets functions that require the module when
-// first called. A name not listed here fails the build ("No matching export"): add it. A namespace or
-// default import would see only the listed names, so the build refuses one.
+// without shell nodes (every run loads every runner). The sources keep their plain imports (core may
+// import node:crypto and nothing that loads modules); in the bundle, each import from functions/ gets
+// functions that require the module when first called. A name not listed here fails the build ("No
+// matching export"): add it. A namespace or default import would see only the listed names, so the
+// build refuses one.
 import { readFileSync } from 'node:fs';
 
 const LAZY = {

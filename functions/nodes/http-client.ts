@@ -2,12 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 
 /**
- * The http node's client (and the remote CLI's), on node:http and node:https. `fetch` would do the same work, but Node 20 loads
- * its undici (with an HTTP/2 client and web streams) at the first call: 61-76 ms of a fresh process here,
- * against 15-20 ms for node:http, and a CLI run pays it once per http workflow. What fetch did for the node
- * is kept: redirects are followed as fetch follows them (at most 20; 303, and 301/302 after a POST, go on
- * as a GET without the body; credentials stay on the same origin), a gzip, deflate or br body is decoded,
- * and the signal aborts the exchange wherever it is.
+ * The http node's client, also the remote CLI's and the viewer's ping, on node:http and node:https.
+ * `fetch` would do the same work, but Node 20 loads its undici (with an HTTP/2 client and web streams) at
+ * the first call: 61-76 ms of a fresh process here, against 15-20 ms for node:http, and a CLI run paid it
+ * once per http workflow. What fetch did for the node is kept: redirects are followed as fetch follows
+ * them (at most 20; 303, and 301/302 after a POST, go on as a GET without the body; credentials stay on
+ * the same origin), a gzip, deflate or br body is decoded, and the signal aborts the exchange wherever
+ * it is.
  */
 
 export interface HttpExchange {
