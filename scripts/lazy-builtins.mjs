@@ -1,5 +1,5 @@
 // Built-in modules that the CLI bundle loads at their first call. Loading node:crypto takes 6-10 ms of a
-// fresh process here, node:child_process ~10 ms (with net and streams) and node:fs/promises ~2 ms (with
+// fresh process here, node:child_process ~4 ms (with net and streams) and node:fs/promises ~2 ms (with
 // its readline and watcher modules), and `status`, `runs`, `logs` and `cancel` reach modules that import
 // them (blob refs, ids, cache keys, the blob files) without calling them, as does a run of a workflow
 // without shell nodes (every run loads every runner). The sources keep their plain imports (core may
