@@ -187,7 +187,7 @@ async function main(): Promise<void> {
     '$/1k Express',
   ];
   const usd = (x: number) => (x * 1000).toFixed(4);
-  const table = rows.map(([name, n, c, indexUnits]) => {
+  const table = rows.map(([name, n, c]) => {
     const cost = priceRun(c);
     return [
       name,

@@ -124,7 +124,7 @@ describe('secrets never reach an output channel or the store', () => {
     (failing.nodes[0] as { params: Record<string, unknown> }).params.command = 'test -f "$MARK" && test "${token}" = "$EXPECTED"';
     (failing.nodes[0] as { params: Record<string, unknown> }).params.env = { EXPECTED: TOKEN, MARK: join(sandbox.dir, 'go') };
     const wf = writeWorkflow(sandbox.dir, 'secret-resume', { ...failing, outputs: {} });
-    const first = await cli(['run', wf, 'token=' + TOKEN, '--no-repair', '--output-format', 'json']);
+    const first = await cli(['run', wf, `token=${TOKEN}`, '--no-repair', '--output-format', 'json']);
     expect(first.code).toBe(1);
     const runId = (JSON.parse(first.stdout) as { run_id: string }).run_id;
 

@@ -94,7 +94,7 @@ export class ApiClient {
       if (error.success) throw new ApiCallError(response.status, error.data.error.code, error.data.error.message, error.data.error.details);
       // API Gateway's own answers (403 from the IAM authorizer) are `{ "message": ... }`.
       const message = (json as { message?: unknown } | null)?.message;
-      throw new ApiCallError(response.status, 'HTTP_' + response.status, typeof message === 'string' ? message : `HTTP ${response.status}`);
+      throw new ApiCallError(response.status, `HTTP_${response.status}`, typeof message === 'string' ? message : `HTTP ${response.status}`);
     }
     return json as T;
   }

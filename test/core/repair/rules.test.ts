@@ -92,7 +92,8 @@ describe('applyRules before the run (static issues)', () => {
     const workflow = twoShells('echo ${a.stdot}');
     const fix = applyRules(context(workflow, staticFailure(workflow)));
     expect(fix?.ir.nodes[1]?.params.command).toBe('echo ${a.stdout}');
-    expect(validateWorkflow(fix!.ir, builtinCatalog).filter((i) => i.severity === 'error')).toEqual([]);
+    if (!fix) throw new Error('the rules found no fix');
+    expect(validateWorkflow(fix.ir, builtinCatalog).filter((i) => i.severity === 'error')).toEqual([]);
   });
 
   it('fixes a param name, an edge end, a node type and an output source in one pass', () => {

@@ -85,7 +85,9 @@ describe('makeRepairHandler', () => {
     makeRepairHandler({ store, catalog: builtinCatalog, ...(llm ? { llm } : {}), model: 'claude-haiku-4-5', now: () => NOW + 5 });
 
   it('fixes a template typo with the rules alone: no LLM call, one new IR version with a diff', async () => {
-    const ir = wf({ ...workflow, nodes: [workflow.nodes[0]!, { id: 'b', type: 'shell', params: { command: 'echo ${a.stdot}' } }] });
+    const [first] = workflow.nodes;
+    if (!first) throw new Error('the fixture has no first node');
+    const ir = wf({ ...workflow, nodes: [first, { id: 'b', type: 'shell', params: { command: 'echo ${a.stdot}' } }] });
     await setUp(
       ir,
       {
