@@ -1,4 +1,5 @@
 import type { NodeCatalog, RegistryStore, RunLauncher, RunStore, Schedule } from '../../core/index.ts';
+import type { StoreChanges } from '../local/store-changes.ts';
 
 /** Mirrors the registry's schedules into something that fires them (EventBridge Scheduler on AWS). */
 export interface ScheduleSync {
@@ -23,6 +24,8 @@ export interface ApiDeps {
   workspace?: string;
   /** How often a long-poll re-reads the store, ms. */
   pollIntervalMs?: number;
+  /** `serve`: this process's own writes, which wake a long-poll before its next read (none on AWS: the API's Lambda polls). */
+  changes?: StoreChanges;
 }
 
 /** 1 MiB: a workflow is a few KiB; API Gateway would cut at 10 MB and Lambda at 6 MB anyway. */

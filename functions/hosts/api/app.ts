@@ -25,7 +25,14 @@ export const makeApiApp = (deps: ApiDeps, options: { guard?: MiddlewareHandler }
   );
   app.route('/runs', makeRunRoutes(deps));
   // The run viewer's data (GET /runs/{id}/view): on both hosts, so the page works against a deployed stack too.
-  app.route('/', makeRunViewRoute({ store: deps.store, ...(deps.pollIntervalMs === undefined ? {} : { pollMs: deps.pollIntervalMs }) }));
+  app.route(
+    '/',
+    makeRunViewRoute({
+      store: deps.store,
+      ...(deps.pollIntervalMs === undefined ? {} : { pollMs: deps.pollIntervalMs }),
+      ...(deps.changes ? { changes: deps.changes } : {}),
+    }),
+  );
   app.route('/workflows', makeWorkflowRoutes(deps));
   app.notFound((c) => sendError(c, new ApiError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}; see the README's API section`)));
   app.onError((error, c) => {

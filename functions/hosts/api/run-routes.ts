@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { ListedRun } from '../../core/index.ts';
 import { listRunTree, loadRunReport, ProgressCursorSchema, readProgress } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
+import { watchRun } from '../local/store-changes.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { invalidRequest, notFound } from './api-error.ts';
 import {
@@ -38,8 +39,6 @@ const summaryOf = ({ run: r, children, parentRunId }: ListedRun) => ({
   children,
   ...(parentRunId ? { parent_run_id: parentRunId } : {}),
 });
-
-const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** `/runs`: start, list, inspect, follow, resume and cancel runs. */
 export const makeRunRoutes = (deps: ApiDeps): Hono => {
@@ -102,13 +101,19 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
     }
     const deadline = deps.now() + query.wait * 1000;
     for (;;) {
-      const page = await readProgress(deps.store, id, after, query.limit);
-      if (!page) throw notFound(`run '${id}'`);
-      // Long-poll: a running run with nothing new yet is read again until something comes or `wait` runs out.
-      if (page.events.length > 0 || page.status !== 'running' || deps.now() >= deadline) {
-        return c.json({ run_id: id, status: page.status, events: page.events, cursor: page.cursor, more: page.more });
+      // Watched before the read, so that a write during it is not missed (serve wakes the wait at the run's next write).
+      const watch = watchRun(deps.changes, id);
+      try {
+        const page = await readProgress(deps.store, id, after, query.limit);
+        if (!page) throw notFound(`run '${id}'`);
+        // Long-poll: a running run with nothing new yet is read again until something comes, `wait` runs out or the client leaves.
+        if (page.events.length > 0 || page.status !== 'running' || deps.now() >= deadline || c.req.raw.signal.aborted) {
+          return c.json({ run_id: id, status: page.status, events: page.events, cursor: page.cursor, more: page.more });
+        }
+        await watch.wait(Math.min(deps.pollIntervalMs ?? 100, deadline - deps.now()), c.req.raw.signal);
+      } finally {
+        watch.close();
       }
-      await pause(deps.pollIntervalMs ?? 100);
     }
   });
 

@@ -13,6 +13,7 @@ import { ScheduleRunner } from '../api/schedule-runner.ts';
 import { FileDefinitionMemo } from '../local/definition-memo.ts';
 import { isLocalOwnerAlive, LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { LocalRunLauncher, SERVE_OWNER_PREFIX } from '../local/local-launcher.ts';
+import { StoreChanges } from '../local/store-changes.ts';
 import { untilSignal } from '../viewer/until-signal.ts';
 import { makeViewerPageRoutes } from '../viewer/viewer-routes.ts';
 import { openCliStore } from './cli-store.ts';
@@ -26,6 +27,8 @@ export interface ServeOptions {
   /** Where file nodes of the runs it starts read and write (an existing directory). */
   workspace: string;
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
+  /** How often a long-poll reads a run written by another process (this process's own writes wake it at once); 100 ms by default. */
+  pollIntervalMs?: number;
   log: (line: string) => void;
   /** Told the server's origin once it listens (the CLI prints the viewer's URL). */
   onListening?: (origin: string) => void;
@@ -66,7 +69,19 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   const { store, blobs, close } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
   const registryDb = openRegistryDatabase(stateDir);
   // Validated as Step Functions validates it, once per definition and state dir.
-  const host = new LocalHost({ validatedDefinitions: FileDefinitionMemo.inStateDir(stateDir), ...options.hostOptions, store, blobs });
+  // Every write of the runs this process drives (and of the API's own: a cancel) wakes the long-polls waiting on that run.
+  const changes = new StoreChanges();
+  const onWrite = options.hostOptions?.onWrite;
+  const host = new LocalHost({
+    validatedDefinitions: FileDefinitionMemo.inStateDir(stateDir),
+    ...options.hostOptions,
+    store,
+    blobs,
+    onWrite: (write) => {
+      onWrite?.(write);
+      changes.noteWrite(write);
+    },
+  });
   const launcher = new LocalRunLauncher(host, options.log);
   const deps: ApiDeps = {
     // The local host's own catalog: the file family too, which only a host with a workspace runs.
@@ -76,6 +91,8 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     catalog: host.catalog,
     now: Date.now,
     workspace: options.workspace,
+    changes,
+    ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
     logError: (error) => options.log(`internal error: ${(error as Error).stack ?? String(error)}`),
   };
   const app = makeApiApp(deps, { guard: localOriginGuard({ loopback: isLoopbackAddress(options.host) }) });

@@ -2,11 +2,14 @@ import { Hono } from 'hono';
 import type { RunStore } from '../../core/index.ts';
 import { changeOf, loadRunView, RunIdSchema } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
+import { type StoreChanges, watchRun } from '../local/store-changes.ts';
 
 export interface RunViewDeps {
   store: RunStore;
   /** How often a long-poll reads the run item while it waits (ms). */
   pollMs?: number;
+  /** `serve`: this process's own writes, which wake a long-poll before its next read. */
+  changes?: StoreChanges;
 }
 
 const MAX_WAIT_S = 25;
@@ -40,9 +43,14 @@ export const makeRunViewRoute = (deps: RunViewDeps): Hono => {
       // Wait on the run item alone (one small read per poll) until it moves on, the client leaves, or time is up.
       const until = Date.now() + waitS * 1000;
       for (;;) {
-        const run = await deps.store.getRun(id.data);
-        if (!run || changeOf(run) !== after || Date.now() >= until || c.req.raw.signal.aborted) break;
-        await new Promise((resolve) => setTimeout(resolve, pollMs));
+        const watch = watchRun(deps.changes, id.data);
+        try {
+          const run = await deps.store.getRun(id.data);
+          if (!run || changeOf(run) !== after || Date.now() >= until || c.req.raw.signal.aborted) break;
+          await watch.wait(Math.min(pollMs, until - Date.now()), c.req.raw.signal);
+        } finally {
+          watch.close();
+        }
       }
     }
     const view = await loadRunView(deps.store, id.data);
