@@ -58,8 +58,19 @@ if (built !== undefined && (installed || built >= newestSource())) {
   // main sets the exit code; a rejection (a bug) ends the process as an unhandled one would.
   main(argv);
 } else {
-  import('tsx/esm/api').then(({ register }) => {
-    register();
-    return import(require('node:url').pathToFileURL(`${__dirname}/flowmend.ts`).href);
-  });
+  import('tsx/esm/api').then(
+    ({ register }) => {
+      register();
+      return import(require('node:url').pathToFileURL(`${__dirname}/flowmend.ts`).href);
+    },
+    // No bundle and no tsx: a checkout whose dependencies were never installed (or an install without the dev
+    // ones that failed to build). Said plainly, in the output format asked for, instead of Node's stack.
+    () => {
+      const message = `not built (no dist/ here), and tsx (a dev dependency) is not installed to run it from source: run \`npm ci\` in ${root}`;
+      const json = argv.some((arg, i) => arg === '--output-format=json' || (arg === '--output-format' && argv[i + 1] === 'json'));
+      if (json) process.stdout.write(`${JSON.stringify({ success: false, status: 'failed', error: message }, null, 2)}\n`);
+      else process.stderr.write(`flowmend: ${message}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -2,7 +2,7 @@
 // its second line and execs Node on it. Node 20 reads NODE_EXTRA_CA_CERTS before any JavaScript runs, and
 // warns on stderr when the file cannot be read: the warning shows which commands kept the variable.
 import { spawnSync } from 'node:child_process';
-import { symlinkSync } from 'node:fs';
+import { cpSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir, REPO } from '../../support/cli-process.ts';
@@ -67,5 +67,19 @@ describe('the flowmend bin run as a program', () => {
     const validated = program(['validate', hello], link);
     expect(validated.stdout).toContain('is valid');
     expect(validated.status).toBe(0);
+  });
+
+  it('says what to do, without a stack trace, in a checkout that was never built nor installed', () => {
+    // A copy of bin/ alone: no dist/, and no node_modules above it to find tsx in.
+    const bare = join(dir, 'bare', 'bin');
+    cpSync(join(REPO, 'bin'), bare, { recursive: true });
+    const text = program(['validate', hello], join(bare, 'flowmend.cjs'));
+    expect(text.stderr).toContain('flowmend: not built (no dist/ here), and tsx (a dev dependency) is not installed');
+    expect(text.stderr).toContain('run `npm ci` in');
+    expect(text.stderr).not.toMatch(/\n\s+at /);
+    expect(text.status).toBe(1);
+    const json = program(['run', hello, '--output-format', 'json'], join(bare, 'flowmend.cjs'));
+    expect(JSON.parse(json.stdout)).toMatchObject({ success: false, status: 'failed', error: expect.stringContaining('npm ci') });
+    expect(json.status).toBe(1);
   });
 });
