@@ -1,3 +1,4 @@
+import { commitAdvance } from './advance-commit.ts';
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { cryptoIds, type Ids } from './ids.ts';
 import type { Workflow } from './ir.ts';
@@ -122,17 +123,16 @@ export const claimRun = async (store: RunStore, runId: string, options: ClaimOpt
   delete run.outputs;
   const key = String(run.eventSeq).padStart(8, '0');
   run.eventSeq += 1;
-  await store.appendEvents([
-    {
-      runId,
-      key,
-      at: options.now,
-      type: 'run_resumed',
-      message: `resumed from ${resumedFrom}${options.patch ? ` with workflow version ${options.patch.version}` : ''}`,
-    },
-  ]);
+  const event = {
+    runId,
+    key,
+    at: options.now,
+    type: 'run_resumed' as const,
+    message: `resumed from ${resumedFrom}${options.patch ? ` with workflow version ${options.patch.version}` : ''}`,
+  };
   try {
-    await store.putRun(run, previousOwner === undefined ? { seq: run.seq } : { ownerId: previousOwner });
+    // One transaction where the store has them (SQLite: one fsync, and a resumer that lost the race writes nothing).
+    await commitAdvance(store, { events: [event], records: [], run, condition: previousOwner === undefined ? { seq: run.seq } : { ownerId: previousOwner } });
   } catch (error) {
     if (!(error instanceof StaleRunError)) throw error;
     throw new RunBusyError(`run ${runId} was resumed by another process at the same moment; see \`flowmend status ${runId}\``, { cause: error });

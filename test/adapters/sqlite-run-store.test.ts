@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, openSqlite } from '../../functions/adapters/sqlite-database.ts';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import { ConfigurationError, StaleRunError, StoreError } from '../../functions/core/errors.ts';
+import { claimRun } from '../../functions/core/run-lifecycle.ts';
 import type { RunItem } from '../../functions/core/run-model.ts';
 import { aNodeRecord, aRun } from '../support/builders.ts';
 
@@ -88,6 +89,21 @@ describe('SqliteRunStore: durability and atomicity', () => {
     ).rejects.toBeInstanceOf(StaleRunError);
     expect(await store.listRecords(run.runId)).toEqual([]);
     expect(await store.listEvents(run.runId)).toEqual([]);
+    store.close();
+  });
+
+  it('claims a run in one transaction: of two resumers at once, the one that lost writes nothing', async () => {
+    const store = SqliteRunStore.open(newDir());
+    const run = { ...makeRun('claimed_run'), status: 'failed' as const, owner: { id: 'gone', since: 1 } };
+    await store.putRun(run, { notExists: true });
+    const claim = (id: string, now: number) => claimRun(store, run.runId, { owner: { id, since: now }, now, isAlive: async () => false });
+    const outcomes = await Promise.allSettled([claim('first', 1000), claim('second', 2000)]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const winner = outcomes.findIndex((o) => o.status === 'fulfilled');
+    expect((await store.getRun(run.runId))?.owner?.id).toBe(['first', 'second'][winner]);
+    // Its resume event alone, not the loser's (the two share the event's key).
+    const events = await store.listEvents(run.runId);
+    expect(events.map((e) => [e.type, e.at])).toEqual([['run_resumed', [1000, 2000][winner]]]);
     store.close();
   });
 
