@@ -1,5 +1,5 @@
 import type { NodeCatalog, RegistryStore, RunLauncher, RunStore, Schedule } from '../../core/index.ts';
-import type { StoreChanges } from '../local/store-changes.ts';
+import type { StoreChanges } from './long-poll.ts';
 
 /** Mirrors the registry's schedules into something that fires them (EventBridge Scheduler on AWS). */
 export interface ScheduleSync {

@@ -2,7 +2,6 @@ import { Hono } from 'hono';
 import type { ListedRun } from '../../core/index.ts';
 import { listRunTree, loadRunReport, ProgressCursorSchema, readProgress } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
-import { watchRun } from '../local/store-changes.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { invalidRequest, notFound } from './api-error.ts';
 import {
@@ -15,6 +14,7 @@ import {
   RunsCursorSchema,
   StartRunBodySchema,
 } from './api-schemas.ts';
+import { watchRun } from './long-poll.ts';
 import { readBody, readParams, readQuery } from './request-parsing.ts';
 import { cancelRunAndStop, resumeRun, startRun } from './run-operations.ts';
 

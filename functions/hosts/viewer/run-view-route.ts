@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { RunStore } from '../../core/index.ts';
 import { changeOf, loadRunView, RunIdSchema } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
-import { type StoreChanges, watchRun } from '../local/store-changes.ts';
+import { type StoreChanges, watchRun } from '../api/long-poll.ts';
 
 export interface RunViewDeps {
   store: RunStore;

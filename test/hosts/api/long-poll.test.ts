@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoreWrite } from '../../../functions/adapters/observed-run-store.ts';
 import type { NodeRecord, RunEvent, RunItem } from '../../../functions/core/index.ts';
-import { StoreChanges, watchRun } from '../../../functions/hosts/local/store-changes.ts';
+import { StoreChanges, watchRun } from '../../../functions/hosts/api/long-poll.ts';
 
 // Only the run ids matter to StoreChanges.
 const runWrite = (runId: string): StoreWrite => ({ kind: 'run', run: { runId } as RunItem });
