@@ -84,3 +84,30 @@ const pollOnly: RunWatch = {
 
 /** A long-poll's watch of `runId`: woken by `changes` when this process has them (serve), else a plain wait. */
 export const watchRun = (changes: StoreChanges | undefined, runId: string): RunWatch => changes?.watch(runId) ?? pollOnly;
+
+export interface LongPoll {
+  changes?: StoreChanges | undefined;
+  pollMs: number;
+  /** When to stop waiting (ms on `now`'s clock). */
+  until: number;
+  now: () => number;
+  signal: AbortSignal;
+}
+
+/**
+ * Reads `runId` until `done` says the read is worth answering, `until` passes or the client leaves; between
+ * reads it waits for the run's next write in this process (serve) or `pollMs`. The watch is taken before
+ * each read, so a write during the read is not missed. Returns the last read.
+ */
+export const pollRun = async <T>(runId: string, poll: LongPoll, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> => {
+  for (;;) {
+    const watch = watchRun(poll.changes, runId);
+    try {
+      const value = await read();
+      if (done(value) || poll.now() >= poll.until || poll.signal.aborted) return value;
+      await watch.wait(Math.min(poll.pollMs, poll.until - poll.now()), poll.signal);
+    } finally {
+      watch.close();
+    }
+  }
+};

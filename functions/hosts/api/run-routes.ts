@@ -14,7 +14,7 @@ import {
   RunsCursorSchema,
   StartRunBodySchema,
 } from './api-schemas.ts';
-import { watchRun } from './long-poll.ts';
+import { pollRun } from './long-poll.ts';
 import { readBody, readParams, readQuery } from './request-parsing.ts';
 import { cancelRunAndStop, resumeRun, startRun } from './run-operations.ts';
 
@@ -99,22 +99,15 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
       if (!cursor.success) throw invalidRequest('query', cursor.error);
       after = cursor.data.after;
     }
-    const deadline = deps.now() + query.wait * 1000;
-    for (;;) {
-      // Watched before the read, so that a write during it is not missed (serve wakes the wait at the run's next write).
-      const watch = watchRun(deps.changes, id);
-      try {
-        const page = await readProgress(deps.store, id, after, query.limit);
-        if (!page) throw notFound(`run '${id}'`);
-        // Long-poll: a running run with nothing new yet is read again until something comes, `wait` runs out or the client leaves.
-        if (page.events.length > 0 || page.status !== 'running' || deps.now() >= deadline || c.req.raw.signal.aborted) {
-          return c.json({ run_id: id, status: page.status, events: page.events, cursor: page.cursor, more: page.more });
-        }
-        await watch.wait(Math.min(deps.pollIntervalMs ?? 100, deadline - deps.now()), c.req.raw.signal);
-      } finally {
-        watch.close();
-      }
-    }
+    // Long-poll: a running run with nothing new yet is read again until something comes, `wait` runs out or the client leaves.
+    const page = await pollRun(
+      id,
+      { changes: deps.changes, pollMs: deps.pollIntervalMs ?? 100, until: deps.now() + query.wait * 1000, now: deps.now, signal: c.req.raw.signal },
+      () => readProgress(deps.store, id, after, query.limit),
+      (read) => !read || read.events.length > 0 || read.status !== 'running',
+    );
+    if (!page) throw notFound(`run '${id}'`);
+    return c.json({ run_id: id, status: page.status, events: page.events, cursor: page.cursor, more: page.more });
   });
 
   app.post('/:id/resume', async (c) => {

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { RunStore } from '../../core/index.ts';
 import { changeOf, loadRunView, RunIdSchema } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
-import { type StoreChanges, watchRun } from '../api/long-poll.ts';
+import { pollRun, type StoreChanges } from '../api/long-poll.ts';
 
 export interface RunViewDeps {
   store: RunStore;
@@ -41,17 +41,12 @@ export const makeRunViewRoute = (deps: RunViewDeps): Hono => {
     const { after, wait_s: waitS } = query.data;
     if (after !== undefined) {
       // Wait on the run item alone (one small read per poll) until it moves on, the client leaves, or time is up.
-      const until = Date.now() + waitS * 1000;
-      for (;;) {
-        const watch = watchRun(deps.changes, id.data);
-        try {
-          const run = await deps.store.getRun(id.data);
-          if (!run || changeOf(run) !== after || Date.now() >= until || c.req.raw.signal.aborted) break;
-          await watch.wait(Math.min(pollMs, until - Date.now()), c.req.raw.signal);
-        } finally {
-          watch.close();
-        }
-      }
+      await pollRun(
+        id.data,
+        { changes: deps.changes, pollMs, until: Date.now() + waitS * 1000, now: Date.now, signal: c.req.raw.signal },
+        () => deps.store.getRun(id.data),
+        (run) => !run || changeOf(run) !== after,
+      );
     }
     const view = await loadRunView(deps.store, id.data);
     if (!view) return c.json(apiError('RUN_NOT_FOUND', `no run '${id.data}'`), 404);
