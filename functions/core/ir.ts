@@ -70,6 +70,8 @@ export const NodeSchema = builtOnFirstUse(() =>
     side_effects: z.optional(z.boolean()),
     /** Run the node once per item (pflow's batch); see batch/batch-config.ts. */
     batch: z.optional(BatchConfigSchema),
+    /** pflow's gate: before the node runs, the run waits for a person to approve its resolved params (DESIGN 7b). */
+    approval: z.optional(z.enum(['required'], { error: 'The only supported value is "approval": "required"' })),
   }),
 );
 export type WorkflowNode = z.infer<typeof NodeSchema>;

@@ -80,7 +80,7 @@ describe('parseWorkflow', () => {
         {
           path: 'nodes[0].parameters',
           code: 'UNKNOWN_KEY',
-          hint: expect.stringMatching(/^Did you mean 'params'\? Valid keys: id, type, purpose, params, side_effects, batch$/),
+          hint: expect.stringMatching(/^Did you mean 'params'\? Valid keys: id, type, purpose, params, side_effects, batch, approval$/),
         },
       ],
     ],
@@ -529,5 +529,16 @@ describe("batch (pflow's batch on a node)", () => {
     expect(issues).toEqual([
       expect.objectContaining({ path: 'nodes[0].batch', code: 'BATCH_UNSUPPORTED', message: expect.stringContaining("Node 'w' (workflow)") }),
     ]);
+  });
+
+  it("reads pflow's `approval: required` on a node, refuses any other value, and refuses a gate on a batch node", () => {
+    const wrong = parseWorkflow({ nodes: [{ id: 'a', type: 'shell', approval: 'yes', params: { command: 'true' } }] });
+    expect(wrong.ok).toBe(false);
+    if (!wrong.ok) expect(wrong.issues).toEqual([expect.objectContaining({ path: 'nodes[0].approval', hint: 'Valid values: required' })]);
+    const batched = parseWorkflow({ nodes: [{ id: 'a', type: 'shell', approval: 'required', batch: { items: [1] }, params: { command: 'true' } }] });
+    if (!batched.ok) throw new Error('does not parse');
+    expect(batched.workflow.nodes[0]?.approval).toBe('required');
+    const issues = validateWorkflow(batched.workflow, builtinCatalog).filter((i) => i.severity === 'error');
+    expect(issues).toEqual([expect.objectContaining({ path: 'nodes[0].approval', code: 'APPROVAL_ON_BATCH' })]);
   });
 });
