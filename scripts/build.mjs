@@ -55,7 +55,7 @@ const cliOptions = {
   target: 'node20',
   // Resolved from node_modules at run time: native (better-sqlite3); large and loaded only by the commands
   // that use them (the AWS SDK, the Anthropic SDK; hono, croner, the MCP SDK and ajv for `serve`, MCP nodes
-  // and `validate --online`), which keeps the file every command reads and its caches ~40% smaller.
+  // and `validate --online`; yaml for a .pflow.md), which keeps the file every command reads and its caches ~40% smaller.
   // esbuild stays external: the run viewer falls back to building its page in memory only when dist/viewer is missing.
   external: [
     'better-sqlite3',
@@ -71,6 +71,8 @@ const cliOptions = {
     '@modelcontextprotocol/sdk/*',
     'ajv',
     'ajv-formats',
+    // pflow's .pflow.md parser's YAML: required only when a markdown workflow is read.
+    'yaml',
   ],
   // `import()` of a package left external becomes a require: a script compiled by vm.Script has no ES module
   // loader to call (importModuleDynamically does not survive a code cache on Node 20: "A dynamic import callback

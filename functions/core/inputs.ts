@@ -7,7 +7,7 @@ export interface InputProblem {
   message: string;
 }
 
-const TYPE_NAMES: Record<InputType, 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array'> = {
+const TYPE_NAMES: Record<InputType, 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | 'any'> = {
   string: 'string',
   str: 'string',
   number: 'number',
@@ -20,6 +20,7 @@ const TYPE_NAMES: Record<InputType, 'string' | 'number' | 'integer' | 'boolean' 
   dict: 'object',
   array: 'array',
   list: 'array',
+  any: 'any',
 };
 
 const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
@@ -36,6 +37,8 @@ const coerce = (value: unknown, type: InputType | undefined): { ok: true; value:
   const want = TYPE_NAMES[type];
   const text = typeof value === 'string' ? value.trim() : undefined;
   switch (want) {
+    case 'any':
+      return { ok: true, value };
     case 'string':
       return { ok: true, value: typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value) };
     case 'number':

@@ -1,12 +1,13 @@
 import { BatchConfigSchema } from './batch/batch-config.ts';
 import { builtOnFirstUse } from './lazy-schema.ts';
 import { McpServersSchema } from './mcp-servers.ts';
+import { LoopConfigSchema, PromptCacheSchema, RetryConfigSchema } from './node-config.ts';
 import { SECRET_SOURCE_HINT, SECRET_SOURCE_PATTERN } from './secret-source.ts';
 import * as z from './zod.ts';
 
-/** Declared input types, pflow's spelling variants included so pflow workflows parse unchanged. */
+/** Declared input types: pflow's current ones (`integer`, `any`) and its older spelling variants, so pflow workflows parse unchanged. */
 export const InputTypeSchema = builtOnFirstUse(() =>
-  z.enum(['string', 'number', 'boolean', 'object', 'array', 'str', 'int', 'integer', 'float', 'bool', 'dict', 'list']),
+  z.enum(['string', 'number', 'integer', 'boolean', 'object', 'array', 'any', 'str', 'int', 'float', 'bool', 'dict', 'list']),
 );
 export type InputType = z.infer<typeof InputTypeSchema>;
 
@@ -36,11 +37,15 @@ export const OutputSpecSchema = builtOnFirstUse(() =>
     type: z.optional(InputTypeSchema),
     /** Without it (pflow's legacy form) the output is the key of that name from the last node that wrote it. */
     source: z.optional(z.string({ error: 'an output\'s "source" is a template, e.g. "${node.stdout}"' })),
+    /** pflow's: this output is what `run` prints on stdout (at most one output says so). */
+    stdout: z.optional(z.boolean()),
   }),
 );
 export type OutputSpec = z.infer<typeof OutputSpecSchema>;
 
 export const NODE_ID_PATTERN = /^[a-zA-Z_][\w-]*$/;
+/** Ids pflow reserves: `next: end` ends a run, so no node may be called that. */
+export const RESERVED_NODE_IDS: ReadonlySet<string> = new Set(['end', '__end__']);
 
 /**
  * Names of `Object.prototype` members (`__proto__`, `constructor`, `toString`...). Node ids, input and
@@ -56,6 +61,9 @@ export const NodeIdSchema = builtOnFirstUse(() =>
   z.string().check(
     z.regex(NODE_ID_PATTERN, 'a node id starts with a letter or _ and holds letters, digits, _ or - (so templates can name it)'),
     z.refine((id) => !isReservedName(id), { error: (issue) => reservedNameMessage('node id', String(issue.input)) }),
+    z.refine((id) => !RESERVED_NODE_IDS.has(id), {
+      error: (issue) => `node id '${String(issue.input)}' is reserved: "next: end" ends a run; choose another id`,
+    }),
   ),
 );
 export type NodeId = z.infer<typeof NodeIdSchema>;
@@ -72,6 +80,16 @@ export const NodeSchema = builtOnFirstUse(() =>
     batch: z.optional(BatchConfigSchema),
     /** pflow's gate: before the node runs, the run waits for a person to approve its resolved params (DESIGN 7b). */
     approval: z.optional(z.enum(['required'], { error: 'The only supported value is "approval": "required"' })),
+    /** Run the node again while (or until) one of its outputs says so (pflow's loop); see node-config.ts. */
+    loop: z.optional(LoopConfigSchema),
+    /** Tries in all, and the wait between them, when the node fails (pflow's retry); see node-config.ts. */
+    retry: z.optional(RetryConfigSchema),
+    /** Reuse a result of an earlier run with the same type and resolved params (pflow's memo cache); default: llm nodes only. */
+    cache: z.optional(z.boolean()),
+    /** pflow's prompt caching: names of `## Cache` chunks (the workflow's `cache.items`) put before an llm node's prompt, in their order. */
+    prompt_cache: z.optional(z.array(z.string())),
+    /** pflow's batch prewarm of an llm node's prompt cache (accepted; items start as the batch says). */
+    prewarm: z.optional(z.boolean()),
   }),
 );
 export type WorkflowNode = z.infer<typeof NodeSchema>;
@@ -123,6 +141,8 @@ export const WorkflowSchema = builtOnFirstUse(() =>
     classification: z.optional(ClassificationRulesSchema),
     /** MCP servers the workflow's mcp nodes call, by name (pflow's mcp-servers.json entries). */
     mcp_servers: z.optional(McpServersSchema),
+    /** pflow's `## Cache`: prompt-cache chunks for llm nodes' `prompt_cache` (not the memo cache). */
+    cache: z.optional(PromptCacheSchema),
     // pflow keys accepted for compatibility; flowmend always namespaces and resolves strictly.
     mappings: z.optional(z.unknown()),
     enable_namespacing: z.optional(z.boolean()),

@@ -20,8 +20,14 @@ const UNSUPPORTED: readonly { match: (type: string) => boolean; family: string; 
   },
   {
     match: (t) => t === 'claude-code',
-    family: "pflow's claude-code node",
+    family: "pflow's claude-code node (an agent that edits files)",
     instead: 'use an llm node for a single model call, or run `claude -p ...` in a shell node',
+  },
+  {
+    match: (t) => t === 'agent',
+    family: "pflow's agent node (Claude or Codex agents with tools)",
+    instead:
+      'use an llm node for a single model call (output_schema-style answers: ask for JSON and read it with a transform node), or run `claude -p ...` / `codex exec ...` in a shell node',
   },
   { match: (t) => t === 'echo', family: "pflow's test echo node", instead: 'use a shell node (`echo ...`) or a transform node' },
 ];

@@ -24,10 +24,35 @@ const canonicalMcpNode = (node: unknown, knownServers: readonly string[]): unkno
   return { ...node, type: MCP_TYPE, params: { server: split.server, tool: split.tool, arguments: args } };
 };
 
+/** Keys pflow's markdown parser and file resolver add for their own diagnostics: accepted and dropped. */
+const SOURCE_KEYS = ['_source_line', '_source_lines', '_source_files', '_routes_to_end'];
+const withoutSourceKeys = (value: unknown): unknown => {
+  if (!isRecord(value) || !SOURCE_KEYS.some((k) => Object.hasOwn(value, k))) return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !SOURCE_KEYS.includes(k)));
+};
+const mapValues = (value: unknown, f: (v: unknown) => unknown): unknown =>
+  isRecord(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, f(v)])) : value;
+
+/** A saved workflow's name (pflow's library) rather than a file: no path separator and no workflow extension. */
+const isSavedName = (ref: string): boolean => !/[/\\]/.test(ref) && !/\.(json|md)$/i.test(ref);
+
+/**
+ * pflow's 2026 nested form, `workflow: ./child.pflow.md | saved-name` with `inputs: {...}`, as the form
+ * flowmend resolves: `workflow_ref` (a file) or `workflow_name` (a registered workflow) and `param_mapping`.
+ */
+const canonicalWorkflowNode = (node: unknown): unknown => {
+  if (!isRecord(node) || node.type !== 'workflow' || !isRecord(node.params)) return node;
+  const { workflow, inputs, ...rest } = node.params;
+  if (typeof workflow !== 'string' || workflow.includes('${')) return node;
+  const source = isSavedName(workflow) ? { workflow_name: workflow } : { workflow_ref: workflow };
+  return { ...node, params: { ...source, ...(inputs !== undefined ? { param_mapping: inputs } : {}), ...rest } };
+};
+
 /**
  * Rewrites the forms pflow accepts into flowmend's IR before parsing: the saved-workflow wrapper,
- * `mcp-<server>-<tool>` node types, and servers declared in a config file rather than the workflow.
- * Anything else is left for the schema to judge.
+ * `mcp-<server>-<tool>` node types, servers declared in a config file rather than the workflow, the
+ * `workflow:` + `inputs:` nested form, and the parser's `_source*` metadata (dropped). Anything else is
+ * left for the schema to judge.
  */
 export const normalisePflowForms = (raw: unknown, options: PflowFormOptions = {}): unknown => {
   if (!isRecord(raw)) return raw;
@@ -35,11 +60,21 @@ export const normalisePflowForms = (raw: unknown, options: PflowFormOptions = {}
   if (!Array.isArray(workflow.nodes)) return workflow;
   const declared = isRecord(workflow.mcp_servers) ? workflow.mcp_servers : {};
   const configured = options.mcpServers ?? {};
-  const nodes = workflow.nodes.map((n) => canonicalMcpNode(n, [...Object.keys(declared), ...Object.keys(configured)]));
+  const nodes = workflow.nodes.map((n) =>
+    canonicalWorkflowNode(canonicalMcpNode(withoutSourceKeys(n), [...Object.keys(declared), ...Object.keys(configured)])),
+  );
   const used = new Set(
     nodes.flatMap((n) => (isRecord(n) && n.type === MCP_TYPE && isRecord(n.params) && typeof n.params.server === 'string' ? [n.params.server] : [])),
   );
   const fromConfig = Object.fromEntries([...used].filter((s) => !Object.hasOwn(declared, s) && Object.hasOwn(configured, s)).map((s) => [s, configured[s]]));
   const servers = { ...fromConfig, ...declared };
-  return { ...workflow, nodes, ...(Object.keys(servers).length > 0 ? { mcp_servers: servers } : {}) };
+  const cache = isRecord(workflow.cache) ? { ...(withoutSourceKeys(workflow.cache) as Record<string, unknown>) } : workflow.cache;
+  if (isRecord(cache) && Array.isArray(cache.items)) cache.items = cache.items.map(withoutSourceKeys);
+  return {
+    ...workflow,
+    nodes,
+    ...(workflow.outputs !== undefined ? { outputs: mapValues(workflow.outputs, withoutSourceKeys) } : {}),
+    ...(cache !== undefined ? { cache } : {}),
+    ...(Object.keys(servers).length > 0 ? { mcp_servers: servers } : {}),
+  };
 };

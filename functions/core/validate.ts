@@ -9,6 +9,7 @@ import type { NodeCatalog, NodeTypeSpec } from './node-type.ts';
 import { pflowAlternative } from './pflow-compat.ts';
 import { checkSensitiveHeaders } from './sensitive-headers.ts';
 import { findTemplates } from './templates.ts';
+import { checkPflowFeatures } from './validate-pflow-features.ts';
 import { checkQuoting } from './validate-quoting.ts';
 import { checkTemplates } from './validate-templates.ts';
 import { issueError as error, formatIssuePath, type ValidationIssue, issueWarning as warning } from './validation-issue.ts';
@@ -311,6 +312,7 @@ export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog, nesti
     ...checkSensitiveHeaders(workflow),
     ...checkMcpServers(workflow),
     ...checkOutputSources(workflow, catalog),
+    ...checkPflowFeatures(workflow),
   ];
 }
 

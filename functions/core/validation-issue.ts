@@ -9,6 +9,9 @@ export const ValidationIssueSchema = builtOnFirstUse(() =>
     message: z.string(),
     hint: z.optional(z.string()),
     severity: z.enum(['error', 'warning']),
+    /** Where in the workflow's file (a `.pflow.md`), when the issue can be placed there: 1-based. */
+    line: z.optional(z.int().check(z.positive())),
+    column: z.optional(z.int().check(z.positive())),
   }),
 );
 export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;

@@ -2,6 +2,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
+import { parsePflowMarkdown } from '../../functions/adapters/pflow-markdown/parse-pflow-markdown.ts';
 import { formatIssues, parseWorkflow, SCHEDULE_EXPRESSION, SCHEDULER_TIME_PLACEHOLDER } from '../../functions/core/index.ts';
 import * as z from '../../functions/core/zod.ts';
 import type { RunSchedules } from './schedules.ts';
@@ -12,7 +13,10 @@ export const MAX_TARGET_INPUT_CHARS = 8_192;
 const ScheduledWorkflowPropsSchema = z.strictObject({
   /** The run's workflow name (in `flowmend runs`, and the idempotency key). */
   workflowName: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, '1-64 letters, digits, _, . or -, starting with a letter or digit')),
-  /** The workflow itself (kept in the template); omit it to run the workflow registered under `workflowName`. */
+  /**
+   * The workflow itself (kept in the template): its JSON, or the text of a pflow `.pflow.md` file (compiled
+   * at synth); omit it to run the workflow registered under `workflowName`.
+   */
   workflow: z.optional(z.unknown()),
   /** `cron(...)`, `rate(...)` or `at(...)`, as EventBridge Scheduler reads them. */
   schedule: z.string().check(z.regex(SCHEDULE_EXPRESSION, 'cron(...), rate(N minutes|hours|days) or at(yyyy-mm-ddThh:mm:ss)')),
@@ -43,6 +47,11 @@ export class ScheduledWorkflow extends Construct {
       throw new Error(`ScheduledWorkflow ${id}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'props'}: ${i.message}`).join('; ')}`);
     }
     const spec = parsed.data;
+    if (typeof spec.workflow === 'string') {
+      const markdown = parsePflowMarkdown(spec.workflow, `${spec.workflowName}.pflow.md`);
+      if (!markdown.ok) throw new Error(`ScheduledWorkflow ${id}: the .pflow.md workflow does not parse:\n${formatIssues(markdown.issues)}`);
+      spec.workflow = markdown.raw;
+    }
     if (spec.workflow !== undefined) {
       const workflow = parseWorkflow(spec.workflow);
       if (!workflow.ok) throw new Error(`ScheduledWorkflow ${id}: the workflow does not parse:\n${formatIssues(workflow.issues)}`);

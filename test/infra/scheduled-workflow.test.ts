@@ -72,6 +72,17 @@ describe('ScheduledWorkflow checks at synth', () => {
     );
   });
 
+  it("takes a pflow .pflow.md as the workflow's text: compiled at synth into the IR the start carries, a broken one refused at its line", () => {
+    const { scope, schedules } = bare('scheduler');
+    const markdown = ['# Tick', '', 'Says tick.', '', '## Steps', '', '### tick', '', 'Tick.', '', '- type: shell', '- command: echo tick'].join('\n');
+    const made = new ScheduledWorkflow(scope, 'Markdown', { schedules, workflowName: 'tick', workflow: markdown, schedule: 'rate(1 hour)' });
+    const input = JSON.parse(String(made.schedule?.target && (made.schedule.target as { input: string }).input));
+    expect(input.workflow).toMatchObject({ description: 'Says tick.', nodes: [{ id: 'tick', type: 'shell', params: { command: 'echo tick' } }] });
+    expect(
+      () => new ScheduledWorkflow(scope, 'BadMd', { schedules, workflowName: 'b', workflow: '## Steps\n### tick\nTick.\n', schedule: 'rate(1 hour)' }),
+    ).toThrow(/BadMd: the \.pflow\.md workflow does not parse:[\s\S]*b\.pflow\.md:2:1/);
+  });
+
   it('in rules mode, makes an EventBridge rule whose input carries the event time, and refuses what rules cannot do', () => {
     const { scope, schedules } = bare('rules');
     new ScheduledWorkflow(scope, 'Hourly', { schedules, workflowName: 'hourly', schedule: 'rate(1 hour)' });

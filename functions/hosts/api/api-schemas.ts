@@ -4,7 +4,10 @@ import * as z from '../../core/zod.ts';
 const ModeSchema = z.enum(['express', 'standard'], { error: 'mode is "express" or "standard"' });
 const ParamsSchema = z.record(z.string(), z.unknown(), { error: 'params is an object of input values, e.g. {"name": "Ada"}' });
 const MaxRepairsSchema = z.int().check(z.gte(0), z.lte(20));
-const WorkflowObjectSchema = z.record(z.string(), z.unknown(), { error: 'workflow is a workflow object (the JSON of a workflow file)' });
+/** A workflow as JSON, or the text of a pflow `.pflow.md` file. */
+const WorkflowObjectSchema = z.union([z.record(z.string(), z.unknown()), z.string()], {
+  error: 'workflow is a workflow object (the JSON of a workflow file) or the text of a .pflow.md file',
+});
 
 /** `POST /runs`: an inline workflow or a registered one, its inputs and the run's options. */
 export const StartRunBodySchema = z
@@ -33,6 +36,15 @@ export const StartRunBodySchema = z
     }),
   );
 export type StartRunBody = z.infer<typeof StartRunBodySchema>;
+
+/** `POST /runs` with a `.pflow.md` body: the run's options travel in the query string (`params` as JSON). */
+export const MarkdownRunQuerySchema = z.strictObject({
+  name: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  params: z.optional(z.string().check(z.maxLength(100_000))),
+  repair: z.optional(z.enum(['true', 'false'], { error: 'repair is true or false' })),
+  max_repairs: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(20))),
+  mode: z.optional(ModeSchema),
+});
 
 /** Printable ASCII, as Stripe and the IETF draft allow. */
 export const IdempotencyKeySchema = z.string().check(z.regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key is 1-255 printable ASCII characters without spaces'));

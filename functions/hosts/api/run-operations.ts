@@ -14,6 +14,7 @@ import {
 import type { ApiDeps } from './api-deps.ts';
 import { ApiError, notFound } from './api-error.ts';
 import type { ResumeBody, StartRunBody } from './api-schemas.ts';
+import { workflowFromField } from './markdown-workflow.ts';
 import { prepareStart } from './prepare-start.ts';
 import { withRegisteredChildren } from './registered-children.ts';
 
@@ -31,7 +32,7 @@ export interface StartedRun {
  * whose run was never written (its request died after the claim) gets that run from the next retry.
  */
 export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey?: string): Promise<StartedRun> => {
-  let raw: unknown = body.workflow;
+  let raw: unknown = await workflowFromField(body.workflow);
   let workflowName = body.name;
   let workflowVersion: number | undefined;
   if (body.workflow_name !== undefined) {
@@ -98,7 +99,11 @@ export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody):
   let patch: IrVersionItem | undefined;
   if (body.workflow !== undefined) {
     if (!(await deps.store.getRun(runId))) throw notFound(`run '${runId}'`);
-    const checked = await checkRunPatch(deps.store, runId, body.workflow, { catalog: deps.catalog, now, reason: 'Workflow patched through the API' });
+    const checked = await checkRunPatch(deps.store, runId, await workflowFromField(body.workflow), {
+      catalog: deps.catalog,
+      now,
+      reason: 'Workflow patched through the API',
+    });
     if (!checked.ok) throw new ApiError(422, 'INVALID_PATCH', checked.message, { problems: checked.problems });
     patch = checked.item;
   }

@@ -15,6 +15,7 @@ import {
   StartRunBodySchema,
 } from './api-schemas.ts';
 import { pollRun } from './long-poll.ts';
+import { hasMarkdownBody, markdownStartBody } from './markdown-workflow.ts';
 import { readBody, readParams, readQuery } from './request-parsing.ts';
 import { cancelRunAndStop, resumeRun, startRun } from './run-operations.ts';
 
@@ -48,7 +49,7 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
     const header = c.req.header('Idempotency-Key');
     const key = header === undefined ? undefined : IdempotencyKeySchema.safeParse(header);
     if (key && !key.success) throw invalidRequest('Idempotency-Key header', key.error);
-    const body = await readBody(c, StartRunBodySchema);
+    const body = hasMarkdownBody(c) ? await markdownStartBody(c) : await readBody(c, StartRunBodySchema);
     const started = await startRun(deps, body, key?.data);
     if (started.replayed) c.header('Idempotent-Replayed', 'true');
     return c.json(

@@ -124,7 +124,7 @@ export const driveCommand = async (
       );
       if (!prepared.ok) {
         if (prepared.stage === 'inputs') return fail(EXIT.usage, prepared.message, { problems: prepared.problems });
-        const issues = prepared.issues ?? [];
+        const issues = loaded.locate(prepared.issues ?? []);
         return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(issues)}`, { issues });
       }
       const workspace = resolve(command.workspace ?? '.');

@@ -12,7 +12,7 @@ import { loadWorkflowFile } from './workflow-file.ts';
  */
 export const validateCommand = async (command: Extract<Command, { name: 'validate' }>, { io, limits, out, forms }: CommandContext): Promise<number> => {
   const loaded = await loadWorkflowFile(command.workflowPath, forms, limits);
-  const issues = loaded.ok ? validateWorkflow(loaded.workflow, localSpecCatalog) : loaded.issues;
+  const issues = loaded.ok ? [...loaded.warnings, ...loaded.locate(validateWorkflow(loaded.workflow, localSpecCatalog))] : loaded.issues;
   if (loaded.ok && command.online) issues.push(...(await (await import('./validate-online.ts')).validateOnline(loaded.workflow, io.env)));
   const valid = !hasErrors(issues);
   if (out.json) io.stdout(`${JSON.stringify({ success: valid, valid, issues }, null, 2)}\n`);

@@ -1,0 +1,113 @@
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
+import { makeCatalog } from '../../functions/core/node-type.ts';
+import { prepareRun } from '../../functions/core/prepare-run.ts';
+import { validateWorkflow } from '../../functions/core/validate.ts';
+import { loadWorkflowFile } from '../../functions/hosts/cli/workflow-file.ts';
+import { LocalHost } from '../../functions/hosts/local/local-host.ts';
+import { fileRunners } from '../../functions/nodes/catalog.ts';
+import { localSpecCatalog } from '../../functions/nodes/local-specs.ts';
+import { shellRunner } from '../../functions/nodes/shell.ts';
+import { transformRunner } from '../../functions/nodes/transform.ts';
+import { engineNodeSpecs } from '../../functions/nodes/workflow.ts';
+
+/** pflow's own `.pflow.md` files (its data: read from ../shared, never copied into this repository). */
+const EXAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'pflow-examples', 'md');
+const present = existsSync(EXAMPLES);
+
+/** The files pflow accepts that do not validate here yet, and why (the README's compatibility table says the same). */
+const NOT_YET: Readonly<Record<string, string>> = {
+  'examples/core/conditional-branching.pflow.md': 'the code node',
+  'examples/core/stateful-loop-judge-round.pflow.md': 'the code node',
+  'examples/core/stateful-loop-tournament.pflow.md': 'its child has a code node',
+  'examples/core/prompt-caching.pflow.md': 'prompt_cache',
+  'examples/core/error-handling.pflow.md': "write-file's content from pflow's shared store",
+  'examples/core/simple-pipeline.pflow.md': "write-file's content from pflow's shared store",
+  'examples/error-handling/non-retriable-file-error.pflow.md': 'node-level retry',
+  'examples/error-handling/retry-with-backoff.pflow.md': 'node-level retry',
+  'tests/fixtures/graph/multi-output-batch/parent.pflow.md': 'a batch of workflow nodes and the code node',
+  'tests/fixtures/graph/multi-output-batch/review-item.pflow.md': 'the code node',
+};
+
+let dir: string;
+/** The examples laid out at their paths in pflow's repository (the copies name them `a__b__c.pflow.md`), so relative refs resolve. */
+const files: string[] = [];
+
+beforeAll(() => {
+  if (!present) return;
+  dir = mkdtempSync(join(tmpdir(), 'flowmend-pflow-md-'));
+  for (const name of readdirSync(EXAMPLES).filter((f) => f.endsWith('.pflow.md'))) {
+    const path = name.replaceAll('__', '/');
+    mkdirSync(join(dir, dirname(path)), { recursive: true });
+    copyFileSync(join(EXAMPLES, name), join(dir, path));
+    files.push(path);
+  }
+});
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const validate = async (path: string) => {
+  const loaded = await loadWorkflowFile(join(dir, path));
+  if (!loaded.ok) return { loaded, issues: loaded.issues };
+  return { loaded, issues: loaded.locate(validateWorkflow(loaded.workflow, localSpecCatalog)) };
+};
+
+const runners = [shellRunner, transformRunner, ...fileRunners];
+
+const run = async (path: string, params: Record<string, unknown> = {}) => {
+  const loaded = await loadWorkflowFile(join(dir, path));
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
+  const prepared = prepareRun(
+    { workflow: loaded.workflow, workflowName: loaded.name, params, repairEnabled: false, maxRepairs: 0 },
+    makeCatalog([...runners, ...engineNodeSpecs]),
+  );
+  if (!prepared.ok) throw new Error(prepared.message);
+  const workspace = mkdtempSync(join(tmpdir(), 'flowmend-pflow-ws-'));
+  try {
+    return await new LocalHost({ store: new MemoryRunStore(), runners, retryIntervalMs: 0 }).start({ ...prepared.spec, workspace });
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+};
+
+describe.skipIf(!present)(`pflow's own .pflow.md examples (${present ? EXAMPLES : 'skipped: ../shared/pflow-examples/md is not beside this checkout'})`, () => {
+  it('has the 25 files SOURCE.txt lists', () => {
+    expect(files).toHaveLength(25);
+  });
+
+  it('validates every file pflow accepts, except those that need what is listed as not yet supported', async () => {
+    const results: Record<string, string[]> = {};
+    for (const path of files) {
+      if (path.startsWith('examples/invalid/') || Object.hasOwn(NOT_YET, path)) continue;
+      const { issues } = await validate(path);
+      results[path] = issues.filter((i) => i.severity === 'error').map((i) => `${i.path}: ${i.message}`);
+    }
+    expect(Object.values(results).flat()).toEqual([]);
+    expect(Object.keys(results).length).toBe(files.length - 1 - Object.keys(NOT_YET).length);
+  });
+
+  it('refuses the negative case (a step without a type) at its line, saying what the format expects', async () => {
+    const { issues } = await validate('examples/invalid/missing-type.pflow.md');
+    expect(issues).toEqual([
+      expect.objectContaining({ line: 7, column: 1, message: "step 'fetch' has no type", hint: expect.stringContaining('- type: shell') }),
+    ]);
+  });
+
+  it("runs the self-contained ones with pflow's results", async () => {
+    expect((await run('examples/core/minimal.pflow.md')).status).toBe('succeeded');
+    expect(await run('examples/core/stdout-result.pflow.md', { greeting: 'hi alice' })).toMatchObject({
+      status: 'succeeded',
+      result: { message: 'hi alice', length: '8' },
+    });
+    expect(await run('examples/core/stdin-echo.pflow.md', { data: 'piped' })).toMatchObject({ status: 'succeeded', result: { result: 'Received: piped' } });
+    expect(await run('examples/nested/document-processor.pflow.md', { title: 'a title', body: 'the body' })).toMatchObject({
+      status: 'succeeded',
+      result: { stdout: 'Title: A TITLE\nBody: THE BODY' },
+    });
+    expect(await run('examples/error-handling/loop-recovery.pflow.md')).toMatchObject({ status: 'succeeded', result: { result: 'succeeded-on-retry' } });
+  });
+});
