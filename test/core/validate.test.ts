@@ -80,7 +80,9 @@ describe('parseWorkflow', () => {
         {
           path: 'nodes[0].parameters',
           code: 'UNKNOWN_KEY',
-          hint: expect.stringMatching(/^Did you mean 'params'\? Valid keys: id, type, purpose, params, side_effects, batch, approval, loop, retry, cache, prompt_cache, prewarm$/),
+          hint: expect.stringMatching(
+            /^Did you mean 'params'\? Valid keys: id, type, purpose, params, side_effects, batch, approval, loop, retry, cache, prompt_cache, prewarm$/,
+          ),
         },
       ],
     ],

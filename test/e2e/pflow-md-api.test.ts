@@ -52,7 +52,7 @@ describe('flowmend serve with .pflow.md workflows', () => {
     );
     expect(broken.status).toBe(422);
     expect(broken.body.error).toMatchObject({ code: 'INVALID_WORKFLOW', message: expect.stringContaining("step 'fetch' has no type") });
-    expect(broken.body.error.details.issues).toEqual([expect.objectContaining({ line: 3, column: 1 })]);
+    expect(broken.body.error.details.issues).toEqual([expect.objectContaining({ path: 'line 3, column 1', line: 3, column: 1 })]);
     const badQuery = await request(serve.url, 'POST', '/runs?params=not-json', { raw: greet, headers: MARKDOWN });
     expect(badQuery.status).toBe(400);
   });

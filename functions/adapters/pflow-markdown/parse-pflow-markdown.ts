@@ -12,8 +12,8 @@ export type MarkdownParse =
   | { ok: true; raw: Record<string, unknown>; lines: Record<string, number>; title?: string; warnings: ValidationIssue[] }
   | { ok: false; issues: ValidationIssue[] };
 
-/** Where an issue is in the file: `file:line:column`, the form editors and terminals link. */
-export const locate = (file: string, line: number, column = 1): string => `${file}:${line}:${column}`;
+/** Where an issue is in the file: `file:line:column`, the form editors and terminals link; `line L, column C` for text with no file (an API body). */
+export const locate = (file: string, line: number, column = 1): string => (file === '' ? `line ${line}, column ${column}` : `${file}:${line}:${column}`);
 
 const define = (target: Record<string, unknown>, key: string, value: unknown): void => {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });

@@ -17,9 +17,10 @@ export const hasMarkdownBody = (c: Context): boolean => {
  * A pflow `.pflow.md` workflow compiled to its IR, or a 422 whose issues name the line and column. The
  * parser (and its YAML library) load on the first markdown request only.
  */
-export const compileMarkdown = async (text: string, name = 'workflow.pflow.md'): Promise<unknown> => {
+export const compileMarkdown = async (text: string): Promise<unknown> => {
   const { parsePflowMarkdown } = await import('../../adapters/pflow-markdown/parse-pflow-markdown.ts');
-  const parsed = parsePflowMarkdown(text, name);
+  // No file name: the issues say "line L, column C" of the body.
+  const parsed = parsePflowMarkdown(text, '');
   if (!parsed.ok)
     throw new ApiError(422, 'INVALID_WORKFLOW', `the .pflow.md workflow does not parse:\n${formatIssues(parsed.issues)}`, { issues: parsed.issues });
   return parsed.raw;
@@ -39,7 +40,7 @@ export const markdownStartBody = async (c: Context): Promise<StartRunBody> => {
       throw new ApiError(400, 'INVALID_REQUEST', 'bad query: params is a JSON object of input values, e.g. params={"name":"Ada"}');
     }
   }
-  const workflow = await compileMarkdown(await c.req.text(), `${query.name ?? 'workflow'}.pflow.md`);
+  const workflow = await compileMarkdown(await c.req.text());
   const body = StartRunBodySchema.safeParse({
     workflow,
     params,

@@ -46,7 +46,7 @@ export const makeWorkflowRoutes = (deps: ApiDeps): Hono => {
 
   app.put('/:name', async (c) => {
     const { name } = readParams(c, WorkflowNameParamSchema);
-    const raw = hasMarkdownBody(c) ? await compileMarkdown(await c.req.text(), `${name}.pflow.md`) : await workflowFromField(await readBody(c, z.unknown()));
+    const raw = hasMarkdownBody(c) ? await compileMarkdown(await c.req.text()) : await workflowFromField(await readBody(c, z.unknown()));
     const parsed = parseWorkflow(raw);
     if (!parsed.ok) throw new ApiError(422, 'INVALID_WORKFLOW', `the workflow does not parse:\n${formatIssues(parsed.issues)}`, { issues: parsed.issues });
     // The registry keeps the workflow as written (a child by name runs its latest version); validation sees the children too.
