@@ -36,6 +36,8 @@ export class Advance {
   readonly writes: UnitOfWork;
   /** Set when this call hands over to another run of the same execution (a child run, or its parent): advanceRun goes on with it. */
   hop: AdvanceInput | undefined;
+  /** Nodes read this call whose latest visit failed (absent to a `??` chain, as in pflow). */
+  readonly failed = new Set<string>();
 
   constructor(
     readonly run: RunItem,
@@ -67,20 +69,25 @@ export class Advance {
     const pending = new Map(this.run.pendingRecords.map((r) => [r.seq, r]));
     for (const seq of seqs) {
       const known = pending.get(seq) ?? this.deps.cache.recallOutputs(this.run.runId, seq);
-      if (known) outputs[known.nodeId] = known.outputs ?? {};
-      else missing.push(seq);
+      if (known) {
+        outputs[known.nodeId] = known.outputs ?? {};
+        if ('status' in known && known.status === 'failed') this.failed.add(known.nodeId);
+        else this.failed.delete(known.nodeId);
+      } else missing.push(seq);
     }
     if (missing.length > 0) {
       for (const r of await this.deps.store.getRecords(this.run.runId, missing)) {
         this.deps.cache.rememberOutputs(r);
         outputs[r.nodeId] = r.outputs ?? {};
+        if (r.status === 'failed') this.failed.add(r.nodeId);
+        else this.failed.delete(r.nodeId);
       }
     }
     return outputs;
   }
 
   context(nodes: NodeOutputs): TemplateContext {
-    return { inputs: this.run.params, nodes };
+    return { inputs: this.run.params, nodes, failed: this.failed };
   }
 
   /** Goes to the node that `action` leads to from `from`, or ends the run. */

@@ -5,6 +5,8 @@ import { isRecord, jsonContainerIn } from './json-text.ts';
 export interface TemplateContext {
   readonly inputs: Readonly<Record<string, unknown>>;
   readonly nodes: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Nodes whose latest visit failed: their outputs stay readable, but a `??` chain passes them by (pflow's absent). */
+  readonly failed?: ReadonlySet<string>;
 }
 
 type Path = readonly (string | number)[];

@@ -1,23 +1,12 @@
 import { FlowmendError } from './errors.ts';
 import { quoteForShell, ShellContextScanner, ShellQuotingError } from './shell-quote.ts';
+import { type Expression, parseExpressionAt, pathsOf, type TemplateRef } from './template-expr.ts';
 import { availablePaths, type TemplateContext, traverseTemplate } from './template-paths.ts';
 
+export type { TemplateRef } from './template-expr.ts';
 export { availablePaths, formatPath, type TemplateContext } from './template-paths.ts';
 
-/** A template reference; `expr` is the text inside `${...}`. */
-export interface TemplateRef {
-  expr: string;
-  root: string;
-  path: (string | number)[];
-}
-
-const NAME = '[a-zA-Z_][\\w-]*';
-const EXPR = `${NAME}(?:\\[\\d+\\])*(?:\\.${NAME}(?:\\[\\d+\\])*)*`;
-/** `${expr}`, or the escape `$${expr}` (a literal `${expr}`). */
-const TOKEN = new RegExp(`\\$?\\$\\{(${EXPR})\\}`, 'g');
-const SEGMENT = /[^.[\]]+|\[(\d+)\]/g;
-
-type Part = string | TemplateRef;
+type Part = string | Expression;
 
 /** Sets an own property, even one named `__proto__` (plain assignment would replace the prototype instead). */
 const defineEntry = (target: Record<string, unknown>, key: string, value: unknown): void => {
@@ -30,20 +19,18 @@ interface ParsedText {
   parts: Part[];
   refs: TemplateRef[];
   /** Set when the whole string is one template, whose value then keeps its type. */
-  whole: TemplateRef | undefined;
+  whole: Expression | undefined;
 }
 
 const PARSE_CACHE_LIMIT = 5000;
 const CACHED_TEXT_MAX_CHARS = 10_000;
 const parseCache = new Map<string, ParsedText | null>();
 
-function parseRef(expr: string): TemplateRef {
-  const segments: (string | number)[] = [];
-  for (const m of expr.matchAll(SEGMENT)) segments.push(m[1] === undefined ? m[0] : Number(m[1]));
-  const [root, ...path] = segments;
-  return { expr, root: root as string, path };
-}
-
+/**
+ * Splits text into literal parts and `${...}` expressions (paths, `??` chains, dynamic indexes). `$${...}`
+ * is the escape: the literal text `${...}`, whatever it holds (pflow's rule: `$${VAR:-x}` reaches a shell
+ * as `${VAR:-x}`). A `${` that holds no expression stays as it is.
+ */
 function parseText(text: string): ParsedText | null {
   if (!text.includes('${')) return null;
   const cached = parseCache.get(text);
@@ -53,24 +40,33 @@ function parseText(text: string): ParsedText | null {
   let literal = '';
   let last = 0;
   let escaped = false;
-  for (const m of text.matchAll(TOKEN)) {
-    literal += text.slice(last, m.index);
-    last = m.index + m[0].length;
-    const expr = m[1] as string;
-    if (m[0].startsWith('$$')) {
-      literal += `\${${expr}}`;
+  for (let at = text.indexOf('${'); at >= 0; at = text.indexOf('${', at)) {
+    if (at > 0 && text[at - 1] === '$' && at - 1 >= last) {
+      const close = text.indexOf('}', at);
+      if (close < 0) break;
+      literal += text.slice(last, at - 1) + text.slice(at, close + 1);
+      last = close + 1;
+      at = last;
       escaped = true;
       continue;
     }
+    const parsed = parseExpressionAt(text, at);
+    if (!parsed) {
+      at += 2;
+      continue;
+    }
+    literal += text.slice(last, at);
     if (literal) parts.push(literal);
     literal = '';
-    const ref = parseRef(expr);
-    parts.push(ref);
-    refs.push(ref);
+    parts.push(parsed.expression);
+    refs.push(...pathsOf(parsed.expression));
+    last = parsed.end;
+    at = last;
   }
   literal += text.slice(last);
   if (literal) parts.push(literal);
-  const parsed = refs.length === 0 && !escaped ? null : { parts, refs, whole: parts.length === 1 && refs.length === 1 ? refs[0] : undefined };
+  const only = parts.length === 1 && typeof parts[0] !== 'string' ? (parts[0] as Expression) : undefined;
+  const parsed = refs.length === 0 && !escaped ? null : { parts, refs, whole: only };
   if (text.length <= CACHED_TEXT_MAX_CHARS) {
     if (parseCache.size >= PARSE_CACHE_LIMIT) parseCache.clear();
     parseCache.set(text, parsed);
@@ -124,12 +120,48 @@ interface Resolution {
   param: string | undefined;
 }
 
-function resolveRef(ref: TemplateRef, state: Resolution): { ok: true; value: unknown } | { ok: false } {
-  const result = traverseTemplate(ref, state.context, state.jsonCache);
-  if (result.ok) return result;
-  const template = `\${${ref.expr}}`;
+type Found = { ok: true; value: unknown } | { ok: false; reason: string; suggestion?: string };
+
+/** A path's value, its dynamic indexes (`[${x}]`) first resolved to integers. */
+function findPath(ref: TemplateRef, state: Resolution): Found {
+  let target = ref;
+  if (ref.dynamic) {
+    const path = [...ref.path];
+    for (const { at, ref: inner } of ref.dynamic) {
+      const found = findPath(inner, state);
+      if (!found.ok) return { ok: false, reason: `its index \${${inner.expr}}: ${found.reason}` };
+      const index = typeof found.value === 'string' && /^\d+$/.test(found.value) ? Number(found.value) : found.value;
+      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
+        return { ok: false, reason: `its index \${${inner.expr}} is ${JSON.stringify(found.value)}, not a whole number of 0 or more` };
+      }
+      path[at] = index;
+    }
+    target = { ...ref, path };
+  }
+  return traverseTemplate(target, state.context, state.jsonCache);
+}
+
+/**
+ * An expression's value: a path, or the first operand of a `??` chain that is present (pflow's rule: a
+ * node that did not run, a node that failed, a missing field are absent; a found null ends the chain).
+ */
+function resolveRef(expression: Expression, state: Resolution): { ok: true; value: unknown } | { ok: false } {
+  const chain = expression.operands.length > 1;
+  let last: Found = { ok: false, reason: 'nothing to resolve' };
+  for (const operand of expression.operands) {
+    if (operand.kind === 'literal') return { ok: true, value: operand.value };
+    if (chain && state.context.failed?.has(operand.ref.root)) {
+      last = { ok: false, reason: `node '${operand.ref.root}' failed, so it is absent to '??'` };
+      continue;
+    }
+    last = findPath(operand.ref, state);
+    if (last.ok) return last;
+  }
+  const template = `\${${expression.expr}}`;
+  const reason = chain ? `no operand is present (the last: ${last.ok ? '' : last.reason})` : last.ok ? '' : last.reason;
   if (!state.problems.some((p) => p.template === template && p.param === state.param)) {
-    state.problems.push({ template, param: state.param, reason: result.reason, ...(result.suggestion ? { suggestion: result.suggestion } : {}) });
+    const suggestion = !chain && !last.ok ? last.suggestion : undefined;
+    state.problems.push({ template, param: state.param, reason, ...(suggestion ? { suggestion } : {}) });
   }
   return { ok: false };
 }
@@ -164,7 +196,7 @@ function resolveDeep(value: unknown, state: Resolution): unknown {
 function failIfUnresolved(state: Resolution): void {
   const { problems, context } = state;
   if (problems.length === 0) return;
-  const firstBroken = problems[0]?.template.slice(2, -1);
+  const firstBroken = problems[0]?.template.slice(2, -1).split('??')[0]?.trim();
   const available = availablePaths(context, firstBroken === undefined ? {} : { near: firstBroken });
   const lines = problems.map((p) => `  ${p.param === undefined ? '' : `param '${p.param}': `}${p.template} — ${p.reason}`);
   const heading = problems.length === 1 ? 'Unresolved template' : `${problems.length} unresolved templates`;

@@ -102,6 +102,8 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
       return step.prepare(nodeId, { nodes, interrupted, ...(previousBatch ? { previousBatch } : {}) });
     }
     nodes[nodeId] = record.outputs ?? {};
+    if (record.status === 'failed') step.failed.add(nodeId);
+    else step.failed.delete(nodeId);
     run.latest[nodeId] = record.seq;
     run.visits[nodeId] = visit;
     run.metrics.nodesCached += 1;

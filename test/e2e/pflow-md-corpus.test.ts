@@ -109,5 +109,10 @@ describe.skipIf(!present)(`pflow's own .pflow.md examples (${present ? EXAMPLES 
       result: { stdout: 'Title: A TITLE\nBody: THE BODY' },
     });
     expect(await run('examples/error-handling/loop-recovery.pflow.md')).toMatchObject({ status: 'succeeded', result: { result: 'succeeded-on-retry' } });
+    // Its own prose: "Should error: never_run is absent, fails is failed" (pflow itself skips the output silently).
+    expect(await run('examples/error-handling/coalesce-mixed-absent-failed.pflow.md')).toMatchObject({
+      status: 'failed',
+      errors: [{ category: 'template', message: expect.stringContaining('no operand is present') }],
+    });
   });
 });
