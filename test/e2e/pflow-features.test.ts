@@ -22,7 +22,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const runners = [shellRunner, transformRunner, ...fileRunners];
 
-export const runMarkdown = async (name: string, lines: string[], params: Record<string, unknown> = {}, store = new MemoryRunStore()) => {
+const runMarkdown = async (name: string, lines: string[], params: Record<string, unknown> = {}, store = new MemoryRunStore()) => {
   const path = join(dir, `${name}.pflow.md`);
   writeFileSync(path, lines.join('\n'));
   const loaded = await loadWorkflowFile(path);
