@@ -1,6 +1,7 @@
 import type { ItemRange } from './batch/batch-state.ts';
 import { batchTemplates, startBatch } from './batch/batch-step.ts';
 import { MAX_INLINE_PARAMS_BYTES, paramsBlobKey, UPLOAD_URL_TTL_S, uploadTargetFor, utf8Length } from './blob-store.ts';
+import { bindInputs } from './bound-inputs.ts';
 import { computeCacheKey } from './cache-key.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { InvalidInputError } from './errors.ts';
@@ -25,6 +26,10 @@ export interface PrepareOptions {
   interrupted?: boolean;
   /** Where the last attempt of this batch node kept its items (the replay walk finds it). */
   previousBatch?: ItemRange;
+  /** The loop iteration this visit runs (a node with `loop`; 1 when absent). */
+  iteration?: number;
+  /** Another try of the node's visit in flight (its `retry`): the same visit, after `waitS` seconds. */
+  retry?: { visit: number; attempt: number; waitS: number | undefined };
 }
 
 /**
@@ -124,20 +129,22 @@ export class Advance {
         fixable: true,
       });
     }
-    const visit = (this.run.visits[nodeId] ?? 0) + 1;
+    const visit = options.retry?.visit ?? (this.run.visits[nodeId] ?? 0) + 1;
     const overLimit = this.runLimitReached(nodeId, visit);
     if (overLimit) return this.fail(overLimit);
-    const nodes = options.nodes ?? (await this.referencedOutputs(node.batch ? batchTemplates(node) : templatedParams(node)));
+    const nodes = options.nodes ?? (await this.referencedOutputs(node.batch ? batchTemplates(node) : [templatedParams(node), node.loop]));
     if (node.batch) return startBatch(this, node, nodes, visit, options.previousBatch);
+    const iteration = node.loop ? (options.iteration ?? 1) : undefined;
     let params: Record<string, unknown>;
     try {
-      params = this.runnerParams(node, nodes);
+      params = this.runnerParams(node, nodes, this.context(nodes), iteration);
     } catch (error) {
       if (!(error instanceof TemplateResolutionError)) throw error;
       return this.templateFailure(node, visit, error);
     }
     const timeoutS = spec.timeoutS(params);
-    if (mustContinueBefore(this.deps.executionLimits, this.exec, this.run.mode, this.deps.now(), runnerWorstCaseS(timeoutS))) {
+    const waitS = options.retry?.waitS;
+    if (mustContinueBefore(this.deps.executionLimits, this.exec, this.run.mode, this.deps.now(), runnerWorstCaseS(timeoutS) + (waitS ?? 0))) {
       this.writes.event('execution_continued', { nodeId, message: `continuing as a new execution after ${this.exec.advances} steps` });
       // Without a cursor (right after a walk) the next execution must walk again to find its place.
       if (!this.run.cursor) this.run.needsWalk = true;
@@ -158,6 +165,8 @@ export class Advance {
       startedAt: this.deps.now(),
       ...(options.interrupted ? { interrupted: true } : {}),
       ...(this.run.repairedNodes.includes(nodeId) ? { repaired: true } : {}),
+      ...(iteration !== undefined ? { iteration } : {}),
+      ...(options.retry ? { attempt: options.retry.attempt } : {}),
     };
     // The engine runs a workflow node itself, as a child run driven by this same execution.
     if (node.type === WORKFLOW_TYPE) return enterChild(this, params);
@@ -173,6 +182,7 @@ export class Advance {
       owner: this.owner,
       exec: this.exec,
       seq,
+      ...(waitS !== undefined ? { waitS } : {}),
       node: {
         id: nodeId,
         type: node.type,
@@ -220,8 +230,11 @@ export class Advance {
    * MCP server (secrets stay `${VAR}` references, expanded by the runner) and the run's workspace.
    * Throws TemplateResolutionError.
    */
-  runnerParams(node: WorkflowNode, nodes: NodeOutputs, context: TemplateContext = this.context(nodes)): Record<string, unknown> {
-    const params = resolveParams(templatedParams(node), context, this.deps.catalog.get(node.type)?.templateQuoting?.(node.params));
+  runnerParams(node: WorkflowNode, nodes: NodeOutputs, context: TemplateContext = this.context(nodes), iteration = 1): Record<string, unknown> {
+    const spec = this.deps.catalog.get(node.type);
+    // pflow's `inputs:` on any node, a loop's carried inputs and `${__iteration__}`.
+    const bound = bindInputs(node, templatedParams(node), spec, context, iteration);
+    const params = resolveParams(bound.params, bound.context, spec?.templateQuoting?.(node.params));
     // A child workflow's own templates are the child's: they go to it as written.
     if (node.type === WORKFLOW_TYPE && node.params.workflow_ir !== undefined) params.workflow_ir = node.params.workflow_ir;
     if (node.type === MCP_TYPE && typeof params.server === 'string') {

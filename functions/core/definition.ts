@@ -78,6 +78,8 @@ export const STATE = {
   interrupted: 'Interrupted',
   interruptedFail: 'InterruptedFail',
   unknown: 'UnknownStep',
+  retryWait: 'RetryWait',
+  retryRoute: 'RouteRetry',
 } as const;
 
 /** State name of the Map that runs a chunk of a batch of a node type's items. */
@@ -182,6 +184,8 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
       [STATE.route]: {
         Type: 'Choice',
         Choices: [
+          // A node's `retry` (pflow's): its next try waits here first, in a Wait state (no Lambda waits).
+          { And: [kindIs('run'), { Variable: '$.waitS', IsPresent: true }], Next: STATE.retryWait },
           ...types.map((type) => ({
             And: [kindIs('run'), { Variable: '$.node.type', StringEquals: type }],
             Next: runnerStateName(type),
@@ -199,6 +203,12 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
       },
       ...runnerStates,
       ...batchStates,
+      [STATE.retryWait]: { Type: 'Wait', SecondsPath: '$.waitS', Next: STATE.retryRoute },
+      [STATE.retryRoute]: {
+        Type: 'Choice',
+        Choices: types.map((type) => ({ Variable: '$.node.type', StringEquals: type, Next: runnerStateName(type) })),
+        Default: STATE.unknown,
+      },
       [STATE.repair]: {
         Type: 'Task',
         Resource: resources.repair,

@@ -11,6 +11,7 @@ import { parentHop } from './nested/parent-hop.ts';
 import { isChildIssue } from './nested/validate-children.ts';
 import type { RunnerResult } from './node-type.ts';
 import { settleRepairAttempt } from './repair/repair-loop.ts';
+import { repeatAfterVisit } from './repeat-step.ts';
 import type { NodeRecord, RunItem } from './run-model.ts';
 import { type AdvanceInput, AdvanceInputSchema, type AdvanceOutcome, type ExecCounters } from './state-io.ts';
 import { formatIssues, unconfiguredMcpServers, validateWorkflow } from './validate.ts';
@@ -176,6 +177,9 @@ const recordNode = async (step: Advance, input: Extract<AdvanceInput, { kind: 'r
     ...(current.interrupted ? { interrupted: true } : {}),
     ...(current.repaired ? { repaired: true } : {}),
   };
+  // pflow's node-level retry and loop: another try, or the next iteration, instead of routing on.
+  const repeated = await repeatAfterVisit(step, current, record, outcome);
+  if (repeated) return repeated;
   await step.writes.stageRecord(record);
   delete run.current;
   run.metrics.nodesExecuted += 1;

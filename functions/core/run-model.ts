@@ -136,6 +136,10 @@ export const RunItemSchema = builtOnFirstUse(() =>
         startedAt: z.number(),
         interrupted: z.optional(z.boolean()),
         repaired: z.optional(z.boolean()),
+        /** The loop iteration this visit runs (a node with `loop`), from 1. */
+        iteration: z.optional(z.int().check(z.positive())),
+        /** The try of this visit (a node with `retry`), from 1. */
+        attempt: z.optional(z.int().check(z.positive())),
       }),
     ),
     /** The last node recorded on the current path and the action it took: the next step routes from here. */
@@ -220,6 +224,12 @@ export const NodeRecordSchema = builtOnFirstUse(() =>
     batch: z.optional(ItemRangeSchema),
     /** An item copied from an earlier attempt of its batch (same cache key): it did not run again. */
     replayed: z.optional(z.boolean()),
+    /** The loop iteration of this visit (a node with `loop`), and whether the loop went on after it. */
+    iteration: z.optional(z.int().check(z.positive())),
+    loopContinued: z.optional(z.boolean()),
+    /** A failed try of a node with `retry` that was tried again (never replayed). */
+    retried: z.optional(z.boolean()),
+    attempt: z.optional(z.int().check(z.positive())),
   }),
 );
 export type NodeRecord = z.infer<typeof NodeRecordSchema>;
@@ -260,6 +270,14 @@ export const RunEventSchema = builtOnFirstUse(() =>
       data: z.object({ nodes: z.array(z.object({ id: z.string(), seq: z.int() })) }),
     }),
     z.object({ ...eventBase, type: z.literal('node_interrupted'), nodeId: z.string(), seq: z.int(), message: z.string() }),
+    /** A try of a node with `retry` failed; the next starts after `waitS` seconds. */
+    z.object({
+      ...eventBase,
+      type: z.literal('node_retrying'),
+      nodeId: z.string(),
+      message: z.string(),
+      data: z.object({ attempt: z.int(), max: z.int(), waitS: z.number() }),
+    }),
     // category and code: how the failure that sent the run to repair was filed (the run viewer shows it per node).
     z.object({
       ...eventBase,

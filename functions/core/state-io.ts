@@ -57,6 +57,8 @@ export const RunOutcomeSchema = builtOnFirstUse(() =>
     ...envelope(),
     seq: z.int().check(z.positive()),
     node: RunNodeSpecSchema,
+    /** A retried node (its `retry`) waits this many whole seconds before its runner (a Wait state: no Lambda waits). */
+    waitS: z.optional(z.int().check(z.positive())),
   }),
 );
 export type RunOutcome = z.infer<typeof RunOutcomeSchema>;

@@ -1,11 +1,9 @@
 import type { Workflow } from './ir.ts';
+import { findTemplates } from './templates.ts';
 import { issueError as error, formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
 /** Node settings pflow has that this version does not run yet, refused rather than silently ignored. */
 const NOT_YET: Readonly<Record<string, string>> = {
-  loop: 'loops on a node are not supported by this version of flowmend: use a backward edge ("next" to an earlier node) with an exit',
-  retry:
-    'node-level retry is not supported by this version of flowmend: transient errors are retried by the state machine; use a batch with max_retries, or an error edge',
   prompt_cache: "pflow's prompt caching is not supported by this version of flowmend: put the shared context in the llm node's system or prompt",
 };
 
@@ -38,6 +36,20 @@ export function checkPflowFeatures(workflow: Workflow): ValidationIssue[] {
     }
     if (node.loop !== undefined && node.batch !== undefined) {
       issues.push(error(at('loop'), 'LOOP_WITH_BATCH', `Node '${node.id}' has both "loop" and "batch"`, 'A node either loops or runs per item: keep one'));
+    }
+    const condition = node.loop?.while ?? node.loop?.until;
+    if (condition !== undefined) {
+      const [ref] = findTemplates(condition);
+      if (ref === undefined || ref.root !== node.id || ref.path.length === 0) {
+        issues.push(
+          error(
+            formatIssuePath(['nodes', index, 'loop', node.loop?.while !== undefined ? 'while' : 'until']),
+            'LOOP_CONDITION_NOT_OWN_OUTPUT',
+            `Node '${node.id}': the loop's condition ${condition} must name one of this node's own outputs`,
+            `Compute a boolean in the node and name it, e.g. "\${${node.id}.${node.type === 'code' ? 'result.done' : 'stdout'}}"`,
+          ),
+        );
+      }
     }
     if (node.prompt_cache !== undefined && node.type !== 'llm') {
       issues.push(error(at('prompt_cache'), 'PROMPT_CACHE_NOT_LLM', `Node '${node.id}' (${node.type}): "prompt_cache" applies to llm nodes only`));

@@ -1,5 +1,6 @@
 import { BATCH_OUTPUT_KEYS } from './batch/batch-config.ts';
 import { batchRoots, withIndex } from './batch/batch-items.ts';
+import { boundNames } from './bound-inputs.ts';
 import { closestMatch } from './closest-match.ts';
 import { buildGraph, type WorkflowGraph } from './graph.ts';
 import type { Workflow } from './ir.ts';
@@ -47,6 +48,7 @@ export function checkTemplates(workflow: Workflow, catalog: NodeCatalog, graph: 
   const inputSet = new Set(inputNames);
   const nodeIds = [...nodeTypes.keys()];
   const batchNodes = new Set(workflow.nodes.filter((n) => n.batch).map((n) => n.id));
+  const loopNodes = new Set(workflow.nodes.filter((n) => n.loop).map((n) => n.id));
 
   const check = (value: unknown, site: Site): void => {
     const seen = new Set<string>();
@@ -85,11 +87,13 @@ export function checkTemplates(workflow: Workflow, catalog: NodeCatalog, graph: 
       const key = ref.path[0];
       // A batch node's outputs are pflow's batch shape, whatever its type's own outputs are; a node type whose outputs
       // depend on its params (a workflow node) says which; undefined: not known before it runs.
-      const outputKeys: readonly string[] | undefined = batchNodes.has(ref.root)
+      const ownKeys: readonly string[] | undefined = batchNodes.has(ref.root)
         ? BATCH_OUTPUT_KEYS
         : spec?.outputKeysFor
           ? spec.outputKeysFor(nodeParams.get(ref.root) ?? {})
           : spec?.outputKeys;
+      // A loop node's last iteration also says why the loop stopped.
+      const outputKeys = ownKeys && loopNodes.has(ref.root) ? [...ownKeys, 'loop_stopped'] : ownKeys;
       if (outputKeys === undefined || key === undefined || outputKeys.includes(String(key))) continue;
       const outputs = outputKeys.join(', ');
       const close = typeof key === 'string' ? closestMatch(key, outputKeys) : undefined;
@@ -103,11 +107,21 @@ export function checkTemplates(workflow: Workflow, catalog: NodeCatalog, graph: 
   };
 
   workflow.nodes.forEach((node, index) => {
-    const itemRoots = batchRoots(node);
+    const itemRoots = [...batchRoots(node), ...boundNames(node, catalog.get(node.type))];
     for (const [param, value] of Object.entries(templatedParams(node))) {
       // `${other.results[${__index__}].x}` is checked as `${other.results[0].x}`.
       const checked = node.batch ? withIndex(value, 0) : value;
       check(checked, { label: `Node '${node.id}' param '${param}'`, path: formatIssuePath(['nodes', index, 'params', param]), nodeId: node.id, itemRoots });
+    }
+    if (node.loop) {
+      // The loop's templates read the node's own outputs (its previous iteration), so no upstream check.
+      const { while: w, until, carry, max_iterations } = node.loop;
+      check([w, until, carry, max_iterations], {
+        label: `Node '${node.id}' loop`,
+        path: formatIssuePath(['nodes', index, 'loop']),
+        nodeId: undefined,
+        itemRoots,
+      });
     }
     if (typeof node.batch?.items === 'string') {
       check(node.batch.items, { label: `Node '${node.id}' batch.items`, path: formatIssuePath(['nodes', index, 'batch', 'items']), nodeId: node.id });

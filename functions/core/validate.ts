@@ -33,6 +33,8 @@ function checkParams(node: WorkflowNode, index: number, spec: NodeTypeSpec): Val
   const paramPath = (param: string, rest: readonly PropertyKey[] = []): string => formatIssuePath(['nodes', index, 'params', param, ...rest]);
   for (const [param, value] of Object.entries(node.params)) {
     const schema = shape[param];
+    // pflow's `inputs:` on any node: names for its templates (bound-inputs.ts), not a param of its type.
+    if (schema === undefined && param === 'inputs' && value !== null && typeof value === 'object' && !Array.isArray(value)) continue;
     if (schema === undefined) {
       if (!acceptsUnknownParams(spec)) {
         issues.push(

@@ -13,7 +13,8 @@ const position = (nodeId: string, visit: number): string => `${nodeId}#${visit}`
  * (its failure chose the way, like a loop's exit check). A failed node with no `error` edge runs again.
  */
 const isReplayable = (step: NodeRecord, ir: Workflow): boolean =>
-  step.status === 'completed' || step.status === 'warning' || (step.status === 'failed' && nextNodeId(ir, step.nodeId, 'error') !== undefined);
+  !step.retried &&
+  (step.status === 'completed' || step.status === 'warning' || (step.status === 'failed' && nextNodeId(ir, step.nodeId, 'error') !== undefined));
 
 /** The newest record at each position (node, visit) that can be replayed. */
 const replayableByPosition = (steps: readonly NodeRecord[], ir: Workflow): Map<string, NodeRecord> => {
@@ -52,6 +53,11 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
   run.flushedThrough = run.seq;
   const all = [...listed, ...unwritten];
   const records = replayableByPosition(all, ir);
+  // Tries of a node's `retry` already used at a position: a resume goes on with the next one.
+  const tries = new Map<string, number>();
+  for (const r of all) if (r.retried) tries.set(position(r.nodeId, r.visit), Math.max(tries.get(position(r.nodeId, r.visit)) ?? 0, r.attempt ?? 1));
+  // The iteration a loop node's next visit runs (after a replayed iteration that went on).
+  const iterations = new Map<string, number>();
   const inFlight = run.current;
   const nodes: Record<string, Record<string, unknown>> = {};
   run.latest = {};
@@ -75,9 +81,10 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
     const visit = (run.visits[nodeId] ?? 0) + 1;
     const record = records.get(position(nodeId, visit));
     let cacheKey: string | undefined;
+    const iteration = node.loop ? (iterations.get(nodeId) ?? 1) : undefined;
     if (record) {
       try {
-        cacheKey = node.batch ? batchCacheKey(step, node, nodes) : computeCacheKey(node.type, step.runnerParams(node, nodes));
+        cacheKey = node.batch ? batchCacheKey(step, node, nodes) : computeCacheKey(node.type, step.runnerParams(node, nodes, undefined, iteration));
       } catch (error) {
         if (!(error instanceof TemplateResolutionError)) throw error;
       }
@@ -99,7 +106,14 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
       if (interrupted)
         step.writes.event('node_interrupted', { nodeId, seq: inFlight.seq, message: `'${nodeId}' was running when its process stopped; running it again` });
       const previousBatch = node.batch ? latestBatchAttempt(all, nodeId, visit) : undefined;
-      return step.prepare(nodeId, { nodes, interrupted, ...(previousBatch ? { previousBatch } : {}) });
+      const used = tries.get(position(nodeId, visit));
+      return step.prepare(nodeId, {
+        nodes,
+        interrupted,
+        ...(previousBatch ? { previousBatch } : {}),
+        ...(iteration !== undefined ? { iteration } : {}),
+        ...(used !== undefined ? { retry: { visit, attempt: used + 1, waitS: undefined } } : {}),
+      });
     }
     nodes[nodeId] = record.outputs ?? {};
     if (record.status === 'failed') step.failed.add(nodeId);
@@ -109,6 +123,12 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
     run.metrics.nodesCached += 1;
     replayed.push({ id: nodeId, seq: record.seq });
     const action = record.action ?? 'default';
+    // A loop iteration that went on leads to the node's next iteration, not along an edge.
+    if (record.loopContinued) {
+      iterations.set(nodeId, (record.iteration ?? 1) + 1);
+      continue;
+    }
+    iterations.delete(nodeId);
     const next = nextNodeId(ir, nodeId, action);
     if (next === undefined) {
       flushReplayed();

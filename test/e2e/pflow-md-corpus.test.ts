@@ -26,8 +26,6 @@ const NOT_YET: Readonly<Record<string, string>> = {
   'examples/core/prompt-caching.pflow.md': 'prompt_cache',
   'examples/core/error-handling.pflow.md': "write-file's content from pflow's shared store",
   'examples/core/simple-pipeline.pflow.md': "write-file's content from pflow's shared store",
-  'examples/error-handling/non-retriable-file-error.pflow.md': 'node-level retry',
-  'examples/error-handling/retry-with-backoff.pflow.md': 'node-level retry',
   'tests/fixtures/graph/multi-output-batch/parent.pflow.md': 'a batch of workflow nodes and the code node',
   'tests/fixtures/graph/multi-output-batch/review-item.pflow.md': 'the code node',
 };
@@ -109,6 +107,18 @@ describe.skipIf(!present)(`pflow's own .pflow.md examples (${present ? EXAMPLES 
       result: { stdout: 'Title: A TITLE\nBody: THE BODY' },
     });
     expect(await run('examples/error-handling/loop-recovery.pflow.md')).toMatchObject({ status: 'succeeded', result: { result: 'succeeded-on-retry' } });
+    // Absolute paths outside the run's workspace are refused by flowmend's file nodes, a failure no retry fixes:
+    // both take their on-error route at once, as pflow's does for the directory (pflow retries the missing file first).
+    for (const path of ['examples/error-handling/non-retriable-file-error.pflow.md', 'examples/error-handling/retry-with-backoff.pflow.md']) {
+      const report = await run(path);
+      expect(report, path).toMatchObject({ status: 'succeeded', result: { stdout: expect.stringContaining('example complete') } });
+      expect(report.steps.map((s) => s.node_id)).toEqual([
+        'prepare-' + (path.includes('backoff') ? 'path' : 'directory'),
+        expect.any(String),
+        expect.any(String),
+        'done',
+      ]);
+    }
     // Its own prose: "Should error: never_run is absent, fails is failed" (pflow itself skips the output silently).
     expect(await run('examples/error-handling/coalesce-mixed-absent-failed.pflow.md')).toMatchObject({
       status: 'failed',

@@ -7,6 +7,10 @@ const firstLine = (text: string): string => {
   return first.trimEnd().endsWith(':') && second ? `${first.trim()} ${second.trim()}` : first;
 };
 
+/** `try 2/3 in 4s` for a node's `retry` (its node_retrying event). */
+export const retryLine = (data: Record<string, unknown>): string =>
+  `try ${Number(data.attempt) + 1}/${String(data.max)}${Number(data.waitS) > 0 ? ` in ${String(data.waitS)}s` : ''}`;
+
 /**
  * The progress lines of `flowmend logs` and of a remote run, from the progress feed: the same lines a
  * local run prints from its store writes (`  fetch... ✓ 1.8s`, `  fetch... ↻ cached`, ...).
@@ -31,6 +35,8 @@ export const progressLines = (event: ProgressEvent): string[] => {
       return [`  ${event.node_id}... ✗ ${firstLine(event.message ?? 'failed')}${suffix}`];
     case 'node_interrupted':
       return [`  ${event.node_id}... ✗ interrupted`];
+    case 'node_retrying':
+      return [`  ${event.node_id}... ↺ ${retryLine(event.data ?? {})}`];
     case 'node_cached':
       return ((event.data?.nodes ?? []) as { id: string }[]).map((n) => `  ${n.id}... ↻ cached`);
     case 'repair_started':

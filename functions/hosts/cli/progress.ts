@@ -1,6 +1,7 @@
 import type { StoreWrite } from '../../adapters/observed-run-store.ts';
 import type { NodeRecord } from '../../core/index.ts';
 import { BatchProgressThrottle, batchProgressLine } from './batch-progress.ts';
+import { retryLine } from './progress-lines.ts';
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 /** One line for a progress message: its first line, joined with the next when it only introduces it. */
@@ -90,6 +91,9 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
               break;
             case 'node_interrupted':
               line(`  ${e.nodeId}... was interrupted; running it again\n`);
+              break;
+            case 'node_retrying':
+              line(`  ${e.nodeId}... ↺ ${retryLine(e.data)}\n`);
               break;
             case 'repair_started':
               line(`Repairing workflow (attempt ${String(e.data?.attempt)}/${String(e.data?.max)}): ${firstLine(e.message ?? '')}\n`);
