@@ -18,7 +18,7 @@ import { asCfn, logicalId } from './stack-helpers.ts';
 
 type State = Record<string, unknown> & { Type: string; Next?: string };
 type Asl = { StartAt: string; States: Record<string, State> };
-type ChoiceRule = { Variable?: string; StringEquals?: string; And?: ChoiceRule[]; Next?: string };
+type ChoiceRule = { Variable?: string; StringEquals?: string; IsPresent?: boolean; And?: ChoiceRule[]; Next?: string };
 
 const cfn = asCfn(synthFlowmend().template);
 const machines = extractStateMachines(cfn);
@@ -47,7 +47,11 @@ function routeOf(asl: Asl, outcome: { kind: string; node?: { type: string }; nod
       .replace(/^\$\./, '')
       .split('.')
       .reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], outcome);
-  const matches = (rule: ChoiceRule): boolean => (rule.And !== undefined ? rule.And.every(matches) : read(rule.Variable ?? '') === rule.StringEquals);
+  const matches = (rule: ChoiceRule): boolean => {
+    if (rule.And !== undefined) return rule.And.every(matches);
+    const value = read(rule.Variable ?? '');
+    return rule.IsPresent !== undefined ? (value !== undefined) === rule.IsPresent : value === rule.StringEquals;
+  };
   return route.Choices.find(matches)?.Next ?? route.Default;
 }
 
