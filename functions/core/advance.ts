@@ -16,6 +16,7 @@ import { startRepairAttempt } from './repair/repair-loop.ts';
 import type { RunError, RunItem } from './run-model.ts';
 import type { AdvanceInput, AdvanceOutcome, ExecCounters } from './state-io.ts';
 import { findTemplates, resolveParams, resolveValue, type TemplateContext, TemplateResolutionError } from './templates.ts';
+import { visitTraceparent } from './trace-context.ts';
 import { UnitOfWork } from './unit-of-work.ts';
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
@@ -192,6 +193,7 @@ export class Advance {
         ...(this.ir.classification && spec.capabilities?.classificationRules ? { classification: this.ir.classification } : {}),
         ...(blobs ? { upload: await uploadTargetFor(blobs, this.run.runId, seq) } : {}),
         ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, UPLOAD_URL_TTL_S) } } : {}),
+        ...(this.run.trace ? { traceparent: visitTraceparent(this.run.trace, this.run.runId, seq) } : {}),
       },
     };
   }

@@ -102,6 +102,8 @@ export {
   type NodeRecord,
   NodeRecordSchema,
   type Owner,
+  type RepairAttempt,
+  type RunError,
   type RunEvent,
   RunEventSchema,
   RunIdSchema,
@@ -110,6 +112,7 @@ export {
   type RunStatus,
   RunStatusSchema,
 } from './run-model.ts';
+export { type ObservedWrite, observationsOf, type RunObservation, type RunObserver } from './run-observations.ts';
 export { loadRunReport, type RunReport, recordsOfRun } from './run-report.ts';
 export type { AdvanceCommit, RunStore, RunWriteCondition } from './run-store.ts';
 export { changeOf, loadRunView } from './run-view.ts';
@@ -125,6 +128,7 @@ export {
   type SecretSource,
   secretReference,
 } from './secret-source.ts';
+export { visitSpanId } from './span-id.ts';
 export {
   type AdvanceOutcome,
   BatchItemSpecSchema,
@@ -137,5 +141,14 @@ export {
 } from './state-io.ts';
 export { copyStoredValue, sameStoredValue } from './stored-value.ts';
 export { findTemplates } from './templates.ts';
+export {
+  formatTraceparent,
+  parseTraceparent,
+  type RunTrace,
+  startRunTrace,
+  type TraceParent,
+  type TraceStart,
+  visitTraceparent,
+} from './trace-context.ts';
 export { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from './validate.ts';
 export { formatIssuePath, type ValidationIssue } from './validation-issue.ts';

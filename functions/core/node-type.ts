@@ -57,6 +57,8 @@ export interface RunContext {
   readonly signal?: AbortSignal;
   /** The workflow's classification rules, for a node type that declares `capabilities.classificationRules`. */
   readonly classification?: ClassificationRules;
+  /** The visit's span as a W3C `traceparent`, when the run is traced: outgoing requests carry it. */
+  readonly traceparent?: string;
 }
 
 /**

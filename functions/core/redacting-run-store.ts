@@ -35,6 +35,7 @@ export class RedactingRunStore implements RunStore {
       events: this.redactor.value(commit.events),
       records: this.redactor.value(commit.records),
       run: this.stored(commit.run),
+      ...(commit.visits ? { visits: this.redactor.value(commit.visits) } : {}),
     });
   }
 

@@ -4,6 +4,7 @@ import { cryptoIds, type Ids } from './ids.ts';
 import type { Workflow } from './ir.ts';
 import { type IrVersionItem, type Owner, type ParentLink, type RunItem, RunMetricsSchema } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
+import { type RunTrace, resumeRunTrace, type TraceParent } from './trace-context.ts';
 
 export const DEFAULT_MAX_REPAIRS = 3;
 
@@ -31,6 +32,8 @@ export interface NewRun {
   workflowVersion?: number;
   /** A child run: the workflow node of the parent that runs it. */
   parent?: ParentLink;
+  /** The run's trace (trace-context.ts `startRunTrace`), when it has one. */
+  trace?: RunTrace | undefined;
   now: number;
 }
 
@@ -65,6 +68,7 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
     metrics: RunMetricsSchema.parse({}),
     mode: spec.mode ?? 'express',
     ...(spec.parent === undefined ? {} : { parent: spec.parent }),
+    ...(spec.trace === undefined ? {} : { trace: spec.trace }),
   };
   await store.putRun(run, { notExists: true });
   return run;
@@ -79,6 +83,9 @@ export interface ClaimOptions {
   /** Change the repair budget for the rest of the run. */
   maxRepairs?: number;
   repairEnabled?: boolean;
+  /** The resume request's traceparent, and whether this host exports traces (trace-context.ts). */
+  trace?: { caller?: TraceParent | undefined; traced: boolean };
+  ids?: Ids;
 }
 
 /**
@@ -109,6 +116,13 @@ export const claimRun = async (store: RunStore, runId: string, options: ClaimOpt
     run.repairedNodes = [...new Set([...run.repairedNodes, ...(options.patch.nodesChanged ?? [])])];
   }
   const resumedFrom = run.status;
+  // A new stretch of the run's trace; the one before never ended when its process died with the run running.
+  const trace = resumeRunTrace(
+    run.trace,
+    { until: run.updatedAt, open: resumedFrom === 'running' },
+    { caller: options.trace?.caller, traced: options.trace?.traced ?? false, now: options.now, ...(options.ids ? { ids: options.ids } : {}) },
+  );
+  if (trace) run.trace = trace;
   run.status = 'running';
   run.needsWalk = true;
   run.owner = options.owner;

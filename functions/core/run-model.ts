@@ -2,6 +2,7 @@ import { BatchStateSchema, ItemOfSchema, ItemRangeSchema } from './batch/batch-s
 import { WorkflowSchema } from './ir.ts';
 import { builtOnFirstUse } from './lazy-schema.ts';
 import { LlmUsageSchema, NodeErrorSchema } from './node-type.ts';
+import { RunTraceSchema } from './trace-context.ts';
 import * as z from './zod.ts';
 
 export const RunIdSchema = builtOnFirstUse(() => z.string().check(z.regex(/^[A-Za-z0-9_-]{6,64}$/, 'a run id is 6-64 letters, digits, _ or -')));
@@ -78,6 +79,8 @@ export const RepairAttemptSchema = builtOnFirstUse(() =>
     reason: z.string(),
     problems: z.optional(z.array(z.string())),
     usage: z.optional(LlmUsageSchema),
+    /** When the attempt went to the Repair state (the commit that started it). */
+    startedAt: z.optional(z.number()),
     at: z.number(),
   }),
 );
@@ -187,6 +190,8 @@ export const RunItemSchema = builtOnFirstUse(() =>
     batch: z.optional(BatchStateSchema),
     /** Item records allocated so far (their seqs count here, not as node visits). */
     itemRecords: z.optional(z.int().check(z.nonnegative())),
+    /** The run's trace (trace-context.ts): when a caller sent a traceparent or the host exports traces. */
+    trace: z.optional(RunTraceSchema),
   }),
 );
 export type RunItem = z.infer<typeof RunItemSchema>;
@@ -267,7 +272,7 @@ export const RunEventSchema = builtOnFirstUse(() =>
     z.object({
       ...eventBase,
       type: z.literal('node_cached'),
-      data: z.object({ nodes: z.array(z.object({ id: z.string(), seq: z.int() })) }),
+      data: z.object({ nodes: z.array(z.object({ id: z.string(), seq: z.int(), type: z.optional(z.string()) })) }),
     }),
     z.object({ ...eventBase, type: z.literal('node_interrupted'), nodeId: z.string(), seq: z.int(), message: z.string() }),
     /** A try of a node with `retry` failed; the next starts after `waitS` seconds. */

@@ -22,6 +22,11 @@ export interface AdvanceCommit {
   run: RunItem;
   /** Guards the run item; when it fails nothing of the commit is written. */
   condition: RunWriteCondition;
+  /**
+   * The node visits this step recorded, for observers (run-observations.ts): stores write records through
+   * `run` (its pending records) and `records`, and ignore this.
+   */
+  visits?: readonly NodeRecord[];
 }
 
 /**

@@ -15,6 +15,8 @@ export const ScheduledStartEventSchema = builtOnFirstUse(() =>
     version: z.optional(z.int().check(z.positive())),
     params: z._default(z.record(z.string(), z.unknown()), {}),
     scheduledTime: z.iso.datetime({ offset: true }),
+    /** A W3C traceparent the schedule's target input carries: the run joins that trace (else it starts one when traces are exported). */
+    traceparent: z.optional(z.string().check(z.maxLength(256))),
   }),
 );
 export type ScheduledStartEvent = z.infer<typeof ScheduledStartEventSchema>;

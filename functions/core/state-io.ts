@@ -20,6 +20,8 @@ export const RunNodeSpecSchema = builtOnFirstUse(() =>
     classification: z.optional(ClassificationRulesSchema),
     /** Params too large to send inline (MAX_INLINE_PARAMS_BYTES): `params` is empty and the runner reads them here. */
     paramsRef: z.optional(ParamsRefSchema),
+    /** The visit's span, as a W3C traceparent, when the run is traced: an http node sends it on. */
+    traceparent: z.optional(z.string().check(z.maxLength(55))),
   }),
 );
 export type RunNodeSpec = z.infer<typeof RunNodeSpecSchema>;

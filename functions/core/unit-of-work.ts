@@ -17,6 +17,8 @@ const PENDING_BYTES_LIMIT = 64 * 1024;
  */
 export class UnitOfWork {
   private readonly events: RunEvent[] = [];
+  /** Node visits recorded since the last commit, told to observers with it. */
+  private readonly visits: NodeRecord[] = [];
 
   constructor(
     readonly run: RunItem,
@@ -35,6 +37,7 @@ export class UnitOfWork {
    * is written first, as its own item.
    */
   async stageRecord(record: NodeRecord): Promise<void> {
+    this.visits.push(record);
     if (JSON.stringify(record).length <= EMBEDDED_RECORD_LIMIT) {
       this.run.pendingRecords.push(record);
       this.deps.cache.rememberOutputs(record);
@@ -63,6 +66,7 @@ export class UnitOfWork {
    */
   async commit(options: { flushAll?: boolean } = {}): Promise<void> {
     const events = this.events.splice(0);
+    const visits = this.visits.splice(0);
     const run = this.run;
     // What the last commit wrote out is in its own items now: that call returned before this one began.
     run.pendingRecords = run.pendingRecords.filter((r) => r.seq > run.flushedThrough);
@@ -75,7 +79,7 @@ export class UnitOfWork {
     if (due) run.flushedThrough = Math.max(...written.map((r) => r.seq));
     run.updatedAt = this.deps.now();
     run.rev = (this.deps.ids ?? cryptoIds).hex(6);
-    await commitAdvance(this.deps.store, { events, records: written, run, condition: { ownerId: this.owner } });
+    await commitAdvance(this.deps.store, { events, records: written, run, condition: { ownerId: this.owner }, ...(visits.length > 0 ? { visits } : {}) });
     this.deps.cache.rememberRun(run);
   }
 }

@@ -66,7 +66,7 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
   delete run.current;
   delete run.cursor;
   delete run.batch;
-  const replayed: { id: string; seq: number }[] = [];
+  const replayed: { id: string; seq: number; type: string }[] = [];
   const flushReplayed = () => {
     if (replayed.length === 0) return;
     step.writes.event('node_cached', { data: { nodes: replayed.splice(0) } });
@@ -121,7 +121,7 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
     run.latest[nodeId] = record.seq;
     run.visits[nodeId] = visit;
     run.metrics.nodesCached += 1;
-    replayed.push({ id: nodeId, seq: record.seq });
+    replayed.push({ id: nodeId, seq: record.seq, type: record.nodeType });
     const action = record.action ?? 'default';
     // A loop iteration that went on leads to the node's next iteration, not along an edge.
     if (record.loopContinued) {

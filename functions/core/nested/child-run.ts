@@ -8,6 +8,7 @@ import { parseWorkflow } from '../parse-workflow.ts';
 import { createRun } from '../run-lifecycle.ts';
 import type { ParentLink, RunItem } from '../run-model.ts';
 import type { AdvanceInput, AdvanceOutcome } from '../state-io.ts';
+import { childRunTrace, resumeRunTrace, visitSpanId } from '../trace-context.ts';
 import { formatIssues } from '../validation-issue.ts';
 import { type ChildEnd, childEnd, recordWorkflowNode } from './parent-hop.ts';
 import { STORAGE_MODE_REFUSALS, WorkflowParamsSchema } from './workflow-params.ts';
@@ -71,6 +72,19 @@ const takeOver = async (step: Advance, child: RunItem, link: ParentLink, params:
   const now = step.deps.now();
   await adoptParentsChange(step, child, ir, link.irKey ?? '', now);
   const resumedFrom = child.status;
+  const parentTrace = step.run.trace;
+  const seq = step.run.current?.seq ?? link.seq;
+  if (parentTrace) {
+    // The child's next stretch, linked to the parent's node visit that took it over.
+    const caller = { traceId: parentTrace.traceId, spanId: visitSpanId(step.run.runId, seq), sampled: parentTrace.sampled };
+    child.trace = child.trace
+      ? resumeRunTrace(
+          child.trace,
+          { until: child.updatedAt, open: resumedFrom === 'running' },
+          { caller, traced: true, now, ...(step.deps.ids ? { ids: step.deps.ids } : {}) },
+        )
+      : childRunTrace(parentTrace, step.run.runId, seq, now, step.deps.ids);
+  }
   child.status = 'running';
   child.needsWalk = true;
   child.parent = link;
@@ -165,6 +179,7 @@ export const enterChild = async (step: Advance, resolved: Record<string, unknown
       mode: run.mode,
       ...(run.workspace === undefined ? {} : { workspace: run.workspace }),
       parent: link,
+      ...(run.trace ? { trace: childRunTrace(run.trace, run.runId, current.seq, deps.now(), deps.ids) } : {}),
       now: deps.now(),
     });
   }

@@ -92,7 +92,14 @@ export const settleRepairAttempt = async (step: Advance, input: RepairInput): Pr
   }
   const failure: RunError = run.lastError ?? { category: 'execution_failure', code: 'FAILED', message: 'the run failed', fixable: false };
   const report = input.repair;
-  const attempt = { attempt: input.attempt, irVersion: run.irVersion, ...(failure.node_id ? { nodeId: failure.node_id } : {}), at: deps.now() };
+  // The Repair state writes no run item: the last write is the commit that sent the run there.
+  const attempt = {
+    attempt: input.attempt,
+    irVersion: run.irVersion,
+    ...(failure.node_id ? { nodeId: failure.node_id } : {}),
+    startedAt: run.updatedAt,
+    at: deps.now(),
+  };
   if (input.error || !report?.applied) {
     const why = input.error ? `${input.error.Error}: ${input.error.Cause ?? ''}` : (report?.message ?? 'no repair was proposed');
     const refused = report?.problems !== undefined && !input.error;
