@@ -73,6 +73,8 @@ const cliOptions = {
     'ajv-formats',
     // pflow's .pflow.md parser's YAML: required only when a markdown workflow is read.
     'yaml',
+    // OpenTelemetry's SDK and exporters: loaded only when an exporter is configured (functions/hosts/telemetry).
+    '@opentelemetry/*',
   ],
   // `import()` of a package left external becomes a require: a script compiled by vm.Script has no ES module
   // loader to call (importModuleDynamically does not survive a code cache on Node 20: "A dynamic import callback

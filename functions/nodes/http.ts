@@ -49,6 +49,8 @@ const buildRequest = (params: HttpParams, method: string, context: RunContext): 
   if (params.auth_token !== undefined) headers.authorization ??= `Bearer ${params.auth_token}`;
   if (params.api_key !== undefined) headers[(params.api_key_header ?? 'X-API-Key').toLowerCase()] ??= params.api_key;
   if (SIDE_EFFECT_METHODS.has(method)) headers['idempotency-key'] ??= idempotencyKey(context);
+  // The called service's spans join the run's trace under this visit (W3C Trace Context); a header the workflow sets wins.
+  if (context.traceparent !== undefined) headers.traceparent ??= context.traceparent;
   if (params.body === undefined || params.body === null) return { headers };
   if (typeof params.body === 'string') {
     headers['content-type'] ??= 'text/plain; charset=utf-8';

@@ -25,11 +25,12 @@ export interface CliProcess {
 }
 
 /** The env of a child CLI: no real LLM, no state dir of the person running the tests. */
-const childEnv = (): NodeJS.ProcessEnv => {
+const childEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
-  // Tests never reach a real LLM, nor another state dir.
-  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'FLOWMEND_STATE_DIR']) delete env[name];
-  return env;
+  // Tests never reach a real LLM, nor another state dir, nor a telemetry collector of the person running them.
+  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'FLOWMEND_STATE_DIR', 'TRACEPARENT']) delete env[name];
+  for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete env[name];
+  return { ...env, ...extra };
 };
 
 const live = new Set<ChildProcess>();
@@ -54,12 +55,12 @@ const track = (child: ChildProcess): CliProcess => {
   return { child, pid: child.pid, done };
 };
 
-/** Starts `flowmend <args> --state-dir <stateDir>` and returns at once. */
-export const spawnCli = (args: readonly string[], options: { stateDir: string }): CliProcess =>
-  track(spawn(process.execPath, [BIN, ...args, '--state-dir', options.stateDir], { cwd: REPO, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
+/** Starts `flowmend <args> --state-dir <stateDir>` and returns at once; `env` adds to (or overrides) the child's environment. */
+export const spawnCli = (args: readonly string[], options: { stateDir: string; env?: NodeJS.ProcessEnv }): CliProcess =>
+  track(spawn(process.execPath, [BIN, ...args, '--state-dir', options.stateDir], { cwd: REPO, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] }));
 
 /** Runs `flowmend <args> --state-dir <stateDir>` to its end. */
-export const runCli = (args: readonly string[], options: { stateDir: string }): Promise<CliResult> => spawnCli(args, options).done;
+export const runCli = (args: readonly string[], options: { stateDir: string; env?: NodeJS.ProcessEnv }): Promise<CliResult> => spawnCli(args, options).done;
 
 /** Parses the one JSON object `--output-format json` prints, saying what was printed when it is not JSON. */
 export const parseJsonOutput = <T = Record<string, unknown>>(result: CliResult): T => {

@@ -11,8 +11,8 @@ export interface ServeProcess {
 }
 
 /** `flowmend serve --port 0 --manual-clock [extraArgs]` on a state dir; resolves once it listens, with its URL. */
-export const startServe = async (stateDir: string, timeoutMs = 30_000, extraArgs: readonly string[] = []): Promise<ServeProcess> => {
-  const proc = spawnCli(['serve', '--port', '0', '--manual-clock', ...extraArgs], { stateDir });
+export const startServe = async (stateDir: string, timeoutMs = 30_000, extraArgs: readonly string[] = [], env?: NodeJS.ProcessEnv): Promise<ServeProcess> => {
+  const proc = spawnCli(['serve', '--port', '0', '--manual-clock', ...extraArgs], { stateDir, ...(env ? { env } : {}) });
   let stderr = '';
   proc.child.stderr?.on('data', (chunk: string) => (stderr += chunk));
   const url = await new Promise<string>((resolve, reject) => {

@@ -26,6 +26,8 @@ export interface ApiDeps {
   pollIntervalMs?: number;
   /** `serve`: this process's own writes, which wake a long-poll before its next read (none on AWS: the API's Lambda polls). */
   changes?: StoreChanges;
+  /** Runs started here get a trace of their own when their request sent no traceparent (the host exports traces). */
+  traced?: boolean;
 }
 
 /** 1 MiB: a workflow is a few KiB; API Gateway would cut at 10 MB and Lambda at 6 MB anyway. */

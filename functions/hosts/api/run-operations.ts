@@ -9,7 +9,9 @@ import {
   IDEMPOTENCY_TTL_MS,
   type NewRun,
   newRunId,
+  parseTraceparent,
   StaleRunError,
+  startRunTrace,
 } from '../../core/index.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { ApiError, notFound } from './api-error.ts';
@@ -31,7 +33,7 @@ export interface StartedRun {
  * insert, so concurrent retries get the first run), writes the run and hands it to the launcher. A key
  * whose run was never written (its request died after the claim) gets that run from the next retry.
  */
-export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey?: string): Promise<StartedRun> => {
+export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey?: string, traceparent?: string): Promise<StartedRun> => {
   let raw: unknown = await workflowFromField(body.workflow);
   let workflowName = body.name;
   let workflowVersion: number | undefined;
@@ -66,6 +68,7 @@ export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey
     now,
     ...(workflowVersion === undefined ? {} : { workflowVersion }),
     ...(deps.workspace === undefined ? {} : { workspace: deps.workspace }),
+    trace: startRunTrace({ caller: parseTraceparent(traceparent), traced: deps.traced ?? false, now }),
   };
   if (idempotencyKey !== undefined) {
     const claim = await deps.registry.claimIdempotencyKey({ key: idempotencyKey, runId, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS }, now);
@@ -94,7 +97,7 @@ const createAndLaunch = async (deps: ApiDeps, spec: Omit<NewRun, 'owner' | 'mode
 };
 
 /** Resumes a failed, interrupted or cancelled run, optionally with a person's patch checked as `flowmend resume --workflow` does. */
-export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody): Promise<RunItem> => {
+export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody, traceparent?: string): Promise<RunItem> => {
   const now = deps.now();
   let patch: IrVersionItem | undefined;
   if (body.workflow !== undefined) {
@@ -112,6 +115,7 @@ export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody):
     owner,
     now,
     isAlive: (o) => deps.launcher.isAlive(o),
+    trace: { caller: parseTraceparent(traceparent), traced: deps.traced ?? false },
     ...(patch ? { patch } : {}),
     ...(body.max_repairs !== undefined ? { maxRepairs: body.max_repairs } : {}),
     ...(body.repair !== undefined ? { repairEnabled: body.repair } : {}),

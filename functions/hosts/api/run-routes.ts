@@ -50,7 +50,8 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
     const key = header === undefined ? undefined : IdempotencyKeySchema.safeParse(header);
     if (key && !key.success) throw invalidRequest('Idempotency-Key header', key.error);
     const body = hasMarkdownBody(c) ? await markdownStartBody(c) : await readBody(c, StartRunBodySchema);
-    const started = await startRun(deps, body, key?.data);
+    // A W3C traceparent puts the run in the caller's trace (an invalid one is ignored, as the spec says).
+    const started = await startRun(deps, body, key?.data, c.req.header('traceparent'));
     if (started.replayed) c.header('Idempotent-Replayed', 'true');
     return c.json(
       {
@@ -114,7 +115,7 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
   app.post('/:id/resume', async (c) => {
     const { id } = readParams(c, RunIdParamSchema);
     const body = await readBody(c, ResumeBodySchema, { emptyIsObject: true });
-    const run = await resumeRun(deps, id, body);
+    const run = await resumeRun(deps, id, body, c.req.header('traceparent'));
     return c.json({ run_id: id, status: 'running', workflow_version: run.irVersion, links: linksOf(id) }, 202);
   });
 

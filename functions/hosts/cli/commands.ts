@@ -75,6 +75,8 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
         onListening: (origin) => viewerIo.stdout(`Run viewer: ${origin}/ui/\n`),
         ...(io.untilStopped ? { untilStopped: io.untilStopped } : {}),
         ...(io.hostOptions ? { hostOptions: io.hostOptions } : {}),
+        env: io.env,
+        ...(io.redactor ? { redactor: io.redactor } : {}),
       });
     } catch (error) {
       if (error instanceof FlowmendError) return fail(EXIT.failed, error.message);

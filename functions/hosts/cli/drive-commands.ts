@@ -1,9 +1,20 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { IrVersionItem, PatchCheck, PflowFormOptions, RunItem, RunStore } from '../../core/index.ts';
-import { checkRunPatch, DEFAULT_MAX_REPAIRS, EngineCache, loadRunReport, prepareRun, RedactingRunStore, Redactor } from '../../core/index.ts';
+import {
+  ConfigurationError,
+  checkRunPatch,
+  DEFAULT_MAX_REPAIRS,
+  EngineCache,
+  loadRunReport,
+  prepareRun,
+  RedactingRunStore,
+  Redactor,
+} from '../../core/index.ts';
 import { localSpecCatalog } from '../../nodes/local-specs.ts';
 import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
+import { loadTelemetry, type Telemetry } from '../telemetry/load-telemetry.ts';
+import { type TelemetryConfig, telemetryConfigFrom } from '../telemetry/telemetry-config.ts';
 import type { Command } from './cli-args.ts';
 import { EXIT } from './cli-output.ts';
 import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
@@ -59,6 +70,17 @@ export const driveCommand = async (
   { stateDir, opened }: { stateDir: string; opened: CliStore },
 ): Promise<number> => {
   const { json, fail, emit } = out;
+  // OTEL_EXPORTER_OTLP_ENDPOINT and the other standard variables; nothing set, nothing loaded (hosts/telemetry).
+  let telemetryConfig: TelemetryConfig;
+  try {
+    telemetryConfig = telemetryConfigFrom(io.env, 'cli');
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    return fail(EXIT.usage, `OpenTelemetry configuration: ${error.message}`);
+  }
+  let telemetry: Telemetry | undefined;
+  // The caller's trace, passed as OpenTelemetry passes a context through the environment.
+  const traceparent = io.env.TRACEPARENT;
   let nodeCount = 0;
   const progress = json
     ? undefined
@@ -82,6 +104,11 @@ export const driveCommand = async (
   const makeHost = async (extra: Partial<LocalHostOptions> = {}): Promise<LocalHost> => {
     const { LocalHost } = await import('../local/local-host.ts');
     const { FileDefinitionMemo } = await import('../local/definition-memo.ts');
+    // Made here, after the command knows its secrets: span messages are redacted like the store's writes.
+    telemetry = await loadTelemetry(telemetryConfig, {
+      redactor: io.redactor,
+      onExportError: (error) => io.stderr(`flowmend: OpenTelemetry export failed: ${error instanceof Error ? error.message : String(error)}\n`),
+    });
     // Validated as Step Functions validates it, once per definition: at build time for the default one, else
     // once per state dir (with --store dynamodb the state dir holds nothing else, so it is not created for
     // this: only the build's memo is read).
@@ -90,6 +117,7 @@ export const driveCommand = async (
       runLimits: limits,
       ...io.hostOptions,
       ...extra,
+      ...(telemetry ? { telemetry } : {}),
       store,
       blobs,
       onWrite: (write) => {
@@ -134,9 +162,10 @@ export const driveCommand = async (
       const viewer = command.open ? await (await import('./viewer-commands.ts')).viewerForRun(store, command.port, viewerIo) : undefined;
       onRunWritten = viewer?.open;
       try {
-        return emit(await (await makeHost()).start({ ...prepared.spec, workspace }));
+        return emit(await (await makeHost()).start({ ...prepared.spec, workspace, ...(traceparent ? { traceparent } : {}) }));
       } finally {
         await viewer?.close();
+        await telemetry?.shutdown();
       }
     }
     case 'resume': {
@@ -161,14 +190,19 @@ export const driveCommand = async (
       keepSecret(secrets.inputs);
       const cache = new EngineCache();
       if (current) cache.rememberIr(command.runId, current.version, current.ir);
-      return emit(
-        await (await makeHost({ cache })).resume(command.runId, {
-          ...(patch ? { patch } : {}),
-          ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}),
-          ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}),
-          force: command.force,
-        }),
-      );
+      try {
+        return emit(
+          await (await makeHost({ cache })).resume(command.runId, {
+            ...(patch ? { patch } : {}),
+            ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}),
+            ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}),
+            force: command.force,
+            ...(traceparent ? { traceparent } : {}),
+          }),
+        );
+      } finally {
+        await telemetry?.shutdown();
+      }
     }
   }
 };

@@ -1,11 +1,13 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
+import { RunLog } from '../../adapters/run-log.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
-import type { RunStore } from '../../core/index.ts';
+import type { Redactor, RunStore } from '../../core/index.ts';
 import { ConfigurationError, claimRun } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import type { ApiDeps } from '../api/api-deps.ts';
+import { ApiError } from '../api/api-error.ts';
 import { makeApiApp } from '../api/app.ts';
 import { isLoopbackAddress, localOriginGuard } from '../api/local-origin-guard.ts';
 import { StoreChanges } from '../api/long-poll.ts';
@@ -14,6 +16,9 @@ import { ScheduleRunner } from '../api/schedule-runner.ts';
 import { FileDefinitionMemo } from '../local/definition-memo.ts';
 import { isLocalOwnerAlive, LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { LocalRunLauncher, SERVE_OWNER_PREFIX } from '../local/local-launcher.ts';
+import { JsonLines, logThresholdFrom } from '../telemetry/json-lines.ts';
+import { loadTelemetry } from '../telemetry/load-telemetry.ts';
+import { telemetryConfigFrom } from '../telemetry/telemetry-config.ts';
 import { untilSignal } from '../viewer/until-signal.ts';
 import { makeViewerPageRoutes } from '../viewer/viewer-routes.ts';
 import { openCliStore } from './cli-store.ts';
@@ -29,11 +34,16 @@ export interface ServeOptions {
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
   /** How often a long-poll reads a run written by another process (this process's own writes wake it at once); 100 ms by default. */
   pollIntervalMs?: number;
+  /** Where serve's log lines go (JSON, one a line). */
   log: (line: string) => void;
   /** Told the server's origin once it listens (the CLI prints the viewer's URL). */
   onListening?: (origin: string) => void;
   /** Resolves when the server should stop; SIGINT or SIGTERM by default. */
   untilStopped?: () => Promise<void>;
+  /** The OpenTelemetry variables (hosts/telemetry/telemetry-config.ts) and FLOWMEND_LOG_LEVEL; none read when absent. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The engine's secrets, kept out of log lines and spans. */
+  redactor?: Redactor;
 }
 
 /** How often the scheduler's clock ticks in a real serve. */
@@ -43,8 +53,10 @@ const RECOVERY_SCAN = 500;
 
 const TickBodySchema = z.strictObject({ now: z.iso.datetime({ offset: true }) });
 
+type Log = (message: string, fields?: Record<string, unknown>) => void;
+
 /** Resumes the runs an earlier serve on this machine was driving when it stopped; another serve racing it gets RunBusyError. */
-const resumeOwnRuns = async (store: RunStore, launcher: LocalRunLauncher, now: number, log: (line: string) => void): Promise<void> => {
+const resumeOwnRuns = async (store: RunStore, launcher: LocalRunLauncher, now: number, log: Log): Promise<void> => {
   for (const run of await store.listRuns({ limit: RECOVERY_SCAN })) {
     const owner = run.owner;
     if ((run.status !== 'running' && run.status !== 'interrupted') || !owner?.id.startsWith(SERVE_OWNER_PREFIX) || owner.host !== hostname()) continue;
@@ -53,9 +65,9 @@ const resumeOwnRuns = async (store: RunStore, launcher: LocalRunLauncher, now: n
       const next = launcher.newOwner(run.runId, now);
       await claimRun(store, run.runId, { owner: next, now, isAlive: isLocalOwnerAlive });
       await launcher.launch({ runId: run.runId, owner: next, mode: run.mode });
-      log(`resumed run ${run.runId} (its serve process ${owner.pid ?? '?'} stopped)`);
+      log(`resumed run ${run.runId} (its serve process ${owner.pid ?? '?'} stopped)`, { run_id: run.runId });
     } catch (error) {
-      log(`run ${run.runId} was not resumed: ${(error as Error).message}`);
+      log(`run ${run.runId} was not resumed: ${(error as Error).message}`, { run_id: run.runId, level: 'WARN' });
     }
   }
 };
@@ -66,6 +78,17 @@ const resumeOwnRuns = async (store: RunStore, launcher: LocalRunLauncher, now: n
  */
 export const runServe = async (options: ServeOptions): Promise<void> => {
   const stateDir = resolve(options.stateDir);
+  const env = options.env ?? {};
+  const config = telemetryConfigFrom(env, 'serve');
+  // Every line JSON (run id, node id, visit, trace id where they apply), at FLOWMEND_LOG_LEVEL.
+  const lines = new JsonLines(options.log, logThresholdFrom(env), config.serviceName);
+  const log: Log = (message, { level, ...fields } = {}) => lines.write(level === 'ERROR' || level === 'WARN' ? level : 'INFO', message, fields);
+  // Traces and metrics out over OTLP when an endpoint is set; metrics for GET /metrics unless OTEL_METRICS_EXPORTER leaves prometheus out.
+  const telemetry = await loadTelemetry(config, {
+    redactor: options.redactor,
+    also: [new RunLog(lines, options.redactor)],
+    onExportError: (error) => lines.write('WARN', `OpenTelemetry export failed: ${error instanceof Error ? error.message : String(error)}`, {}),
+  });
   const { store, blobs, close } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
   const registryDb = openRegistryDatabase(stateDir);
   // Validated as Step Functions validates it, once per definition and state dir.
@@ -81,8 +104,9 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
       onWrite?.(write);
       changes.noteWrite(write);
     },
+    ...(telemetry ? { telemetry } : {}),
   });
-  const launcher = new LocalRunLauncher(host, options.log);
+  const launcher = new LocalRunLauncher(host, log);
   const deps: ApiDeps = {
     // The local host's own catalog: the file family too, which only a host with a workspace runs.
     store: host.store,
@@ -93,11 +117,17 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     workspace: options.workspace,
     changes,
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
-    logError: (error) => options.log(`internal error: ${(error as Error).stack ?? String(error)}`),
+    logError: (error) => log(`internal error: ${(error as Error).message}`, { level: 'ERROR', stack: (error as Error).stack ?? String(error) }),
+    ...(telemetry?.traced ? { traced: true } : {}),
   };
   const app = makeApiApp(deps, { guard: localOriginGuard({ loopback: isLoopbackAddress(options.host) }) });
+  app.get('/metrics', async (c) => {
+    if (!telemetry?.prometheusText)
+      throw new ApiError(404, 'NOT_FOUND', 'metrics are off: OTEL_METRICS_EXPORTER leaves out prometheus, or OTEL_SDK_DISABLED is true');
+    return c.body(await telemetry.prometheusText(), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+  });
   app.route('/', makeViewerPageRoutes());
-  const scheduler = new ScheduleRunner(deps, Date.now(), options.log);
+  const scheduler = new ScheduleRunner(deps, Date.now(), (message) => log(message, { level: 'WARN' }));
   let timer: NodeJS.Timeout | undefined;
   if (options.manualClock) {
     app.post('/_scheduler/tick', async (c) => {
@@ -106,15 +136,15 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     });
   } else {
     const tick = () => {
-      scheduler.tick(Date.now()).catch((error: unknown) => options.log(`scheduler tick failed: ${(error as Error).message}`));
+      scheduler.tick(Date.now()).catch((error: unknown) => log(`scheduler tick failed: ${(error as Error).message}`, { level: 'ERROR' }));
     };
     timer = setInterval(tick, TICK_MS);
   }
-  await resumeOwnRuns(store, launcher, Date.now(), options.log);
+  await resumeOwnRuns(store, launcher, Date.now(), log);
   const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
     const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
       const origin = `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`;
-      options.log(`flowmend API listening on ${origin} (state dir ${stateDir})`);
+      log(`flowmend API listening on ${origin} (state dir ${stateDir})`, { state_dir: stateDir });
       options.onListening?.(origin);
       done(s);
     });
@@ -130,4 +160,5 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   // Runs still going stay durable and `running`: the next serve resumes them.
   registryDb.close();
   close();
+  await telemetry?.shutdown();
 };

@@ -114,6 +114,13 @@ const runParsed = async (runner: NodeRunner, raw: unknown, { runId, seq, node }:
       durationMs: 0,
     };
   }
-  const context = { runId, nodeId: node.id, seq, cacheKey: node.cacheKey, ...(node.classification ? { classification: node.classification } : {}) };
+  const context = {
+    runId,
+    nodeId: node.id,
+    seq,
+    cacheKey: node.cacheKey,
+    ...(node.classification ? { classification: node.classification } : {}),
+    ...(node.traceparent ? { traceparent: node.traceparent } : {}),
+  };
   return runner.run(params.data, context);
 };

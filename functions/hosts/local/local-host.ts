@@ -2,7 +2,8 @@ import '../../adapters/node20-polyfills.ts';
 import { hostname } from 'node:os';
 import { ExecutionAbortedError, ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
-import type { BlobStore, ExecutionLimits, Owner, RepairReport, RunStore, SecretResolver, Workflow } from '../../core/index.ts';
+import { ObservingRunStore } from '../../adapters/observing-run-store.ts';
+import type { BlobStore, ExecutionLimits, Owner, RepairReport, RunObserver, RunStore, SecretResolver, Workflow } from '../../core/index.ts';
 import {
   type AslDefinition,
   buildDefinition,
@@ -23,12 +24,14 @@ import {
   type NodeCatalog,
   type NodeRunner,
   newRunId,
+  parseTraceparent,
   RunIdSchema,
   type RunReport,
   recordItemStateName,
   runnerStateName,
   STATE,
   StaleRunError,
+  startRunTrace,
 } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import { engineNodeSpecs } from '../../nodes/workflow.ts';
@@ -91,6 +94,11 @@ export interface LocalHostOptions {
   secrets?: SecretResolver;
   /** Given each execution's event log (state inputs and outputs, as Step Functions' history has them): tests read it. */
   observeExecution?: (eventLogs: AsyncIterable<unknown>) => void;
+  /**
+   * Told what runs do (hosts/telemetry): traces, metrics, logs. `traced`: runs started here get a trace
+   * even without a caller's traceparent. Without it nothing observes, at no cost.
+   */
+  telemetry?: { observer: RunObserver; traced: boolean };
 }
 
 /** What the Continue state sends to `arn:aws:states:::states:startExecution` (its Parameters, evaluated). */
@@ -127,9 +135,11 @@ export interface StartOptions {
   mode?: 'express' | 'standard';
   /** Where file nodes resolve relative paths; the directory the run was started from by default. */
   workspace?: string;
+  /** The W3C traceparent of whoever started the run (`TRACEPARENT` of the CLI): the run joins that trace. */
+  traceparent?: string;
 }
 
-export type ResumeOptions = Omit<ClaimOptions, 'owner' | 'isAlive' | 'now'> & { force?: boolean };
+export type ResumeOptions = Omit<ClaimOptions, 'owner' | 'isAlive' | 'now' | 'trace'> & { force?: boolean; traceparent?: string };
 
 /** What the host saw of the state machine: for benchmarks and the parity test. */
 export interface HostStats {
@@ -185,7 +195,8 @@ export class LocalHost {
     this.now = options.now ?? Date.now;
     this.ids = options.ids ?? cryptoIds;
     this.limits = { ...AWS_LIMITS, ...options.limits };
-    this.store = new ObservedRunStore(options.store, options.onWrite);
+    const observed = options.telemetry ? new ObservingRunStore(options.store, options.telemetry.observer) : options.store;
+    this.store = new ObservedRunStore(observed, options.onWrite);
     this.cache = options.cache ?? new EngineCache();
     const runners = options.runners ?? (options.runLimits ? localRunnersWithin(options.runLimits) : localRunners);
     // The workflow node has no runner: the engine runs it (a child run), so it joins the catalog, not the runners.
@@ -252,7 +263,9 @@ export class LocalHost {
     const runId = spec.runId ?? newRunId(now, this.ids);
     // As StartRun does on AWS: Express unless a node may run longer than an Express execution can wait.
     const mode = spec.mode ?? chooseMode(spec.workflow, this.catalog);
-    await createRun(this.store, { ...spec, mode, runId, owner, now, workspace: spec.workspace ?? process.cwd() });
+    const { traceparent, ...rest } = spec;
+    const trace = startRunTrace({ caller: parseTraceparent(traceparent), traced: this.options.telemetry?.traced ?? false, now, ids: this.ids });
+    await createRun(this.store, { ...rest, mode, runId, owner, now, workspace: spec.workspace ?? process.cwd(), trace });
     return this.driveAs(runId, owner.id, mode);
   }
 
@@ -260,8 +273,15 @@ export class LocalHost {
   async resume(runId: string, options: ResumeOptions = {}): Promise<RunReport> {
     const now = this.now();
     const owner = localOwner(now, this.ids);
-    const { force, ...claim } = options;
-    const run = await claimRun(this.store, runId, { ...claim, owner, now, isAlive: force ? async () => false : isLocalOwnerAlive });
+    const { force, traceparent, ...claim } = options;
+    const run = await claimRun(this.store, runId, {
+      ...claim,
+      owner,
+      now,
+      isAlive: force ? async () => false : isLocalOwnerAlive,
+      trace: { caller: parseTraceparent(traceparent), traced: this.options.telemetry?.traced ?? false },
+      ids: this.ids,
+    });
     // The run item as the claim wrote it: the first Advance takes it from the cache (its rev proves it
     // current) instead of reading and parsing it again.
     this.cache.rememberRun(run);

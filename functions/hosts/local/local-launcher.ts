@@ -14,7 +14,7 @@ export class LocalRunLauncher implements RunLauncher {
 
   constructor(
     private readonly host: LocalHost,
-    private readonly log: (message: string) => void = () => {},
+    private readonly log: (message: string, fields?: Record<string, unknown>) => void = () => {},
   ) {}
 
   newOwner(_runId: string, now: number): Owner {
@@ -26,11 +26,11 @@ export class LocalRunLauncher implements RunLauncher {
     const abort = new AbortController();
     const done = this.host
       .drive(request.runId, request.owner.id, abort.signal)
-      .then((report) => this.log(`run ${request.runId} ${report.status}`))
+      .then((report) => this.log(`run ${request.runId} ${report.status}`, { run_id: request.runId }))
       .catch((error: unknown) => {
         // A cancel or a takeover moved the owner: the execution stops, as it does on AWS.
-        if (error instanceof StaleRunError) this.log(`run ${request.runId}: execution stopped (${error.message})`);
-        else this.log(`run ${request.runId}: execution failed: ${(error as Error).stack ?? String(error)}`);
+        if (error instanceof StaleRunError) this.log(`run ${request.runId}: execution stopped (${error.message})`, { run_id: request.runId });
+        else this.log(`run ${request.runId}: execution failed: ${(error as Error).stack ?? String(error)}`, { run_id: request.runId, level: 'ERROR' });
       })
       .finally(() => this.running.delete(request.owner.id));
     this.running.set(request.owner.id, { abort, done });

@@ -13,17 +13,20 @@ const stateDir = join(dir, 'state');
 const probe = join(dir, 'probe.cjs');
 writeFileSync(
   probe,
-  "process.on('exit', () => require('node:fs').writeSync(2, `\\nLOADED ${JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)))}\\n`));\n",
+  "process.on('exit', () => require('node:fs').writeSync(2, `\\nLOADED ${JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)))}\\nPACKAGES ${JSON.stringify([...new Set(Object.keys(require.cache).map((f) => /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(f)?.[1]).filter(Boolean))])}\\n`));\n",
 );
 
-/** The built-in modules a command line loaded, and its output. */
-const loads = (args: string[]) => {
-  const child = spawnSync(process.execPath, ['-r', probe, BIN, ...args, '--output-format', 'json'], {
-    encoding: 'utf8',
-    env: { ...process.env, FLOWMEND_STATE_DIR: '' },
-  });
-  const line = child.stderr.split('\n').find((l) => l.startsWith('LOADED ')) ?? 'LOADED []';
-  return { modules: JSON.parse(line.slice(7)) as string[], stdout: child.stdout, status: child.status };
+/** The built-in modules and the packages a command line loaded, and its output. */
+const loads = (args: string[], env: NodeJS.ProcessEnv = {}) => {
+  const base: NodeJS.ProcessEnv = { ...process.env, FLOWMEND_STATE_DIR: '' };
+  for (const name of Object.keys(base)) if (name.startsWith('OTEL_')) delete base[name];
+  const child = spawnSync(process.execPath, ['-r', probe, BIN, ...args, '--output-format', 'json'], { encoding: 'utf8', env: { ...base, ...env } });
+  const line = (prefix: string) =>
+    child.stderr
+      .split('\n')
+      .find((l) => l.startsWith(prefix))
+      ?.slice(prefix.length) ?? '[]';
+  return { modules: JSON.parse(line('LOADED ')) as string[], packages: JSON.parse(line('PACKAGES ')) as string[], stdout: child.stdout, status: child.status };
 };
 
 describe('what each command loads', () => {
@@ -41,6 +44,16 @@ describe('what each command loads', () => {
     const run = loads(['run', workflow, '--state-dir', stateDir]);
     expect(run.status).toBe(0);
     for (const name of ['child_process', 'net']) expect(run.modules, name).not.toContain(name);
+  });
+
+  it('a run with no exporter configured loads no OpenTelemetry package; with an OTLP endpoint it loads the SDK', () => {
+    const quiet = loads(['run', hello, '--state-dir', stateDir]);
+    expect(quiet.status).toBe(0);
+    expect(quiet.packages.filter((name) => name.startsWith('@opentelemetry/'))).toEqual([]);
+    // Nothing listens there: the run still succeeds, and its spans are dropped when the export fails.
+    const traced = loads(['run', hello, '--state-dir', stateDir], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_TIMEOUT: '200' });
+    expect(traced.status).toBe(0);
+    expect(traced.packages).toEqual(expect.arrayContaining(['@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http']));
   });
 
   it('validate loads no stream, network, crypto, child process or promise-based fs module', () => {
