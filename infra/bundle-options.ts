@@ -38,6 +38,9 @@ export const LAMBDA_ALIASES: Readonly<Record<string, string>> = {
 /** The secret resolver's own file beside each runner's bundle (functions/hosts/lambda/bundled-secret-resolver.ts says why). */
 export const SECRET_RESOLVER_ENTRY = 'functions/adapters/aws-secret-resolver.ts';
 
+/** The OpenTelemetry SDK's own file beside the bundles of the functions that write runs (functions/hosts/lambda/bundled-otel.ts). */
+export const OTEL_ENTRY = 'functions/adapters/otel/otel-telemetry.ts';
+
 /** One POSIX shell word (afterBundling hooks are shell commands). */
 export const shellWord = (arg: string): string => `'${arg.replaceAll("'", `'\\''`)}'`;
 

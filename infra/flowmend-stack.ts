@@ -13,6 +13,7 @@ import { BLOB_PREFIX, REPAIR_MAX_S, TASK_TIMEOUT_MARGIN_S } from '../functions/c
 import { FlowmendApi } from './constructs/api.ts';
 import { BlobBucket } from './constructs/blob-bucket.ts';
 import { FlowmendFunction } from './constructs/flowmend-function.ts';
+import { RunDashboard } from './constructs/run-dashboard.ts';
 import { RunStateMachine } from './constructs/run-state-machine.ts';
 import { RunTable } from './constructs/run-table.ts';
 import { RunSchedules } from './constructs/schedules.ts';
@@ -68,6 +69,8 @@ export class FlowmendStack extends Stack {
       timeout: Duration,
       environment: Record<string, string> = {},
       runner: { reservedConcurrency?: number; secretResolverFile?: boolean } = {},
+      // The functions that write runs carry the OpenTelemetry SDK beside their bundle when they export to an endpoint.
+      writesRuns = 'TABLE_NAME' in environment && settings.otlpEndpoint !== undefined,
     ) =>
       new FlowmendFunction(this, id, {
         handler,
@@ -76,8 +79,10 @@ export class FlowmendStack extends Stack {
         environment,
         memoryMb: settings.lambdaMemoryMb,
         logRetentionDays: settings.logRetentionDays,
+        logLevel: settings.functionLogLevel,
         ...(runner.reservedConcurrency === undefined ? {} : { reservedConcurrency: runner.reservedConcurrency }),
         ...(runner.secretResolverFile ? { secretResolverFile: true } : {}),
+        ...(writesRuns ? { otelFile: true } : {}),
       }).fn;
     // The store adapter's requests only (no Scan, DeleteItem, UpdateItem, DescribeTable), on the table and its indexes.
     // The table only, not its indexes: listing runs (the indexes) is the API's, not the engine's.
@@ -100,6 +105,10 @@ export class FlowmendStack extends Stack {
       TABLE_NAME: table.tableName,
       BUCKET_NAME: bucket.bucketName,
       FLOWMEND_RETENTION_DAYS: String(settings.retentionDays),
+      // The functions that write runs tell what they did: log lines, EMF metrics, OTLP when an endpoint is set.
+      POWERTOOLS_SERVICE_NAME: 'flowmend',
+      POWERTOOLS_METRICS_NAMESPACE: settings.metricsNamespace,
+      ...(settings.otlpEndpoint === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: settings.otlpEndpoint }),
     };
     const secretEnv = { FLOWMEND_ANTHROPIC_SECRET_ID: settings.anthropicSecretName };
 
@@ -156,7 +165,9 @@ export class FlowmendStack extends Stack {
       environment: storeEnv,
       memoryMb: settings.lambdaMemoryMb,
       logRetentionDays: settings.logRetentionDays,
+      logLevel: settings.functionLogLevel,
       deadLetterQueue: deadLetters,
+      ...(settings.otlpEndpoint === undefined ? {} : { otelFile: true }),
     }).fn;
     grantRunStore(interrupted);
     grantBlobs(interrupted);
@@ -263,6 +274,15 @@ export class FlowmendStack extends Stack {
       }
     }
 
+    const dashboard = new RunDashboard(this, 'RunDashboard', {
+      dashboardName: `${this.stackName}-runs`,
+      namespace: settings.metricsNamespace,
+      logGroups: [advance, repair, interrupted, startRun, scheduledStart, apiFn].map((fn) => fn.logGroup),
+    });
+    new CfnOutput(this, 'DashboardName', {
+      value: dashboard.dashboard.dashboardName,
+      description: 'CloudWatch dashboard of the runs (EMF metrics and log lines)',
+    });
     new CfnOutput(this, 'StartRunFunctionName', { value: startRun.functionName });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });

@@ -47,6 +47,18 @@ export const FlowmendSettingsSchema = z
     ),
     /** SNS topic that the failed-execution alarms notify, if any. */
     alarmTopicArn: z.optional(z.string().check(z.startsWith('arn:'))),
+    /** Lowest level of the functions' own log lines (JSON; Lambda drops the lines below it). */
+    functionLogLevel: z._default(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']), 'INFO'),
+    /** CloudWatch namespace of the run metrics (EMF), which the stack's dashboard reads. */
+    metricsNamespace: z._default(
+      z.string().check(z.regex(/^[A-Za-z0-9._/#:-]{1,255}$/, 'a CloudWatch namespace: letters, digits and . _ / # : -')),
+      'flowmend',
+    ),
+    /**
+     * An OTLP/HTTP endpoint (a collector: the ADOT collector, Grafana Alloy, ...) the engine, repair and API
+     * functions send spans and metrics to, as OTEL_EXPORTER_OTLP_ENDPOINT. None by default: no SDK loads.
+     */
+    otlpEndpoint: z.optional(z.url({ protocol: /^https?$/ })),
   })
   .check(
     z.refine((s) => s.secretInputPrefix === '' || !s.anthropicSecretName.startsWith(s.secretInputPrefix), {

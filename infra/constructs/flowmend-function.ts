@@ -6,8 +6,18 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { OTEL_FILE } from '../../functions/hosts/lambda/bundled-otel.ts';
 import { SECRET_RESOLVER_FILE } from '../../functions/hosts/lambda/bundled-secret-resolver.ts';
-import { ESM_REQUIRE_SHIM, LAMBDA_ALIASES, LAMBDA_MINIFY, LAMBDA_NODE_TARGET, LAMBDA_SOURCE_MAP, SECRET_RESOLVER_ENTRY, shellWord } from '../bundle-options.ts';
+import {
+  ESM_REQUIRE_SHIM,
+  LAMBDA_ALIASES,
+  LAMBDA_MINIFY,
+  LAMBDA_NODE_TARGET,
+  LAMBDA_SOURCE_MAP,
+  OTEL_ENTRY,
+  SECRET_RESOLVER_ENTRY,
+  shellWord,
+} from '../bundle-options.ts';
 import { acknowledgeNag, XRAY_REASON } from '../nag.ts';
 
 /** Path of a Lambda entry point under functions/hosts/lambda. */
@@ -25,6 +35,8 @@ export interface FlowmendFunctionProps {
   environment?: Record<string, string>;
   /** Concurrent executions reserved for (and capped at) this function; undefined shares the account pool. */
   reservedConcurrency?: number;
+  /** Lowest level of its log lines, which are JSON (Lambda's JSON log format; Powertools Logger reads the level). */
+  logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /** Where failed asynchronous invocations go; only for functions invoked asynchronously (EventBridge, log subscriptions). */
   deadLetterQueue?: sqs.IQueue;
   /**
@@ -32,13 +44,13 @@ export interface FlowmendFunctionProps {
    * when a node has a secret input, so the handler's own bundle stays free of both clients).
    */
   secretResolverFile?: boolean;
+  /** Bundles the OpenTelemetry SDK as a second file beside the handler's (loaded only when an OTLP endpoint is set). */
+  otelFile?: boolean;
 }
 
-/** The afterBundling command that writes the resolver's bundle beside `index.mjs` (infra/side-bundle.ts, run from the project root). */
-const secretResolverCommand = (inputDir: string, outputDir: string): string =>
-  ['node', '--import', 'tsx', `${inputDir}/infra/side-bundle.ts`, `${inputDir}/${SECRET_RESOLVER_ENTRY}`, `${outputDir}/${SECRET_RESOLVER_FILE}`]
-    .map(shellWord)
-    .join(' ');
+/** The afterBundling command that writes a side file's bundle beside `index.mjs` (infra/side-bundle.ts, run from the project root). */
+const sideBundleCommand = (inputDir: string, outputDir: string, entry: string, file: string): string =>
+  ['node', '--import', 'tsx', `${inputDir}/infra/side-bundle.ts`, `${inputDir}/${entry}`, `${outputDir}/${file}`].map(shellWord).join(' ');
 
 /** The Lambda runtime of every function (aws-cdk-lib 2.276 has Node 24). */
 export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
@@ -65,6 +77,10 @@ export class FlowmendFunction extends Construct {
       description: `${props.description}: writes its own log group only`,
     });
     logGroup.grantWrite(this.role);
+    const sideFiles: [string, string][] = [
+      ...(props.secretResolverFile ? [[SECRET_RESOLVER_ENTRY, SECRET_RESOLVER_FILE] as [string, string]] : []),
+      ...(props.otelFile ? [[OTEL_ENTRY, OTEL_FILE] as [string, string]] : []),
+    ];
     this.fn = new NodejsFunction(this, 'Function', {
       entry: handlerEntry(props.handler),
       handler: 'handler',
@@ -78,6 +94,11 @@ export class FlowmendFunction extends Construct {
       timeout: props.timeout,
       tracing: lambda.Tracing.ACTIVE,
       logGroup,
+      // Every line JSON, the runtime's own too; below the level nothing is written (nor paid for).
+      loggingFormat: lambda.LoggingFormat.JSON,
+      applicationLogLevelV2: lambda.ApplicationLogLevel[props.logLevel ?? 'INFO'],
+      systemLogLevelV2:
+        lambda.SystemLogLevel[props.logLevel === 'DEBUG' ? 'DEBUG' : props.logLevel === 'INFO' || props.logLevel === undefined ? 'INFO' : 'WARN'],
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       ...(props.deadLetterQueue === undefined ? {} : { deadLetterQueue: props.deadLetterQueue }),
       environment: {
@@ -102,12 +123,12 @@ export class FlowmendFunction extends Construct {
         logLevel: LogLevel.ERROR,
         // Bundle our pinned SDK versions instead of whatever the runtime ships.
         externalModules: [],
-        ...(props.secretResolverFile
+        ...(sideFiles.length > 0
           ? {
               commandHooks: {
                 beforeBundling: () => [],
                 beforeInstall: () => [],
-                afterBundling: (inputDir: string, outputDir: string) => [secretResolverCommand(inputDir, outputDir)],
+                afterBundling: (inputDir: string, outputDir: string) => sideFiles.map(([entry, file]) => sideBundleCommand(inputDir, outputDir, entry, file)),
               },
             }
           : {}),

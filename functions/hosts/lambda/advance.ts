@@ -1,5 +1,6 @@
 import type { AdvanceOutcome, ItemRecorded } from '../../core/index.ts';
 import { advanceRun, type EngineDeps, isItemResult, recordBatchItem } from '../../core/index.ts';
+import { settleTelemetry } from './telemetry-settle.ts';
 
 /** The Advance state: one engine step; and the RecordItem state inside a batch's Map: one item's record. */
 export const makeAdvanceHandler =
@@ -15,5 +16,9 @@ export const handler = async (event: unknown): Promise<AdvanceOutcome | ItemReco
     const { engineDepsFromEnv } = await import('./aws-deps.ts');
     awsHandler = makeAdvanceHandler(await engineDepsFromEnv());
   }
-  return awsHandler(event);
+  try {
+    return await awsHandler(event);
+  } finally {
+    await settleTelemetry();
+  }
 };

@@ -56,7 +56,7 @@ const scheduleSyncFromEnv = (api: ApiEnv): ScheduleSync | undefined => {
  * Clients honour `AWS_ENDPOINT_URL_<SERVICE>`, which is how LocalStack and the tests reach them.
  */
 export function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiDeps {
-  const { store, env: storeEnv, dynamo } = awsDeps(env);
+  const { store, env: storeEnv, dynamo, traced } = awsDeps(env);
   const api = parseApiEnv(env);
   const registry = new DynamoRegistryStore({ client: dynamo, tableName: storeEnv.TABLE_NAME });
   const launcher = new SfnRunLauncher({
@@ -72,6 +72,7 @@ export function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiDeps {
     launcher,
     catalog: builtinCatalog,
     now: Date.now,
+    traced,
     ...(scheduler === undefined ? {} : { scheduleSync: scheduler }),
     // One JSON line per unexpected error, for CloudWatch Logs Insights; the client gets a bare 500.
     logError: (error) =>

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { handle } from 'hono/aws-lambda';
 import type { ApiDeps } from '../api/api-deps.ts';
 import { makeApiApp } from '../api/app.ts';
+import { settleTelemetry } from './telemetry-settle.ts';
 
 type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -16,5 +17,9 @@ export const handler: ApiHandler = async (event, context) => {
     const { apiDepsFromEnv } = await import('./api-deps.ts');
     awsHandler = makeApiHandler(apiDepsFromEnv());
   }
-  return awsHandler(event, context);
+  try {
+    return await awsHandler(event, context);
+  } finally {
+    await settleTelemetry();
+  }
 };

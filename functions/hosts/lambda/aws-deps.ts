@@ -3,11 +3,13 @@ import type { DynamoDocument } from '../../adapters/dynamo-document.ts';
 import { DynamoJsonClient, dynamoEndpointFromEnv } from '../../adapters/dynamo-json-client.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
 import { credentialsFromEnv } from '../../adapters/env-credentials.ts';
+import { ObservingRunStore } from '../../adapters/observing-run-store.ts';
 import { S3BlobStore } from '../../adapters/s3-blob-store.ts';
 import type { BlobStore, EngineDeps, RunStore } from '../../core/index.ts';
 import { ConfigurationError, cryptoIds, DEFAULT_EXECUTION_LIMITS, EngineCache, type ExecutionLimits } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import { builtinSpecCatalog } from '../../nodes/specs.ts';
+import { lambdaTelemetry } from './lambda-telemetry.ts';
 
 /** What the stack puts in the environment of the engine and repair Lambdas. */
 export const AwsEnvSchema = z.object({
@@ -50,6 +52,8 @@ export interface AwsDeps {
   blobs: BlobStore | undefined;
   /** The table's document client, for the registry the API keeps in the same table. */
   dynamo: DynamoDocument;
+  /** Runs started here get a trace of their own (an OTLP endpoint is set). */
+  traced: boolean;
 }
 
 let cached: { key: string; deps: AwsDeps } | undefined;
@@ -73,9 +77,13 @@ export function awsDeps(env: NodeJS.ProcessEnv = process.env): AwsDeps {
     ...(parsed.FLOWMEND_RETENTION_DAYS === undefined ? {} : { retentionDays: parsed.FLOWMEND_RETENTION_DAYS }),
   });
   const blobs = parsed.BUCKET_NAME === undefined ? undefined : new S3BlobStore({ bucket: parsed.BUCKET_NAME, region: regionOf, credentials });
+  // What each write of a run did goes to the function's log as JSON lines and EMF metrics (and spans to an OTLP endpoint when set).
+  const telemetry = lambdaTelemetry(env);
+  const stored = blobs === undefined ? table : new BlobOffloadRunStore(table, blobs);
   const deps: AwsDeps = {
     env: parsed,
-    store: blobs === undefined ? table : new BlobOffloadRunStore(table, blobs),
+    store: new ObservingRunStore(stored, telemetry.observer, (error) => telemetry.logger.warn('a run observer failed', { error: String(error) })),
+    traced: telemetry.traced,
     blobs,
     dynamo,
   };

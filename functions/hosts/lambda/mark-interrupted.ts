@@ -1,6 +1,7 @@
 import type { RunStore } from '../../core/index.ts';
 import { type InterruptOutcome, InvalidInputError, markInterrupted, RunIdSchema, TaskErrorSchema } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
+import { settleTelemetry } from './telemetry-settle.ts';
 
 /**
  * The watcher: marks a run `interrupted` when the execution advancing it died, from any of three sources:
@@ -144,5 +145,9 @@ export const handler = async (event: unknown): Promise<{ runs: Record<string, In
     const { awsDeps } = await import('./aws-deps.ts');
     awsHandler = makeMarkInterruptedHandler({ store: awsDeps().store, now: Date.now });
   }
-  return awsHandler(event);
+  try {
+    return await awsHandler(event);
+  } finally {
+    await settleTelemetry();
+  }
 };

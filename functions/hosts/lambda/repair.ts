@@ -12,6 +12,7 @@ import {
 import { builtinCatalog } from '../../nodes/catalog.ts';
 import { costUsd } from '../../nodes/llm-prices.ts';
 import { engineNodeSpecs } from '../../nodes/workflow.ts';
+import { settleTelemetry } from './telemetry-settle.ts';
 
 export interface RepairDeps {
   store: RunStore;
@@ -68,5 +69,9 @@ export const handler = async (event: unknown): Promise<RepairReport> => {
     const llm = llmFrom(await secretAwareLlmConfig()());
     awsHandler = makeRepairHandler({ store, catalog: builtinCatalog, ...(llm ? { llm } : {}), model: repairModelFromEnv(), now: Date.now });
   }
-  return awsHandler(event);
+  try {
+    return await awsHandler(event);
+  } finally {
+    await settleTelemetry();
+  }
 };

@@ -2,6 +2,7 @@ import { formatIssues, InvalidInputError, parseWorkflow, ScheduledStartEventSche
 import type { ApiDeps } from '../api/api-deps.ts';
 import { StartRunBodySchema } from '../api/api-schemas.ts';
 import { type StartedRun, startRun } from '../api/run-operations.ts';
+import { settleTelemetry } from './telemetry-settle.ts';
 
 /**
  * The target of every schedule: starts one run of a workflow per fire time, through the API's own start
@@ -28,7 +29,7 @@ export const makeScheduledStartHandler =
           : (await deps.registry.putWorkflow(fire.workflowName, workflow.workflow, deps.now())).version;
     }
     const body = StartRunBodySchema.parse({ workflow_name: fire.workflowName, params: fire.params, ...(version === undefined ? {} : { version }) });
-    return startRun(deps, body, scheduledIdempotencyKey(fire));
+    return startRun(deps, body, scheduledIdempotencyKey(fire), fire.traceparent);
   };
 
 let awsHandler: ((event: unknown) => Promise<StartedRun>) | undefined;
@@ -39,7 +40,11 @@ export const handler = async (event: unknown): Promise<StartedRun> => {
     const { apiDepsFromEnv } = await import('./api-deps.ts');
     awsHandler = makeScheduledStartHandler(apiDepsFromEnv());
   }
-  const started = await awsHandler(event);
-  console.log(JSON.stringify({ level: 'INFO', message: started.replayed ? 'scheduled run already started' : 'scheduled run started', ...started }));
-  return started;
+  try {
+    const started = await awsHandler(event);
+    console.log(JSON.stringify({ level: 'INFO', message: started.replayed ? 'scheduled run already started' : 'scheduled run started', ...started }));
+    return started;
+  } finally {
+    await settleTelemetry();
+  }
 };

@@ -1,7 +1,19 @@
 import type { NodeCatalog, RunStore } from '../../core/index.ts';
-import { ConfigurationError, cryptoIds, DEFAULT_MAX_REPAIRS, type Ids, InvalidInputError, newRunId, prepareRun, RunIdSchema } from '../../core/index.ts';
+import {
+  ConfigurationError,
+  cryptoIds,
+  DEFAULT_MAX_REPAIRS,
+  type Ids,
+  InvalidInputError,
+  newRunId,
+  parseTraceparent,
+  prepareRun,
+  RunIdSchema,
+  startRunTrace,
+} from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import { startRunOnce } from './start-once.ts';
+import { settleTelemetry } from './telemetry-settle.ts';
 
 export const StartRunRequestSchema = z.strictObject({
   workflow: z.unknown(),
@@ -13,6 +25,8 @@ export const StartRunRequestSchema = z.strictObject({
   /** Overrides the choice made from the nodes' timeouts. */
   mode: z.optional(z.enum(['express', 'standard'])),
   runId: z.optional(RunIdSchema),
+  /** The caller's W3C traceparent: the run joins that trace. */
+  traceparent: z.optional(z.string().check(z.maxLength(256))),
 });
 export type StartRunRequest = z.input<typeof StartRunRequestSchema>;
 
@@ -32,6 +46,8 @@ export interface StartRunDeps {
   stateMachines: { express: string; standard: string };
   /** Starts an execution named `name`; returns its ARN. */
   startExecution(stateMachineArn: string, name: string, input: string): Promise<string>;
+  /** Runs without a caller's trace get one of their own (this host exports traces). */
+  traced?: boolean;
 }
 
 /** Validates a workflow, writes the run, and starts its first execution on the machine its nodes need. */
@@ -62,7 +78,16 @@ export const makeStartRunHandler =
     };
     const { run } = await startRunOnce(
       { store: deps.store, launcher, now: () => now },
-      { runId, workflow, workflowName, params, repairEnabled, maxRepairs, mode },
+      {
+        runId,
+        workflow,
+        workflowName,
+        params,
+        repairEnabled,
+        maxRepairs,
+        mode,
+        trace: startRunTrace({ caller: parseTraceparent(request.data.traceparent), traced: deps.traced ?? false, now, ids }),
+      },
     );
     return { runId, mode: run.mode, ...(executionArn === undefined ? {} : { executionArn }) };
   };
@@ -77,7 +102,7 @@ export const handler = async (event: unknown): Promise<StartRunResult> => {
       import('@aws-sdk/client-sfn'),
       import('../../nodes/specs.ts'),
     ]);
-    const { store, env } = awsDeps();
+    const { store, env, traced } = awsDeps();
     if (!env.EXPRESS_STATE_MACHINE_ARN || !env.STANDARD_STATE_MACHINE_ARN) {
       throw new ConfigurationError('EXPRESS_STATE_MACHINE_ARN and STANDARD_STATE_MACHINE_ARN must be set');
     }
@@ -86,6 +111,7 @@ export const handler = async (event: unknown): Promise<StartRunResult> => {
       store,
       catalog: builtinSpecCatalog,
       now: Date.now,
+      traced,
       stateMachines: { express: env.EXPRESS_STATE_MACHINE_ARN, standard: env.STANDARD_STATE_MACHINE_ARN },
       startExecution: async (stateMachineArn, name, input) => {
         const { executionArn } = await sfn.send(new StartExecutionCommand({ stateMachineArn, name, input }));
@@ -93,5 +119,9 @@ export const handler = async (event: unknown): Promise<StartRunResult> => {
       },
     });
   }
-  return awsHandler(event);
+  try {
+    return await awsHandler(event);
+  } finally {
+    await settleTelemetry();
+  }
 };

@@ -1,0 +1,80 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { OtelTelemetry } from '../../adapters/otel/otel-telemetry.ts';
+import { RunLog } from '../../adapters/run-log.ts';
+import { RunMetricsEmf } from '../../adapters/run-metrics-emf.ts';
+import type { RunObservation, RunObserver } from '../../core/index.ts';
+import { exportsAnything, type TelemetryConfig, telemetryConfigFrom } from '../telemetry/telemetry-config.ts';
+import { importOtel } from './bundled-otel.ts';
+import { setSettle } from './telemetry-settle.ts';
+
+/** The namespace of the run metrics unless POWERTOOLS_METRICS_NAMESPACE names another (the stack's dashboard reads it). */
+export const DEFAULT_METRICS_NAMESPACE = 'flowmend';
+const DEFAULT_SERVICE = 'flowmend';
+
+export interface LambdaTelemetry {
+  /** Log lines (Powertools Logger), EMF metrics (Powertools Metrics), and spans when an OTLP endpoint is set. */
+  observer: RunObserver;
+  /** Runs started here get a trace of their own (an OTLP endpoint is set). */
+  traced: boolean;
+  logger: Logger;
+}
+
+/**
+ * Spans and metrics for an OTLP endpoint, from the SDK's side file (bundled-otel.ts) loaded in the
+ * background at the cold start: observations made
+ * before it is there wait for it (spans are made after the fact from what runs recorded, so late is
+ * fine), and every invocation waits for them to go out before it returns (telemetry-settle.ts).
+ */
+const deferredOtel = (config: TelemetryConfig, logger: Logger): RunObserver => {
+  let ready: OtelTelemetry | undefined;
+  const waiting: RunObservation[][] = [];
+  const loaded = importOtel().then(
+    (startOtel) => {
+      ready = startOtel(config);
+      for (const batch of waiting.splice(0)) ready.observer.observe(batch);
+    },
+    (error: unknown) => logger.warn('OpenTelemetry did not start', { error: String(error) }),
+  );
+  setSettle(async () => {
+    await loaded;
+    // A collector that is down costs the spans, not the invocation.
+    await ready?.flush().catch((error: unknown) => logger.warn('OpenTelemetry export failed', { error: String(error) }));
+  });
+  return {
+    observe: (observations) => {
+      if (ready) ready.observer.observe(observations);
+      else waiting.push([...observations]);
+    },
+  };
+};
+
+let made: LambdaTelemetry | undefined;
+
+/**
+ * This function's telemetry, made once per cold start from its environment: the level of its log lines
+ * (POWERTOOLS_LOG_LEVEL, or the function's application log level, AWS_LAMBDA_LOG_LEVEL), the metrics
+ * namespace, and the standard OTEL_* variables. Throws ConfigurationError for an OTEL_* value it cannot use.
+ */
+export const lambdaTelemetry = (env: NodeJS.ProcessEnv = process.env): LambdaTelemetry => {
+  if (made) return made;
+  const serviceName = env.POWERTOOLS_SERVICE_NAME ?? DEFAULT_SERVICE;
+  const logger = new Logger({ serviceName });
+  const metrics = new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? DEFAULT_METRICS_NAMESPACE, serviceName });
+  const log = new RunLog({
+    write: (level, message, fields) => logger[level === 'DEBUG' ? 'debug' : level === 'INFO' ? 'info' : level === 'WARN' ? 'warn' : 'error'](message, fields),
+  });
+  const observers: RunObserver[] = [log, new RunMetricsEmf(metrics)];
+  const config = telemetryConfigFrom(env, 'lambda');
+  if (exportsAnything(config)) observers.push(deferredOtel(config, logger));
+  made = {
+    observer: {
+      observe: (observations) => {
+        for (const observer of observers) observer.observe(observations);
+      },
+    },
+    traced: config.tracesUrl !== undefined,
+    logger,
+  };
+  return made;
+};

@@ -1,0 +1,54 @@
+// What the Lambdas write for a run: Powertools Logger's JSON lines and Powertools Metrics' EMF lines,
+// read off the function's stdout (where the Lambda runtime takes them to CloudWatch Logs).
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RunObservation } from '../../../functions/core/index.ts';
+import { lambdaTelemetry } from '../../../functions/hosts/lambda/lambda-telemetry.ts';
+import { aNodeRecord, aRun } from '../../support/builders.ts';
+
+const written = (spy: { mock: { calls: unknown[][] } }): Record<string, unknown>[] =>
+  spy.mock.calls
+    .map((call) => String(call[0]))
+    .flatMap((text) => text.split('\n'))
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('lambdaTelemetry', () => {
+  it('writes a JSON log line and EMF metrics for what a run did, each with the run id', () => {
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const telemetry = lambdaTelemetry({ POWERTOOLS_SERVICE_NAME: 'flowmend-test', POWERTOOLS_LOG_LEVEL: 'INFO' });
+    expect(telemetry.traced).toBe(false);
+    const run = aRun({ runId: 'run-on-lambda', workflowName: 'nightly' });
+    const record = aNodeRecord({ runId: 'run-on-lambda', seq: 1, nodeId: 'fetch', status: 'completed', finishedAt: 2501, durationMs: 2500 });
+    const observations: RunObservation[] = [
+      { kind: 'run_created', run, at: 0 },
+      { kind: 'node_visited', run, record },
+      { kind: 'run_stopped', run, at: 3000, status: 'succeeded' },
+    ];
+    telemetry.observer.observe(observations);
+    const lines = written(stdout);
+
+    const logs = lines.filter((line) => line.message !== undefined);
+    expect(logs.map((l) => [l.level, l.message, l.run_id])).toEqual([
+      ['INFO', 'run created', 'run-on-lambda'],
+      ['INFO', 'node completed', 'run-on-lambda'],
+      ['INFO', 'run succeeded', 'run-on-lambda'],
+    ]);
+    expect(logs[1]).toMatchObject({ service: 'flowmend-test', node_id: 'fetch', visit: 1, workflow: 'nightly' });
+
+    const emf = lines.filter((line) => line._aws !== undefined);
+    const directives = emf.map(
+      (line) =>
+        (line._aws as { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] }).CloudWatchMetrics[0],
+    );
+    expect(directives.map((d) => [d?.Namespace, d?.Metrics[0]?.Name, d?.Metrics[0]?.Unit, d?.Dimensions[0]])).toEqual([
+      ['flowmend', 'flowmend.runs.started', 'Count', ['service', 'workflow']],
+      ['flowmend', 'flowmend.node.duration', 'Seconds', ['service', 'node_type', 'status']],
+      ['flowmend', 'flowmend.runs.ended', 'Count', ['service', 'workflow', 'status']],
+    ]);
+    expect(emf[1]).toMatchObject({ 'flowmend.node.duration': 2.5, node_type: 'shell', status: 'completed', run_id: 'run-on-lambda', service: 'flowmend-test' });
+  });
+});
