@@ -30,7 +30,8 @@ describe('FlowmendStack observability', () => {
   it('sends spans and metrics to the OTLP endpoint the otlpEndpoint prop names, from the functions that write runs', () => {
     const traced = asCfn(synthFlowmend({ otlpEndpoint: 'https://collector.internal:4318', metricsNamespace: 'team/flowmend' }).template);
     const env = (prefix: string) =>
-      (traced.Resources[logicalId(traced, 'AWS::Lambda::Function', prefix)]?.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+      (traced.Resources[logicalId(traced, 'AWS::Lambda::Function', prefix)]?.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)
+        ?.Variables ?? {};
     for (const name of WRITERS)
       expect(env(name), name).toMatchObject({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.internal:4318', POWERTOOLS_METRICS_NAMESPACE: 'team/flowmend' });
     expect(env('RunHttp')).not.toHaveProperty('OTEL_EXPORTER_OTLP_ENDPOINT');
