@@ -104,6 +104,9 @@ export class RunLog implements RunObserver {
         });
         return;
       }
+      case 'engine_step':
+        this.writer.write('DEBUG', 'engine step', { ...run, duration_ms: o.at - o.startedAt, replayed: o.replayed });
+        return;
       case 'execution_continued':
         this.writer.write('INFO', 'execution continued as a new one', { ...run, ...(o.nodeId ? { node_id: o.nodeId } : {}) });
         return;

@@ -81,6 +81,7 @@ export const metricPointsOf = (o: RunObservation): MetricPoint[] => {
     case 'nodes_replayed':
     case 'repair_started':
     case 'execution_continued':
+    case 'engine_step':
       return [];
   }
 };

@@ -25,7 +25,12 @@ export type RunObservation =
       source: string;
       nodesChanged: readonly string[];
     }
-  | { kind: 'execution_continued'; run: RunItem; at: number; nodeId?: string };
+  | { kind: 'execution_continued'; run: RunItem; at: number; nodeId?: string }
+  /** One step of the engine that took ENGINE_STEP_NOTED_MS or more (a long walk, a validation, slow store reads). */
+  | { kind: 'engine_step'; run: RunItem; startedAt: number; at: number; replayed: number };
+
+/** Engine steps shorter than this are not observations of their own: most take a millisecond or two, and a span each would double a trace. */
+export const ENGINE_STEP_NOTED_MS = 20;
 
 /** Told what runs do, after it is durable. Must not throw, nor block: exporting happens in the background. */
 export interface RunObserver {
@@ -37,6 +42,8 @@ export interface ObservedWrite {
   run: RunItem;
   events: readonly RunEvent[];
   visits?: readonly NodeRecord[] | undefined;
+  /** When the engine began the step this write commits (engine commits only). */
+  step?: { startedAt: number; committedAt: number } | undefined;
   /** The write created the run. */
   created?: boolean;
 }
@@ -127,6 +134,11 @@ export const observationsOf = (write: ObservedWrite): RunObservation[] => {
   for (const record of write.visits ?? []) {
     const category = categoryOf(run, record);
     out.push({ kind: 'node_visited', run, record, ...(category ? { category } : {}) });
+  }
+  const step = write.step;
+  if (step && step.committedAt - step.startedAt >= ENGINE_STEP_NOTED_MS) {
+    const replayed = write.events.reduce((n, e) => n + (e.type === 'node_cached' ? e.data.nodes.length : 0), 0);
+    out.push({ kind: 'engine_step', run, startedAt: step.startedAt, at: step.committedAt, replayed });
   }
   for (const event of write.events) {
     if (event.type === 'run_cancelled') {

@@ -27,6 +27,8 @@ export interface AdvanceCommit {
    * `run` (its pending records) and `records`, and ignore this.
    */
   visits?: readonly NodeRecord[];
+  /** When the engine began this step and committed it, for observers (its own time: the reads of records, a walk, a validation, up to the commit). */
+  step?: { startedAt: number; committedAt: number };
 }
 
 /**

@@ -19,12 +19,16 @@ export class UnitOfWork {
   private readonly events: RunEvent[] = [];
   /** Node visits recorded since the last commit, told to observers with it. */
   private readonly visits: NodeRecord[] = [];
+  /** When the work of the next commit began (the Advance call, or the last commit): how long the engine's own step took. */
+  private since: number;
 
   constructor(
     readonly run: RunItem,
     private readonly deps: EngineDeps,
     private readonly owner: string,
-  ) {}
+  ) {
+    this.since = deps.now();
+  }
 
   event<T extends RunEventType>(type: T, fields: RunEventFields<T>): void {
     const key = String(this.run.eventSeq).padStart(8, '0');
@@ -79,7 +83,9 @@ export class UnitOfWork {
     if (due) run.flushedThrough = Math.max(...written.map((r) => r.seq));
     run.updatedAt = this.deps.now();
     run.rev = (this.deps.ids ?? cryptoIds).hex(6);
-    await commitAdvance(this.deps.store, { events, records: written, run, condition: { ownerId: this.owner }, ...(visits.length > 0 ? { visits } : {}) });
+    const step = { startedAt: this.since, committedAt: run.updatedAt };
+    await commitAdvance(this.deps.store, { events, records: written, run, condition: { ownerId: this.owner }, step, ...(visits.length > 0 ? { visits } : {}) });
+    this.since = this.deps.now();
     this.deps.cache.rememberRun(run);
   }
 }

@@ -130,6 +130,16 @@ export class RunSpans implements RunObserver {
       case 'run_stopped':
         this.stretch(o.run, t, o.at, o.status, o.error?.message);
         return;
+      case 'engine_step':
+        this.emit({
+          name: 'engine step',
+          trace: t,
+          parentSpanId: t.spanId,
+          start: o.startedAt,
+          end: o.at,
+          attributes: { ...this.runAttributes(o.run), 'flowmend.engine.replayed': o.replayed },
+        });
+        return;
       case 'run_created':
       case 'run_started':
       case 'repair_started':
