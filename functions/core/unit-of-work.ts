@@ -50,6 +50,11 @@ export class UnitOfWork {
     await this.putRecord(record);
   }
 
+  /** A visit written by other means (a batch node's end, over its running record), told to observers with this step's commit. */
+  noteVisit(record: NodeRecord): void {
+    this.visits.push(record);
+  }
+
   /** Writes a node record once; a retried call that finds its own record already there goes on. */
   async putRecord(record: NodeRecord): Promise<void> {
     try {

@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS, LIMIT_VARIABLES } from '../limits.ts';
 import type { NodeRecord } from '../run-model.ts';
 import type { AdvanceOutcome, BatchItemSpec } from '../state-io.ts';
 import { TemplateResolutionError } from '../templates.ts';
+import { visitTraceparent } from '../trace-context.ts';
 import { type BatchConfig, batchWidth, configOf } from './batch-config.ts';
 import { itemContext, resolveItems, withIndex } from './batch-items.ts';
 import { type BatchState, countItem, type ItemOf, type ItemRange, READ_WINDOW } from './batch-state.ts';
@@ -290,6 +291,8 @@ const dispatchSpec = async (
       ...(ir.classification && spec?.capabilities?.classificationRules ? { classification: ir.classification } : {}),
       ...(blobs ? { upload: await uploadTargetFor(blobs, run.runId, seq) } : {}),
       ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, UPLOAD_URL_TTL_S) } } : {}),
+      // An item's requests are children of the batch node's visit span.
+      ...(run.trace ? { traceparent: visitTraceparent(run.trace, run.runId, item.batchSeq) } : {}),
     },
   };
 };

@@ -63,6 +63,7 @@ export const finishBatch = async (step: Advance, batch: BatchState, count: numbe
   };
   // Over the running record of the same seq; the store keeps large outputs as a blob (BlobOffloadRunStore).
   await deps.store.putRecords([record]);
+  step.writes.noteVisit(record);
   deps.cache.rememberOutputs(record);
   delete run.batch;
   run.latest[node.id] = batch.seq;
