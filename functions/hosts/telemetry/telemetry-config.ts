@@ -21,17 +21,19 @@ const exporterList = (valid: readonly string[]) =>
  * The OpenTelemetry variables flowmend reads (the standard ones; the exporters read the rest themselves:
  * OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION, OTEL_RESOURCE_ATTRIBUTES...).
  */
-export const TelemetryEnvSchema = z.object({
-  OTEL_SDK_DISABLED: z.optional(z.string()),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.optional(z.url({ protocol: /^https?$/ })),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.optional(z.url({ protocol: /^https?$/ })),
-  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: z.optional(z.url({ protocol: /^https?$/ })),
-  OTEL_TRACES_EXPORTER: z.optional(exporterList(['otlp', 'none'])),
-  OTEL_METRICS_EXPORTER: z.optional(exporterList(['otlp', 'prometheus', 'none'])),
-  OTEL_METRIC_EXPORT_INTERVAL: z.optional(z.coerce.number().check(z.int(), z.positive())),
-  OTEL_BSP_SCHEDULE_DELAY: z.optional(z.coerce.number().check(z.int(), z.nonnegative())),
-  OTEL_SERVICE_NAME: z.optional(z.string().check(z.minLength(1))),
-});
+const telemetryEnvSchema = () =>
+  z.object({
+    OTEL_SDK_DISABLED: z.optional(z.string()),
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.optional(z.url({ protocol: /^https?$/ })),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.optional(z.url({ protocol: /^https?$/ })),
+    OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: z.optional(z.url({ protocol: /^https?$/ })),
+    OTEL_TRACES_EXPORTER: z.optional(exporterList(['otlp', 'none'])),
+    OTEL_METRICS_EXPORTER: z.optional(exporterList(['otlp', 'prometheus', 'none'])),
+    OTEL_METRIC_EXPORT_INTERVAL: z.optional(z.coerce.number().check(z.int(), z.positive())),
+    OTEL_BSP_SCHEDULE_DELAY: z.optional(z.coerce.number().check(z.int(), z.nonnegative())),
+    OTEL_SERVICE_NAME: z.optional(z.string().check(z.minLength(1))),
+  });
+let schema: ReturnType<typeof telemetryEnvSchema> | undefined;
 
 /** What a host exports, decided from the environment without loading any SDK. */
 export interface TelemetryConfig {
@@ -55,7 +57,11 @@ export type TelemetryHost = 'cli' | 'serve' | 'lambda';
  * something else. Throws ConfigurationError naming the variable for a value it cannot use.
  */
 export const telemetryConfigFrom = (env: Readonly<Record<string, string | undefined>>, host: TelemetryHost): TelemetryConfig => {
-  const parsed = TelemetryEnvSchema.safeParse(env);
+  // Most environments name no OTEL_ variable: nothing to parse (and no schema to build) on the CLI's path.
+  const named = Object.keys(env).some((key) => key.startsWith('OTEL_'));
+  const parsed = named
+    ? (schema ??= telemetryEnvSchema()).safeParse(env)
+    : { success: true as const, data: {} as z.infer<ReturnType<typeof telemetryEnvSchema>> };
   if (!parsed.success) {
     throw new ConfigurationError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   }
