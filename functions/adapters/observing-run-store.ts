@@ -15,7 +15,8 @@ export class ObservingRunStore implements RunStore {
   private readonly held = new Map<string, RunEvent[]>();
 
   constructor(
-    private readonly inner: RunStore,
+    /** The store every call goes to. */
+    readonly inner: RunStore,
     private readonly observer: RunObserver,
     private readonly onError: (error: unknown) => void = () => {},
   ) {}
