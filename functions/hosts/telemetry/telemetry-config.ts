@@ -33,7 +33,11 @@ const telemetryEnvSchema = () =>
     OTEL_BSP_SCHEDULE_DELAY: z.optional(z.coerce.number().check(z.int(), z.nonnegative())),
     OTEL_SERVICE_NAME: z.optional(z.string().check(z.minLength(1))),
   });
-let schema: ReturnType<typeof telemetryEnvSchema> | undefined;
+let built: ReturnType<typeof telemetryEnvSchema> | undefined;
+const schema = () => {
+  built ??= telemetryEnvSchema();
+  return built;
+};
 
 /** What a host exports, decided from the environment without loading any SDK. */
 export interface TelemetryConfig {
@@ -59,9 +63,7 @@ export type TelemetryHost = 'cli' | 'serve' | 'lambda';
 export const telemetryConfigFrom = (env: Readonly<Record<string, string | undefined>>, host: TelemetryHost): TelemetryConfig => {
   // Most environments name no OTEL_ variable: nothing to parse (and no schema to build) on the CLI's path.
   const named = Object.keys(env).some((key) => key.startsWith('OTEL_'));
-  const parsed = named
-    ? (schema ??= telemetryEnvSchema()).safeParse(env)
-    : { success: true as const, data: {} as z.infer<ReturnType<typeof telemetryEnvSchema>> };
+  const parsed = named ? schema().safeParse(env) : { success: true as const, data: {} as z.infer<ReturnType<typeof telemetryEnvSchema>> };
   if (!parsed.success) {
     throw new ConfigurationError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   }
