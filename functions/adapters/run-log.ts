@@ -71,6 +71,8 @@ export class RunLog implements RunObserver {
           duration_ms: Math.round(r.durationMs ?? (r.finishedAt ?? r.startedAt) - r.startedAt),
           ...(r.action ? { action: r.action } : {}),
           ...(r.repaired ? { repaired: true } : {}),
+          ...(r.attempt === undefined ? {} : { attempt: r.attempt }),
+          ...(r.iteration === undefined ? {} : { iteration: r.iteration }),
           ...(r.error ? { error_code: r.error.code, error: this.text(r.error.message) } : {}),
           ...(o.category ? { error_category: o.category } : {}),
           ...(r.usage ? { model: r.usage.model, input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens, cost_usd: r.usage.cost_usd } : {}),
@@ -104,6 +106,9 @@ export class RunLog implements RunObserver {
         });
         return;
       }
+      case 'node_retrying':
+        this.writer.write('WARN', 'node retrying', { ...run, node_id: o.nodeId, attempt: o.attempt, max_attempts: o.max, wait_s: o.waitS });
+        return;
       case 'engine_step':
         this.writer.write('DEBUG', 'engine step', { ...run, duration_ms: o.at - o.startedAt, replayed: o.replayed });
         return;

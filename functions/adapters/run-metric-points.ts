@@ -82,6 +82,7 @@ export const metricPointsOf = (o: RunObservation): MetricPoint[] => {
     case 'repair_started':
     case 'execution_continued':
     case 'engine_step':
+    case 'node_retrying':
       return [];
   }
 };

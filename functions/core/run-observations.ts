@@ -26,6 +26,8 @@ export type RunObservation =
       nodesChanged: readonly string[];
     }
   | { kind: 'execution_continued'; run: RunItem; at: number; nodeId?: string }
+  /** A try of a node with `retry` failed; the next starts after `waitS` seconds (the failed try is a visit of its own). */
+  | { kind: 'node_retrying'; run: RunItem; at: number; nodeId: string; attempt: number; max: number; waitS: number }
   /** One step of the engine that took ENGINE_STEP_NOTED_MS or more (a long walk, a validation, slow store reads). */
   | { kind: 'engine_step'; run: RunItem; startedAt: number; at: number; replayed: number };
 
@@ -120,6 +122,8 @@ const fromEvent = (run: RunItem, event: RunEvent): RunObservation | undefined =>
       const status = STOPS[event.type];
       return { kind: 'run_stopped', run, at, status, ...(status !== 'succeeded' && run.lastError ? { error: run.lastError } : {}) };
     }
+    case 'node_retrying':
+      return { kind: 'node_retrying', run, at, nodeId: event.nodeId, ...event.data };
     case 'node_interrupted':
     case 'batch_progress':
       return undefined;

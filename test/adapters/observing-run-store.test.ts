@@ -71,6 +71,19 @@ describe('ObservingRunStore', () => {
     expect(steps.some((s) => s.kind === 'engine_step' && s.replayed === 1)).toBe(true);
   });
 
+  it('tells each try of a node with retry as a visit of its own, and the retry between them', async () => {
+    const { seen, observer } = collector();
+    const host = new LocalHost({ store: new MemoryRunStore(), validateDefinition: false, retryIntervalMs: 0, telemetry: { observer, traced: false } });
+    const workflow = WorkflowSchema.parse({ nodes: [{ id: 'flaky', type: 'shell', params: { command: 'exit 3' }, retry: { max: 2, wait: 0 } }] });
+    await host.start({ workflow, workflowName: 'retried', params: {}, repairEnabled: false, maxRepairs: 0 });
+    const tries = seen.filter((o) => o.kind === 'node_visited' || o.kind === 'node_retrying');
+    expect(tries.map((o) => (o.kind === 'node_visited' ? `visit ${o.record.attempt}` : `retrying after ${o.attempt} of ${o.max}`))).toEqual([
+      'visit 1',
+      'retrying after 1 of 2',
+      'visit 2',
+    ]);
+  });
+
   it('tells a cancel, with the node it cut off, and an interrupted execution, from writes made outside the engine', async () => {
     const { seen, observer } = collector();
     const store = new ObservingRunStore(new MemoryRunStore(), observer);

@@ -143,6 +143,7 @@ export class RunSpans implements RunObserver {
       case 'run_created':
       case 'run_started':
       case 'repair_started':
+      case 'node_retrying':
         return;
     }
   }
@@ -194,6 +195,8 @@ export class RunSpans implements RunObserver {
         ...(r.cacheKey ? { 'flowmend.node.cache_key': r.cacheKey.slice(0, CACHE_KEY_CHARS) } : {}),
         ...(r.repaired ? { 'flowmend.node.repaired': true } : {}),
         ...(r.interrupted ? { 'flowmend.node.interrupted': true } : {}),
+        ...(r.attempt === undefined ? {} : { 'flowmend.node.attempt': r.attempt }),
+        ...(r.iteration === undefined ? {} : { 'flowmend.node.iteration': r.iteration }),
         ...(r.error ? { 'error.type': r.error.code } : {}),
         ...(category ? { 'flowmend.error.category': category } : {}),
         ...(r.usage ? usageAttributes(r.usage) : {}),
