@@ -10,6 +10,7 @@ import { FILE_NODE_TYPES } from './file-node-types.ts';
 import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES } from './limits.ts';
 import { MCP_TYPE } from './mcp-servers.ts';
+import { memoHit } from './memo-step.ts';
 import { enterChild } from './nested/child-run.ts';
 import { templatedParams, WORKFLOW_TYPE } from './nested/workflow-params.ts';
 import { startRepairAttempt } from './repair/repair-loop.ts';
@@ -171,6 +172,14 @@ export class Advance {
     };
     // The engine runs a workflow node itself, as a child run driven by this same execution.
     if (node.type === WORKFLOW_TYPE) return enterChild(this, params);
+    // Another run's result for the same type and resolved params (pflow's memo cache): recorded in this call, nothing runs.
+    const memo = await memoHit(this, node, this.run.current);
+    if (memo) {
+      this.run.current.fromMemo = true;
+      await this.writes.commit({ flushAll: false });
+      this.hop = memo;
+      return { kind: 'continue', runId: this.run.runId, owner: this.owner };
+    }
     // Params that may have grown with upstream outputs travel by reference, never in the state payload.
     const blobs = this.deps.blobs;
     const body = JSON.stringify(params);

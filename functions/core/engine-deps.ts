@@ -3,6 +3,7 @@ import type { EngineCache } from './engine-cache.ts';
 import type { ExecutionLimits } from './execution-limits.ts';
 import type { Ids } from './ids.ts';
 import type { Limits } from './limits.ts';
+import type { MemoStore } from './memo-store.ts';
 import type { NodeCatalog } from './node-type.ts';
 import type { RunStore } from './run-store.ts';
 
@@ -24,6 +25,8 @@ export interface EngineDeps {
    * slow and capacity is free (the embedded store), at the price of a larger run item.
    */
   stepBatch?: number;
+  /** pflow's memo cache: results reused across runs for `ttlS` seconds (memo-step.ts); none without it. */
+  memo?: { store: MemoStore; ttlS: number } | undefined;
   /** Node visits and events one run may make (default: DEFAULT_LIMITS). */
   runLimits?: Pick<Limits, 'maxNodeVisits' | 'maxEvents' | 'maxBatchItems' | 'maxItemRecords'>;
 }

@@ -7,6 +7,7 @@ import type { EngineDeps } from './engine-deps.ts';
 import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { failOnUnexpected } from './fail-unexpected.ts';
 import { startNodeId, type Workflow } from './ir.ts';
+import { rememberResult } from './memo-step.ts';
 import { parentHop } from './nested/parent-hop.ts';
 import { isChildIssue } from './nested/validate-children.ts';
 import type { RunnerResult } from './node-type.ts';
@@ -176,13 +177,16 @@ const recordNode = async (step: Advance, input: Extract<AdvanceInput, { kind: 'r
     ...(result?.usage ? { usage: result.usage } : {}),
     ...(current.interrupted ? { interrupted: true } : {}),
     ...(current.repaired ? { repaired: true } : {}),
+    ...(current.fromMemo ? { fromMemo: true } : {}),
   };
+  if (outcome.kind === 'success' && !current.fromMemo) await rememberResult(step, record);
   // pflow's node-level retry and loop: another try, or the next iteration, instead of routing on.
   const repeated = await repeatAfterVisit(step, current, record, outcome);
   if (repeated) return repeated;
   await step.writes.stageRecord(record);
   delete run.current;
-  run.metrics.nodesExecuted += 1;
+  if (current.fromMemo) run.metrics.nodesCached += 1;
+  else run.metrics.nodesExecuted += 1;
   if (result?.usage) {
     run.metrics.llmInputTokens += result.usage.input_tokens;
     run.metrics.llmOutputTokens += result.usage.output_tokens;

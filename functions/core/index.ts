@@ -59,6 +59,7 @@ export { DEFAULT_LIMITS, LIMIT_VARIABLES, LimitConfigError, type Limits, LimitsS
 export type { LlmClient, LlmConfig, LlmConfigProvider, LlmImage, LlmImageMediaType, LlmMessageRequest, LlmMessageResult } from './llm-client.ts';
 export { isHttpServer, MCP_TYPE, McpConfigFileSchema, type McpServer, McpServerSchema, type McpServers } from './mcp-servers.ts';
 export type { McpToolCall, McpToolOutcome, McpTools } from './mcp-tools.ts';
+export { DEFAULT_MEMO_TTL_S, type MemoEntry, MemoEntrySchema, MemoryMemoStore, type MemoStore } from './memo-store.ts';
 export { MemoryRunStore } from './memory-run-store.ts';
 export { type ChildLoader, type ChildSource, inlineChildWorkflows } from './nested/inline-children.ts';
 export { type ListedRun, listingWindow, listRunTree } from './nested/run-listing.ts';

@@ -143,6 +143,8 @@ export const RunItemSchema = builtOnFirstUse(() =>
         iteration: z.optional(z.int().check(z.positive())),
         /** The try of this visit (a node with `retry`), from 1. */
         attempt: z.optional(z.int().check(z.positive())),
+        /** The visit's result came from the memo cache (another run's), not from its runner. */
+        fromMemo: z.optional(z.boolean()),
       }),
     ),
     /** The last node recorded on the current path and the action it took: the next step routes from here. */
@@ -235,6 +237,8 @@ export const NodeRecordSchema = builtOnFirstUse(() =>
     /** A failed try of a node with `retry` that was tried again (never replayed). */
     retried: z.optional(z.boolean()),
     attempt: z.optional(z.int().check(z.positive())),
+    /** The result is another run's, from the memo cache: the node did not run. */
+    fromMemo: z.optional(z.boolean()),
   }),
 );
 export type NodeRecord = z.infer<typeof NodeRecordSchema>;

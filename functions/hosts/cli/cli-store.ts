@@ -1,6 +1,6 @@
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import { FileBlobStore } from '../../adapters/file-blob-store.ts';
-import type { BlobStore, RunStore } from '../../core/index.ts';
+import type { BlobStore, MemoStore, RunStore } from '../../core/index.ts';
 
 export interface CliStoreOptions {
   stateDir: string;
@@ -12,6 +12,8 @@ export interface CliStoreOptions {
 export interface CliStore {
   store: RunStore;
   blobs: BlobStore;
+  /** pflow's memo cache, beside the runs. */
+  memo: MemoStore;
   /** Where the runs are, for messages. */
   where: string;
   close(): void;
@@ -27,9 +29,15 @@ export const openCliStore = async (options: CliStoreOptions, env: Readonly<Recor
   if (options.store === 'dynamodb') {
     const { openDynamoCliStore } = await import('./dynamo-cli-store.ts');
     const dynamo = await openDynamoCliStore(options.table ?? env.FLOWMEND_TABLE ?? 'flowmend', env);
-    return { store: new BlobOffloadRunStore(dynamo.store, blobs), blobs, where: dynamo.where, close: dynamo.close };
+    return { store: new BlobOffloadRunStore(dynamo.store, blobs), blobs, memo: dynamo.memo, where: dynamo.where, close: dynamo.close };
   }
-  const { SqliteRunStore } = await import('../../adapters/sqlite-run-store.ts');
-  const sqlite = SqliteRunStore.open(options.stateDir);
-  return { store: new BlobOffloadRunStore(sqlite, blobs), blobs, where: options.stateDir, close: () => sqlite.close() };
+  const [{ SqliteRunStore }, { SqliteMemoStore }, { openSqlite }] = await Promise.all([
+    import('../../adapters/sqlite-run-store.ts'),
+    import('../../adapters/sqlite-memo-store.ts'),
+    import('../../adapters/sqlite-database.ts'),
+  ]);
+  const database = openSqlite(options.stateDir);
+  const sqlite = new SqliteRunStore(database);
+  const memo = new SqliteMemoStore(database.db, database.path);
+  return { store: new BlobOffloadRunStore(sqlite, blobs), blobs, memo, where: options.stateDir, close: () => sqlite.close() };
 };

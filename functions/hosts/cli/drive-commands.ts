@@ -34,6 +34,11 @@ const checkPatch = async (store: RunStore, runId: string, path: string, options:
   if (!loaded.ok) return { ok: false, message: `invalid workflow ${path}:\n${renderIssues(loaded.issues)}`, problems: loaded.issues.map((i) => i.message) };
   return checkRunPatch(store, runId, loaded.workflow, { catalog, now: Date.now(), reason: `Workflow patched by hand from ${path}`, source: path });
 };
+/** FLOWMEND_MEMO_TTL_S: how long pflow's memo cache reuses a result (0 turns it off; default 24 h). */
+const memoTtl = (env: Readonly<Record<string, string | undefined>>): { memoTtlS?: number } => {
+  const value = env.FLOWMEND_MEMO_TTL_S;
+  return value !== undefined && /^\d+$/.test(value) ? { memoTtlS: Number(value) } : {};
+};
 // Specs only: validating loads no runner's library (JSONata, the MCP and Anthropic SDKs).
 const catalog = localSpecCatalog;
 
@@ -120,6 +125,8 @@ export const driveCommand = async (
       ...(telemetry ? { telemetry } : {}),
       store,
       blobs,
+      memo: opened.memo,
+      ...memoTtl(io.env),
       onWrite: (write) => {
         progress?.(write);
         if (write.kind === 'run') onRunWritten?.(write.run.runId);

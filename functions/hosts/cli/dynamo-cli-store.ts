@@ -1,4 +1,5 @@
 import { type AwsCredentialSource, DynamoJsonClient, dynamoEndpointFromEnv } from '../../adapters/dynamo-json-client.ts';
+import { DynamoMemoStore } from '../../adapters/dynamo-memo-store.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
 import { ensureTable } from '../../adapters/table-schema.ts';
 import { ConfigurationError, FlowmendError, StoreUnavailableError } from '../../core/index.ts';
@@ -12,7 +13,7 @@ import { ConfigurationError, FlowmendError, StoreUnavailableError } from '../../
 export const openDynamoCliStore = async (
   tableName: string,
   env: Readonly<Record<string, string | undefined>>,
-): Promise<{ store: DynamoRunStore; where: string; close: () => void }> => {
+): Promise<{ store: DynamoRunStore; memo: DynamoMemoStore; where: string; close: () => void }> => {
   const endpoint = dynamoEndpointFromEnv(env);
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? (endpoint ? 'us-east-1' : undefined);
   if (region === undefined) {
@@ -35,8 +36,10 @@ export const openDynamoCliStore = async (
       throw new StoreUnavailableError(`the DynamoDB at ${endpoint} (AWS_ENDPOINT_URL) did not answer: ${(error as Error).message}`, { cause: error });
     }
   }
+  const document = createDocumentClient(client);
   return {
-    store: new DynamoRunStore({ client: createDocumentClient(client), tableName }),
+    store: new DynamoRunStore({ client: document, tableName }),
+    memo: new DynamoMemoStore({ client: document, tableName }),
     where: `DynamoDB table ${tableName}${endpoint ? ` at ${endpoint}` : ` in ${region}`}`,
     close: () => client.destroy(),
   };

@@ -89,7 +89,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     also: [new RunLog(lines, options.redactor)],
     onExportError: (error) => lines.write('WARN', `OpenTelemetry export failed: ${error instanceof Error ? error.message : String(error)}`, {}),
   });
-  const { store, blobs, close } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
+  const { store, blobs, memo, close } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
   const registryDb = openRegistryDatabase(stateDir);
   // Validated as Step Functions validates it, once per definition and state dir.
   // Every write of the runs this process drives (and of the API's own: a cancel) wakes the long-polls waiting on that run.
@@ -100,6 +100,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     ...options.hostOptions,
     store,
     blobs,
+    memo,
     onWrite: (write) => {
       onWrite?.(write);
       changes.noteWrite(write);

@@ -1,12 +1,13 @@
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import type { DynamoDocument } from '../../adapters/dynamo-document.ts';
 import { DynamoJsonClient, dynamoEndpointFromEnv } from '../../adapters/dynamo-json-client.ts';
+import { DynamoMemoStore } from '../../adapters/dynamo-memo-store.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
 import { credentialsFromEnv } from '../../adapters/env-credentials.ts';
 import { ObservingRunStore } from '../../adapters/observing-run-store.ts';
 import { S3BlobStore } from '../../adapters/s3-blob-store.ts';
 import type { BlobStore, EngineDeps, RunStore } from '../../core/index.ts';
-import { ConfigurationError, cryptoIds, DEFAULT_EXECUTION_LIMITS, EngineCache, type ExecutionLimits } from '../../core/index.ts';
+import { ConfigurationError, cryptoIds, DEFAULT_EXECUTION_LIMITS, DEFAULT_MEMO_TTL_S, EngineCache, type ExecutionLimits } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import { builtinSpecCatalog } from '../../nodes/specs.ts';
 import { lambdaTelemetry } from './lambda-telemetry.ts';
@@ -24,6 +25,8 @@ export const AwsEnvSchema = z.object({
   BUCKET_NAME: z.optional(z.string().check(z.minLength(1))),
   /** Days until the table's TTL deletes a run's items. */
   FLOWMEND_RETENTION_DAYS: z.optional(z.coerce.number().check(z.int(), z.positive())),
+  /** How long pflow's memo cache reuses a result, in seconds (0: off). */
+  FLOWMEND_MEMO_TTL_S: z.optional(z.coerce.number().check(z.int(), z.nonnegative())),
   FLOWMEND_ANTHROPIC_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
   FLOWMEND_MAX_ADVANCES_PER_EXECUTION: z.optional(z.coerce.number().check(z.int(), z.positive())),
   FLOWMEND_MAX_EXECUTION_MS: z.optional(z.coerce.number().check(z.int(), z.positive())),
@@ -98,5 +101,8 @@ export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): P
     maxAdvances: parsed.FLOWMEND_MAX_ADVANCES_PER_EXECUTION ?? DEFAULT_EXECUTION_LIMITS.maxAdvances,
     maxMs: parsed.FLOWMEND_MAX_EXECUTION_MS ?? DEFAULT_EXECUTION_LIMITS.maxMs,
   };
-  return { store, blobs, catalog: builtinSpecCatalog, now: Date.now, cache: new EngineCache(), ids: cryptoIds, executionLimits };
+  const memoTtlS = parsed.FLOWMEND_MEMO_TTL_S ?? DEFAULT_MEMO_TTL_S;
+  // pflow's memo cache, in the runs' table (its own key prefix, expired by the table's TTL); 0 turns it off.
+  const memo = memoTtlS > 0 ? { store: new DynamoMemoStore({ client: awsDeps(env).dynamo, tableName: parsed.TABLE_NAME }), ttlS: memoTtlS } : undefined;
+  return { store, blobs, catalog: builtinSpecCatalog, now: Date.now, cache: new EngineCache(), ids: cryptoIds, executionLimits, memo };
 }

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { ExecutionAbortedError, ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
 import { ObservingRunStore } from '../../adapters/observing-run-store.ts';
-import type { BlobStore, ExecutionLimits, Owner, RepairReport, RunObserver, RunStore, SecretResolver, Workflow } from '../../core/index.ts';
+import type { BlobStore, ExecutionLimits, MemoStore, Owner, RepairReport, RunObserver, RunStore, SecretResolver, Workflow } from '../../core/index.ts';
 import {
   type AslDefinition,
   buildDefinition,
@@ -13,6 +13,7 @@ import {
   createRun,
   cryptoIds,
   DEFAULT_EXECUTION_LIMITS,
+  DEFAULT_MEMO_TTL_S,
   EngineCache,
   type Ids,
   InvalidInputError,
@@ -71,6 +72,9 @@ export interface LocalHostOptions {
   runLimits?: Limits;
   /** Step records the run item carries before they are written as their own items (see EngineDeps). */
   stepBatch?: number;
+  /** pflow's memo cache (results reused across runs), and for how long; none without it. */
+  memo?: MemoStore;
+  memoTtlS?: number;
   now?: () => number;
   /** Randomness for run ids, owner ids and revisions; `cryptoIds` when not given. */
   ids?: Ids;
@@ -230,6 +234,7 @@ export class LocalHost {
       executionLimits: options.executionLimits ?? DEFAULT_EXECUTION_LIMITS,
       stepBatch: options.stepBatch ?? (options.store.commitAdvance ? 1 : LOCAL_STEP_BATCH),
       ...(options.runLimits ? { runLimits: options.runLimits } : {}),
+      ...(options.memo && options.memoTtlS !== 0 ? { memo: { store: options.memo, ttlS: options.memoTtlS ?? DEFAULT_MEMO_TTL_S } } : {}),
     };
     const repair = options.makeRepairHandler?.({ store: this.store, runners }) ?? noRepair;
     this.handlers = {
