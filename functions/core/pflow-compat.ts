@@ -14,9 +14,9 @@ const UNSUPPORTED: readonly { match: (type: string) => boolean; family: string; 
     instead: 'call the GitHub REST API with an http node (auth_token: "${github_token}"), or run the gh CLI in a shell node',
   },
   {
-    match: (t) => t === 'code' || t === 'python-code' || t === 'python',
-    family: "pflow's python code node",
-    instead: 'reshape data with a transform node (JSONata), or run `python3 -c ...` in a shell node with the data on stdin',
+    match: (t) => t === 'code',
+    family: "pflow's code nodes on AWS (they run on the local host, with python3)",
+    instead: 'run the workflow with `flowmend run` where python3 is, or reshape the data with a transform node (JSONata)',
   },
   {
     match: (t) => t === 'claude-code',

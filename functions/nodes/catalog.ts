@@ -1,4 +1,5 @@
 import { type Limits, makeCatalog, type NodeCatalog, type NodeRunner } from '../core/index.ts';
+import { codeRunner } from './code.ts';
 import { copyFileRunner, moveFileRunner } from './copy-move-file.ts';
 import { deleteFileRunner } from './delete-file.ts';
 import { httpRunner, makeHttpRunner } from './http.ts';
@@ -31,7 +32,7 @@ export const fileRunners: readonly NodeRunner[] = [readFileRunner, writeFileRunn
 
 /** The builtin node types as validation and the engine see them (reading a spec needs no port). */
 export const builtinCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...engineNodeSpecs]);
-export const localCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...fileRunners, ...engineNodeSpecs]);
+export const localCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...fileRunners, codeRunner, ...engineNodeSpecs]);
 
 /** What the local host runs: every builtin type and the file family, with the output limits given (the CLI reads them from its environment). */
 export const makeLocalRunners = (ports: RunnerPorts, limits?: Pick<Limits, 'maxOutputBytes' | 'maxHttpResponseBytes'>): readonly NodeRunner[] => [
@@ -41,4 +42,6 @@ export const makeLocalRunners = (ports: RunnerPorts, limits?: Pick<Limits, 'maxO
   makeLlmRunner(ports.llm),
   makeMcpRunner(ports.mcp),
   ...fileRunners,
+  // pflow's code node: python3 where the local host runs (not yet on AWS).
+  codeRunner,
 ];

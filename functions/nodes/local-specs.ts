@@ -1,4 +1,5 @@
 import { makeCatalog, type NodeCatalog } from '../core/index.ts';
+import { codeSpec } from './code-spec.ts';
 import { copyFileSpec, deleteFileSpec, moveFileSpec, readFileSpec, writeFileSpec } from './file-specs.ts';
 import { builtinSpecs } from './specs.ts';
 import { engineNodeSpecs } from './workflow.ts';
@@ -16,5 +17,6 @@ export const localSpecCatalog: NodeCatalog = makeCatalog([
   copyFileSpec,
   moveFileSpec,
   deleteFileSpec,
+  codeSpec,
   ...engineNodeSpecs,
 ]);

@@ -9,6 +9,7 @@ import { validateWorkflow } from '../../functions/core/validate.ts';
 import { loadWorkflowFile } from '../../functions/hosts/cli/workflow-file.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { fileRunners } from '../../functions/nodes/catalog.ts';
+import { codeRunner } from '../../functions/nodes/code.ts';
 import { localSpecCatalog } from '../../functions/nodes/local-specs.ts';
 import { shellRunner } from '../../functions/nodes/shell.ts';
 import { transformRunner } from '../../functions/nodes/transform.ts';
@@ -20,14 +21,10 @@ const present = existsSync(EXAMPLES);
 
 /** The files pflow accepts that do not validate here yet, and why (the README's compatibility table says the same). */
 const NOT_YET: Readonly<Record<string, string>> = {
-  'examples/core/conditional-branching.pflow.md': 'the code node',
-  'examples/core/stateful-loop-judge-round.pflow.md': 'the code node',
-  'examples/core/stateful-loop-tournament.pflow.md': 'its child has a code node',
   'examples/core/prompt-caching.pflow.md': 'prompt_cache',
   'examples/core/error-handling.pflow.md': "write-file's content from pflow's shared store",
   'examples/core/simple-pipeline.pflow.md': "write-file's content from pflow's shared store",
-  'tests/fixtures/graph/multi-output-batch/parent.pflow.md': 'a batch of workflow nodes and the code node',
-  'tests/fixtures/graph/multi-output-batch/review-item.pflow.md': 'the code node',
+  'tests/fixtures/graph/multi-output-batch/parent.pflow.md': 'a batch of workflow nodes, each item naming its child by a template',
 };
 
 let dir: string;
@@ -54,7 +51,7 @@ const validate = async (path: string) => {
   return { loaded, issues: loaded.locate(validateWorkflow(loaded.workflow, localSpecCatalog)) };
 };
 
-const runners = [shellRunner, transformRunner, ...fileRunners];
+const runners = [shellRunner, transformRunner, codeRunner, ...fileRunners];
 
 const run = async (path: string, params: Record<string, unknown> = {}) => {
   const loaded = await loadWorkflowFile(join(dir, path));
@@ -119,6 +116,16 @@ describe.skipIf(!present)(`pflow's own .pflow.md examples (${present ? EXAMPLES 
         'done',
       ]);
     }
+    // Python routing: the code node sets next to process-small (3 items).
+    expect(await run('examples/core/conditional-branching.pflow.md')).toMatchObject({ status: 'succeeded', result: { stdout: 'Processing complete' } });
+    // A loop over a child workflow whose code node judges a round: carry feeds each round's survivors to the next.
+    const tournament = await run('examples/core/stateful-loop-tournament.pflow.md');
+    expect(tournament).toMatchObject({ status: 'succeeded', result: { stdout: 'Winner: ada' } });
+    expect(tournament.steps.filter((s) => s.node_id === 'run-rounds')).toHaveLength(2);
+    expect(await run('tests/fixtures/graph/multi-output-batch/review-item.pflow.md')).toMatchObject({
+      status: 'succeeded',
+      result: { summary: 'ok', score: 1 },
+    });
     // Its own prose: "Should error: never_run is absent, fails is failed" (pflow itself skips the output silently).
     expect(await run('examples/error-handling/coalesce-mixed-absent-failed.pflow.md')).toMatchObject({
       status: 'failed',
