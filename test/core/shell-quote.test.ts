@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { quoteForShell, ShellContextScanner } from '../../functions/core/shell-quote.ts';
+import { quoteForShell } from '../../functions/core/shell-quote.ts';
+import { ShellContextScanner } from '../../functions/core/shell-scanner.ts';
 import { resolveParams, TemplateResolutionError } from '../../functions/core/templates.ts';
 
 /** Runs a command with `sh -c` and returns the arguments `printf` saw, split on NUL. */
 const argsOf = (command: string): string[] => {
-  const result = spawnSync('/bin/sh', ['-c', command], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+  const result = spawnSync('/bin/sh', ['-c', command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } });
   expect(result.status, `${command}\n${result.stderr}`).toBe(0);
   return result.stdout.split('\0').slice(0, -1);
 };
@@ -80,6 +81,17 @@ describe('shell quoting by context', () => {
     expect(() => render('cat <<EOF\n${v}\nEOF', { v: 'x' })).toThrow(TemplateResolutionError);
     expect(() => render('cat <<EOF\n${v}\nEOF', { v: 'x' })).toThrow(/here-document.*"stdin" or "env"/);
     expect(render('cat <<EOF\nfixed\nEOF\necho ${v}', { v: 'x y' })).toBe("cat <<EOF\nfixed\nEOF\necho 'x y'");
+    // A line ending in a backslash joins the next one in an unquoted body: "foo\\\nEOF" does not end it.
+    expect(() => render('cat <<EOF\nfoo\\\nEOF\n${v}\nEOF', { v: 'x' })).toThrow(/here-document/);
+    expect(() => render("cat <<-'E'\n\tbody\n\t${v}\n\tE", { v: 'x' })).toThrow(/here-document/);
+    expect(render("cat <<-'E'\n\tbody\n\tE\necho ${v}", { v: 'x' })).toBe("cat <<-'E'\n\tbody\n\tE\necho 'x'");
+  });
+
+  it('refuses a template where dash and bash would read the text differently', () => {
+    expect(() => render('echo "`echo ${v}`"', { v: 'x' })).toThrow(/backticks inside/);
+    expect(() => render("echo $'a\\'' ${v}", { v: 'x' })).toThrow(/\$'...'/);
+    expect(() => render('echo \\${v}', { v: 'x' })).toThrow(/right after/);
+    expect(() => render('echo $${x:-${v}}', { v: 'x' })).toThrow(/\$\{...\}/);
   });
 
   it('leaves params without quoting as plain text substitution', () => {
@@ -91,13 +103,25 @@ describe('shell quoting by context', () => {
     const contextAfter = (text: string): string => {
       const scanner = new ShellContextScanner();
       scanner.feed(text);
-      return scanner.context();
+      const { quote, arithmetic, backticks } = scanner.context();
+      return [quote, arithmetic ?? '', backticks ? `backticks:${backticks}` : ''].filter(Boolean).join(' ');
     };
     expect(contextAfter('echo \\"')).toBe('bare');
     expect(contextAfter('echo "a\\"')).toBe('double');
     expect(contextAfter('echo "it\'s ')).toBe('double');
     expect(contextAfter('echo "$(cat ')).toBe('bare');
     expect(contextAfter('echo \'"')).toBe('single');
-    expect(quoteForShell('', 'bare')).toBe("''");
+    expect(contextAfter("echo hi # it's ")).toBe('comment');
+    expect(contextAfter("echo hi # it's\necho ")).toBe('bare');
+    expect(contextAfter("echo a#b'")).toBe('single');
+    expect(contextAfter('echo `echo "')).toBe('double backticks:1');
+    expect(contextAfter('echo $(( 1 + "')).toBe('double integer');
+    expect(contextAfter('x=$(case a in a) echo "')).toBe('double');
+    expect(contextAfter('echo "$(case a in a) echo ')).toBe('bare');
+    expect(contextAfter('[[ 1 -eq ')).toBe('bare operand');
+    expect(quoteForShell('', { quote: 'bare', backticks: 0 })).toBe("''");
+    expect(quoteForShell('a\nb', { quote: 'comment', backticks: 0 })).toBe('a b');
+    expect(quoteForShell(' 007\n', { quote: 'bare', arithmetic: 'integer', backticks: 0 })).toBe('7');
+    expect(quoteForShell('-3', { quote: 'bare', arithmetic: 'integer', backticks: 0 })).toBe('(-3)');
   });
 });
