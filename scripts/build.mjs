@@ -111,6 +111,31 @@ for (const file of [bundle, validateBundle]) {
 
 await buildAslValidator(esbuild, root);
 
+// The transform node's worker thread (functions/nodes/jsonata-worker.ts finds it beside the CLI bundle): its
+// own file with jsonata inside, since a worker starts from a file and the bundle's modules are not files.
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: ['functions/nodes/transform-worker.ts'],
+  outfile: `${root}dist/transform-worker.cjs`,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  // Core is pure by rule: only the one helper the worker uses is kept, not zod and every core schema.
+  plugins: [
+    {
+      name: 'core-without-side-effects',
+      setup(build) {
+        build.onResolve({ filter: /\/core\/.*\.ts$/ }, (args) => ({ path: `${args.resolveDir}/${args.path}`, sideEffects: false }));
+      },
+    },
+  ],
+});
+
 // The caches and the shipped definition memo come from running the bundle: a failure costs only speed (each
 // command compiles, the first command on each state dir validates the definition), so it warns.
 try {

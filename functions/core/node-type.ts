@@ -89,7 +89,7 @@ export interface NodeTypeSpec {
    * Params whose text gets template values quoted for a context (the shell command), given the node's
    * params (a node may opt out, e.g. `raw: true`). Absent: values are substituted as text.
    */
-  templateQuoting?(params: Record<string, unknown>): Readonly<Record<string, 'shell'>>;
+  templateQuoting?(params: Record<string, unknown>): Readonly<Record<string, 'shell' | 'jsonata'>>;
   /** Longest a run of the node may take, in seconds, from its params. */
   timeoutS(params: Record<string, unknown>): number;
   readonly capabilities?: NodeCapabilities;

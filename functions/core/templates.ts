@@ -1,5 +1,7 @@
 import { FlowmendError } from './errors.ts';
-import { quoteForShell, ShellContextScanner, ShellQuotingError } from './shell-quote.ts';
+import { escapeForJsonata, JsonataContextScanner, TEMPLATE_BINDING_PREFIX } from './jsonata-templates.ts';
+import { quoteForShell, type ShellContext, ShellQuotingError } from './shell-quote.ts';
+import { ShellContextScanner } from './shell-scanner.ts';
 import { type Expression, parseExpressionAt, pathsOf, type TemplateRef } from './template-expr.ts';
 import { availablePaths, type TemplateContext, traverseTemplate } from './template-paths.ts';
 
@@ -118,6 +120,8 @@ interface Resolution {
   jsonCache: Map<string, unknown>;
   problems: TemplateProblem[];
   param: string | undefined;
+  /** Values that JSONata-quoted text binds as variables, by name. */
+  bindings?: Record<string, unknown>;
 }
 
 type Found = { ok: true; value: unknown } | { ok: false; reason: string; suggestion?: string };
@@ -210,8 +214,9 @@ function failIfUnresolved(state: Resolution): void {
 /**
  * How a param's text quotes the values substituted into it. `shell`: each value is quoted for where it
  * stands in a `sh -c` command (bare word, "...", '...', backticks), so it is always one piece of data.
+ * `jsonata`: each value is a variable (in `bindings`) where it stands as code, escaped text in a literal.
  */
-export type TextQuoting = 'shell';
+export type TextQuoting = 'shell' | 'jsonata';
 export type ParamQuoting = Readonly<Record<string, TextQuoting>>;
 
 function resolveShellText(text: string, state: Resolution): string {
@@ -225,7 +230,7 @@ function resolveShellText(text: string, state: Resolution): string {
       out += part;
       continue;
     }
-    let where: ReturnType<ShellContextScanner['context']>;
+    let where: ShellContext;
     try {
       where = scanner.context();
     } catch (error) {
@@ -235,7 +240,42 @@ function resolveShellText(text: string, state: Resolution): string {
     }
     const r = resolveRef(part, state);
     scanner.feedValue();
-    if (r.ok) out += quoteForShell(stringifyForText(r.value), where);
+    if (!r.ok) continue;
+    try {
+      out += quoteForShell(stringifyForText(r.value), where);
+    } catch (error) {
+      if (!(error instanceof ShellQuotingError)) throw error;
+      state.problems.push({ template: `\${${part.expr}}`, param: state.param, reason: error.message });
+    }
+  }
+  return out;
+}
+
+function resolveJsonataText(text: string, state: Resolution): string {
+  const parsed = parseText(text);
+  if (!parsed) return text;
+  const scanner = new JsonataContextScanner();
+  let out = '';
+  for (const part of parsed.parts) {
+    if (typeof part === 'string') {
+      scanner.feed(part);
+      out += part;
+      continue;
+    }
+    const where = scanner.context();
+    const r = resolveRef(part, state);
+    scanner.feedValue();
+    if (!r.ok) continue;
+    if (where === 'name') {
+      const reason = 'a template inside a `backtick` field name cannot be escaped: use $lookup($, ${...}) instead';
+      state.problems.push({ template: `\${${part.expr}}`, param: state.param, reason });
+    } else if (where === 'string') out += escapeForJsonata(stringifyForText(r.value));
+    else {
+      state.bindings ??= {};
+      const name = `${TEMPLATE_BINDING_PREFIX}${Object.keys(state.bindings).length}`;
+      state.bindings[name] = r.value;
+      out += `$${name}`;
+    }
   }
   return out;
 }
@@ -256,9 +296,16 @@ export function resolveParams(params: Record<string, unknown>, context: Template
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(params)) {
     state.param = key;
-    const quoted = Object.hasOwn(quoting, key) && typeof value === 'string';
-    defineEntry(out, key, quoted ? resolveShellText(value, state) : resolveDeep(value, state));
+    const how = Object.hasOwn(quoting, key) && typeof value === 'string' ? quoting[key] : undefined;
+    const resolved =
+      how === 'shell' ? resolveShellText(value as string, state) : how === 'jsonata' ? resolveJsonataText(value as string, state) : resolveDeep(value, state);
+    defineEntry(out, key, resolved);
   }
   failIfUnresolved(state);
+  // The values a JSONata text binds join the node's own `bindings` (which name no variable of ours).
+  const own = out.bindings;
+  if (state.bindings !== undefined && (own === undefined || (own !== null && typeof own === 'object' && !Array.isArray(own)))) {
+    out.bindings = { ...(own as object | undefined), ...state.bindings };
+  }
   return out;
 }

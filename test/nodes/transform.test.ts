@@ -80,6 +80,27 @@ describe('transformRunner', () => {
     expect(slow.details).toMatchObject({ jsonata_code: 'D1012' });
   });
 
+  it('stops a backtracking regular expression at timeout_s, while the event loop goes on', async () => {
+    // One JavaScript regex call: JSONata's own timeout, checked between its steps, never gets a turn.
+    let ticks = 0;
+    const ticker = setInterval(() => (ticks += 1), 20);
+    try {
+      const error = await failureOf({ expression: '$match($, /^(a+)+$/)', input: `${'a'.repeat(34)}!`, timeout_s: 0.5 });
+      expect(error.details).toMatchObject({ jsonata_code: 'D1012' });
+      expect(error.message).toContain('timeout_s (0.5 s)');
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(ticks).toBeGreaterThan(0);
+    // The worker that was ended is replaced: the next transform runs.
+    expect(await resultOf('$ + 1', 1)).toBe(2);
+  });
+
+  it('reads bindings as variables', async () => {
+    const outcome = await run({ expression: 'items[price > $min].name', input: orders, bindings: { min: 25 } });
+    expect(outcome).toMatchObject({ kind: 'ok', outputs: { result: ['lamp', 'desk'] } });
+  });
+
   it('evaluates the same cached expression concurrently against different inputs', async () => {
     const inputs = Array.from({ length: 50 }, (_, i) => ({ n: i }));
     const results = await Promise.all(inputs.map((input) => resultOf('n * 2', input)));

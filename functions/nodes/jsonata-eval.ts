@@ -1,0 +1,75 @@
+import type jsonata from 'jsonata';
+import { openJsonText } from '../core/index.ts';
+
+/**
+ * One JSONata evaluation, as the transform node does it in its worker thread (transform-worker.ts) or,
+ * where no worker file is shipped, in the caller's thread. The answer is plain JSON, or the failure's
+ * fields: both cross a thread boundary as they are.
+ */
+export interface JsonataRequest {
+  readonly expression: string;
+  /** As the node got it: text holding JSON is parsed where the expression runs (a string crosses threads cheaper than its objects). */
+  readonly input: unknown;
+  readonly bindings: Readonly<Record<string, unknown>>;
+  readonly timeoutMs: number;
+}
+
+export interface JsonataFailure {
+  readonly code?: string | undefined;
+  readonly message?: string | undefined;
+  readonly position?: number | undefined;
+  readonly token?: string | undefined;
+}
+
+export type JsonataAnswer = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly failure: JsonataFailure };
+
+const CACHE_LIMIT = 500;
+/** Nesting depth of evaluation (about 4 per recursive call): runaway recursion fails with D1011 instead of eating memory. */
+const MAX_DEPTH = 100_000;
+
+const compiled = new Map<string, jsonata.Expression>();
+
+/** Compiles once per (expression, timeout); a loop or a long run evaluates the same expressions many times. */
+const compile = (compiler: typeof jsonata, expression: string, timeoutMs: number): jsonata.Expression => {
+  const key = `${timeoutMs}\u0000${expression}`;
+  const hit = compiled.get(key);
+  if (hit !== undefined) {
+    compiled.delete(key);
+    compiled.set(key, hit);
+    return hit;
+  }
+  const expr = compiler(expression, { timeout: timeoutMs, stack: MAX_DEPTH });
+  compiled.set(key, expr);
+  if (compiled.size > CACHE_LIMIT) {
+    const oldest = compiled.keys().next().value;
+    if (oldest !== undefined) compiled.delete(oldest);
+  }
+  return expr;
+};
+
+/** JSONata returns sequences (arrays with extra flags) and may return functions; keep plain JSON only. */
+const isLambda = (value: unknown): boolean =>
+  typeof value === 'function' || (typeof value === 'object' && value !== null && ('_jsonata_lambda' in value || '_jsonata_function' in value));
+
+const toJson = (value: unknown): unknown => {
+  if (value === undefined || isLambda(value)) return null;
+  if (typeof value !== 'object' || value === null) return value;
+  return JSON.parse(JSON.stringify(value, (_key, inner: unknown) => (isLambda(inner) ? undefined : inner))) as unknown;
+};
+
+const failureOf = (raw: unknown): JsonataFailure => {
+  if (typeof raw !== 'object' || raw === null) return { message: String(raw) };
+  const { code, message, position, token } = raw as JsonataFailure;
+  return { code, message, position, token };
+};
+
+export const evaluateJsonata = async (compiler: typeof jsonata, request: JsonataRequest): Promise<JsonataAnswer> => {
+  try {
+    const expr = compile(compiler, request.expression, request.timeoutMs);
+    // JSON printed by an upstream node (a shell's stdout) is data here, as pflow reads it for list/dict params.
+    const input = openJsonText(request.input);
+    return { ok: true, value: toJson(await expr.evaluate(input, { ...request.bindings })) };
+  } catch (error) {
+    return { ok: false, failure: failureOf(error) };
+  }
+};
