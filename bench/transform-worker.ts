@@ -16,7 +16,11 @@ const inWorker = (request: JsonataRequest) => {
 const here = (request: JsonataRequest) => evaluateJsonata(jsonata, request);
 
 const small: JsonataRequest = { expression: 'items[price > 10].name', input: { items: [{ name: 'a', price: 20 }] }, bindings: {}, timeoutMs: 30_000 };
-const big: JsonataRequest = { ...small, expression: '$count(items)', input: { items: Array.from({ length: 10_000 }, (_, i) => ({ name: `item-${i}`, price: i, tags: ['x', 'y'] })) } };
+const big: JsonataRequest = {
+  ...small,
+  expression: '$count(items)',
+  input: { items: Array.from({ length: 10_000 }, (_, i) => ({ name: `item-${i}`, price: i, tags: ['x', 'y'] })) },
+};
 
 const t0 = performance.now();
 await inWorker(small);
@@ -33,7 +37,15 @@ for (const [name, request, rounds] of cases) {
   const a: number[] = [];
   const b: number[] = [];
   for (let i = 0; i < rounds; i += 1) {
-    for (const [list, evaluate] of i % 2 === 0 ? ([[a, here], [b, inWorker]] as const) : ([[b, inWorker], [a, here]] as const)) {
+    for (const [list, evaluate] of i % 2 === 0
+      ? ([
+          [a, here],
+          [b, inWorker],
+        ] as const)
+      : ([
+          [b, inWorker],
+          [a, here],
+        ] as const)) {
       const t = performance.now();
       await evaluate(request);
       list.push(performance.now() - t);
@@ -41,5 +53,9 @@ for (const [name, request, rounds] of cases) {
   }
   console.log(`${name}: in the caller's thread ${median(a).toFixed(3)} ms, in the warm worker ${median(b).toFixed(3)} ms (medians of ${rounds})`);
 }
-console.log(`machine: ${cpus().length} x ${cpus()[0]?.model}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}, Node ${process.version}`);
+console.log(
+  `machine: ${cpus().length} x ${cpus()[0]?.model}, load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}, Node ${process.version}`,
+);
 process.exit(0);
