@@ -1,6 +1,10 @@
+import type { EngineDeps } from './engine-deps.ts';
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
+import type { Workflow } from './ir.ts';
+import { classifyRunInput, nodeRecordOf } from './node-record.ts';
 import type { NodeRecord, Owner, RunEvent, RunEventFields, RunEventType, RunItem } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
+import type { AdvanceInput, AdvanceOutcome } from './state-io.ts';
 
 /** How often cancel re-reads a run that a racing step moved on before its write landed. */
 const CANCEL_ATTEMPTS = 10;
@@ -9,8 +13,9 @@ export interface CancelResult {
   run: RunItem;
   /** The owner whose execution should now be stopped; undefined when the run had none or was already cancelled. */
   previousOwner?: Owner;
-  /** The node that was in flight, now reported interrupted. */
+  /** The node that was in flight, now reported interrupted, and its step. */
   interruptedNode?: string;
+  interruptedSeq?: number;
   alreadyCancelled: boolean;
 }
 
@@ -59,30 +64,36 @@ export const cancelRun = async (store: RunStore, runId: string, now: number): Pr
     }
     if (inFlight) await recordInterrupted(store, run, inFlight, now);
     if (inFlight) await cancelChildOf(store, run, inFlight, now);
-    return { run, alreadyCancelled: false, ...(previousOwner ? { previousOwner } : {}), ...(inFlight ? { interruptedNode: inFlight.nodeId } : {}) };
+    return {
+      run,
+      alreadyCancelled: false,
+      ...(previousOwner ? { previousOwner } : {}),
+      ...(inFlight ? { interruptedNode: inFlight.nodeId, interruptedSeq: inFlight.seq } : {}),
+    };
   }
   throw new RunBusyError(`run ${runId} kept moving on while it was being cancelled; retry`);
 };
 
+const interruptedRecord = (run: RunItem, inFlight: NonNullable<RunItem['current']>, now: number): NodeRecord => ({
+  runId: run.runId,
+  seq: inFlight.seq,
+  nodeId: inFlight.nodeId,
+  nodeType: inFlight.nodeType,
+  visit: inFlight.visit,
+  status: 'interrupted',
+  cacheKey: inFlight.cacheKey,
+  sideEffects: inFlight.sideEffects,
+  irVersion: run.irVersion,
+  startedAt: inFlight.startedAt,
+  finishedAt: now,
+  durationMs: now - inFlight.startedAt,
+  interrupted: true,
+});
+
 const recordInterrupted = async (store: RunStore, run: RunItem, inFlight: NonNullable<RunItem['current']>, now: number): Promise<void> => {
-  const record: NodeRecord = {
-    runId: run.runId,
-    seq: inFlight.seq,
-    nodeId: inFlight.nodeId,
-    nodeType: inFlight.nodeType,
-    visit: inFlight.visit,
-    status: 'interrupted',
-    cacheKey: inFlight.cacheKey,
-    sideEffects: inFlight.sideEffects,
-    irVersion: run.irVersion,
-    startedAt: inFlight.startedAt,
-    finishedAt: now,
-    durationMs: now - inFlight.startedAt,
-    interrupted: true,
-  };
   try {
     // Only where the execution left no record: a result that did land stays the truth.
-    await store.putRecord(record, null);
+    await store.putRecord(interruptedRecord(run, inFlight, now), null);
   } catch (error) {
     if (!(error instanceof StaleRunError)) throw error;
   }
@@ -97,5 +108,70 @@ const cancelChildOf = async (store: RunStore, run: RunItem, inFlight: NonNullabl
   } catch (error) {
     // A child that already ended (or is gone) has nothing to cancel; its parent's resume reads its end.
     if (!(error instanceof RunBusyError) && !(error instanceof RunNotFoundError)) throw error;
+  }
+};
+
+/** What became of the node in flight at a cancel, as the process that ran it recorded. */
+export type CancelledStep = 'finished' | 'stopped' | 'unconfirmed';
+
+/** The code on an interrupted record whose node the cancel stopped (its process group killed, its request aborted). */
+export const STOPPED_BY_CANCEL = 'STOPPED_BY_CANCEL';
+
+type AdvanceRunInput = Extract<AdvanceInput, { kind: 'run' }>;
+
+/**
+ * An execution reached Advance for a run cancelled while it ran a node (the cancel dropped its owner).
+ * It records what it knows: a node that finished before the cancel reached it gets its real record (a
+ * resume replays it instead of running its side effects again); one the cancel stopped keeps its
+ * `interrupted` record, marked STOPPED_BY_CANCEL (a resume runs it again, as after a crash). Then the
+ * execution ends with the cancel's error. Only for the step the cancel found in flight.
+ */
+export const settleCancelledStep = async (run: RunItem, input: AdvanceInput, deps: EngineDeps, loadIr: () => Promise<Workflow>): Promise<AdvanceOutcome> => {
+  const error = run.lastError ?? { category: 'non_repairable', code: 'CANCELLED', message: 'the run was cancelled by request', fixable: false };
+  const outcome: AdvanceOutcome = { kind: 'failed', runId: run.runId, owner: input.owner, error };
+  const current = run.current;
+  if (input.kind !== 'run' || current === undefined || current.seq !== input.seq) return outcome;
+  const now = deps.now();
+  const killed = input.result === undefined || (input.result.kind === 'failed' && input.result.error.code === 'ABORTED');
+  let record: NodeRecord;
+  if (killed) {
+    record = {
+      ...interruptedRecord(run, current, now),
+      error: { code: STOPPED_BY_CANCEL, message: `'${current.nodeId}' was stopped by the cancel before it finished` },
+    };
+  } else {
+    const { result, outcome: classified } = await classifyRunInput(deps, run, await loadIr(), current, input as AdvanceRunInput);
+    const { interrupted: _interrupted, ...finished } = nodeRecordOf(run, current, classified, result, now);
+    record = finished;
+  }
+  try {
+    await deps.store.putRecord(record, 'interrupted');
+  } catch (failure) {
+    if (!(failure instanceof StaleRunError)) throw failure;
+    // The cancel's own record has not landed yet (it is written after the run item): this one comes first.
+    await deps.store.putRecord(record, null).catch((again: unknown) => {
+      if (!(again instanceof StaleRunError)) throw again;
+    });
+  }
+  return outcome;
+};
+
+/**
+ * Waits (bounded) for the process running the cancelled node to record what became of it. Answers
+ * `unconfirmed` when nobody did in time: no live process ran it, or it did not notice the cancel yet.
+ */
+export const awaitCancelledStep = async (
+  store: RunStore,
+  runId: string,
+  seq: number,
+  wait: { readonly timeoutMs: number; readonly sleep: (ms: number) => Promise<void>; readonly pollMs?: number },
+): Promise<CancelledStep> => {
+  const pollMs = wait.pollMs ?? 100;
+  for (let waited = 0; ; waited += pollMs) {
+    const [record] = await store.getRecords(runId, [seq]);
+    if (record !== undefined && record.status !== 'interrupted') return 'finished';
+    if (record?.error?.code === STOPPED_BY_CANCEL) return 'stopped';
+    if (waited >= wait.timeoutMs) return 'unconfirmed';
+    await wait.sleep(pollMs);
   }
 };

@@ -1,8 +1,7 @@
 import { Advance } from './advance.ts';
 import { nextChunk } from './batch/batch-step.ts';
 import { recordChunk } from './batch/record-chunk.ts';
-import { expandOutputs } from './blob-store.ts';
-import { classifyOutcome, type Outcome } from './classify.ts';
+import { settleCancelledStep } from './cancel-run.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { failOnUnexpected } from './fail-unexpected.ts';
@@ -10,10 +9,10 @@ import { startNodeId, type Workflow } from './ir.ts';
 import { rememberResult } from './memo-step.ts';
 import { parentHop } from './nested/parent-hop.ts';
 import { isChildIssue } from './nested/validate-children.ts';
-import type { RunnerResult } from './node-type.ts';
+import { classifyRunInput, nodeRecordOf } from './node-record.ts';
 import { settleRepairAttempt } from './repair/repair-loop.ts';
 import { repeatAfterVisit } from './repeat-step.ts';
-import type { NodeRecord, RunItem } from './run-model.ts';
+import type { RunItem } from './run-model.ts';
 import { type AdvanceInput, AdvanceInputSchema, type AdvanceOutcome, type ExecCounters } from './state-io.ts';
 import { formatIssues, unconfiguredMcpServers, validateWorkflow } from './validate.ts';
 import { walkFromStart } from './walk.ts';
@@ -66,6 +65,8 @@ const advanceOne = async (rawInput: unknown, deps: EngineDeps): Promise<{ outcom
   const run = deps.cache.recallRun(input.runId, input.rev) ?? (await deps.store.getRun(input.runId));
   if (!run) throw new RunNotFoundError(`run ${input.runId} does not exist`);
   if (run.owner?.id !== input.owner) {
+    // A cancel dropped the owner while this execution ran a node: it records what the node did, then ends.
+    if (run.status === 'cancelled' && run.owner === undefined) return { outcome: await settleCancelledStep(run, input, deps, () => loadIr(deps, run)) };
     throw new StaleRunError(`run ${input.runId} is now owned by ${run.owner?.id ?? 'nobody'}, not ${input.owner}; this execution stops`);
   }
   const terminal = terminalOutcome(run, input.owner);
@@ -77,6 +78,11 @@ const advanceOne = async (rawInput: unknown, deps: EngineDeps): Promise<{ outcom
     step = new Advance(run, await loadIr(deps, run), deps, input.owner, exec);
     outcome = await dispatch(step, input);
   } catch (error) {
+    // The step's commit found the run cancelled under it (from another process, past this one's cached copy).
+    const cancelled = error instanceof StaleRunError ? await deps.store.getRun(input.runId) : undefined;
+    if (cancelled?.status === 'cancelled' && cancelled.owner === undefined) {
+      return { outcome: await settleCancelledStep(cancelled, input, deps, () => loadIr(deps, cancelled)) };
+    }
     const failed = await failOnUnexpected(deps.store, input.runId, input.owner, error, deps.now());
     if (!failed) throw error;
     return { outcome: failed, hop: parentHop(run, input.owner, failed) };
@@ -142,43 +148,8 @@ const recordNode = async (step: Advance, input: Extract<AdvanceInput, { kind: 'r
     // A redelivered call whose result is already recorded: the run has moved on.
     throw new StaleRunError(`run ${run.runId} is not waiting for step ${input.seq} (in flight: ${current?.seq ?? 'none'})`);
   }
-  // A runner that uploaded its outputs returned a reference; the engine works with the outputs themselves.
-  const result: RunnerResult | undefined =
-    input.result?.outputs && deps.blobs
-      ? { ...input.result, outputs: (await expandOutputs(deps.blobs, run.runId, input.seq, input.result.outputs)) ?? {} }
-      : input.result;
-  const outcome: Outcome = classifyOutcome({
-    nodeId: current.nodeId,
-    nodeType: current.nodeType,
-    capabilities: deps.catalog.get(current.nodeType)?.capabilities ?? {},
-    ...(result ? { result } : {}),
-    ...(input.error ? { taskError: input.error } : {}),
-    ...(ir.classification ? { rules: ir.classification } : {}),
-  });
-  const now = deps.now();
-  const record: NodeRecord = {
-    runId: run.runId,
-    seq: current.seq,
-    nodeId: current.nodeId,
-    nodeType: current.nodeType,
-    visit: current.visit,
-    status: outcome.kind === 'success' ? 'completed' : outcome.kind === 'warning' ? 'warning' : 'failed',
-    cacheKey: current.cacheKey,
-    sideEffects: current.sideEffects,
-    irVersion: run.irVersion,
-    action: outcome.kind === 'success' ? outcome.action : 'error',
-    startedAt: current.startedAt,
-    finishedAt: now,
-    durationMs: result?.durationMs ?? now - current.startedAt,
-    ...(result?.outputs ? { outputs: result.outputs } : {}),
-    ...(outcome.kind !== 'success'
-      ? { error: { code: outcome.error.code, message: outcome.error.message, ...(outcome.error.details ? { details: outcome.error.details } : {}) } }
-      : {}),
-    ...(result?.usage ? { usage: result.usage } : {}),
-    ...(current.interrupted ? { interrupted: true } : {}),
-    ...(current.repaired ? { repaired: true } : {}),
-    ...(current.fromMemo ? { fromMemo: true } : {}),
-  };
+  const { result, outcome } = await classifyRunInput(deps, run, ir, current, input);
+  const record = nodeRecordOf(run, current, outcome, result, deps.now());
   if (outcome.kind === 'success' && !current.fromMemo) await rememberResult(step, record);
   // pflow's node-level retry and loop: another try, or the next iteration, instead of routing on.
   const repeated = await repeatAfterVisit(step, current, record, outcome);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../functions/adapters/sqlite-registry-store.ts';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
 import { runCli as runCliInProcess } from '../../functions/hosts/cli/commands.ts';
-import { blockingCommand, killShellGroup, killStrayChildren, makeTempDir, waitForFile, writeWorkflow } from '../support/cli-process.ts';
+import { blockingCommand, countLines, killStrayChildren, makeTempDir, waitForFile, writeWorkflow } from '../support/cli-process.ts';
 import { request, type ServeProcess, startServe, waitForRun } from '../support/serve-process.ts';
 
 const hello: WorkflowInput = {
@@ -331,11 +331,12 @@ describe('flowmend serve: runs over real HTTP', () => {
     expect(again.status).toBe(409);
   });
 
-  it('cancels a live run: the node in flight is interrupted, nothing moves it on, and it resumes', async () => {
+  it('cancels a live run: the command in flight is killed, nothing moves the run on, and a resume runs it again', async () => {
     const slow: WorkflowInput = {
       ir_version: '0.1.0',
       nodes: [
-        { id: 'slow', type: 'shell', params: { command: blockingCommand(dir, 'slow', { countFirst: true }) } },
+        // Counts after the go file only: a command the cancel killed never counts.
+        { id: 'slow', type: 'shell', params: { command: blockingCommand(dir, 'slow', { countFirst: false }) } },
         { id: 'after', type: 'shell', params: { command: `echo ran >> ${dir}/after.count` } },
       ],
       edges: [{ from: 'slow', to: 'after', action: 'default' }],
@@ -344,20 +345,20 @@ describe('flowmend serve: runs over real HTTP', () => {
     await waitForFile(join(dir, 'slow.started'), 'the slow node to start');
     const cancelled = await request<{ status: string; interrupted_node: string }>(api, 'POST', `/runs/${started.body.run_id}/cancel`);
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ status: 'cancelled', interrupted_node: 'slow' });
-    // The node's command ends now; its result must not move the cancelled run on.
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', interrupted_node: 'slow', node_outcome: 'stopped' });
+    // The command's group is gone: the go file now reaches no copy of it.
     writeFileSync(join(dir, 'go'), '');
-    await waitForFile(join(dir, 'slow.count'), 'the slow node to count');
     const report = (await request(api, 'GET', `/runs/${started.body.run_id}`)).body;
     expect(report).toMatchObject({ status: 'cancelled', success: false, errors: [{ code: 'CANCELLED', node_id: 'slow' }] });
     expect(report.steps).toEqual([expect.objectContaining({ node_id: 'slow', status: 'interrupted' })]);
+    expect(existsSync(join(dir, 'slow.count'))).toBe(false);
     expect(existsSync(join(dir, 'after.count'))).toBe(false);
     const twice = await request<{ already_cancelled: boolean }>(api, 'POST', `/runs/${started.body.run_id}/cancel`);
     expect(twice.body.already_cancelled).toBe(true);
     const resumed = await request(api, 'POST', `/runs/${started.body.run_id}/resume`);
     expect(resumed.status).toBe(202);
     expect(await waitForRun(api, started.body.run_id)).toMatchObject({ status: 'succeeded' });
-    killShellGroup(join(dir, 'slow.pid'));
+    expect(countLines(join(dir, 'slow.count'))).toBe(1);
   });
 
   it('gives the same report through the remote CLI as a local run of the same workflow', async () => {

@@ -1,5 +1,7 @@
 import type { IrVersionItem, RunItem } from '../../core/index.ts';
 import {
+  awaitCancelledStep,
+  type CancelledStep,
   type CancelResult,
   cancelRun,
   checkRunPatch,
@@ -124,9 +126,14 @@ export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody, 
   return run;
 };
 
-/** Cancels a running run (conditional write first, so no step can move it on), then stops its execution. */
-export const cancelRunAndStop = async (deps: ApiDeps, runId: string): Promise<CancelResult> => {
+/**
+ * Cancels a running run (conditional write first, so no step can move it on), then stops its execution.
+ * A run this process drives (`serve`) has recorded what became of its node by the time `stop` returns.
+ */
+export const cancelRunAndStop = async (deps: ApiDeps, runId: string): Promise<CancelResult & { nodeOutcome?: CancelledStep }> => {
   const result = await cancelRun(deps.store, runId, deps.now());
   if (result.previousOwner) await deps.launcher.stop(result.previousOwner);
-  return result;
+  if (result.interruptedSeq === undefined) return result;
+  const nodeOutcome = await awaitCancelledStep(deps.store, runId, result.interruptedSeq, { timeoutMs: 0, sleep: async () => undefined });
+  return { ...result, nodeOutcome };
 };

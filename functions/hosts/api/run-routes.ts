@@ -127,7 +127,7 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
       run_id: id,
       status: 'cancelled',
       already_cancelled: result.alreadyCancelled,
-      ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}),
+      ...(result.interruptedNode ? { interrupted_node: result.interruptedNode, node_outcome: result.nodeOutcome } : {}),
       links: linksOf(id),
     });
   });

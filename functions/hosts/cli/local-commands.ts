@@ -1,6 +1,8 @@
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import type { RunStore } from '../../core/index.ts';
+import type { Owner, RunStore } from '../../core/index.ts';
 import {
+  awaitCancelledStep,
   cancelRun,
   FlowmendError,
   InvalidInputError,
@@ -18,6 +20,21 @@ import { type CliStore, openCliStore } from './cli-store.ts';
 import type { CommandContext } from './commands.ts';
 import { followLocal } from './local-logs.ts';
 import { cancelLine, renderRuns, renderStatus, runRowOf } from './render.ts';
+
+/** How long `cancel` waits for the process running the node to say what became of it. */
+const CANCEL_CONFIRM_MS = 5_000;
+
+/** Whether the run's owner may be a live process that will record its node's end (no wait for a dead one). */
+const driverMayAnswer = (owner: Owner | undefined): boolean => {
+  if (owner?.pid === undefined) return owner !== undefined;
+  if (owner.host !== hostname()) return true;
+  try {
+    process.kill(owner.pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
 
 /**
  * The commands on the local store (SQLite, or DynamoDB with --store dynamodb): run, resume, status, runs,
@@ -55,12 +72,21 @@ export const runLocalCommand = async (command: Exclude<Command, { name: 'help' |
         return EXIT.ok;
       }
       case 'cancel': {
-        // The run's execution (in another local process) stops at its next write, which the cancel made stale.
+        // The process driving the run (another local one) sees the cancel within a poll, stops its node and
+        // records what became of it: this one waits for that record, a few seconds at most.
         const result = await cancelRun(store, command.runId, Date.now());
+        const outcome =
+          result.interruptedSeq === undefined
+            ? undefined
+            : await awaitCancelledStep(store, command.runId, result.interruptedSeq, {
+                timeoutMs: driverMayAnswer(result.previousOwner) ? CANCEL_CONFIRM_MS : 0,
+                sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+              });
+        const node = result.interruptedNode ? { interrupted_node: result.interruptedNode, node_outcome: outcome } : {};
         io.stdout(
           json
-            ? `${JSON.stringify({ success: true, run_id: command.runId, status: 'cancelled', already_cancelled: result.alreadyCancelled, ...(result.interruptedNode ? { interrupted_node: result.interruptedNode } : {}) }, null, 2)}\n`
-            : `${cancelLine(command.runId, result.alreadyCancelled, result.interruptedNode)}\n`,
+            ? `${JSON.stringify({ success: true, run_id: command.runId, status: 'cancelled', already_cancelled: result.alreadyCancelled, ...node }, null, 2)}\n`
+            : `${cancelLine(command.runId, result.alreadyCancelled, result.interruptedNode, outcome)}\n`,
         );
         return EXIT.ok;
       }

@@ -39,7 +39,9 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
       if (s.seq <= baseline || printed.has(s.seq) || s.item || s.status === 'running') continue;
       printed.add(s.seq);
       if (open?.seq !== s.seq) start(s.nodeId, s.seq);
-      const tags = [s.repaired ? '[repaired]' : '', s.interrupted ? '[ran again after interruption]' : ''].filter(Boolean).join(' ');
+      const tags = [s.repaired ? '[repaired]' : '', s.interrupted && s.status !== 'interrupted' ? '[ran again after interruption]' : '']
+        .filter(Boolean)
+        .join(' ');
       const suffix = tags ? ` ${tags}` : '';
       if (s.status === 'completed') close(` ✓ ${seconds(s.durationMs ?? 0)}${suffix}`);
       else if (s.status === 'warning') close(` ⚠ ${firstLine(s.error?.message ?? 'warning')}${suffix}`);

@@ -1,4 +1,4 @@
-import type { ProgressEvent, RunReport, RunStatus } from '../../core/index.ts';
+import type { CancelledStep, ProgressEvent, RunReport, RunStatus } from '../../core/index.ts';
 import { ApiCallError, ApiClient } from './api-client.ts';
 import type { Command } from './cli-args.ts';
 import { type CliIo, type CliOutput, EXIT } from './cli-output.ts';
@@ -113,14 +113,17 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
         return EXIT.ok;
       }
       case 'cancel': {
-        const result = await api.call<{ run_id: string; status: string; interrupted_node?: string; already_cancelled: boolean }>(
-          'POST',
-          `/runs/${encodeURIComponent(command.runId)}/cancel`,
-        );
+        const result = await api.call<{
+          run_id: string;
+          status: string;
+          interrupted_node?: string;
+          node_outcome?: CancelledStep;
+          already_cancelled: boolean;
+        }>('POST', `/runs/${encodeURIComponent(command.runId)}/cancel`);
         io.stdout(
           out.json
             ? `${JSON.stringify({ success: true, ...result }, null, 2)}\n`
-            : `${cancelLine(command.runId, result.already_cancelled, result.interrupted_node)}\n`,
+            : `${cancelLine(command.runId, result.already_cancelled, result.interrupted_node, result.node_outcome)}\n`,
         );
         return EXIT.ok;
       }

@@ -57,7 +57,9 @@ export const renderStatus = (report: RunReport): string => {
         : s.status === 'warning'
           ? `⚠ ${s.error ?? ''}`
           : `✗ ${s.status}${s.error ? `: ${s.error.split('\n')[0]}` : ''}`;
-    lines.push(`  ${s.node_id}... ${mark}${s.repaired ? ' [repaired]' : ''}${s.interrupted ? ' [ran again after interruption]' : ''}`);
+    lines.push(
+      `  ${s.node_id}... ${mark}${s.repaired ? ' [repaired]' : ''}${s.interrupted && s.status !== 'interrupted' ? ' [ran again after interruption]' : ''}`,
+    );
   }
   if (report.current) lines.push(`  ${report.current.node_id}... running since ${report.current.started_at}`);
   lines.push(...renderChildren(report, '  '));
@@ -137,8 +139,15 @@ export const renderRuns = (runs: readonly RunRow[]): string => {
 
 export const renderIssues = (issues: readonly ValidationIssue[]): string => formatIssues(issues);
 
+/** What a cancel says became of the node in flight (`node_outcome` in JSON). */
+const NODE_OUTCOME_TEXT = {
+  finished: 'had finished before the cancel reached it: its result is recorded, and a resume does not run it again',
+  stopped: 'was stopped (its processes killed, its request aborted): a resume runs it again, as after a crash',
+  unconfirmed: 'was running and no process has confirmed stopping it: it is reported interrupted, and a resume runs it again',
+} as const;
+
 /** The line a cancel prints in text mode, the same for a local and a remote run. */
-export const cancelLine = (runId: string, already: boolean, interrupted: string | undefined): string =>
+export const cancelLine = (runId: string, already: boolean, interrupted: string | undefined, outcome?: keyof typeof NODE_OUTCOME_TEXT): string =>
   already
     ? `Run ${runId} was already cancelled`
-    : `✗ Run ${runId} cancelled${interrupted ? ` ('${interrupted}' was running; it is reported interrupted)` : ''}\nResume it with: flowmend resume ${runId}`;
+    : `✗ Run ${runId} cancelled${interrupted ? `: '${interrupted}' ${NODE_OUTCOME_TEXT[outcome ?? 'unconfirmed']}` : ' (no node was running)'}\nResume it with: flowmend resume ${runId}`;

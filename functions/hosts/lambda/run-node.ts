@@ -39,6 +39,8 @@ export const describeParamIssues = (runner: NodeRunner, issues: readonly z.core.
 export interface RunNodeOptions {
   /** Reads the secret inputs a node's params refer to (`from`): Secrets Manager and SSM on both hosts. */
   secrets?: SecretResolver;
+  /** The local host's: the signal that stops this node call when its run is cancelled (kills the command's group, aborts the request). */
+  signal?: () => AbortSignal | undefined;
 }
 
 /** Where params hold references but the host gave no resolver: a wiring bug, said plainly. */
@@ -87,11 +89,12 @@ export const makeRunNodeHandler =
     const misplaced = secretInCommand(runner, raw);
     if (misplaced) return { kind: 'failed', error: misplaced, durationMs: 0 };
     const secretValues = await resolveSecretReferences(raw, options.secrets ?? noSecrets);
-    if (secretValues.size === 0) return shrinkRunnerResult(await runParsed(runner, raw, parsed.data), node.upload);
+    const signal = options.signal?.();
+    if (secretValues.size === 0) return shrinkRunnerResult(await runParsed(runner, raw, parsed.data, signal), node.upload);
     const redactor = new Redactor(secretValues.values());
     let result: RunnerResult;
     try {
-      result = await runParsed(runner, replaceSecretReferences(raw, secretValues), parsed.data);
+      result = await runParsed(runner, replaceSecretReferences(raw, secretValues), parsed.data, signal);
     } catch (error) {
       // A thrown error's message becomes the execution's Cause: it must not carry a value either.
       if (error instanceof Error) error.message = redactor.text(error.message);
@@ -101,7 +104,7 @@ export const makeRunNodeHandler =
     return shrinkRunnerResult(redactor.value(result), node.upload);
   };
 
-const runParsed = async (runner: NodeRunner, raw: unknown, { runId, seq, node }: RunOutcome): Promise<RunnerResult> => {
+const runParsed = async (runner: NodeRunner, raw: unknown, { runId, seq, node }: RunOutcome, signal: AbortSignal | undefined): Promise<RunnerResult> => {
   const params = runner.paramsSchema.safeParse(raw);
   if (!params.success) {
     return {
@@ -121,6 +124,7 @@ const runParsed = async (runner: NodeRunner, raw: unknown, { runId, seq, node }:
     cacheKey: node.cacheKey,
     ...(node.classification ? { classification: node.classification } : {}),
     ...(node.traceparent ? { traceparent: node.traceparent } : {}),
+    ...(signal ? { signal } : {}),
   };
   return runner.run(params.data, context);
 };

@@ -40,6 +40,7 @@ import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeMarkInterruptedHandler } from '../lambda/mark-interrupted.ts';
 import { makeRunNodeHandler } from '../lambda/run-node.ts';
 import { AWS_LIMITS, type AwsLimits, type ExecutionDeath, ExecutionGuard, stateOutput } from './aws-limits.ts';
+import { CancelWatch } from './cancel-watch.ts';
 import { type DefinitionMemo, definitionKey } from './definition-memo.ts';
 import { makeScalarReadsCheap } from './jsonpath-scalars.ts';
 import { localRunners, localRunnersWithin } from './local-runners.ts';
@@ -55,8 +56,13 @@ const lazyAwsSecrets: SecretResolver = {
   },
 };
 
+/** A cancel from another process stops the node in flight within this (one run-item read per period while a node runs). */
+const CANCEL_POLL_MS = 500;
+
 export interface LocalHostOptions {
   store: RunStore;
+  /** How often a running node checks whether its run was cancelled from another process (default 500 ms). */
+  cancelPollMs?: number;
   /** Where runners put outputs too large for a state payload (the same path as S3 presigned uploads on AWS). */
   blobs?: BlobStore;
   runners?: readonly NodeRunner[];
@@ -194,6 +200,8 @@ export class LocalHost {
   private readonly next = new Map<string, Record<string, unknown>>();
   /** The node types this host runs (every builtin and the file family): what `serve` checks workflows against. */
   readonly catalog: NodeCatalog;
+  private readonly cancels: CancelWatch;
+  private readonly runnerStates: ReadonlySet<string>;
 
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
@@ -237,14 +245,17 @@ export class LocalHost {
       ...(options.memo && options.memoTtlS !== 0 ? { memo: { store: options.memo, ttlS: options.memoTtlS ?? DEFAULT_MEMO_TTL_S } } : {}),
     };
     const repair = options.makeRepairHandler?.({ store: this.store, runners }) ?? noRepair;
+    this.cancels = new CancelWatch(this.store, options.cancelPollMs ?? CANCEL_POLL_MS);
+    const runNode = (runner: NodeRunner) => makeRunNodeHandler(runner, { secrets: options.secrets ?? lazyAwsSecrets, signal: this.cancels.signal });
+    this.runnerStates = new Set(runners.flatMap((r) => [runnerStateName(r.type), itemRunnerStateName(r.type)]));
     this.handlers = {
       [STATE.advance]: makeAdvanceHandler(engineDeps),
       [STATE.repair]: repair,
       [STATE.continueRun]: (request: unknown) => this.startExecution(request),
       [STATE.interrupted]: makeMarkInterruptedHandler({ store: this.store, now: this.now }),
-      ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), makeRunNodeHandler(r, { secrets: options.secrets ?? lazyAwsSecrets })])),
+      ...Object.fromEntries(runners.map((r) => [runnerStateName(r.type), runNode(r)])),
       // Inside a batch's Map: each item on its type's runner, then its record by the engine's handler.
-      ...Object.fromEntries(runners.map((r) => [itemRunnerStateName(r.type), makeRunNodeHandler(r, { secrets: options.secrets ?? lazyAwsSecrets })])),
+      ...Object.fromEntries(runners.map((r) => [itemRunnerStateName(r.type), runNode(r)])),
       ...Object.fromEntries(runners.map((r) => [recordItemStateName(r.type), makeAdvanceHandler(engineDeps)])),
     };
     this.retryOverrides =
@@ -344,8 +355,13 @@ export class LocalHost {
     });
     this.options.observeExecution?.(execution.eventLogs);
     abort = () => execution.abort();
-    // A cancel stops the execution where it is, as StopExecution does on AWS.
-    signal?.addEventListener('abort', abort, { once: true });
+    // A cancel stops the node in flight (its Advance then records what the node did and ends the execution),
+    // or, between nodes, the execution where it is, as StopExecution does on AWS.
+    const cancel = (): void => {
+      this.cancels.stop(runId);
+      if (!this.cancels.busy(runId)) abort();
+    };
+    signal?.addEventListener('abort', cancel, { once: true });
     try {
       await execution.result;
     } catch (error) {
@@ -361,7 +377,7 @@ export class LocalHost {
         throw new Error(`the local state machine failed: ${cause.name}: ${cause.message ?? ''}`, { cause: error });
       }
     } finally {
-      signal?.removeEventListener('abort', abort);
+      signal?.removeEventListener('abort', cancel);
     }
     return undefined;
   }
@@ -388,7 +404,8 @@ export class LocalHost {
   }
 
   private async isFailedRun(runId: string): Promise<boolean> {
-    return (await this.store.getRun(runId))?.status === 'failed';
+    const status = (await this.store.getRun(runId))?.status;
+    return status === 'failed' || status === 'cancelled';
   }
 
   /**
@@ -402,7 +419,11 @@ export class LocalHost {
         async (input: never) => {
           this.stats.tasks[state] = (this.stats.tasks[state] ?? 0) + 1;
           this.stats.transitions += state === STATE.advance ? 2 : 1;
-          const result = await handle(input);
+          const event = input as { runId?: string; owner?: string };
+          const result =
+            this.runnerStates.has(state) && event.runId !== undefined && event.owner !== undefined
+              ? await this.cancels.watch(event.runId, event.owner, () => handle(input))
+              : await handle(input);
           const spec = this.definition.States[state] ?? {};
           const output = stateOutput(input, result, 'ResultPath' in spec ? (spec.ResultPath as string | null) : undefined);
           if (state === STATE.advance) guard.choice();

@@ -1,0 +1,62 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RunStore } from '../../core/index.ts';
+
+/**
+ * Stops the node a run is running when the run is cancelled or taken over, so that its command does not
+ * finish (and write its side effect) after the cancel: a cancel in this process (`serve`'s API) aborts
+ * at once through the drive's signal; one from another process (`flowmend cancel` beside a
+ * `flowmend run`) is read from the store every `pollMs` while a node runs (one run-item read; a node
+ * shorter than that reads nothing). The shared store is the one channel every local process has, where a
+ * signal to the owner's pid would need that pid to be ours still and every driving process to handle it.
+ */
+export class CancelWatch {
+  /** The signal of the node call in progress (the runner reads it through RunNodeOptions.signal). */
+  private readonly current = new AsyncLocalStorage<AbortSignal>();
+  private readonly running = new Map<string, Set<AbortController>>();
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly pollMs: number,
+  ) {}
+
+  readonly signal = (): AbortSignal | undefined => this.current.getStore();
+
+  /** Whether a node of the run is running in this process. */
+  busy(runId: string): boolean {
+    return (this.running.get(runId)?.size ?? 0) > 0;
+  }
+
+  /** Stops every node of the run running in this process (a cancel made here). */
+  stop(runId: string): void {
+    for (const controller of this.running.get(runId) ?? []) controller.abort();
+  }
+
+  /** Runs one node call with a signal that the run's cancel (or takeover) aborts. */
+  async watch<T>(runId: string, owner: string, call: () => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const calls = this.running.get(runId) ?? new Set<AbortController>();
+    calls.add(controller);
+    this.running.set(runId, calls);
+    let reading = false;
+    const poll = setInterval(() => {
+      if (reading) return;
+      reading = true;
+      this.store
+        .getRun(runId)
+        .then((run) => {
+          if (run === undefined || run.status === 'cancelled' || run.owner?.id !== owner) controller.abort();
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          reading = false;
+        });
+    }, this.pollMs);
+    try {
+      return await this.current.run(controller.signal, call);
+    } finally {
+      clearInterval(poll);
+      calls.delete(controller);
+      if (calls.size === 0) this.running.delete(runId);
+    }
+  }
+}
