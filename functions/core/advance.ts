@@ -252,7 +252,9 @@ export class Advance {
       const server = this.ir.mcp_servers?.[params.server];
       if (server !== undefined) params.__server = server;
     }
-    const readsFiles = FILE_NODE_TYPES.has(node.type) || (node.type === 'llm' && Array.isArray(params.images) && params.images.length > 0);
+    // A shell command runs in the run's workspace too, whichever process (and whose cwd) drives the run.
+    const readsFiles =
+      FILE_NODE_TYPES.has(node.type) || node.type === 'shell' || (node.type === 'llm' && Array.isArray(params.images) && params.images.length > 0);
     if (readsFiles && this.run.workspace !== undefined) params.__workspace = this.run.workspace;
     return params;
   }

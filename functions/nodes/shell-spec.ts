@@ -17,6 +17,8 @@ export const ShellParamsSchema = z.strictObject({
   stdin: z.optional(z.unknown()),
   env: z.optional(z.record(z.string(), EnvValueSchema, { error: 'env must be an object of NAME: value' })),
   cwd: z.optional(z.string({ error: 'cwd must be a directory path (string)' }).check(z.minLength(1, 'cwd must not be empty'))),
+  /** Reserved: the run's workspace, put there by the engine on the local host; the command runs there (or in `cwd` relative to it). */
+  __workspace: z.optional(z.string()),
   timeout_s: z.optional(z.number({ error: 'timeout_s must be a number of seconds' }).check(z.positive('timeout_s must be greater than 0'))),
   /** pflow's spelling of timeout_s. */
   timeout: z.optional(z.number({ error: 'timeout must be a number of seconds' }).check(z.positive('timeout must be greater than 0'))),

@@ -1,6 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
+import { resolve } from 'node:path';
 import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { CappedBuffer } from './capped-buffer.ts';
 import { commandEnvironment } from './command-env.ts';
@@ -49,11 +50,16 @@ const killGroup = (pid: number | undefined): void => {
   }
 };
 
+/** The run's workspace (the local host records it), or `cwd` resolved against it; without either, this process's cwd. */
+const workingDirectory = (params: ShellParams): string | undefined =>
+  params.cwd === undefined ? params.__workspace : params.__workspace === undefined ? params.cwd : resolve(params.__workspace, params.cwd);
+
 const spawnFailureMessage = async (params: ShellParams, error: NodeJS.ErrnoException): Promise<string> => {
-  if (params.cwd !== undefined) {
-    const info = await stat(params.cwd).catch(() => undefined);
-    if (info === undefined) return `Cannot start command: cwd "${params.cwd}" does not exist`;
-    if (!info.isDirectory()) return `Cannot start command: cwd "${params.cwd}" is not a directory`;
+  const cwd = workingDirectory(params);
+  if (cwd !== undefined) {
+    const info = await stat(cwd).catch(() => undefined);
+    if (info === undefined) return `Cannot start command: cwd "${cwd}" does not exist`;
+    if (!info.isDirectory()) return `Cannot start command: cwd "${cwd}" is not a directory`;
   }
   return `Cannot start command: ${error.message}`;
 };
@@ -96,7 +102,7 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
 
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawn('/bin/sh', ['-c', params.command], { cwd: params.cwd, env, detached: true, stdio: 'pipe' });
+      child = spawn('/bin/sh', ['-c', params.command], { cwd: workingDirectory(params), env, detached: true, stdio: 'pipe' });
     } catch (error) {
       return spawnFailure(params, error as NodeJS.ErrnoException, elapsed());
     }
