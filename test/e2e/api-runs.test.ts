@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../functions/adapters/sqlite-registry-store.ts';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
+import { StartRunBodySchema } from '../../functions/hosts/api/api-schemas.ts';
+import { bodyKey } from '../../functions/hosts/api/run-operations.ts';
 import { runCli as runCliInProcess } from '../../functions/hosts/cli/commands.ts';
 import { blockingCommand, countLines, killStrayChildren, makeTempDir, waitForFile, writeWorkflow } from '../support/cli-process.ts';
 import { request, type ServeProcess, startServe, waitForRun } from '../support/serve-process.ts';
@@ -102,29 +104,36 @@ describe('flowmend serve: runs over real HTTP', () => {
   it('starts the run of an Idempotency-Key whose request died after claiming the key, once, on the next retry', async () => {
     // What a serve killed between the claim and the run's write leaves: a key naming a run that does not exist.
     const orphanRun = `20261123-000000-${Date.now().toString(16).slice(-8)}`;
+    const sent = { workflow: hello, params: { name: 'Key' } };
     const db = openRegistryDatabase(join(dir, 'state'));
     try {
       const now = Date.now();
-      const claim = await new SqliteRegistryStore(db).claimIdempotencyKey(
-        { key: 'died-after-claim', runId: orphanRun, createdAt: now, expiresAt: now + 3_600_000 },
-        now,
-      );
-      expect(claim.claimed).toBe(true);
+      const registry = new SqliteRegistryStore(db);
+      // Both claims the request makes: its body's, then the key's.
+      for (const key of [bodyKey('died-after-claim', StartRunBodySchema.parse(sent)), 'died-after-claim']) {
+        const claim = await registry.claimIdempotencyKey({ key, runId: orphanRun, createdAt: now, expiresAt: now + 3_600_000 }, now);
+        expect(claim.claimed).toBe(true);
+      }
     } finally {
       db.close();
     }
     const retries = await Promise.all(
-      Array.from({ length: 3 }, () =>
-        request<Started>(api, 'POST', '/runs', { body: { workflow: hello, params: { name: 'Key' } }, headers: { 'Idempotency-Key': 'died-after-claim' } }),
-      ),
+      Array.from({ length: 3 }, () => request<Started>(api, 'POST', '/runs', { body: sent, headers: { 'Idempotency-Key': 'died-after-claim' } })),
     );
     expect(retries.map((r) => [r.status, r.body.run_id, r.body.replayed])).toEqual(Array(3).fill([202, orphanRun, true]));
     const report = await waitForRun(api, orphanRun);
     expect(report).toMatchObject({ status: 'succeeded', result: { loud: 'HELLO KEY' } });
     // One run, run once: its greet node has one step.
     expect((report.steps as { node_id: string }[]).map((s) => s.node_id)).toEqual(['greet', 'shout']);
-    const again = await request<Started>(api, 'POST', '/runs', { body: { workflow: hello }, headers: { 'Idempotency-Key': 'died-after-claim' } });
+    const again = await request<Started>(api, 'POST', '/runs', { body: sent, headers: { 'Idempotency-Key': 'died-after-claim' } });
     expect([again.body.run_id, again.body.replayed]).toEqual([orphanRun, true]);
+    // The same key with another body is another request: refused, naming the key's run (issue 27).
+    const other = await request<{ error: { code: string; message: string } }>(api, 'POST', '/runs', {
+      body: { workflow: hello },
+      headers: { 'Idempotency-Key': 'died-after-claim' },
+    });
+    expect(other.status).toBe(422);
+    expect(other.body.error).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', message: expect.stringContaining(orphanRun) });
   });
 
   it('answers bad requests with the error shape, the right 4xx and no stack', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IrVersionItem, RunItem } from '../../core/index.ts';
 import {
   awaitCancelledStep,
@@ -72,8 +73,25 @@ export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey
     ...(deps.workspace === undefined ? {} : { workspace: deps.workspace }),
     trace: startRunTrace({ caller: parseTraceparent(traceparent), traced: deps.traced ?? false, now }),
   };
+  let claimedRunId: string | undefined;
   if (idempotencyKey !== undefined) {
-    const claim = await deps.registry.claimIdempotencyKey({ key: idempotencyKey, runId, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS }, now);
+    const keep = { createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS };
+    // The body's own claim comes first and names the run this body starts: a retry of the same body finds
+    // the key naming that run; another body finds another (422), however the requests interleave or die.
+    const forBody = await deps.registry.claimIdempotencyKey({ key: bodyKey(idempotencyKey, body), runId, ...keep }, now);
+    const bodyRun = forBody.claimed ? runId : forBody.runId;
+    const claim = await deps.registry.claimIdempotencyKey({ key: idempotencyKey, runId: bodyRun, ...keep }, now);
+    claimedRunId = claim.claimed ? bodyRun : claim.runId;
+    if (claimedRunId !== bodyRun) {
+      throw new ApiError(
+        422,
+        'IDEMPOTENCY_KEY_REUSED',
+        `Idempotency-Key '${idempotencyKey}' was used within 24 h with another request body (run ${claimedRunId})`,
+        {
+          run_id: claimedRunId,
+        },
+      );
+    }
     if (!claim.claimed) {
       // The key is claimed before the run is written (so concurrent retries agree on one run id): a
       // process that died in between left a key naming no run. The retry writes that run; of retries racing
@@ -82,9 +100,13 @@ export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey
       return result(claim.runId, true);
     }
   }
-  await createAndLaunch(deps, { ...spec, runId });
-  return result(runId, false);
+  await createAndLaunch(deps, { ...spec, runId: claimedRunId ?? runId });
+  return result(claimedRunId ?? runId, false);
 };
+
+/** A key of its own for one Idempotency-Key with one request body (fixed length, whatever the key's). */
+export const bodyKey = (key: string, body: StartRunBody): string =>
+  `body:${createHash('sha256').update(key).update('\0').update(JSON.stringify(body)).digest('hex').slice(0, 40)}`;
 
 /** Writes the run (only if no run has its id) and starts its execution; a run another request wrote first is left to that request. */
 const createAndLaunch = async (deps: ApiDeps, spec: Omit<NewRun, 'owner' | 'mode'> & { mode: 'express' | 'standard' }): Promise<void> => {
