@@ -34,12 +34,24 @@ const errnoOf = (error: unknown): string | undefined => {
   return undefined;
 };
 
-const inputSchemaOf = async (client: McpClient, tool: string): Promise<unknown> => {
+const toolsOf = async (client: McpClient): Promise<{ name: string; inputSchema?: unknown }[] | undefined> => {
   try {
-    return (await client.listTools()).tools.find((t) => t.name === tool)?.inputSchema;
+    return (await client.listTools()).tools;
   } catch {
     return undefined;
   }
+};
+
+const inputSchemaOf = async (client: McpClient, tool: string): Promise<unknown> => (await toolsOf(client))?.find((t) => t.name === tool)?.inputSchema;
+
+/**
+ * A tool the server does not list: the workflow named it wrong (servers answer "Tool x not found" as an
+ * error result or a protocol error), a typo the repairer can fix given the names there are.
+ */
+const unknownTool = async (client: McpClient, tool: string, message: string): Promise<McpToolOutcome | undefined> => {
+  const tools = await toolsOf(client);
+  if (tools === undefined || tools.some((t) => t.name === tool)) return undefined;
+  return { kind: 'refused', reason: 'unknown_tool', message, availableTools: tools.map((t) => t.name) };
 };
 
 const withSchema = (inputSchema: unknown): { inputSchema?: unknown } => (inputSchema === undefined ? {} : { inputSchema });
@@ -95,12 +107,21 @@ export const makeMcpTools = ({ env, allowStdio }: McpToolsOptions): McpTools => 
             ...(request.signal ? { signal: request.signal } : {}),
           });
         } catch (error) {
+          if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) {
+            const unknown = await unknownTool(client, tool, error.message);
+            if (unknown !== undefined) return unknown;
+          }
           // Bad arguments rejected by the protocol: the repairer gets the tool's schema, read while connected.
           if (!(error instanceof McpError) || error.code !== ErrorCode.InvalidParams) throw error;
           return toOutcome(sdk, error, target, details, await inputSchemaOf(client, tool));
         }
         const content = Array.isArray(result.content) ? result.content : [];
         const isError = result.isError === true;
+        if (isError) {
+          const text = content.flatMap((c) => (c.type === 'text' && typeof c.text === 'string' ? [c.text] : [])).join('\n');
+          const unknown = await unknownTool(client, tool, text || `tool '${tool}' not found`);
+          if (unknown !== undefined) return unknown;
+        }
         return {
           kind: 'result',
           content,

@@ -17,7 +17,7 @@ export interface McpToolCall {
  */
 export type McpToolOutcome =
   | { kind: 'result'; content: readonly unknown[]; structuredContent?: unknown; isError: boolean; inputSchema?: unknown }
-  | { kind: 'refused'; reason: 'invalid_arguments' | 'unknown_tool'; message: string; inputSchema?: unknown };
+  | { kind: 'refused'; reason: 'invalid_arguments' | 'unknown_tool'; message: string; inputSchema?: unknown; availableTools?: readonly string[] };
 
 /**
  * Calls one tool of one MCP server (the mcp node's port). Rejects with `TransientError` when the

@@ -1,5 +1,5 @@
 import type { McpTools, NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
-import { ConfigurationError, sampleOf } from '../core/index.ts';
+import { ConfigurationError, closestMatch, sampleOf } from '../core/index.ts';
 import { type McpParams, McpParamsSchema, mcpSpec } from './mcp-spec.ts';
 
 export { MCP_OUTPUT_KEYS, type McpParams, McpParamsSchema } from './mcp-spec.ts';
@@ -35,9 +35,19 @@ export const makeMcpRunner = ({ tools }: McpRunnerDeps): NodeRunner<typeof McpPa
     const durationMs = performance.now() - started;
     if (outcome.kind === 'refused') {
       const code = outcome.reason === 'invalid_arguments' ? 'MCP_INVALID_ARGUMENTS' : 'MCP_UNKNOWN_TOOL';
+      const available = outcome.availableTools;
+      const guess = available === undefined ? undefined : closestMatch(tool, available);
+      const hint =
+        available === undefined
+          ? ''
+          : ` (server '${serverName}' has ${available.length === 0 ? 'no tools' : `the tools ${available.join(', ')}`}${guess === undefined ? '' : `; did you mean '${guess}'?`})`;
       return {
         kind: 'failed',
-        error: { code, message: `${target}: ${outcome.message}`, details: { ...details, ...schemaDetail(outcome.inputSchema) } },
+        error: {
+          code,
+          message: `${target}: ${outcome.message}${hint}`,
+          details: { ...details, ...schemaDetail(outcome.inputSchema), ...(available === undefined ? {} : { available_tools: available }) },
+        },
         durationMs,
       };
     }

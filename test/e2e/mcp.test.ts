@@ -132,6 +132,24 @@ describe('mcp node through the local host', () => {
     expect(prompt).toContain('\\"text\\"');
   });
 
+  it('repairs a typo in a tool name: a repairable error naming the tools the server has, not a missing resource', async () => {
+    const workflow = {
+      mcp_servers: httpServer(),
+      nodes: [{ id: 'post', type: 'mcp', params: { server: 'chat', tool: 'post_mesage', arguments: { channel: 'general', text: 'hi' } } }],
+    };
+    const fixed = structuredClone(workflow);
+    fixed.nodes[0].params.tool = 'post_message';
+    fake.enqueue({ text: JSON.stringify({ workflow: fixed, reason: 'The tool is post_message.' }) });
+    const report = await run(host(), workflow);
+    expect(report.status).toBe('succeeded');
+    expect(report.warnings).toEqual([]);
+    expect(report.repairs).toHaveLength(1);
+    expect(calls()).toEqual(['general:hi']);
+    const prompt = JSON.stringify(fake.calls[0]?.body.messages);
+    expect(prompt).toContain('MCP_UNKNOWN_TOOL');
+    expect(prompt).toContain("did you mean 'post_message'?");
+  });
+
   it('retries a refused connection, then fails without repair', async () => {
     const h = host();
     const report = await run(h, {
