@@ -163,6 +163,18 @@ const recordNode = async (step: Advance, input: Extract<AdvanceInput, { kind: 'r
     run.metrics.llmOutputTokens += result.usage.output_tokens;
     run.metrics.llmCostUsd += result.usage.cost_usd;
   }
+  if (result?.kind === 'ok') {
+    for (const w of result.warnings ?? []) {
+      run.warnings.push({
+        node_id: record.nodeId,
+        category: 'non_repairable',
+        code: w.code,
+        message: w.message,
+        fixable: false,
+        ...(w.details ? { details: w.details } : {}),
+      });
+    }
+  }
   // Whatever the outcome, templates now read this visit (an error edge's handler reads a failed node's outputs too).
   run.latest[record.nodeId] = record.seq;
   switch (outcome.kind) {

@@ -35,6 +35,8 @@ export const RunnerResultSchema = builtOnFirstUse(() =>
       action: z._default(z.string().check(z.minLength(1)), 'default'),
       durationMs: z.number().check(z.nonnegative()),
       usage: z.optional(LlmUsageSchema),
+      /** What the node did that a user should know though it succeeded (an output cut at its limit): the run's warnings. */
+      warnings: z.optional(z.array(NodeErrorSchema)),
     }),
     z.object({
       kind: z.literal('failed'),

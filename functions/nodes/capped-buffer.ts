@@ -23,10 +23,12 @@ export class CappedBuffer {
     return this.total;
   }
 
-  /** The kept bytes as UTF-8; a note at the end says how much was dropped. */
+  get keptBytes(): number {
+    return this.kept;
+  }
+
+  /** The kept bytes as UTF-8, nothing added: what was dropped is the runner's warning, not text the next node reads. */
   text(): string {
-    const body = Buffer.concat(this.chunks, this.kept).toString('utf8');
-    if (!this.truncated) return body;
-    return `${body}\n[flowmend: output truncated to the first ${this.kept} of ${this.total} bytes]`;
+    return Buffer.concat(this.chunks, this.kept).toString('utf8');
   }
 }

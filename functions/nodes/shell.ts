@@ -33,6 +33,20 @@ export const stdinText = (stdin: unknown): string | undefined => {
   return String(stdin);
 };
 
+/** An output cut at its limit, said as a warning on the node (the output itself stays what the command wrote, cut). */
+const truncationWarnings = (streams: Record<'stdout' | 'stderr', CappedBuffer>) =>
+  (['stdout', 'stderr'] as const).flatMap((name) => {
+    const buffer = streams[name];
+    if (!buffer.truncated) return [];
+    return [
+      {
+        code: 'OUTPUT_TRUNCATED',
+        message: `${name} was cut to its first ${buffer.keptBytes} of ${buffer.totalBytes} bytes (FLOWMEND_MAX_OUTPUT_BYTES)`,
+        details: { stream: name, kept_bytes: buffer.keptBytes, total_bytes: buffer.totalBytes },
+      },
+    ];
+  });
+
 const stripOneNewline = (text: string): string => (text.endsWith('\n') ? text.slice(0, -1) : text);
 
 const exitCodeOf = (code: number | null, signal: NodeJS.Signals | null): number => {
@@ -199,7 +213,10 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
       case 'exit': {
         const exitCode = exitCodeOf(finish.code ?? null, finish.signal ?? null);
         const outputs = { stdout: out, stderr: err, exit_code: exitCode };
-        if (exitCode === 0 || params.ignore_errors) return { kind: 'ok', outputs, action: 'default', durationMs };
+        if (exitCode === 0 || params.ignore_errors) {
+          const warnings = truncationWarnings({ stdout, stderr });
+          return { kind: 'ok', outputs, action: 'default', durationMs, ...(warnings.length > 0 ? { warnings } : {}) };
+        }
         const how = finish.signal ? `was killed by ${finish.signal} (exit code ${exitCode})` : `failed with exit code ${exitCode}`;
         return {
           kind: 'failed',

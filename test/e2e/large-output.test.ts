@@ -47,6 +47,33 @@ describe('a node output larger than a DynamoDB item (400 KB)', () => {
   });
 });
 
+describe('a shell output cut at its limit', () => {
+  it('is a warning on the node and in the report, and the next node reads only what the command wrote', async () => {
+    const workflow = join(dir, 'cut.json');
+    writeFileSync(
+      workflow,
+      JSON.stringify({
+        nodes: [
+          { id: 'big', type: 'shell', params: { command: "head -c 5000 /dev/zero | tr '\\0' x" } },
+          { id: 'measure', type: 'transform', params: { expression: '$length($)', input: '${big.stdout}' } },
+        ],
+        edges: [{ from: 'big', to: 'measure' }],
+        outputs: { length: { source: '${measure.result}' } },
+      }),
+    );
+    let stdout = '';
+    const code = await runCli(['run', workflow, '--state-dir', stateDir, '--output-format', 'json'], {
+      stdout: (t) => (stdout += t),
+      stderr: () => {},
+      env: { FLOWMEND_MAX_OUTPUT_BYTES: '1000' },
+    });
+    const json = JSON.parse(stdout) as Report & { warnings: { node_id: string; code: string }[] };
+    expect(code).toBe(0);
+    expect(json.result).toEqual({ length: 1000 });
+    expect(json.warnings).toEqual([expect.objectContaining({ node_id: 'big', code: 'OUTPUT_TRUNCATED' })]);
+  });
+});
+
 describe('a run result larger than a DynamoDB item (400 KB)', () => {
   it('goes to a blob like any large output: the run succeeds on DynamoDB, and status and runs read the whole result back', async () => {
     const dynalite = await startDynalite();

@@ -137,8 +137,7 @@ describe('mcp node through the local host', () => {
       mcp_servers: httpServer(),
       nodes: [{ id: 'post', type: 'mcp', params: { server: 'chat', tool: 'post_mesage', arguments: { channel: 'general', text: 'hi' } } }],
     };
-    const fixed = structuredClone(workflow);
-    fixed.nodes[0].params.tool = 'post_message';
+    const fixed = { ...workflow, nodes: [{ ...workflow.nodes[0], params: { ...workflow.nodes[0]?.params, tool: 'post_message' } }] };
     fake.enqueue({ text: JSON.stringify({ workflow: fixed, reason: 'The tool is post_message.' }) });
     const report = await run(host(), workflow);
     expect(report.status).toBe('succeeded');

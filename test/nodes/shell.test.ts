@@ -143,20 +143,21 @@ describe('shellRunner', () => {
     process.kill(Number((await readFile(pidFile, 'utf8')).trim()), 'SIGKILL');
   });
 
-  it('truncates output past the cap and says so', async () => {
+  it('truncates output past the cap and says so in a warning, not in the output the next node reads', async () => {
     const runner = makeShellRunner({ maxOutputBytes: 1000 });
     const result = await runner.run(ShellParamsSchema.parse({ command: "head -c 5000 /dev/zero | tr '\\0' a; echo tail >&2" }), context);
-    const stdout = String(outputsOf(result).stdout);
-    expect(stdout.startsWith(`${'a'.repeat(1000)}\n[flowmend: output truncated`)).toBe(true);
-    expect(stdout).toContain('first 1000 of 5000 bytes');
+    expect(outputsOf(result).stdout).toBe('a'.repeat(1000));
     expect(outputsOf(result).stderr).toBe('tail');
+    expect(result).toMatchObject({
+      warnings: [{ code: 'OUTPUT_TRUNCATED', message: 'stdout was cut to its first 1000 of 5000 bytes (FLOWMEND_MAX_OUTPUT_BYTES)' }],
+    });
   });
 
   it('caps captured stdout at 10 MiB by default', async () => {
     const result = await run({ command: "head -c 11000000 /dev/zero | tr '\\0' b" });
     const stdout = String(outputsOf(result).stdout);
-    expect(stdout.startsWith('b'.repeat(10 * 1024 * 1024))).toBe(true);
-    expect(stdout.slice(10 * 1024 * 1024)).toBe(`\n[flowmend: output truncated to the first ${10 * 1024 * 1024} of 11000000 bytes]`);
+    expect(stdout).toBe('b'.repeat(10 * 1024 * 1024));
+    expect(result).toMatchObject({ warnings: [{ code: 'OUTPUT_TRUNCATED', details: { kept_bytes: 10 * 1024 * 1024, total_bytes: 11_000_000 } }] });
   });
 
   it('keeps unicode intact across chunk boundaries', async () => {
