@@ -54,7 +54,11 @@ const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 export class ApiClient {
   private signer: Promise<RequestSigner | undefined> | undefined;
 
-  constructor(readonly baseUrl: string) {}
+  /** `token`: a `serve --allow-remote`'s (FLOWMEND_API_TOKEN), sent as a Bearer token; AWS APIs are signed instead. */
+  constructor(
+    readonly baseUrl: string,
+    private readonly token?: string,
+  ) {}
 
   private async sign(): Promise<RequestSigner | undefined> {
     this.signer ??= signerForApi(this.baseUrl);
@@ -67,6 +71,7 @@ export class ApiClient {
     let headers: Record<string, string> = {
       accept: 'application/json',
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(this.token === undefined ? {} : { authorization: `Bearer ${this.token}` }),
       ...options.headers,
     };
     const signer = await this.sign();

@@ -11,7 +11,7 @@ Usage:
   flowmend validate <workflow.json> [--mcp-config FILE] [--online]
   flowmend cancel <run-id>
   flowmend logs <run-id> [--follow]
-  flowmend serve [--port N] [--host 127.0.0.1] [--workspace DIR] [--api URL]
+  flowmend serve [--port N] [--host 127.0.0.1] [--allow-remote [--token T]] [--workspace DIR] [--api URL]
   flowmend open <run-id> [--port N] [--api URL]
 
 Every command takes:
@@ -82,7 +82,16 @@ export type Command =
   | ({ name: 'validate'; workflowPath: string; mcpConfig: string | undefined; online: boolean } & CommonOptions)
   | ({ name: 'cancel'; runId: string } & CommonOptions)
   | ({ name: 'logs'; runId: string; follow: boolean } & CommonOptions)
-  | ({ name: 'serve'; port: number; host: string; workspace: string | undefined; manualClock: boolean } & CommonOptions)
+  | ({
+      name: 'serve';
+      port: number;
+      host: string;
+      workspace: string | undefined;
+      manualClock: boolean;
+      /** A --host that is not loopback: required, with a token checked on every request. */
+      allowRemote: boolean;
+      token: string | undefined;
+    } & CommonOptions)
   /** The run page in the browser; with `apiUrl`, served here and forwarded to that API. */
   | ({ name: 'open'; runId: string; port: number } & CommonOptions)
   | { name: 'help' };
@@ -106,6 +115,8 @@ const FLAGS = {
   follow: { type: 'boolean', short: 'f' },
   port: { type: 'string' },
   host: { type: 'string' },
+  'allow-remote': { type: 'boolean' },
+  token: { type: 'string' },
   /** serve: the scheduler ticks only on POST /_scheduler/tick (tests drive its clock). */
   'manual-clock': { type: 'boolean' },
   /** run: open the run's page in the browser. */
@@ -122,7 +133,7 @@ const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
   validate: ['mcp-config', 'online'],
   cancel: ['api'],
   logs: ['follow', 'api'],
-  serve: ['port', 'host', 'manual-clock', 'workspace', 'api'],
+  serve: ['port', 'host', 'manual-clock', 'workspace', 'api', 'allow-remote', 'token'],
   open: ['port', 'api'],
 };
 
@@ -235,6 +246,8 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         host: values.host ?? '127.0.0.1',
         workspace: values.workspace,
         manualClock: values['manual-clock'] ?? false,
+        allowRemote: values['allow-remote'] ?? false,
+        token: values.token,
         ...common,
       };
     case 'open':

@@ -61,6 +61,11 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
     return openCommand({ api: command.apiUrl }, { runId: command.runId, port: command.port }, viewerIo);
   }
   if (command.name === 'serve') {
+    const remote = (await import('./serve-access.ts')).serveAccess(command, io.env);
+    if (!remote.ok) return fail(EXIT.usage, remote.message);
+    if (remote.token !== undefined && command.token === undefined && io.env.FLOWMEND_API_TOKEN === undefined) {
+      io.stderr(`API token (send it as "Authorization: Bearer <token>", or set FLOWMEND_API_TOKEN for the CLI): ${remote.token}\n`);
+    }
     const workspace = resolve(command.workspace ?? '.');
     if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return fail(EXIT.usage, `--workspace ${command.workspace}: no such directory`);
     try {
@@ -71,8 +76,9 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
         host: command.host,
         manualClock: command.manualClock,
         workspace,
+        ...(remote.token === undefined ? {} : { token: remote.token }),
         log: (line) => io.stderr(`${line}\n`),
-        onListening: (origin) => viewerIo.stdout(`Run viewer: ${origin}/ui/\n`),
+        onListening: (origin) => viewerIo.stdout(`Run viewer: ${origin}/ui/${remote.token === undefined ? '' : `?token=${remote.token}`}\n`),
         ...(io.untilStopped ? { untilStopped: io.untilStopped } : {}),
         ...(io.hostOptions ? { hostOptions: io.hostOptions } : {}),
         env: io.env,

@@ -54,7 +54,7 @@ type RemoteCommand = Extract<Command, { name: 'run' | 'resume' | 'status' | 'run
 
 /** The commands that take `--api`: the same output and exit codes as locally, from the API. */
 export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string }, io: CliIo, out: CliOutput): Promise<number> => {
-  const api = new ApiClient(command.apiUrl);
+  const api = new ApiClient(command.apiUrl, io.env.FLOWMEND_API_TOKEN);
   const print = out.json ? undefined : (text: string) => io.stdout(text);
   try {
     switch (command.name) {

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
+import { every } from 'hono/combine';
 import { RunLog } from '../../adapters/run-log.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
 import type { Redactor, RunStore } from '../../core/index.ts';
@@ -13,6 +14,7 @@ import { isLoopbackAddress, localOriginGuard } from '../api/local-origin-guard.t
 import { StoreChanges } from '../api/long-poll.ts';
 import { readBody } from '../api/request-parsing.ts';
 import { ScheduleRunner } from '../api/schedule-runner.ts';
+import { tokenGuard } from '../api/token-guard.ts';
 import { FileDefinitionMemo } from '../local/definition-memo.ts';
 import { isLocalOwnerAlive, LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { LocalRunLauncher, SERVE_OWNER_PREFIX } from '../local/local-launcher.ts';
@@ -31,6 +33,8 @@ export interface ServeOptions {
   manualClock: boolean;
   /** Where file nodes of the runs it starts read and write (an existing directory). */
   workspace: string;
+  /** Checked on every request (`--allow-remote`): see token-guard.ts. */
+  token?: string;
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
   /** How often a long-poll reads a run written by another process (this process's own writes wake it at once); 100 ms by default. */
   pollIntervalMs?: number;
@@ -121,7 +125,9 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     logError: (error) => log(`internal error: ${(error as Error).message}`, { level: 'ERROR', stack: (error as Error).stack ?? String(error) }),
     ...(telemetry?.traced ? { traced: true } : {}),
   };
-  const app = makeApiApp(deps, { guard: localOriginGuard({ loopback: isLoopbackAddress(options.host) }) });
+  const originGuard = localOriginGuard({ loopback: isLoopbackAddress(options.host) });
+  const token = options.token;
+  const app = makeApiApp(deps, { guard: token === undefined ? originGuard : every(tokenGuard(token), originGuard) });
   app.get('/metrics', async (c) => {
     if (!telemetry?.prometheusText)
       throw new ApiError(404, 'NOT_FOUND', 'metrics are off: OTEL_METRICS_EXPORTER leaves out prometheus, or OTEL_SDK_DISABLED is true');
