@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ConfigurationError, isHttpServer, type McpServer } from '../core/index.ts';
+import { ConfigurationError, isEngineVariable, isHttpServer, type McpServer } from '../core/index.ts';
 
 const CLIENT_INFO = { name: 'flowmend', version: '0.1.0' };
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
@@ -10,6 +10,11 @@ const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 /** `${VAR}` and `${VAR:-default}` from the environment (pflow's syntax); an unset variable without a default is configuration to fix. */
 export const expandReferences = (text: string, env: Readonly<Record<string, string | undefined>>, where: string): string =>
   text.replace(REFERENCE, (_m, name: string, fallback: string | undefined) => {
+    if (isEngineVariable(name)) {
+      throw new ConfigurationError(
+        `${where} reads \${${name}}: the engine's own variables (AWS_*, ANTHROPIC_*, FLOWMEND_*) are never given to a workflow's MCP server; set a variable of its own`,
+      );
+    }
     const value = env[name] ?? fallback;
     if (value === undefined) throw new ConfigurationError(`${where} reads \${${name}}, but ${name} is not set in the environment of the mcp runner`);
     return value;

@@ -35,6 +35,7 @@ export {
 } from './definition.ts';
 export { advanceRun, type EngineDeps } from './engine.ts';
 export { EngineCache } from './engine-cache.ts';
+export { ENGINE_VARIABLE, isEngineVariable } from './engine-env.ts';
 export {
   BlobPathError,
   ConfigurationError,

@@ -1,3 +1,5 @@
+import { isEngineVariable } from '../core/index.ts';
+
 /**
  * The environment a user command runs with: a short allow-list of the engine's own variables (what a
  * command needs to behave like one typed in a terminal) plus the node's `env`. Everything else, and
@@ -26,9 +28,6 @@ export const DEFAULT_COMMAND_ENV_ALLOW_LIST: readonly string[] = [
 /** Extra names to pass through, comma-separated (`FLOWMEND_COMMAND_ENV=HTTP_PROXY,NO_PROXY`). */
 export const COMMAND_ENV_VARIABLE = 'FLOWMEND_COMMAND_ENV';
 
-/** Prefixes that are never passed through, even when allow-listed: the engine's own secrets. */
-const NEVER_PASSED = /^(AWS_|ANTHROPIC_|FLOWMEND_)/;
-
 export const commandEnvAllowList = (engineEnv: NodeJS.ProcessEnv): string[] => [
   ...DEFAULT_COMMAND_ENV_ALLOW_LIST,
   ...(engineEnv[COMMAND_ENV_VARIABLE] ?? '')
@@ -45,7 +44,7 @@ export function commandEnvironment(
   const env: Record<string, string> = Object.create(null);
   for (const name of allowList) {
     const value = engineEnv[name];
-    if (value !== undefined && !NEVER_PASSED.test(name)) env[name] = value;
+    if (value !== undefined && !isEngineVariable(name)) env[name] = value;
   }
   // What the node sets explicitly is the workflow's decision, credentials included.
   for (const [name, value] of Object.entries(nodeEnv)) env[name] = String(value);

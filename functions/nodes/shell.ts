@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { CappedBuffer } from './capped-buffer.ts';
 import { commandEnvironment } from './command-env.ts';
+import { scrubEngineEnvironment } from './engine-environ.ts';
 import { DEFAULT_GROUP_DIR, endLeftoverGroup, forgetGroup, groupRecordPath, recordGroup } from './process-groups.ts';
 import { type ShellParams, ShellParamsSchema, shellSpec, timeoutOf } from './shell-spec.ts';
 
@@ -106,6 +107,8 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
       return { kind: 'failed', error: { code: 'ABORTED', message: 'Command not started: the run was cancelled' }, durationMs: 0 };
     }
 
+    // The engine's credentials leave the block a command could read as /proc/$PPID/environ (once per process).
+    scrubEngineEnvironment();
     const env = commandEnvironment(process.env, params.env ?? {}, options.envAllowList);
     const stdout = new CappedBuffer(maxBytes);
     const stderr = new CappedBuffer(maxBytes);
