@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BlobPathError, type BlobRef, type BlobStore, blobRefOf, CorruptItemError, StoreUnavailableError } from '../core/index.ts';
@@ -43,11 +43,31 @@ export class FileBlobStore implements BlobStore {
   }
 }
 
+/** A full disk (or quota, or file size limit): the store's own error, saying where and what to do. */
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+
+/**
+ * Writes a whole file or nothing: a temp file renamed into place. A write that fails (a full disk) leaves
+ * no partial file behind, and a full disk is a StoreUnavailableError naming the directory (the step is
+ * retried, then the run stops resumable), not a Node stack.
+ */
 export async function writeFileAtomically(path: string, body: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(temp, body, 'utf8');
-  await rename(temp, path);
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(temp, body, 'utf8');
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== undefined && NO_SPACE.has(code)) {
+      throw new StoreUnavailableError(
+        `no space left to write ${Buffer.byteLength(body)} bytes under ${dirname(path)} (${code}): free some space there, then resume the run`,
+        { cause: error, details: { path: dirname(path), errno: code } },
+      );
+    }
+    throw error;
+  }
 }
 
 /** Rejects a body that is not the one the reference was made for (truncated, overwritten, tampered with). */
