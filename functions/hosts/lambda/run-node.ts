@@ -21,7 +21,8 @@ const describePath = (path: readonly PropertyKey[]): string =>
 
 /** One line per problem, naming the param and what is valid. */
 export const describeParamIssues = (runner: NodeRunner, issues: readonly z.core.$ZodIssue[]): string => {
-  const known = Object.keys(runner.paramsSchema.shape);
+  // Params the engine fills in (`__workspace`, `__server`) are not a workflow's to write.
+  const known = Object.keys(runner.paramsSchema.shape).filter((name) => !name.startsWith('__'));
   const lines = issues.slice(0, MAX_LISTED_ISSUES).map((issue) => {
     if (issue.code === 'unrecognized_keys') {
       const names = issue.keys.map((key) => {
