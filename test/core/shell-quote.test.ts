@@ -91,7 +91,9 @@ describe('shell quoting by context', () => {
     expect(() => render('echo "`echo ${v}`"', { v: 'x' })).toThrow(/backticks inside/);
     expect(() => render("echo $'a\\'' ${v}", { v: 'x' })).toThrow(/\$'...'/);
     expect(() => render('echo \\${v}', { v: 'x' })).toThrow(/right after/);
-    expect(() => render('echo $${x:-${v}}', { v: 'x' })).toThrow(/\$\{...\}/);
+    const inParam = new ShellContextScanner();
+    inParam.feed('echo ${x:-');
+    expect(() => inParam.context()).toThrow(/\$\{...\}/);
   });
 
   it('leaves params without quoting as plain text substitution', () => {
