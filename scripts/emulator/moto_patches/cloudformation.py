@@ -1,0 +1,179 @@
+"""CloudFormation as `cdk deploy` needs it: DependsOn, outputs of change sets, the types moto skips."""
+
+import json
+
+from moto.cloudformation import models as cfn_models
+from moto.cloudformation import parsing as cfn_parsing
+from moto.core.common_models import CloudFormationModel
+
+# moto creates a resource early when another one refers to it (the REST API's Stage refers to its
+# Deployment), and then skips the DependsOn that orders it: the Deployment came before the methods it
+# depends on, and API Gateway refuses a deployment of an API without methods. Create what a resource
+# depends on first, as CloudFormation does.
+
+_original_parse_and_create = cfn_parsing.parse_and_create_resource
+
+
+def _parse_and_create_after_dependencies(logical_id, resource_json, resources_map, account_id, region_name):
+    depends_on = resource_json.get("DependsOn", [])
+    for dependency in [depends_on] if isinstance(depends_on, str) else depends_on:
+        resources_map[dependency]
+    return _original_parse_and_create(logical_id, resource_json, resources_map, account_id, region_name)
+
+
+cfn_parsing.parse_and_create_resource = _parse_and_create_after_dependencies
+
+# A stack created through a change set (as `cdk deploy` does) keeps the outputs of its empty
+# REVIEW_IN_PROGRESS template: read them again from the template the change set applied.
+_original_execute_change_set = cfn_models.CloudFormationBackend.execute_change_set
+
+
+def _execute_change_set_with_outputs(self, change_set_name, stack_name=None):
+    _original_execute_change_set(self, change_set_name, stack_name)
+    for stack in self.stacks.values():
+        if stack.status.endswith("_COMPLETE") and stack.template:
+            stack._parse_template()
+            stack.output_map = stack._create_output_map()
+
+
+cfn_models.CloudFormationBackend.execute_change_set = _execute_change_set_with_outputs
+
+
+# --- CloudFormation: types moto skips ---------------------------------------------------------------
+
+
+class LogsSubscriptionFilter(CloudFormationModel):
+    """AWS::Logs::SubscriptionFilter: the Express watcher's feed (moto's logs deliver to a Lambda)."""
+    # moto files models by the second part of their module name.
+    __module__ = "moto.logs.flowmend_emulator"
+
+
+    def __init__(self, name, group, account_id, region):
+        self.name = name
+        self.group = group
+        self.account_id = account_id
+        self.region = region
+
+    @staticmethod
+    def cloudformation_type():
+        return "AWS::Logs::SubscriptionFilter"
+
+    @staticmethod
+    def cloudformation_name_type():
+        return "FilterName"
+
+    @property
+    def physical_resource_id(self):
+        return self.name
+
+    @classmethod
+    def create_from_cloudformation_json(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs):
+        from moto.logs.models import logs_backends
+
+        props = cloudformation_json["Properties"]
+        name = props.get("FilterName") or resource_name
+        logs_backends[account_id][region_name].put_subscription_filter(
+            props["LogGroupName"], name, props.get("FilterPattern", ""), props["DestinationArn"], props.get("RoleArn", "")
+        )
+        return cls(name, props["LogGroupName"], account_id, region_name)
+
+    @classmethod
+    def delete_from_cloudformation_json(cls, resource_name, cloudformation_json, account_id, region_name):
+        from moto.logs.models import logs_backends
+
+        props = cloudformation_json["Properties"]
+        try:
+            logs_backends[account_id][region_name].delete_subscription_filter(props["LogGroupName"], props.get("FilterName") or resource_name)
+        except Exception:
+            pass
+
+
+class CloudWatchAlarm(CloudFormationModel):
+    # moto files models by the second part of their module name.
+    __module__ = "moto.cloudwatch.flowmend_emulator"
+
+    def __init__(self, name):
+        self.name = name
+
+    @staticmethod
+    def cloudformation_type():
+        return "AWS::CloudWatch::Alarm"
+
+    @staticmethod
+    def cloudformation_name_type():
+        return "AlarmName"
+
+    @property
+    def physical_resource_id(self):
+        return self.name
+
+    @classmethod
+    def create_from_cloudformation_json(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs):
+        from moto.cloudwatch.models import cloudwatch_backends
+
+        props = cloudformation_json["Properties"]
+        name = props.get("AlarmName") or resource_name
+        cloudwatch_backends[account_id][region_name].put_metric_alarm(
+            name=name,
+            namespace=props.get("Namespace"),
+            metric_name=props.get("MetricName"),
+            metric_data_queries=None,
+            comparison_operator=props.get("ComparisonOperator"),
+            evaluation_periods=props.get("EvaluationPeriods"),
+            datapoints_to_alarm=props.get("DatapointsToAlarm"),
+            period=props.get("Period"),
+            threshold=props.get("Threshold"),
+            statistic=props.get("Statistic"),
+            extended_statistic=None,
+            description=props.get("AlarmDescription"),
+            dimensions=props.get("Dimensions", []),
+            alarm_actions=props.get("AlarmActions", []),
+            ok_actions=props.get("OKActions", []),
+            insufficient_data_actions=props.get("InsufficientDataActions", []),
+            unit=props.get("Unit"),
+            actions_enabled=props.get("ActionsEnabled", True),
+            treat_missing_data=props.get("TreatMissingData"),
+        )
+        return cls(name)
+
+
+class ApiGatewayStage(CloudFormationModel):
+    """AWS::ApiGateway::Stage (moto skips it, and the REST API has no stage to serve without it)."""
+
+    __module__ = "moto.apigateway.flowmend_emulator"
+
+    def __init__(self, name):
+        self.name = name
+
+    @staticmethod
+    def cloudformation_type():
+        return "AWS::ApiGateway::Stage"
+
+    @staticmethod
+    def cloudformation_name_type():
+        return "StageName"
+
+    @property
+    def physical_resource_id(self):
+        return self.name
+
+    @classmethod
+    def create_from_cloudformation_json(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs):
+        from moto.apigateway.models import apigateway_backends
+
+        props = cloudformation_json["Properties"]
+        name = props.get("StageName") or resource_name
+        backend = apigateway_backends[account_id][region_name]
+        api = backend.get_rest_api(props["RestApiId"])
+        if name not in api.stages:
+            backend.create_stage(
+                function_id=props["RestApiId"],
+                stage_name=name,
+                deploymentId=props.get("DeploymentId"),
+                variables=props.get("Variables"),
+                description=props.get("Description", ""),
+                tracing_enabled=props.get("TracingEnabled"),
+            )
+        return cls(name)
+
+
