@@ -2,7 +2,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     setupFiles: ['./functions/adapters/node20-polyfills.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
@@ -13,5 +12,22 @@ export default defineConfig({
       CDK_DISABLE_CLI_TELEMETRY: 'true',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/emulator/**'] } },
+      {
+        extends: true,
+        test: {
+          // The stack deployed to the AWS emulator: deployed by the global setup while the other tests run
+          // (it returns at once), its scenarios after them, one file at a time against the one stack.
+          name: 'emulator',
+          include: ['test/emulator/**/*.test.ts'],
+          globalSetup: ['./test/emulator/global-setup.ts'],
+          sequence: { groupOrder: 1 },
+          maxWorkers: 1,
+          testTimeout: 240_000,
+          hookTimeout: 600_000,
+        },
+      },
+    ],
   },
 });

@@ -112,7 +112,10 @@ export class FlowmendStack extends Stack {
     };
     const secretEnv = { FLOWMEND_ANTHROPIC_SECRET_ID: settings.anthropicSecretName };
 
-    const advance = lambda('Advance', 'advance', 'flowmend engine: one step of a run', ADVANCE_TIMEOUT, storeEnv);
+    const advance = lambda('Advance', 'advance', 'flowmend engine: one step of a run', ADVANCE_TIMEOUT, {
+      ...storeEnv,
+      ...(settings.maxAdvancesPerExecution === undefined ? {} : { FLOWMEND_MAX_ADVANCES_PER_EXECUTION: String(settings.maxAdvancesPerExecution) }),
+    });
     grantRunStore(advance);
     grantBlobs(advance);
 

@@ -1,6 +1,7 @@
 import { RemovalPolicy, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
+import { DEFAULT_EXECUTION_LIMITS } from '../functions/core/index.ts';
 import * as z from '../functions/core/zod.ts';
 
 export const LogLevelSchema = z.enum(['ALL', 'ERROR', 'FATAL', 'OFF']);
@@ -59,6 +60,12 @@ export const FlowmendSettingsSchema = z
      * functions send spans and metrics to, as OTEL_EXPORTER_OTLP_ENDPOINT. None by default: no SDK loads.
      */
     otlpEndpoint: z.optional(z.url({ protocol: /^https?$/ })),
+    /**
+     * Engine steps after which a run continues as a new execution; the default is what a Standard
+     * execution's 25,000 history events allow with every retry used. Set it lower to see continue-as-new
+     * in a short run (the emulator stack does), never higher.
+     */
+    maxAdvancesPerExecution: z.optional(z.coerce.number().check(z.int(), z.positive(), z.lte(DEFAULT_EXECUTION_LIMITS.maxAdvances))),
   })
   .check(
     z.refine((s) => s.secretInputPrefix === '' || !s.anthropicSecretName.startsWith(s.secretInputPrefix), {

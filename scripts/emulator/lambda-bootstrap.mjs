@@ -83,3 +83,5 @@ for await (const line of lines) {
     answer({ error: errorPayload(error) });
   }
 }
+// The emulator closed our stdin (it stopped, or dropped this sandbox): nothing else will come.
+process.exit(0);

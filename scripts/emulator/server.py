@@ -21,6 +21,7 @@ import argparse
 import datetime
 import json
 import os
+import signal
 import sys
 
 import moto
@@ -104,8 +105,14 @@ def main():
             return proxy(environ, start_response, target)
         return recorder(environ, start_response)
 
+    def stop(_signal, _frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         run_simple(args.host, args.port, app, threaded=True)
+    except KeyboardInterrupt:
+        pass
     finally:
         runtime.stop()
 

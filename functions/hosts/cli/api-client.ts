@@ -17,15 +17,31 @@ export class ApiCallError extends Error {
 
 const ErrorBodySchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z._default(z.record(z.string(), z.unknown()), {}) }) });
 
-/** `https://<id>.execute-api.<region>.amazonaws.com/...`: API Gateway, whose IAM authorizer wants SigV4. */
-export const executeApiRegion = (url: URL): string | undefined => /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1];
+/**
+ * The region to sign for when the URL is API Gateway's, whose IAM authorizer wants SigV4: an
+ * `https://<id>.execute-api.<region>.amazonaws.com/...` host, or a stage URL of an emulated API Gateway
+ * (`.../restapis/<id>/<stage>/_user_request_/...`, the AWS emulator's and LocalStack's form), whose
+ * region is the environment's (AWS_REGION, AWS_DEFAULT_REGION, else us-east-1).
+ */
+export const executeApiRegion = (url: URL, env: NodeJS.ProcessEnv = process.env): string | undefined => {
+  const region = /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$/.exec(url.hostname)?.[1];
+  if (region !== undefined) return region;
+  if (!/\/restapis\/[^/]+\/[^/]+\/_user_request_(\/|$)/.test(url.pathname)) return undefined;
+  return env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1';
+};
 
 export type RequestSigner = (request: { method: string; url: URL; headers: Record<string, string>; body?: string }) => Promise<Record<string, string>>;
 
-/** SigV4 for execute-api with the default AWS credential chain (env, profile, SSO, instance role). */
-export const makeSigV4Signer = async (region: string): Promise<RequestSigner> => {
+export interface SigningCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/** SigV4 for execute-api with the given credentials, else the default AWS chain (env, profile, SSO, instance role). */
+export const makeSigV4Signer = async (region: string, credentials?: SigningCredentials): Promise<RequestSigner> => {
   const [{ SignatureV4 }, { fromNodeProviderChain }] = await Promise.all([import('@smithy/signature-v4'), import('@aws-sdk/credential-providers')]);
-  const signer = new SignatureV4({ service: 'execute-api', region, credentials: fromNodeProviderChain(), sha256: NodeSha256 });
+  const signer = new SignatureV4({ service: 'execute-api', region, credentials: credentials ?? fromNodeProviderChain(), sha256: NodeSha256 });
   return async ({ method, url, headers, body }) => {
     const signed = await signer.sign({
       method,
@@ -54,11 +70,17 @@ const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 export class ApiClient {
   private signer: Promise<RequestSigner | undefined> | undefined;
 
-  /** `token`: a `serve --allow-remote`'s (FLOWMEND_API_TOKEN), sent as a Bearer token; AWS APIs are signed instead. */
+  /**
+   * `token`: a `serve --allow-remote`'s (FLOWMEND_API_TOKEN), sent as a Bearer token; AWS APIs are signed instead.
+   * `signer`: how requests are signed, instead of what the URL implies (signerForApi).
+   */
   constructor(
     readonly baseUrl: string,
     private readonly token?: string,
-  ) {}
+    signer?: RequestSigner,
+  ) {
+    if (signer !== undefined) this.signer = Promise.resolve(signer);
+  }
 
   private async sign(): Promise<RequestSigner | undefined> {
     this.signer ??= signerForApi(this.baseUrl);

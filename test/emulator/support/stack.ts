@@ -1,0 +1,119 @@
+import { readFileSync, statSync } from 'node:fs';
+import { CloudWatchLogsClient, DescribeLogGroupsCommand, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
+import { IAMClient } from '@aws-sdk/client-iam';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
+import { CreateSecretCommand, DeleteSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ApiClient, makeSigV4Signer } from '../../../functions/hosts/cli/api-client.ts';
+import { emulatorApiUrl } from '../../../scripts/emulator/deploy.ts';
+import { EMULATOR_CREDENTIALS, EMULATOR_REGION } from '../../../scripts/emulator/emulator.ts';
+import { deployedStack } from './emulator-state.ts';
+
+export interface RunReport {
+  run_id: string;
+  status: string;
+  success?: boolean;
+  result?: Record<string, unknown>;
+  errors?: { node_id?: string; category: string; code?: string; message: string; fixable: boolean }[];
+  repairs?: { attempt: number; outcome: string; reason?: string }[];
+  steps?: { node_id: string; status: string; cached: boolean; repaired: boolean; interrupted?: boolean }[];
+  metrics?: Record<string, unknown>;
+}
+
+const TERMINAL = ['succeeded', 'failed', 'cancelled', 'interrupted'];
+
+/** One deployed stack and what a scenario reaches it with: the signed REST API, AWS clients, the emulator's controls. */
+export interface DeployedStack {
+  endpoint: string;
+  outputs: Record<string, string>;
+  api: ApiClient;
+  apiUrl: string;
+  sfn: SFNClient;
+  lambda: LambdaClient;
+  logs: CloudWatchLogsClient;
+  s3: S3Client;
+  iam: IAMClient;
+  sqs: SQSClient;
+  secrets: SecretsManagerClient;
+  callsFile: string;
+  /** Bytes of the calls file now: `callsSince(mark)` reads what came after. */
+  mark(): number;
+  /** Starts a run through `POST /runs`; returns its id. */
+  start(body: Record<string, unknown>): Promise<string>;
+  /** `GET /runs/{id}` until the run's status is one of `statuses` (terminal ones by default). */
+  waitFor(runId: string, statuses?: string[], timeoutMs?: number): Promise<RunReport>;
+  /** Fires a scheduled EventBridge rule at `time`, as EventBridge would. */
+  fireRule(name: string, time: string): Promise<{ fired: boolean }>;
+  /** A secret in the emulator's Secrets Manager, deleted by the returned function. */
+  putSecret(name: string, value: string): Promise<() => Promise<void>>;
+  /** Lines a function logged (its log group), newest last. */
+  functionLogs(functionNamePart: string): Promise<string[]>;
+}
+
+export async function useDeployedStack(): Promise<DeployedStack> {
+  const state = await deployedStack();
+  const { endpoint, outputs } = state;
+  const config = { endpoint, region: EMULATOR_REGION, credentials: EMULATOR_CREDENTIALS };
+  const apiUrl = emulatorApiUrl(endpoint, outputs.RestApiId ?? '');
+  const api = new ApiClient(apiUrl, await makeSigV4Signer(EMULATOR_REGION, EMULATOR_CREDENTIALS));
+  const logs = new CloudWatchLogsClient(config);
+  const secrets = new SecretsManagerClient(config);
+  const stack: DeployedStack = {
+    endpoint,
+    outputs,
+    api,
+    apiUrl,
+    sfn: new SFNClient(config),
+    lambda: new LambdaClient(config),
+    logs,
+    s3: new S3Client({ ...config, forcePathStyle: true }),
+    iam: new IAMClient(config),
+    sqs: new SQSClient(config),
+    secrets,
+    callsFile: state.callsFile,
+    mark: () => statSync(state.callsFile).size,
+    start: async (body) => (await api.call<{ run_id: string }>('POST', '/runs', { body })).run_id,
+    waitFor: async (runId, statuses = TERMINAL, timeoutMs = 120_000) => {
+      const deadline = Date.now() + timeoutMs;
+      let report = await api.call<RunReport>('GET', `/runs/${runId}`);
+      while (!statuses.includes(report.status)) {
+        if (Date.now() > deadline)
+          throw new Error(`run ${runId} is ${report.status} after ${timeoutMs} ms, not ${statuses.join('|')}: ${JSON.stringify(report).slice(0, 2000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        report = await api.call<RunReport>('GET', `/runs/${runId}`);
+      }
+      return report;
+    },
+    fireRule: async (name, time) => {
+      const answer = await fetch(`${endpoint}/_emulator/fire-rule`, { method: 'POST', body: JSON.stringify({ name, time }) });
+      if (!answer.ok) throw new Error(`fire-rule ${name}: ${answer.status} ${await answer.text()}`);
+      return (await answer.json()) as { fired: boolean };
+    },
+    putSecret: async (name, value) => {
+      await secrets.send(new CreateSecretCommand({ Name: name, SecretString: value }));
+      return async () => {
+        await secrets.send(new DeleteSecretCommand({ SecretId: name, ForceDeleteWithoutRecovery: true }));
+      };
+    },
+    functionLogs: async (part) => {
+      const groups = (await logs.send(new DescribeLogGroupsCommand({}))).logGroups ?? [];
+      const lines: { at: number; message: string }[] = [];
+      for (const group of groups.filter((g) => g.logGroupName?.includes(part))) {
+        const events = (await logs.send(new FilterLogEventsCommand({ logGroupName: group.logGroupName }))).events ?? [];
+        lines.push(...events.map((e) => ({ at: e.timestamp ?? 0, message: e.message ?? '' })));
+      }
+      return lines.sort((a, b) => a.at - b.at).map((l) => l.message);
+    },
+  };
+  return stack;
+}
+
+/** The calls functions made since `mark` (bytes into the calls file). */
+export const callsSince = (callsFile: string, mark: number): string[] =>
+  readFileSync(callsFile)
+    .subarray(mark)
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
