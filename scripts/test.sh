@@ -15,7 +15,8 @@ npx --no-install tsc -p functions/hosts/viewer/ui/tsconfig.json || rc=1
 if [ -f cdk.json ]; then
   echo "== cdk synth (offline, no credentials)"
   # Into cdk.out (cdk.json); the bundling test loads these bundles instead of building them again.
-  npx --no-install cdk synth --quiet --no-notices >/dev/null && export FLOWMEND_SYNTH_OUT="$PWD/cdk.out" || rc=1
+  # With the emulator's stack (infra/emulator-stack.ts), which the emulator project deploys from here.
+  npx --no-install cdk synth --quiet --no-notices -c flowmend:emulator=true >/dev/null && export FLOWMEND_SYNTH_OUT="$PWD/cdk.out" || rc=1
 fi
 echo "== vitest"
 rm -f .vitest-results.json
