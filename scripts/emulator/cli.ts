@@ -41,9 +41,13 @@ async function up(): Promise<void> {
   const emulator = await startEmulator({ stateDir: STATE_DIR, port, detached: true });
   writeFileSync(PID_FILE, String(emulator.pid));
   try {
-    const assembly = join(ROOT, 'cdk.out', 'emulator');
-    process.stdout.write('synthesizing the stack (cdk synth) ...\n');
-    await cdk(['synth', '--quiet', '-c', 'flowmend:emulator=true', '-o', assembly], emulator.endpoint);
+    // FLOWMEND_EMULATOR_ASSEMBLY: a cloud assembly already synthesized with `-c flowmend:emulator=true`.
+    const given = process.env.FLOWMEND_EMULATOR_ASSEMBLY;
+    const assembly = given ?? join(ROOT, 'cdk.out', 'emulator');
+    if (given === undefined) {
+      process.stdout.write('synthesizing the stack (cdk synth) ...\n');
+      await cdk(['synth', '--quiet', '-c', 'flowmend:emulator=true', '-o', assembly], emulator.endpoint);
+    }
     process.stdout.write(`deploying ${EMULATOR_STACK_NAME} (cdk bootstrap, cdk deploy) ...\n`);
     mkdirSync(join(ROOT, 'cdk.out'), { recursive: true });
     const outputs = await deployStack({ endpoint: emulator.endpoint, assembly, stack: EMULATOR_STACK_NAME, outputsFile: OUTPUTS_FILE });

@@ -111,7 +111,8 @@ class LambdaRuntime:
         with self.lock:
             self.keys[key] = {"functionName": fn.function_name, "role": fn.role, "functionArn": fn.function_arn}
         env = {
-            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            # Lambda's Node runtimes put their node first (/var/lang/bin): a shell a function starts finds it.
+            "PATH": f"{os.path.dirname(self.node)}:/usr/local/bin:/usr/bin:/bin",
             "LANG": "en_US.UTF-8",
             "TZ": ":UTC",
             "LAMBDA_TASK_ROOT": "/var/task",

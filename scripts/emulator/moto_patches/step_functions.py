@@ -109,6 +109,31 @@ class StepFunctionsStateMachine(CloudFormationModel):
             pass
 
 
+def publish_history_log(self, history_log):
+    """
+    One execution log record, as Step Functions writes it (event_timestamp in epoch milliseconds, as a
+    string). The ported LocalStack code expects a datetime where moto passes an ISO string, and hands the
+    logs backend objects it cannot read: as it is, the first logged event fails the execution.
+    """
+    from moto.logs.exceptions import ResourceNotFoundException
+
+    stamp = history_log["event_timestamp"]
+    if isinstance(stamp, str):
+        stamp = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    millis = int(stamp.timestamp() * 1000)
+    record = {**history_log, "event_timestamp": str(millis)}
+    event = {"timestamp": millis, "message": json.dumps(record, default=str, separators=(",", ":"))}
+    group, stream = self.configuration.log_group_name, self.configuration.log_stream_name
+    try:
+        self._logs_client.put_log_events(group, stream, [event])
+    except ResourceNotFoundException:
+        try:
+            self._logs_client.create_log_stream(group, stream)
+            self._logs_client.put_log_events(group, stream, [event])
+        except Exception as error:
+            print(f"emulator: no execution log in {group}: {error}")
+
+
 def install(on_status_change):
     """Logging sessions for executions, and `on_status_change(execution, status)` when one ends."""
     original_init = execution_module.Execution.__init__
@@ -125,6 +150,10 @@ def install(on_status_change):
             self._cloud_watch_logging_session = CloudWatchLoggingSession(self.exec_arn, cw)
 
     execution_module.Execution.__init__ = init_with_logging
+    CloudWatchLoggingSession.publish_history_log = publish_history_log
+    # moto deep-copies a machine, its past executions included, at each start: executions (their worker
+    # threads, their logging sessions and the logs backend's lock) are shared, not copied.
+    execution_module.Execution.__deepcopy__ = lambda self, memo: self
 
     original_reflect = execution_module.BaseExecutionWorkerCommunication._reflect_execution_status
 

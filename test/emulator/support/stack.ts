@@ -10,6 +10,7 @@ import { ApiClient, makeSigV4Signer } from '../../../functions/hosts/cli/api-cli
 import { emulatorApiUrl } from '../../../scripts/emulator/deploy.ts';
 import { EMULATOR_CREDENTIALS, EMULATOR_REGION } from '../../../scripts/emulator/emulator.ts';
 import { deployedStack } from './emulator-state.ts';
+import { checkCalls } from './iam-check.ts';
 
 export interface RunReport {
   run_id: string;
@@ -117,3 +118,16 @@ export const callsSince = (callsFile: string, mark: number): string[] =>
     .toString('utf8')
     .split('\n')
     .filter((line) => line.trim() !== '');
+
+/**
+ * Every AWS call the stack's Lambdas made since `mark`, evaluated against their roles' policies (see
+ * iam-check.ts); returns what the roles do not allow, as lines to read in a failed expectation.
+ */
+export async function callsNotAllowed(stack: DeployedStack, mark: number): Promise<string[]> {
+  const verdicts = await checkCalls(callsSince(stack.callsFile, mark), {
+    iam: stack.iam,
+    secrets: stack.secrets,
+    ownFunction: (name) => name.startsWith('FlowmendEmulator-'),
+  });
+  return verdicts.filter((v) => v.result !== 'Allowed').map((v) => `${v.function}: ${v.request.action} on ${v.request.resource} (${v.call}): ${v.result}`);
+}
