@@ -8,7 +8,7 @@ import {
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import type { LaunchRequest, Owner, RunLauncher, RunStore } from '../core/index.ts';
-import { StoreUnavailableError } from '../core/index.ts';
+import { ownerExecutionName, runIdOfOwnerName, StoreUnavailableError } from '../core/index.ts';
 
 export type RunMode = 'express' | 'standard';
 
@@ -28,17 +28,14 @@ export interface SfnRunLauncherOptions {
   heartbeatMs?: Readonly<Record<RunMode, number>>;
 }
 
-const OWNER_PREFIX = 'sfn-';
-const OWNER_ID = /^sfn-([A-Za-z0-9_-]{6,64})-[0-9a-f]{8}$/;
-
 /**
- * Owner ids double as execution names (at most 80 characters of [A-Za-z0-9_-]: a run id is at most 64),
- * so the first execution of an owner is known from the owner alone, and each resume gets a new name.
+ * Owner ids double as execution names (core's execution-names.ts), so the first execution of an owner is
+ * known from the owner alone, and each resume gets a new name.
  */
-export const sfnOwnerId = (runId: string): string => `${OWNER_PREFIX}${runId}-${randomBytes(4).toString('hex')}`;
+export const sfnOwnerId = (runId: string): string => ownerExecutionName(runId, randomBytes(4).toString('hex'));
 
 /** The run an owner id made by `sfnOwnerId` belongs to. */
-export const runIdOfOwner = (ownerId: string): string | undefined => OWNER_ID.exec(ownerId)?.[1];
+export const runIdOfOwner = (ownerId: string): string | undefined => runIdOfOwnerName(ownerId);
 
 /** `arn:...:stateMachine:M` + name -> `arn:...:execution:M:name` (the ARN a Standard execution gets). */
 export const standardExecutionArn = (stateMachineArn: string, name: string): string => `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;

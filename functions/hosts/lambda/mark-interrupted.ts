@@ -1,5 +1,5 @@
 import type { RunStore } from '../../core/index.ts';
-import { type InterruptOutcome, InvalidInputError, markInterrupted, RunIdSchema, TaskErrorSchema } from '../../core/index.ts';
+import { type InterruptOutcome, InvalidInputError, markInterrupted, RunIdSchema, runIdOfExecution, TaskErrorSchema } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import { settleTelemetry } from './telemetry-settle.ts';
 
@@ -9,7 +9,7 @@ import { settleTelemetry } from './telemetry-settle.ts';
  * - EventBridge's "Step Functions Execution Status Change" (Standard executions that failed, timed out or were aborted);
  * - the Express machine's log group, through a subscription filter on the execution's end events
  *   (Express executions send no EventBridge events; their ERROR-level log has them).
- * An execution's name is `<runId>` (StartRun) or `<runId>.<rev>` (Continue), so each source names the run.
+ * An execution's name names its run (core's execution-names.ts), so each source names the run.
  */
 
 /** The Continue state's Catch: the Interrupted Task's Parameters. */
@@ -48,12 +48,6 @@ export interface StoppedExecution {
   code: string;
   message: string;
 }
-
-/** The run an execution served, from its name; undefined for an execution flowmend did not name. */
-export const runIdOfExecution = (name: string): string | undefined => {
-  const parsed = RunIdSchema.safeParse(name.split('.')[0]);
-  return parsed.success ? parsed.data : undefined;
-};
 
 /** The execution name inside an execution ARN (Standard `...:execution:<sm>:<name>`, Express `...:express:<sm>:<name>:<id>`). */
 export const executionNameOfArn = (arn: string): string => arn.split(':')[7] ?? '';

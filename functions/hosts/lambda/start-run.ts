@@ -6,6 +6,7 @@ import {
   type Ids,
   InvalidInputError,
   newRunId,
+  ownerExecutionName,
   parseTraceparent,
   prepareRun,
   RunIdSchema,
@@ -70,7 +71,7 @@ export const makeStartRunHandler =
     // Executions are named after their owner, so a resume (a new owner) can start the same run again.
     let executionArn: string | undefined;
     const launcher = {
-      newOwner: (id: string, since: number) => ({ id: `sfn-${id}-${ids.hex(4)}`, since }),
+      newOwner: (id: string, since: number) => ({ id: ownerExecutionName(id, ids.hex(4)), since }),
       launch: async (launch: { runId: string; owner: { id: string }; mode: 'express' | 'standard' }) => {
         const input = JSON.stringify({ kind: 'start', runId: launch.runId, owner: launch.owner.id });
         executionArn = await deps.startExecution(deps.stateMachines[launch.mode], launch.owner.id, input);

@@ -1,6 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { sfnOwnerId } from '../../../functions/adapters/sfn-run-launcher.ts';
 import { InvalidInputError } from '../../../functions/core/errors.ts';
+import { continuedExecutionName } from '../../../functions/core/execution-names.ts';
 import { WorkflowSchema } from '../../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../../functions/core/memory-run-store.ts';
 import { createRun } from '../../../functions/core/run-lifecycle.ts';
@@ -23,13 +25,20 @@ const setup = async () => {
   return { store, handler: makeMarkInterruptedHandler({ store, now: () => T0 + 60_000 }) };
 };
 
+// The names the launcher and the Continue state really give executions.
+const FIRST = sfnOwnerId('run-watch-1');
+const CONTINUED = continuedExecutionName('run-watch-1', '0a1b2c3d4e5f');
+
 describe('the interrupted-run watcher', () => {
-  it('marks the run of a timed-out Standard execution (EventBridge), once', async () => {
+  it.each([
+    ['a first execution (the owner id)', FIRST],
+    ['a continued execution', CONTINUED],
+  ])('marks the run of a timed-out Standard execution (EventBridge), once: %s', async (_what, name) => {
     const { store, handler } = await setup();
     const event = {
       source: 'aws.states',
       'detail-type': 'Step Functions Execution Status Change',
-      detail: { name: 'run-watch-1.0a1b2c3d4e5f', status: 'TIMED_OUT', stopDate: T0 + 30_000, error: null, cause: null },
+      detail: { name, status: 'TIMED_OUT', stopDate: T0 + 30_000, error: null, cause: null },
     };
     expect(await handler(event)).toEqual({ runs: { 'run-watch-1': { marked: true } } });
     expect(await store.getRun('run-watch-1')).toMatchObject({ status: 'interrupted', lastError: { code: 'States.TIMED_OUT' } });
@@ -46,9 +55,8 @@ describe('the interrupted-run watcher', () => {
         details: { error: 'States.Timeout' },
       }),
     });
-    const data = gzipSync(JSON.stringify({ logEvents: [record('not a run id!', 'ExecutionTimedOut'), record('run-watch-1', 'ExecutionTimedOut')] })).toString(
-      'base64',
-    );
+    const logEvents = [record('not a run id!', 'ExecutionTimedOut'), record('run-watch-1', 'ExecutionAborted'), record(CONTINUED, 'ExecutionTimedOut')];
+    const data = gzipSync(JSON.stringify({ logEvents })).toString('base64');
     expect(await handler({ awslogs: { data } })).toEqual({ runs: { 'run-watch-1': { marked: true } } });
     expect((await store.getRun('run-watch-1'))?.status).toBe('interrupted');
   });
@@ -58,7 +66,7 @@ describe('the interrupted-run watcher', () => {
     const event = {
       source: 'aws.states',
       'detail-type': 'Step Functions Execution Status Change',
-      detail: { name: 'run-watch-1', status: 'FAILED', stopDate: T0 - 1 },
+      detail: { name: FIRST, status: 'FAILED', stopDate: T0 - 1 },
     };
     expect((await handler(event)).runs['run-watch-1']).toMatchObject({ marked: false });
     expect((await store.getRun('run-watch-1'))?.status).toBe('running');
