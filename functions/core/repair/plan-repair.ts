@@ -13,6 +13,8 @@ export const DEFAULT_REPAIR_MAX_TOKENS = 8192;
 export interface PlannerDeps {
   /** Undefined when no API key is configured: the rules still run. */
   llm?: RepairLlm;
+  /** Why there is no `llm` (the host could not read its key), for the attempt's message. */
+  llmUnavailable?: string;
   model: string;
   costOf: CostOf;
   maxTokens?: number;
@@ -59,7 +61,7 @@ export async function planRepair(ctx: RepairContext, deps: PlannerDeps, refusals
     }
     rulesNote = `the rules' fix (${ruled.edits.map(editLine).join('; ')}) was not enough: ${check.problems.join('; ')}; failure: ${summary}`;
   }
-  if (deps.llm === undefined) return { ok: false, message: `an LLM repair needs ANTHROPIC_API_KEY; ${rulesNote}`, llmCalls: 0 };
+  if (deps.llm === undefined) return { ok: false, message: `${deps.llmUnavailable ?? 'an LLM repair needs ANTHROPIC_API_KEY'}; ${rulesNote}`, llmCalls: 0 };
 
   let reply: Awaited<ReturnType<RepairLlm['complete']>>;
   try {

@@ -15,6 +15,8 @@ export interface RepairRunDeps {
   catalog: NodeCatalog;
   /** Undefined when no API key is configured: the rules still run. */
   llm?: RepairLlm;
+  /** Why there is no `llm` (the host could not read its key). */
+  llmUnavailable?: string;
   model: string;
   costOf: CostOf;
   now: () => number;
@@ -62,7 +64,13 @@ export const repairRun = async (event: unknown, deps: RepairRunDeps): Promise<Re
   const records = await recordsOfRun(deps.store, run);
   const plan = await planRepair(
     { workflow: current.ir, failure, failedNode, completed: completedNodes(run, records), inputs: run.params, catalog: deps.catalog },
-    { ...(deps.llm ? { llm: deps.llm } : {}), model: deps.model, costOf: deps.costOf, ...(deps.maxTokens ? { maxTokens: deps.maxTokens } : {}) },
+    {
+      ...(deps.llm ? { llm: deps.llm } : {}),
+      ...(deps.llmUnavailable ? { llmUnavailable: deps.llmUnavailable } : {}),
+      model: deps.model,
+      costOf: deps.costOf,
+      ...(deps.maxTokens ? { maxTokens: deps.maxTokens } : {}),
+    },
     previousRefusals(run),
   );
   if (!plan.ok)

@@ -1,5 +1,6 @@
 import { makeAnthropicRepairLlm, repairModelFromEnv } from '../../adapters/anthropic-repair-llm.ts';
 import {
+  ConfigurationError,
   makeCatalog,
   type NodeCatalog,
   type NodeRunner,
@@ -19,6 +20,8 @@ export interface RepairDeps {
   catalog: NodeCatalog;
   /** Undefined when no ANTHROPIC_API_KEY is configured: the rules still run. */
   llm?: RepairLlm;
+  /** Why there is no `llm`, when its key could not be read. */
+  llmUnavailable?: string;
   model: string;
   now: () => number;
 }
@@ -55,22 +58,31 @@ export const envRepairHandler =
     });
   };
 
-let awsHandler: ((event: unknown) => Promise<RepairReport>) | undefined;
+let awsStore: RunStore | undefined;
 
 /**
- * Lambda entry; clients are built on the first call of a cold start. Env: the store's (aws-deps), the
- * Anthropic key (ANTHROPIC_API_KEY or the secret named by FLOWMEND_ANTHROPIC_SECRET_ID), FLOWMEND_REPAIR_MODEL.
+ * Lambda entry. Env: the store's (aws-deps), the Anthropic key (ANTHROPIC_API_KEY or the secret named by
+ * FLOWMEND_ANTHROPIC_SECRET_ID, read once per cold start), FLOWMEND_REPAIR_MODEL. A key that cannot be
+ * read (no such secret: the stack deploys without one) leaves the LLM out of this attempt, not the
+ * rules: the attempt runs them and says why there was no LLM.
  */
 export const handler = async (event: unknown): Promise<RepairReport> => {
-  if (!awsHandler) {
+  const { secretAwareLlmConfig } = await import('../../adapters/anthropic-key.ts');
+  if (awsStore === undefined) {
     const { awsDeps } = await import('./aws-deps.ts');
-    const { secretAwareLlmConfig } = await import('../../adapters/anthropic-key.ts');
-    const { store } = awsDeps();
-    const llm = llmFrom(await secretAwareLlmConfig()());
-    awsHandler = makeRepairHandler({ store, catalog: builtinCatalog, ...(llm ? { llm } : {}), model: repairModelFromEnv(), now: Date.now });
+    awsStore = awsDeps().store;
   }
+  let llm: RepairLlm | undefined;
+  let llmUnavailable: string | undefined;
   try {
-    return await awsHandler(event);
+    llm = llmFrom(await secretAwareLlmConfig()());
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    llmUnavailable = `no LLM repair: ${error.message}`;
+  }
+  const deps = { store: awsStore, catalog: builtinCatalog, model: repairModelFromEnv(), now: Date.now };
+  try {
+    return await makeRepairHandler({ ...deps, ...(llm ? { llm } : {}), ...(llmUnavailable ? { llmUnavailable } : {}) })(event);
   } finally {
     await settleTelemetry();
   }
