@@ -17,6 +17,18 @@ export interface S3BlobStoreOptions {
   endpoint?: string;
 }
 
+/**
+ * The endpoint the SDK would use for S3 (AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL; neither under
+ * AWS_IGNORE_CONFIGURED_ENDPOINT_URLS), as the DynamoDB client reads its own: LocalStack and the emulator
+ * serve both on one endpoint.
+ */
+export function s3EndpointFromEnv(
+  env: Readonly<Partial<Record<'AWS_ENDPOINT_URL_S3' | 'AWS_ENDPOINT_URL' | 'AWS_IGNORE_CONFIGURED_ENDPOINT_URLS', string | undefined>>>,
+): string | undefined {
+  if (env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() === 'true') return undefined;
+  return env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
+}
+
 /** Path segments escaped once, as S3 signs them (it is the one service whose path is not escaped twice). */
 const escapeKey = (key: string): string => key.split('/').map(encodeURIComponent).join('/');
 /** RFC 3986, as SigV4 query strings are escaped. */

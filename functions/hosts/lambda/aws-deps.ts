@@ -5,7 +5,7 @@ import { DynamoMemoStore } from '../../adapters/dynamo-memo-store.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
 import { credentialsFromEnv } from '../../adapters/env-credentials.ts';
 import { ObservingRunStore } from '../../adapters/observing-run-store.ts';
-import { S3BlobStore } from '../../adapters/s3-blob-store.ts';
+import { S3BlobStore, s3EndpointFromEnv } from '../../adapters/s3-blob-store.ts';
 import type { BlobStore, EngineDeps, RunStore } from '../../core/index.ts';
 import { ConfigurationError, cryptoIds, DEFAULT_EXECUTION_LIMITS, DEFAULT_MEMO_TTL_S, EngineCache, type ExecutionLimits } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
@@ -18,6 +18,7 @@ export const AwsEnvSchema = z.object({
   AWS_REGION: z.optional(z.string().check(z.minLength(1))),
   /** LocalStack and the tests point the table's requests elsewhere, as the SDK lets them. */
   AWS_ENDPOINT_URL_DYNAMODB: z.optional(z.url({ protocol: /^https?$/ })),
+  AWS_ENDPOINT_URL_S3: z.optional(z.url({ protocol: /^https?$/ })),
   AWS_ENDPOINT_URL: z.optional(z.url({ protocol: /^https?$/ })),
   AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: z.optional(z.string()),
   TABLE_NAME: z.string().check(z.minLength(1)),
@@ -71,7 +72,7 @@ export function awsDeps(env: NodeJS.ProcessEnv = process.env): AwsDeps {
     return region;
   };
   // The function role's credentials, which Lambda puts in the environment (lambda-credentials.ts says why).
-  const credentials = credentialsFromEnv();
+  const credentials = credentialsFromEnv(env);
   const client = new DynamoJsonClient({ region: regionOf, credentials, endpoint: dynamoEndpointFromEnv(parsed) });
   const dynamo = createDocumentClient(client);
   const table = new DynamoRunStore({
@@ -79,7 +80,11 @@ export function awsDeps(env: NodeJS.ProcessEnv = process.env): AwsDeps {
     tableName: parsed.TABLE_NAME,
     ...(parsed.FLOWMEND_RETENTION_DAYS === undefined ? {} : { retentionDays: parsed.FLOWMEND_RETENTION_DAYS }),
   });
-  const blobs = parsed.BUCKET_NAME === undefined ? undefined : new S3BlobStore({ bucket: parsed.BUCKET_NAME, region: regionOf, credentials });
+  const s3Endpoint = s3EndpointFromEnv(parsed);
+  const blobs =
+    parsed.BUCKET_NAME === undefined
+      ? undefined
+      : new S3BlobStore({ bucket: parsed.BUCKET_NAME, region: regionOf, credentials, ...(s3Endpoint === undefined ? {} : { endpoint: s3Endpoint }) });
   // What each write of a run did goes to the function's log as JSON lines and EMF metrics (and spans to an OTLP endpoint when set).
   const telemetry = lambdaTelemetry(env);
   const stored = blobs === undefined ? table : new BlobOffloadRunStore(table, blobs);

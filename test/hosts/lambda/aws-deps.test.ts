@@ -30,6 +30,18 @@ describe('awsDeps', () => {
     expect(parseAwsEnv({ TABLE_NAME: 't', AWS_ENDPOINT_URL: 'http://127.0.0.1:8000' }).AWS_ENDPOINT_URL).toBe('http://127.0.0.1:8000');
   });
 
+  it('sends blobs to the endpoint the SDK would use for S3 (AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL), as it does for the table', async () => {
+    const keys = { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' };
+    const shared = (await engineDepsFromEnv({ ...env, ...keys, BUCKET_NAME: 'b1', AWS_ENDPOINT_URL: 'http://localhost:4566' })).blobs;
+    expect(await shared?.uploadUrl('runs/r/steps/1.json', 60)).toMatch(/^http:\/\/localhost:4566\/b1\/runs\/r\/steps\/1\.json\?/);
+    const own = (await engineDepsFromEnv({ ...env, ...keys, BUCKET_NAME: 'b2', AWS_ENDPOINT_URL: 'http://a:1', AWS_ENDPOINT_URL_S3: 'http://s3.local:9000' }))
+      .blobs;
+    expect(await own?.downloadUrl('runs/r/params/1.json', 60)).toMatch(/^http:\/\/s3\.local:9000\/b2\//);
+    const real = (await engineDepsFromEnv({ ...env, ...keys, BUCKET_NAME: 'b3', AWS_ENDPOINT_URL: 'http://a:1', AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true' }))
+      .blobs;
+    expect(await real?.uploadUrl('runs/r/steps/1.json', 60)).toMatch(/^https:\/\/b3\.s3\.us-east-1\.amazonaws\.com\//);
+  });
+
   it('builds the clients once per environment (once per cold start)', () => {
     expect(awsDeps(env)).toBe(awsDeps({ ...env }));
   });
