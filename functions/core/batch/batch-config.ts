@@ -39,8 +39,15 @@ export const BatchConfigSchema = builtOnFirstUse(() =>
 );
 export type BatchConfig = z.infer<typeof BatchConfigSchema>;
 
-/** How many items run at once: one when sequential, else `max_concurrent`. */
-export const batchWidth = (config: BatchConfig): number => (config.parallel ? config.max_concurrent : 1);
+/**
+ * Most items one chunk runs at once: an inline Map state runs at most 40 iterations at a time on AWS,
+ * whatever its MaxConcurrency says, and a chunk as wide as `max_concurrent` (pflow allows 100) would only
+ * queue the rest behind those 40 there and run them all at once locally. Both hosts cap at 40.
+ */
+export const MAX_BATCH_WIDTH = 40;
+
+/** How many items run at once: one when sequential, else `max_concurrent` up to MAX_BATCH_WIDTH. */
+export const batchWidth = (config: BatchConfig): number => (config.parallel ? Math.min(config.max_concurrent, MAX_BATCH_WIDTH) : 1);
 
 /** The batch config of a node a run is batching; a node whose new version has no batch makes the run stale. */
 export const configOf = (node: WorkflowNode): BatchConfig => {

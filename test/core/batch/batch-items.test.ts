@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BatchConfigSchema } from '../../../functions/core/batch/batch-config.ts';
+import { BatchConfigSchema, batchWidth, MAX_BATCH_WIDTH } from '../../../functions/core/batch/batch-config.ts';
 import { itemContext, resolveItems, withIndex } from '../../../functions/core/batch/batch-items.ts';
 import { resolveParams, TemplateResolutionError } from '../../../functions/core/templates.ts';
 
@@ -29,5 +29,15 @@ describe('item params', () => {
     const params = withIndex({ a: '${n}', b: 'at ${__index__}', c: '${prev.results[${__index__}].v}', d: ['[${__index__}]'] }, 1) as Record<string, unknown>;
     const ctx = itemContext({ inputs: {}, nodes: { prev: { results: [{ v: 'x' }, { v: 'y' }] } } }, batch, 20, 1);
     expect(resolveParams(params, ctx)).toEqual({ a: 20, b: 'at 1', c: 'y', d: ['[1]'] });
+  });
+});
+
+describe('batchWidth', () => {
+  it("runs max_concurrent items at once up to 40, an inline Map's most on AWS, whatever pflow's 1-100 allows", () => {
+    const width = (batch: Record<string, unknown>) => batchWidth(BatchConfigSchema.parse({ items: [1], ...batch }));
+    expect(width({ parallel: true, max_concurrent: 10 })).toBe(10);
+    expect(width({ parallel: true, max_concurrent: 40 })).toBe(40);
+    expect(width({ parallel: true, max_concurrent: 100 })).toBe(MAX_BATCH_WIDTH);
+    expect(width({ parallel: false, max_concurrent: 100 })).toBe(1);
   });
 });
