@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { InvalidInputError } from './errors.ts';
+import { runnerWorstCaseS } from './execution-limits.ts';
 import { builtOnFirstUse } from './lazy-schema.ts';
 import * as z from './zod.ts';
 
@@ -77,13 +78,21 @@ export const blobRefIn = (outputs: Record<string, unknown> | undefined): BlobRef
 /** The blob of a step's resolved params, when they are too large to send inline. */
 export const paramsBlobKey = (runId: string, seq: number): string => `${BLOB_PREFIX}${runId}/params/${seq}.json`;
 
-/** How long a runner may take to upload its large result: the longest a node may run, plus margin. */
-export const UPLOAD_URL_TTL_S = 16 * 60;
+/** Room a presigned URL keeps past the last moment it may be used. */
+const URL_MARGIN_S = 5 * 60;
 
-/** Where the runner of step `seq` may put outputs too large for the state payload. */
-export const uploadTargetFor = async (blobs: BlobStore, runId: string, seq: number): Promise<BlobUpload> => {
+/**
+ * How long the URLs a runner gets (its upload target, its params) must stay valid: they are signed once,
+ * when the step is prepared, and the state machine hands the same payload to every try of the Task, so
+ * they must outlive the last try a node of `timeoutS` may get (runnerWorstCaseS: every retry and every
+ * wait between tries) plus the wait before it (`waitS`, a batch item's retry_wait).
+ */
+export const blobUrlTtlS = (timeoutS: number, waitS = 0): number => Math.ceil(runnerWorstCaseS(timeoutS) + waitS + URL_MARGIN_S);
+
+/** Where the runner of step `seq` may put outputs too large for the state payload, valid for `ttlS` seconds. */
+export const uploadTargetFor = async (blobs: BlobStore, runId: string, seq: number, ttlS: number): Promise<BlobUpload> => {
   const key = stepBlobKey(runId, seq);
-  return { key, url: await blobs.uploadUrl(key, UPLOAD_URL_TTL_S) };
+  return { key, url: await blobs.uploadUrl(key, ttlS) };
 };
 
 /**

@@ -71,7 +71,7 @@ describe('BlobOffloadRunStore', () => {
 describe('expandOutputs (what Advance does with a runner result)', () => {
   it("reads uploaded outputs back, passes inline ones through, and refuses another step's blob", async () => {
     const { blobs } = setup();
-    const target = await uploadTargetFor(blobs, RUN, 11);
+    const target = await uploadTargetFor(blobs, RUN, 11, 60);
     expect(target.key).toBe(stepBlobKey(RUN, 11));
     const shrunk = await shrinkRunnerResult({ kind: 'ok', outputs: big, action: 'default', durationMs: 1 }, target);
     expect(await expandOutputs(blobs, RUN, 11, shrunk.outputs)).toEqual(big);

@@ -1,5 +1,5 @@
 import type { Advance } from '../advance.ts';
-import { MAX_INLINE_PARAMS_BYTES, paramsBlobKey, UPLOAD_URL_TTL_S, uploadTargetFor, utf8Length } from '../blob-store.ts';
+import { blobUrlTtlS, MAX_INLINE_PARAMS_BYTES, paramsBlobKey, uploadTargetFor, utf8Length } from '../blob-store.ts';
 import { computeCacheKey } from '../cache-key.ts';
 import { mustContinueBefore } from '../execution-limits.ts';
 import type { WorkflowNode } from '../ir.ts';
@@ -178,9 +178,9 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
     // Its params resolved the first time; they are resolved again the same way.
     const params = itemParams(step, node, nodes, config, items, again.index);
     const item = { batchSeq: batch.seq, index: again.index, attempt: again.attempt };
-    const itemSpec = await dispatchSpec(step, node, batch.range.base + again.index, params, computeCacheKey(node.type, params), item);
     // Step Functions waits whole seconds: a fractional retry_wait is rounded up, never down to no wait.
     const waitS = Math.ceil(config.retry_wait);
+    const itemSpec = await dispatchSpec(step, node, batch.range.base + again.index, params, computeCacheKey(node.type, params), item, waitS);
     specs.push(waitS > 0 ? { ...itemSpec, waitS } : itemSpec);
   }
   while (batch.next < items.length && specs.length < width && bytes < CHUNK_PAYLOAD_BYTES && !(failFast && batch.errorCount > 0)) {
@@ -270,10 +270,12 @@ const dispatchSpec = async (
   params: Record<string, unknown>,
   cacheKey: string,
   item: ItemOf,
+  waitS = 0,
 ): Promise<BatchItemSpec> => {
   const { run, deps, ir } = step;
   const spec = deps.catalog.get(node.type);
   const blobs = deps.blobs;
+  const timeoutS = spec?.timeoutS(params) ?? 60;
   const body = JSON.stringify(params);
   const paramsRef = blobs !== undefined && utf8Length(body) > MAX_INLINE_PARAMS_BYTES ? await blobs.put(paramsBlobKey(run.runId, seq), body) : undefined;
   return {
@@ -287,10 +289,11 @@ const dispatchSpec = async (
       type: node.type,
       params: paramsRef ? {} : params,
       cacheKey,
-      timeoutS: spec?.timeoutS(params) ?? 60,
+      timeoutS,
       ...(ir.classification && spec?.capabilities?.classificationRules ? { classification: ir.classification } : {}),
-      ...(blobs ? { upload: await uploadTargetFor(blobs, run.runId, seq) } : {}),
-      ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, UPLOAD_URL_TTL_S) } } : {}),
+      // A retried item waits its retry_wait before its runner: its URLs must outlive that wait too.
+      ...(blobs ? { upload: await uploadTargetFor(blobs, run.runId, seq, blobUrlTtlS(timeoutS, waitS)) } : {}),
+      ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, blobUrlTtlS(timeoutS, waitS)) } } : {}),
       // An item's requests are children of the batch node's visit span.
       ...(run.trace ? { traceparent: visitTraceparent(run.trace, run.runId, item.batchSeq) } : {}),
     },
