@@ -37,8 +37,8 @@ export class BlobOffloadRunStore implements RunStore {
   async getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]> {
     return Promise.all((await this.inner.getRecords(runId, seqs)).map((step) => this.restore(step)));
   }
-  async listRecords(runId: string): Promise<NodeRecord[]> {
-    return Promise.all((await this.inner.listRecords(runId)).map((step) => this.restore(step)));
+  async listRecords(runId: string, afterSeq?: number): Promise<NodeRecord[]> {
+    return Promise.all((await this.inner.listRecords(runId, afterSeq)).map((step) => this.restore(step)));
   }
 
   async putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {
@@ -60,8 +60,11 @@ export class BlobOffloadRunStore implements RunStore {
   listEvents(runId: string, afterKey?: string): Promise<RunEvent[]> {
     return this.inner.listEvents(runId, afterKey);
   }
+  /** Listings show no results: a result kept as a blob is left out (`outputs` absent), not read, for each run listed. */
   async listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {
-    return Promise.all((await this.inner.listRuns(options)).map((run) => this.restoreResult(run)));
+    return (await this.inner.listRuns(options)).map(({ outputs, ...run }) =>
+      blobRefIn(outputs) === undefined && outputs !== undefined ? { ...run, outputs } : run,
+    );
   }
 
   private async offloadResult(run: RunItem): Promise<RunItem> {

@@ -5,7 +5,19 @@ import { DynamoDocument, type Item, type QueryInput } from './dynamo-document.ts
 import { DynamoItemCodec, type Key, RUN_STORE_TRANSLATE_CONFIG } from './dynamo-item-codec.ts';
 import type { DynamoJsonClient } from './dynamo-json-client.ts';
 import { batchGetAll, batchPutAll, queryAll } from './dynamo-paging.ts';
-import { dayGsiPk, dayOf, EVENT_PREFIX, eventSk, GSI, RECENT_RUNS_LOOKBACK_DAYS, runPk, STEP_PREFIX, TABLE_KEYS, workflowGsiPk } from './table-schema.ts';
+import {
+  dayGsiPk,
+  dayOf,
+  EVENT_PREFIX,
+  eventSk,
+  GSI,
+  RECENT_RUNS_LOOKBACK_DAYS,
+  runPk,
+  STEP_PREFIX,
+  stepSk,
+  TABLE_KEYS,
+  workflowGsiPk,
+} from './table-schema.ts';
 
 /** The document client the stores expect (numbers beyond 2^53 need its unmarshall options). */
 export const createDocumentClient = (client: DynamoJsonClient): DynamoDocument => new DynamoDocument(client, RUN_STORE_TRANSLATE_CONFIG);
@@ -155,11 +167,12 @@ export class DynamoRunStore implements RunStore {
     return found.map((item) => this.codec.decodeRecord(item, runId));
   }
 
-  async listRecords(runId: string): Promise<NodeRecord[]> {
+  async listRecords(runId: string, afterSeq = 0): Promise<NodeRecord[]> {
+    // Record keys are zero-padded seqs after STEP#: those after `afterSeq` sort between its key and the prefix's end.
     const items = await this.queryAll({
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
       ExpressionAttributeNames: { '#pk': TABLE_KEYS.pk, '#sk': TABLE_KEYS.sk },
-      ExpressionAttributeValues: { ':pk': runPk(runId), ':prefix': STEP_PREFIX },
+      ExpressionAttributeValues: { ':pk': runPk(runId), ':from': stepSk(afterSeq + 1), ':to': `${STEP_PREFIX}\uffff` },
       ConsistentRead: true,
     });
     return items.map((item) => this.codec.decodeRecord(item, runId));

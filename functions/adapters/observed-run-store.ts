@@ -57,9 +57,9 @@ export class ObservedRunStore implements RunStore {
     this.counters.reads += 1;
     return this.inner.getRecords(runId, seqs);
   }
-  async listRecords(runId: string): Promise<NodeRecord[]> {
+  async listRecords(runId: string, afterSeq?: number): Promise<NodeRecord[]> {
     this.counters.reads += 1;
-    return this.inner.listRecords(runId);
+    return this.inner.listRecords(runId, afterSeq);
   }
   async appendEvents(events: readonly RunEvent[]): Promise<void> {
     this.counters.writes += 1;

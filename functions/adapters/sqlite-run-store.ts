@@ -63,7 +63,7 @@ const prepare = (db: Database.Database) => ({
   insertStep: db.prepare('INSERT INTO steps (run_id, seq, status, body) VALUES (?, ?, ?, ?)'),
   upsertStep: db.prepare('INSERT OR REPLACE INTO steps (run_id, seq, status, body) VALUES (?, ?, ?, ?)'),
   updateStep: db.prepare('UPDATE steps SET status = ?, body = ? WHERE run_id = ? AND seq = ? AND status = ?'),
-  listRecords: db.prepare<[string], Row>('SELECT body FROM steps WHERE run_id = ? ORDER BY seq'),
+  listRecords: db.prepare<[string, number], Row>('SELECT body FROM steps WHERE run_id = ? AND seq > ? ORDER BY seq'),
   putEvent: db.prepare('INSERT OR REPLACE INTO events (run_id, key, body) VALUES (?, ?, ?)'),
   listEvents: db.prepare<[string, string], Row>('SELECT body FROM events WHERE run_id = ? AND key > ? ORDER BY key'),
   runsByWorkflow: db.prepare<[string, number], Row>('SELECT body FROM runs WHERE workflow_name = ? ORDER BY created_at DESC, run_id DESC LIMIT ?'),
@@ -169,8 +169,8 @@ export class SqliteRunStore implements RunStore {
     return rows.map((row) => this.parse(NodeRecordSchema, row, `a step of ${runId}`));
   }
 
-  async listRecords(runId: string): Promise<NodeRecord[]> {
-    const rows = this.guard('listing steps', () => this.sql.listRecords.all(runId));
+  async listRecords(runId: string, afterSeq = 0): Promise<NodeRecord[]> {
+    const rows = this.guard('listing steps', () => this.sql.listRecords.all(runId, afterSeq));
     return rows.map((row) => this.parse(NodeRecordSchema, row, `a step of ${runId}`));
   }
 

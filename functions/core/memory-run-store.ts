@@ -93,8 +93,11 @@ export class MemoryRunStore implements RunStore {
     return found;
   }
 
-  async listRecords(runId: string): Promise<NodeRecord[]> {
-    return [...(this.steps.get(runId)?.values() ?? [])].sort((a, b) => a.seq - b.seq).map((s) => copyStoredValue(s));
+  async listRecords(runId: string, afterSeq = 0): Promise<NodeRecord[]> {
+    return [...(this.steps.get(runId)?.values() ?? [])]
+      .filter((s) => s.seq > afterSeq)
+      .sort((a, b) => a.seq - b.seq)
+      .map((s) => copyStoredValue(s));
   }
 
   async appendEvents(events: readonly RunEvent[]): Promise<void> {

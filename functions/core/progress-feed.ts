@@ -75,20 +75,25 @@ const fromStep = (s: NodeRecord & { status: Exclude<NodeRecord['status'], 'runni
   ...(s.interrupted ? { interrupted: true } : {}),
 });
 
-/** The next page of a run's progress after `after` (from the start when undefined); undefined when the run does not exist. */
+/**
+ * The next page of a run's progress after `after` (from the start when undefined); undefined when the run
+ * does not exist. It reads the events and records after the cursor only, so following a long run costs
+ * what is new, not the run's length. `run`: the run item when the caller has just read it.
+ */
 export const readProgress = async (
   store: RunStore,
   runId: string,
   after: { eventKey: string; seq: number } | undefined,
   limit: number,
+  run?: RunItem,
 ): Promise<ProgressPage | undefined> => {
-  const run: RunItem | undefined = await store.getRun(runId);
+  run ??= await store.getRun(runId);
   if (!run) return undefined;
   const events = await store.listEvents(runId, after?.eventKey || undefined);
   const steps: NodeRecord[] = [];
   // Visits are taken in seq order up to the first unfinished one, so the cursor never passes a visit still running.
-  for (const s of await recordsOfRun(store, run)) {
-    if (s.seq <= (after?.seq ?? 0) || s.item) continue;
+  for (const s of await recordsOfRun(store, run, after?.seq ?? 0)) {
+    if (s.item) continue;
     if (s.status === 'running') break;
     steps.push(s);
   }

@@ -67,8 +67,8 @@ export class RedactingRunStore implements RunStore {
     return this.inner.getRecords(runId, seqs);
   }
 
-  listRecords(runId: string): Promise<NodeRecord[]> {
-    return this.inner.listRecords(runId);
+  listRecords(runId: string, afterSeq?: number): Promise<NodeRecord[]> {
+    return this.inner.listRecords(runId, afterSeq);
   }
 
   appendEvents(events: readonly RunEvent[]): Promise<void> {

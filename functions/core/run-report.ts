@@ -171,10 +171,11 @@ export const buildRunReport = (run: RunItem, steps: readonly NodeRecord[], event
 };
 
 /** Every step record of a run: its own items and those the run item still carries, by seq. */
-export const recordsOfRun = async (store: RunStore, run: RunItem): Promise<NodeRecord[]> => {
-  const listed = await store.listRecords(run.runId);
+export const recordsOfRun = async (store: RunStore, run: RunItem, afterSeq = 0): Promise<NodeRecord[]> => {
+  const listed = await store.listRecords(run.runId, afterSeq);
   const written = new Set(listed.map((s) => s.seq));
-  return [...listed, ...run.pendingRecords.filter((s) => !written.has(s.seq))].sort((a, b) => a.seq - b.seq);
+  const pending = run.pendingRecords.filter((s) => s.seq > afterSeq && !written.has(s.seq));
+  return [...listed, ...pending].sort((a, b) => a.seq - b.seq);
 };
 
 /** Every workflow version of a run, the original first. */

@@ -51,8 +51,8 @@ export interface RunStore {
   putRecords(steps: readonly NodeRecord[]): Promise<void>;
   /** Records of the given steps, in any order; missing ones are left out. */
   getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]>;
-  /** Every step of a run, by seq. */
-  listRecords(runId: string): Promise<NodeRecord[]>;
+  /** Every step of a run, by seq; with `afterSeq`, only those after it (what a follower has not seen yet). */
+  listRecords(runId: string, afterSeq?: number): Promise<NodeRecord[]>;
   /** Appends events; an event with a key already written is overwritten (same content on a retry). */
   appendEvents(events: readonly RunEvent[]): Promise<void>;
   /** Events of a run in key order, after `afterKey` when given. */

@@ -191,6 +191,16 @@ describe.each([
     expect(await store.listRecords(runId)).toEqual(batch);
   });
 
+  it('lists only the steps after a seq when asked (what a follower has not seen), none past the last', async () => {
+    const runId = newRunId();
+    const batch = Array.from({ length: 12 }, (_, i) => aRecord(runId, i + 1, { status: 'completed', action: 'default' }));
+    await store.putRecords(batch);
+    await store.putRecord(aRecord(newRunId(), 11));
+    expect((await store.listRecords(runId, 9)).map((s) => s.seq)).toEqual([10, 11, 12]);
+    expect(await store.listRecords(runId, 0)).toEqual(batch);
+    expect(await store.listRecords(runId, 12)).toEqual([]);
+  });
+
   it('gets and lists more than a page of steps, in seq order', async () => {
     const runId = newRunId();
     const padding = 'x'.repeat(5000); // 250 steps of ~5 KB make more than one 1 MB Query page

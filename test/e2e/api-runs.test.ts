@@ -397,4 +397,29 @@ describe('flowmend serve: runs over real HTTP', () => {
     expect(status.code).toBe(2);
     expect(JSON.parse(status.stdout)).toMatchObject({ success: false, code: 'NOT_FOUND' });
   });
+
+  it('answers a report whose result is over what a Lambda may answer (6 MB) without the result, which its own route gives when it fits', async () => {
+    const big: WorkflowInput = {
+      ir_version: '0.1.0',
+      nodes: [{ id: 'fill', type: 'shell', params: { command: "head -c 5500000 /dev/zero | tr '\\0' a" } }],
+      outputs: { text: { source: '${fill.stdout}' }, head: { source: 'small' } },
+    };
+    const started = await request<Started>(api, 'POST', '/runs', { body: { workflow: big } });
+    await waitForRun(api, started.body.run_id);
+    const report = await request<{ status: string; result?: unknown; result_omitted?: { bytes: number; link: string } }>(
+      api,
+      'GET',
+      `/runs/${started.body.run_id}`,
+    );
+    expect(report.body.status).toBe('succeeded');
+    expect(report.body.result).toBeUndefined();
+    expect(report.body.result_omitted).toEqual({ bytes: expect.any(Number), link: `/runs/${started.body.run_id}/result` });
+    expect(report.body.result_omitted?.bytes).toBeGreaterThan(5_500_000);
+    const result = await request<{ error: { code: string; message: string } }>(api, 'GET', `/runs/${started.body.run_id}/result`);
+    expect(result.status).toBe(413);
+    expect(result.body.error).toMatchObject({ code: 'RESULT_TOO_LARGE', message: expect.stringContaining('bytes') });
+    const small = await request<Started>(api, 'POST', '/runs', { body: { workflow: hello } });
+    await waitForRun(api, small.body.run_id);
+    expect((await request(api, 'GET', `/runs/${small.body.run_id}/result`)).body).toMatchObject({ result: { loud: 'HELLO WORLD' } });
+  });
 });

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import type { ListedRun } from '../../core/index.ts';
-import { listRunTree, loadRunReport, ProgressCursorSchema, readProgress } from '../../core/index.ts';
+import { changeOf, listingWindow, listRunTree, loadRunReport, ProgressCursorSchema, type ProgressPage, readProgress } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import type { ApiDeps } from './api-deps.ts';
-import { invalidRequest, notFound } from './api-error.ts';
+import { ApiError, invalidRequest, notFound } from './api-error.ts';
 import {
   EventsQuerySchema,
   encodeRunsCursor,
@@ -18,9 +18,6 @@ import { pollRun } from './long-poll.ts';
 import { hasMarkdownBody, markdownStartBody } from './markdown-workflow.ts';
 import { readBody, readParams, readQuery } from './request-parsing.ts';
 import { cancelRunAndStop, resumeRun, startRun } from './run-operations.ts';
-
-/** How many runs `GET /runs` reads to filter and page through (the store lists newest first). */
-const LIST_SCAN = 1000;
 
 const linksOf = (runId: string) => ({
   self: `/runs/${runId}`,
@@ -40,6 +37,28 @@ const summaryOf = ({ run: r, children, parentRunId }: ListedRun) => ({
   children,
   ...(parentRunId ? { parent_run_id: parentRunId } : {}),
 });
+
+/**
+ * Largest answer the API gives: a Lambda answers at most 6 MB (API Gateway then answers a bare 502), and
+ * a run's result can be larger (a node's output may be 10 MiB). A report over it leaves its result out,
+ * saying so; GET /runs/{id}/result answers the result alone when it fits.
+ */
+export const MAX_ANSWER_BYTES = 5 * 1024 * 1024;
+
+const jsonBytes = (value: unknown): number => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value)));
+
+const withinAnswerLimit = <R extends { result?: unknown; children?: R[] }>(report: R, runId: string): R => {
+  if (jsonBytes(report) <= MAX_ANSWER_BYTES) return report;
+  const omit = (r: R): R => {
+    const { result, children, ...rest } = r;
+    return {
+      ...rest,
+      ...(result === undefined ? {} : { result_omitted: { bytes: jsonBytes(result), link: `/runs/${runId}/result` } }),
+      ...(children === undefined ? {} : { children: children.map(omit) }),
+    } as R;
+  };
+  return omit(report);
+};
 
 /** `/runs`: start, list, inspect, follow, resume and cancel runs. */
 export const makeRunRoutes = (deps: ApiDeps): Hono => {
@@ -74,7 +93,8 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
       if (!cursor.success) throw invalidRequest('query', cursor.error);
       after = cursor.data.cursor;
     }
-    const scanned = await deps.store.listRuns({ limit: LIST_SCAN, ...(query.workflow ? { workflowName: query.workflow } : {}) });
+    // Read more than the page (the status and the cursor filter here), bounded by the page's size (listingWindow).
+    const scanned = await deps.store.listRuns({ limit: listingWindow(query.limit), ...(query.workflow ? { workflowName: query.workflow } : {}) });
     // Top-level runs, each with its child runs counted, unless ?include=children lists the children too.
     const runs = listRunTree(scanned, { includeChildren: query.include === 'children' })
       .filter(({ run: r }) => query.status === undefined || r.status === query.status)
@@ -89,7 +109,22 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
     const { id } = readParams(c, RunIdParamSchema);
     const report = await loadRunReport(deps.store, id);
     if (!report) throw notFound(`run '${id}'`);
-    return c.json(report);
+    return c.json(withinAnswerLimit(report, id));
+  });
+
+  app.get('/:id/result', async (c) => {
+    const { id } = readParams(c, RunIdParamSchema);
+    const report = await loadRunReport(deps.store, id);
+    if (!report) throw notFound(`run '${id}'`);
+    const bytes = jsonBytes(report.result);
+    if (bytes > MAX_ANSWER_BYTES) {
+      throw new ApiError(
+        413,
+        'RESULT_TOO_LARGE',
+        `run ${id}'s result is ${bytes} bytes, over what the API answers (${MAX_ANSWER_BYTES}); read it from the store (flowmend status ${id} --store ...)`,
+      );
+    }
+    return c.json({ run_id: id, status: report.status, result: report.result });
   });
 
   app.get('/:id/events', async (c) => {
@@ -101,12 +136,21 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
       if (!cursor.success) throw invalidRequest('query', cursor.error);
       after = cursor.data.after;
     }
-    // Long-poll: a running run with nothing new yet is read again until something comes, `wait` runs out or the client leaves.
+    // Long-poll: a running run with nothing new yet is read again until something comes, `wait` runs out or the
+    // client leaves. Each poll reads the run item alone; its events and records only when it changed.
+    let seen: { change: string; page: ProgressPage | undefined } | undefined;
+    const read = async (): Promise<ProgressPage | undefined> => {
+      const run = await deps.store.getRun(id);
+      if (!run) return undefined;
+      const change = changeOf(run);
+      if (seen?.change !== change) seen = { change, page: await readProgress(deps.store, id, after, query.limit, run) };
+      return seen.page;
+    };
     const page = await pollRun(
       id,
       { changes: deps.changes, pollMs: deps.pollIntervalMs ?? 100, until: deps.now() + query.wait * 1000, now: deps.now, signal: c.req.raw.signal },
-      () => readProgress(deps.store, id, after, query.limit),
-      (read) => !read || read.events.length > 0 || read.status !== 'running',
+      read,
+      (got) => !got || got.events.length > 0 || got.status !== 'running',
     );
     if (!page) throw notFound(`run '${id}'`);
     return c.json({ run_id: id, status: page.status, events: page.events, cursor: page.cursor, more: page.more });

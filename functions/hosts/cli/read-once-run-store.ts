@@ -30,9 +30,10 @@ export class ReadOnceRunStore implements RunStore {
     this.versions.set(`${item.runId}#${item.version}`, item);
   }
 
-  async listRecords(runId: string): Promise<NodeRecord[]> {
+  async listRecords(runId: string, afterSeq = 0): Promise<NodeRecord[]> {
     const known = this.records.get(runId);
-    if (known) return [...known.values()].sort((a, b) => a.seq - b.seq);
+    if (known) return [...known.values()].filter((record) => record.seq > afterSeq).sort((a, b) => a.seq - b.seq);
+    if (afterSeq > 0) return this.inner.listRecords(runId, afterSeq);
     const listed = await this.inner.listRecords(runId);
     this.records.set(runId, new Map(listed.map((record) => [record.seq, record])));
     return listed;

@@ -12,7 +12,8 @@ export interface RunViewDeps {
   changes?: StoreChanges;
 }
 
-const MAX_WAIT_S = 25;
+/** A long-poll ends within 20 s, as the events route's: the API Lambda (25 s) must answer before API Gateway's 29 s. */
+const MAX_WAIT_S = 20;
 
 const ViewQuerySchema = z.object({
   after: z.optional(z.string().check(z.maxLength(200, 'after is the "change" of a view you already have'))),
