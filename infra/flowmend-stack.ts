@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -39,6 +39,8 @@ const ADVANCE_TIMEOUT = Duration.minutes(1);
 /** The engine continues an Express execution before a repair that may not fit (REPAIR_MAX_S). */
 const REPAIR_TIMEOUT = Duration.seconds(REPAIR_MAX_S);
 const INTERRUPTED_TIMEOUT = Duration.seconds(30);
+/** The API Lambda's timeout: under API Gateway's 29 s integration timeout (see below). */
+export const API_TIMEOUT_S = 25;
 
 /** What DynamoRunStore sends (functions/adapters/dynamo-run-store.ts); a test keeps the two in step. */
 export const RUN_STORE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'];
@@ -61,6 +63,25 @@ export class FlowmendStack extends Stack {
     const { table } = new RunTable(this, 'Runs', { removalPolicy });
     const { bucket } = new BlobBucket(this, 'Blobs', { removalPolicy, expiryDays: settings.retentionDays });
     const anthropicKey = secretsmanager.Secret.fromSecretNameV2(this, 'AnthropicKey', settings.anthropicSecretName);
+    // grantRead covers the secret's ARNs (its name and a random suffix). A secret not created yet (the stack
+    // deploys without one, and repair then runs its rules only) is asked for by its name alone: with that
+    // ARN granted too, the answer is "no such secret", not "access denied".
+    const grantAnthropicKey = (fn: lambdaLib.IFunction) => {
+      anthropicKey.grantRead(fn);
+      fn.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: [
+            this.formatArn({
+              service: 'secretsmanager',
+              resource: 'secret',
+              resourceName: settings.anthropicSecretName,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          ],
+        }),
+      );
+    };
 
     const lambda = (
       id: string,
@@ -125,7 +146,7 @@ export class FlowmendStack extends Stack {
     });
     grantRunStore(repair);
     grantBlobs(repair);
-    anthropicKey.grantRead(repair);
+    grantAnthropicKey(repair);
 
     // Runners execute user-supplied work: no table, no bucket (large outputs go up through presigned URLs).
     const runners = Object.fromEntries(
@@ -144,7 +165,7 @@ export class FlowmendStack extends Stack {
       }),
     );
     const llmRunner = runners.llm;
-    if (llmRunner !== undefined) anthropicKey.grantRead(llmRunner);
+    if (llmRunner !== undefined) grantAnthropicKey(llmRunner);
     // Secret inputs are read by the runner that uses them, at use: only those under the prefix.
     if (settings.secretInputPrefix !== '') for (const fn of Object.values(runners)) grantSecretInputs(fn, settings.secretInputPrefix);
 
@@ -203,6 +224,16 @@ export class FlowmendStack extends Stack {
       STANDARD_STATE_MACHINE_ARN: this.standard.stateMachine.stateMachineArn,
     });
     grantRunStore(startRun);
+    // A retried start reads the run it made, whose result may already be a blob (it writes none).
+    startRun.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [bucket.arnForObjects(`${BLOB_PREFIX}*`)] }));
+    if (startRun.role) {
+      acknowledgeNag(
+        startRun.role,
+        'AwsSolutions',
+        `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${BLOB_PREFIX}*]`,
+        `blob keys are made per run at run time (${BLOB_PREFIX}<runId>/...): the grant is the engine's prefix, GetObject only`,
+      );
+    }
     for (const sm of [this.express, this.standard]) sm.stateMachine.grantStartExecution(startRun);
 
     // The REST API and the target of every schedule: both start, and the API also resumes and cancels, runs.
@@ -216,7 +247,9 @@ export class FlowmendStack extends Stack {
     });
     grantRunControl({ fn: scheduledStart, table, machines: [this.express, this.standard], stopAndDescribe: false });
     this.schedules = new RunSchedules(this, 'Schedules', { mode: settings.scheduleMode, target: scheduledStart, name: this.stackName });
-    const apiFn = lambda('Api', 'api', 'flowmend REST API: runs, workflows and schedules', Duration.seconds(30), {
+    // Under API Gateway's 29 s integration timeout, with room after a 20 s long-poll for its reads: a
+    // slower answer is cut by the gateway (a bare 504) while the Lambda would go on.
+    const apiFn = lambda('Api', 'api', 'flowmend REST API: runs, workflows and schedules', Duration.seconds(API_TIMEOUT_S), {
       ...storeEnv,
       ...machineEnv,
       ...this.schedules.environment,

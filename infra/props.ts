@@ -28,11 +28,12 @@ export const FlowmendSettingsSchema = z
     /** Memory of every Lambda, MB (also drives the cost model). */
     lambdaMemoryMb: z._default(z.coerce.number().check(z.int(), z.gte(128), z.lte(10240)), 512),
     /**
-     * Concurrent executions reserved for each runner Lambda, which also caps it: 15-minute shell runners
-     * cannot take the whole account's concurrency from the engine. 0 reserves nothing (for accounts
-     * whose concurrency quota is too small to reserve from: AWS keeps 100 unreserved).
+     * Concurrent executions reserved for each runner Lambda, which also caps it (15-minute shell runners
+     * cannot take the whole account's concurrency from the engine). 0, the default, reserves none: a new
+     * account's concurrency quota is 10, and AWS refuses reservations that leave under 100 unreserved, so
+     * any reservation fails `cdk deploy` there. Set it on accounts whose quota leaves room (5 runners x N).
      */
-    runnerConcurrency: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(1000)), 10),
+    runnerConcurrency: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(1000)), 0),
     /** How callers of the REST API authenticate: SigV4-signed IAM principals (default), or an API key with a usage plan. */
     apiAuth: z._default(z.enum(['iam', 'apiKey']), 'iam'),
     /** EventBridge Scheduler (default), or EventBridge rules (cron/rate in UTC only) where Scheduler does not fire, as on LocalStack. */

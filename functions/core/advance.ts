@@ -1,7 +1,7 @@
 import type { ItemRange } from './batch/batch-state.ts';
 import { batchTemplates, startBatch } from './batch/batch-step.ts';
-import { MAX_INLINE_PARAMS_BYTES, paramsBlobKey, UPLOAD_URL_TTL_S, uploadTargetFor, utf8Length } from './blob-store.ts';
 import { bindInputs } from './bound-inputs.ts';
+import { blobUrlTtlS, MAX_INLINE_PARAMS_BYTES, paramsBlobKey, uploadTargetFor, utf8Length } from './blob-store.ts';
 import { computeCacheKey } from './cache-key.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { InvalidInputError } from './errors.ts';
@@ -200,8 +200,8 @@ export class Advance {
         cacheKey,
         timeoutS,
         ...(this.ir.classification && spec.capabilities?.classificationRules ? { classification: this.ir.classification } : {}),
-        ...(blobs ? { upload: await uploadTargetFor(blobs, this.run.runId, seq) } : {}),
-        ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, UPLOAD_URL_TTL_S) } } : {}),
+        ...(blobs ? { upload: await uploadTargetFor(blobs, this.run.runId, seq, blobUrlTtlS(timeoutS)) } : {}),
+        ...(blobs && paramsRef ? { paramsRef: { ref: paramsRef, url: await blobs.downloadUrl(paramsRef.key, blobUrlTtlS(timeoutS)) } } : {}),
         ...(this.run.trace ? { traceparent: visitTraceparent(this.run.trace, this.run.runId, seq) } : {}),
       },
     };
@@ -312,6 +312,19 @@ export class Advance {
       message: error.message,
       data: { category: error.category, code: error.code },
     });
+    await this.writes.commit();
+    return { kind: 'failed', runId: this.run.runId, owner: this.owner, exec: this.exec, error };
+  }
+
+  /**
+   * Stops the run `interrupted` (resumable, as after a dead execution) when the node in flight could not
+   * run at all: nothing was recorded, so a resume runs it as if for the first time.
+   */
+  async interrupt(error: RunError): Promise<AdvanceOutcome> {
+    this.run.status = 'interrupted';
+    this.run.lastError = error;
+    delete this.run.current;
+    this.writes.event('run_interrupted', { ...(error.node_id ? { nodeId: error.node_id } : {}), message: `${error.code}: ${error.message}` });
     await this.writes.commit();
     return { kind: 'failed', runId: this.run.runId, owner: this.owner, exec: this.exec, error };
   }

@@ -3,7 +3,7 @@ import { classifyHttpStatus } from './http-status.ts';
 import type { ClassificationRules } from './ir.ts';
 import { openJsonText } from './json-text.ts';
 import type { NodeCapabilities, NodeError, RunnerResult } from './node-type.ts';
-import { isRetryableErrorName } from './retry-policy.ts';
+import { isRetryableErrorName, LAMBDA_THROTTLED, retryWaitS, THROTTLE_RETRY } from './retry-policy.ts';
 import type { RunError } from './run-model.ts';
 import type { TaskError } from './state-io.ts';
 
@@ -52,7 +52,17 @@ export const parseTaskCause = (cause: string | undefined): { message: string; de
   return { message: cause };
 };
 
-const classifyTaskError = (nodeId: string, taskError: TaskError): Outcome => {
+/** A runner Lambda throttled through every retry: the node did not run, and a resume runs it. */
+export const throttledError = (nodeId: string, nodeType: string): RunError => ({
+  node_id: nodeId,
+  category: 'transient',
+  code: 'RUNNER_THROTTLED',
+  message: `did not run: the ${nodeType} runner Lambda was throttled (${LAMBDA_THROTTLED}) through every retry (about ${retryWaitS(THROTTLE_RETRY)} s); resume the run when it has capacity, or raise its concurrency (runnerConcurrency, or the account's quota)`,
+  fixable: false,
+});
+
+const classifyTaskError = (nodeId: string, nodeType: string, taskError: TaskError): Outcome => {
+  if (taskError.Error === LAMBDA_THROTTLED) return { kind: 'fatal', error: throttledError(nodeId, nodeType) };
   const { message, details } = parseTaskCause(taskError.Cause);
   // A retryable kind that reached the Catch was retried already: its retries are exhausted.
   const transient = isRetryableErrorName(taskError.Error);
@@ -128,7 +138,7 @@ const classifyApiBody = (
 
 /** Classifies one node outcome. Pure: the same input always gives the same outcome. */
 export const classifyOutcome = ({ nodeId, nodeType, result, taskError, rules, capabilities }: ClassifyInput): Outcome => {
-  if (taskError) return classifyTaskError(nodeId, taskError);
+  if (taskError) return classifyTaskError(nodeId, nodeType, taskError);
   if (!result) throw new Error(`classifyOutcome: node '${nodeId}' has neither a result nor an error`);
   switch (result.kind) {
     case 'ok':

@@ -1,5 +1,6 @@
 import { REPAIR_MAX_S } from './execution-limits.ts';
-import { ENGINE_RETRY, LAMBDA_SERVICE_RETRY, type RetryPolicy, TRANSIENT_RETRY } from './retry-policy.ts';
+import { CONTINUED_EXECUTION_NAME } from './execution-names.ts';
+import { ENGINE_RETRY, LAMBDA_SERVICE_RETRY, type RetryPolicy, THROTTLE_RETRY, TRANSIENT_RETRY } from './retry-policy.ts';
 
 /**
  * The one state machine definition (DESIGN section 6), JSONPath only because the local interpreter
@@ -102,10 +103,12 @@ const retryOf = (policy: RetryPolicy) => ({
   IntervalSeconds: policy.intervalSeconds,
   MaxAttempts: policy.maxAttempts,
   BackoffRate: policy.backoffRate,
+  ...(policy.maxDelaySeconds === undefined ? {} : { MaxDelaySeconds: policy.maxDelaySeconds }),
+  ...(policy.jitter ? { JitterStrategy: 'FULL' } : {}),
 });
 
-/** Lambda platform hiccups worth retrying on any Task (never seen locally). */
-const serviceRetry = retryOf(LAMBDA_SERVICE_RETRY);
+/** Lambda platform hiccups and throttling, worth retrying on any Lambda Task (never seen locally). */
+const lambdaRetries = [retryOf(THROTTLE_RETRY), retryOf(LAMBDA_SERVICE_RETRY)];
 
 export type AslDefinition = { Comment: string; StartAt: string; States: Record<string, Record<string, unknown>> };
 
@@ -123,7 +126,7 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
         Resource: resources.runners[type],
         TimeoutSeconds: runnerTimeout(type),
         ResultPath: '$.result',
-        Retry: [retryOf(TRANSIENT_RETRY), serviceRetry],
+        Retry: [retryOf(TRANSIENT_RETRY), ...lambdaRetries],
         Catch: catchToAdvance,
         Next: STATE.advance,
       },
@@ -158,7 +161,7 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
               Type: 'Task',
               Resource: resources.advance,
               TimeoutSeconds: timeouts.advance,
-              Retry: [retryOf(ENGINE_RETRY), serviceRetry],
+              Retry: [retryOf(ENGINE_RETRY), ...lambdaRetries],
               End: true,
             },
           },
@@ -178,7 +181,7 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
         Type: 'Task',
         Resource: resources.advance,
         TimeoutSeconds: timeouts.advance,
-        Retry: [retryOf(ENGINE_RETRY), serviceRetry],
+        Retry: [retryOf(ENGINE_RETRY), ...lambdaRetries],
         Next: STATE.route,
       },
       [STATE.route]: {
@@ -214,7 +217,7 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
         Resource: resources.repair,
         TimeoutSeconds: timeouts.repair,
         ResultPath: '$.repair',
-        Retry: [serviceRetry],
+        Retry: lambdaRetries,
         Catch: catchToAdvance,
         Next: STATE.advance,
       },
@@ -224,9 +227,9 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
         TimeoutSeconds: 30,
         Parameters: {
           'StateMachineArn.$': '$$.StateMachine.Id',
-          // `<runId>.<rev>`: the run shows in the console, a watcher can tell which run an execution
-          // served, and a retried start reuses the name (rev is the commit that decided to continue).
-          'Name.$': "States.Format('{}.{}', $.runId, $.rev)",
+          // `c-<runId>-<rev>` (execution-names.ts): the run shows in the console, the watcher can tell which
+          // run an execution served, and a retried start reuses the name.
+          'Name.$': CONTINUED_EXECUTION_NAME,
           Input: { 'runId.$': '$.runId', 'owner.$': '$.owner', kind: 'start' },
         },
         // Backoff 1+2+4+8 s: fits in the 20 s an Express execution keeps after its last Advance.
@@ -246,7 +249,7 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
         TimeoutSeconds: timeouts.interrupted,
         Parameters: { 'runId.$': '$.runId', 'owner.$': '$.owner', 'error.$': '$.error', source: 'continue' },
         ResultPath: null,
-        Retry: [serviceRetry],
+        Retry: lambdaRetries,
         // Even if the run cannot be marked here, the failed execution is seen by the watcher (the stack's rule).
         Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: null, Next: STATE.interruptedFail }],
         Next: STATE.interruptedFail,

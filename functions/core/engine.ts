@@ -2,6 +2,7 @@ import { Advance } from './advance.ts';
 import { nextChunk } from './batch/batch-step.ts';
 import { recordChunk } from './batch/record-chunk.ts';
 import { settleCancelledStep } from './cancel-run.ts';
+import { throttledError } from './classify.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { failOnUnexpected } from './fail-unexpected.ts';
@@ -12,6 +13,7 @@ import { isChildIssue } from './nested/validate-children.ts';
 import { classifyRunInput, nodeRecordOf } from './node-record.ts';
 import { settleRepairAttempt } from './repair/repair-loop.ts';
 import { repeatAfterVisit } from './repeat-step.ts';
+import { LAMBDA_THROTTLED } from './retry-policy.ts';
 import type { RunItem } from './run-model.ts';
 import { type AdvanceInput, AdvanceInputSchema, type AdvanceOutcome, type ExecCounters } from './state-io.ts';
 import { formatIssues, unconfiguredMcpServers, validateWorkflow } from './validate.ts';
@@ -148,6 +150,8 @@ const recordNode = async (step: Advance, input: Extract<AdvanceInput, { kind: 'r
     // A redelivered call whose result is already recorded: the run has moved on.
     throw new StaleRunError(`run ${run.runId} is not waiting for step ${input.seq} (in flight: ${current?.seq ?? 'none'})`);
   }
+  // Throttled through every retry: the runner never ran, so nothing is recorded; the run stops resumable.
+  if (input.error?.Error === LAMBDA_THROTTLED) return step.interrupt(throttledError(current.nodeId, current.nodeType));
   const { result, outcome } = await classifyRunInput(deps, run, ir, current, input);
   const record = nodeRecordOf(run, current, outcome, result, deps.now());
   if (outcome.kind === 'success' && !current.fromMemo) await rememberResult(step, record);

@@ -1,6 +1,6 @@
 import type { Workflow } from './ir.ts';
 import type { NodeCatalog } from './node-type.ts';
-import { ENGINE_RETRY, LAMBDA_SERVICE_RETRY, type RetryPolicy, retryWaitS, TRANSIENT_RETRY } from './retry-policy.ts';
+import { ENGINE_RETRY, LAMBDA_SERVICE_RETRY, type RetryPolicy, retryWaitS, THROTTLE_RETRY, TRANSIENT_RETRY } from './retry-policy.ts';
 import type { ExecCounters } from './state-io.ts';
 
 /** Limits of one execution; past them the run continues as a new execution of the same run. */
@@ -28,7 +28,8 @@ const taskEvents = (policies: readonly RetryPolicy[]): number => TASK_EVENTS + R
  * service retries all used), Route, and a runner Task (runner and service retries all used; a Repair
  * Task retries less). About 48 events, so a step count alone under-counts a retried run about fourfold.
  */
-export const WORST_EVENTS_PER_STEP = taskEvents([ENGINE_RETRY, LAMBDA_SERVICE_RETRY]) + CHOICE_EVENTS + taskEvents([TRANSIENT_RETRY, LAMBDA_SERVICE_RETRY]);
+export const WORST_EVENTS_PER_STEP =
+  taskEvents([ENGINE_RETRY, THROTTLE_RETRY, LAMBDA_SERVICE_RETRY]) + CHOICE_EVENTS + taskEvents([TRANSIENT_RETRY, THROTTLE_RETRY, LAMBDA_SERVICE_RETRY]);
 
 /**
  * Worst-case seconds a runner Task may hold an execution for a node of timeout `timeoutS`: every try
@@ -37,10 +38,10 @@ export const WORST_EVENTS_PER_STEP = taskEvents([ENGINE_RETRY, LAMBDA_SERVICE_RE
  * so they add their waits only).
  */
 export const runnerWorstCaseS = (timeoutS: number): number =>
-  (1 + TRANSIENT_RETRY.maxAttempts) * timeoutS + retryWaitS(TRANSIENT_RETRY) + retryWaitS(LAMBDA_SERVICE_RETRY);
+  (1 + TRANSIENT_RETRY.maxAttempts) * timeoutS + retryWaitS(TRANSIENT_RETRY) + retryWaitS(THROTTLE_RETRY) + retryWaitS(LAMBDA_SERVICE_RETRY);
 
 /** Worst-case seconds of a Repair Task of timeout `timeoutS`: one try, and the service retries' waits. */
-export const repairWorstCaseS = (timeoutS: number): number => timeoutS + retryWaitS(LAMBDA_SERVICE_RETRY);
+export const repairWorstCaseS = (timeoutS: number): number => timeoutS + retryWaitS(THROTTLE_RETRY) + retryWaitS(LAMBDA_SERVICE_RETRY);
 
 /**
  * When a run continues as a new execution on AWS: before a node that might not end within an Express
@@ -57,7 +58,8 @@ export const DEFAULT_EXECUTION_LIMITS: ExecutionLimits = {
  * execution (the engine continues before a node that would not fit in the time left).
  */
 export const EXPRESS_MAX_NODE_TIMEOUT_S = Math.floor(
-  (DEFAULT_EXECUTION_LIMITS.maxMs / 1000 - retryWaitS(TRANSIENT_RETRY) - retryWaitS(LAMBDA_SERVICE_RETRY)) / (1 + TRANSIENT_RETRY.maxAttempts),
+  (DEFAULT_EXECUTION_LIMITS.maxMs / 1000 - retryWaitS(TRANSIENT_RETRY) - retryWaitS(THROTTLE_RETRY) - retryWaitS(LAMBDA_SERVICE_RETRY)) /
+    (1 + TRANSIENT_RETRY.maxAttempts),
 );
 
 export type RunMode = 'express' | 'standard';

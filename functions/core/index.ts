@@ -51,6 +51,7 @@ export {
   TransientError,
 } from './errors.ts';
 export { chooseMode, DEFAULT_EXECUTION_LIMITS, type ExecutionLimits, REPAIR_LLM_TIMEOUT_S, REPAIR_MAX_S } from './execution-limits.ts';
+export { CONTINUED_EXECUTION_NAME, continuedExecutionName, ownerExecutionName, runIdOfExecution, runIdOfOwnerName } from './execution-names.ts';
 export { classifyHttpStatus } from './http-status.ts';
 export { cryptoIds, type Ids } from './ids.ts';
 export { prepareInputs } from './inputs.ts';
@@ -79,7 +80,7 @@ export {
 export { checkRunPatch, type PatchCheck } from './patch-run.ts';
 export type { PflowFormOptions } from './pflow-forms.ts';
 export { prepareRun, type RunRequest, type RunSpec } from './prepare-run.ts';
-export { ProgressCursorSchema, type ProgressEvent, readProgress } from './progress-feed.ts';
+export { ProgressCursorSchema, type ProgressEvent, type ProgressPage, readProgress } from './progress-feed.ts';
 export { RedactingRunStore, SECRET_INPUT_MARK } from './redacting-run-store.ts';
 export { REDACTED, Redactor } from './redactor.ts';
 export {

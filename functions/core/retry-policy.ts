@@ -16,6 +16,10 @@ export interface RetryPolicy {
   intervalSeconds: number;
   maxAttempts: number;
   backoffRate: number;
+  /** Longest wait between two tries (ASL MaxDelaySeconds). */
+  maxDelaySeconds?: number;
+  /** Each wait drawn between 0 and its computed length (ASL JitterStrategy FULL). */
+  jitter?: boolean;
 }
 
 type ErrorKinds = Readonly<Record<string, { readonly retryable: boolean; prototype: FlowmendError }>>;
@@ -49,20 +53,38 @@ export const TRANSIENT_RETRY: RetryPolicy = { errors: retryableErrorNames(RUNNER
 export const ENGINE_RETRY: RetryPolicy = { errors: retryableErrorNames(ENGINE_ERROR_KINDS), intervalSeconds: 1, maxAttempts: 3, backoffRate: 2 };
 
 /**
- * Lambda platform hiccups (throttling, service errors) retried on every Lambda Task. They fail before
- * or around the call, never after the handler's own timeout, so they add waits, not whole attempts.
+ * Lambda platform hiccups (service errors) retried on every Lambda Task. They fail before or around the
+ * call, never after the handler's own timeout, so they add waits, not whole attempts.
  */
 export const LAMBDA_SERVICE_RETRY: RetryPolicy = {
-  errors: ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'],
+  errors: ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException'],
   intervalSeconds: 1,
   maxAttempts: 3,
   backoffRate: 2,
 };
 
-/** Seconds a Task waits between tries when every retry of a policy is used: interval * rate^i for each retry. */
+/** A Lambda at its concurrency limit (reserved, or the account's) refuses the call: the function did not run. */
+export const LAMBDA_THROTTLED = 'Lambda.TooManyRequestsException';
+
+/**
+ * Throttling, retried on every Lambda Task for about half a minute (1, 2, 4, 8, 16 s at most), each wait
+ * jittered so that the tasks a burst throttled do not all come back at once. Past that, a node's run
+ * is interrupted, not failed (the engine's `LAMBDA_THROTTLED` branch): nothing ran, a resume runs it.
+ */
+export const THROTTLE_RETRY: RetryPolicy = {
+  errors: [LAMBDA_THROTTLED],
+  intervalSeconds: 1,
+  maxAttempts: 5,
+  backoffRate: 2,
+  maxDelaySeconds: 16,
+  jitter: true,
+};
+
+/** Seconds a Task waits between tries when every retry of a policy is used: interval * rate^i (capped) for each retry. */
 export const retryWaitS = (policy: RetryPolicy): number => {
   let total = 0;
-  for (let i = 0; i < policy.maxAttempts; i += 1) total += policy.intervalSeconds * policy.backoffRate ** i;
+  for (let i = 0; i < policy.maxAttempts; i += 1)
+    total += Math.min(policy.intervalSeconds * policy.backoffRate ** i, policy.maxDelaySeconds ?? Number.POSITIVE_INFINITY);
   return total;
 };
 

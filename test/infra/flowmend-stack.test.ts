@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { GSI, TABLE_KEYS } from '../../functions/adapters/table-schema.ts';
+import { BLOB_PREFIX } from '../../functions/core/blob-store.ts';
 import { RUN_STORE_ACTIONS, RUNNER_TIMEOUTS } from '../../infra/flowmend-stack.ts';
 import { synthFlowmend } from '../support/synth-flowmend.ts';
 import { actionsOf, asCfn, logicalId, managedPoliciesOf, statementsOf } from './stack-helpers.ts';
@@ -89,10 +90,10 @@ describe('FlowmendStack Lambdas', () => {
     },
   );
 
-  it.each(RUNNER_TYPES)('the %s runner has reserved concurrency from the runnerConcurrency setting (0: none)', (type) => {
-    expect(cfn.Resources[fnId(runnerPrefix(type))]?.Properties?.ReservedConcurrentExecutions).toBe(10);
-    const none = asCfn(synthFlowmend({ runnerConcurrency: 0 }).template);
-    expect(none.Resources[logicalId(none, 'AWS::Lambda::Function', runnerPrefix(type))]?.Properties?.ReservedConcurrentExecutions).toBeUndefined();
+  it.each(RUNNER_TYPES)('the %s runner reserves no concurrency by default (a new account cannot), and what runnerConcurrency says when set', (type) => {
+    expect(cfn.Resources[fnId(runnerPrefix(type))]?.Properties?.ReservedConcurrentExecutions).toBeUndefined();
+    const reserved = asCfn(synthFlowmend({ runnerConcurrency: 10 }).template);
+    expect(reserved.Resources[logicalId(reserved, 'AWS::Lambda::Function', runnerPrefix(type))]?.Properties?.ReservedConcurrentExecutions).toBe(10);
   });
 
   it('only the llm runner and repair may read the Anthropic key, by its configured name', () => {
@@ -139,7 +140,17 @@ describe('FlowmendStack Lambdas', () => {
         .map((r) => JSON.stringify(r))
         .sort(),
     ).toEqual(machines.map((id) => JSON.stringify({ Ref: id })).sort());
-    expect(actionsOf(statements).filter((a) => /^(secretsmanager|s3|lambda):/.test(a))).toEqual([]);
+    expect(actionsOf(statements).filter((a) => /^(secretsmanager|lambda):/.test(a))).toEqual([]);
+    // A retried start reads the run it already made, whose result may be a blob: read-only, the blob prefix only.
+    const s3 = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('s3:')));
+    expect(actionsOf(s3)).toEqual(['s3:GetObject']);
+    expect(JSON.stringify(s3.map((s) => s.Resource))).toContain(`/${BLOB_PREFIX}*`);
+  });
+
+  it('the API Lambda answers before API Gateway gives up (29 s), a long-poll (20 s at most) and its reads included', () => {
+    const timeout = cfn.Resources[fnId('Api')]?.Properties?.Timeout as number;
+    expect(timeout).toBeLessThan(29);
+    expect(timeout).toBeGreaterThanOrEqual(20 + 5);
   });
 
   it('repair reads and writes the table and reads the secret', () => {
