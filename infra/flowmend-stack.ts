@@ -308,6 +308,7 @@ export class FlowmendStack extends Stack {
       for (const sm of [this.express, this.standard]) {
         for (const alarm of [sm.failedAlarm, sm.timedOutAlarm]) alarm.addAlarmAction(new cloudwatchActions.SnsAction(topic));
       }
+      for (const alarm of this.schedules.alarms) alarm.addAlarmAction(new cloudwatchActions.SnsAction(topic));
     }
 
     const dashboard = new RunDashboard(this, 'RunDashboard', {

@@ -13,8 +13,17 @@ export const FlowmendSettingsSchema = z
     removalPolicy: z._default(z.enum(['retain', 'destroy']), 'retain'),
     /** Secrets Manager secret holding the Anthropic API key (a plain string), read by the llm runner and repair. */
     anthropicSecretName: z._default(z.string().check(z.minLength(1)), 'flowmend/anthropic-api-key'),
-    /** Step Functions execution log level; ERROR keeps Express runs cheap (the run's own events live in the table). */
-    logLevel: z._default(LogLevelSchema, 'ERROR'),
+    /**
+     * Step Functions execution log level; ERROR keeps Express runs cheap (the run's own events live in the
+     * table). OFF is refused: the Express watcher reads the ERROR records of executions that died, and a
+     * run whose execution died unseen would stay `running`.
+     */
+    logLevel: z._default(
+      LogLevelSchema.check(
+        z.refine((level) => level !== 'OFF', 'OFF would blind the watcher of Express executions (it reads their ERROR log records): use ERROR, FATAL or ALL'),
+      ),
+      'ERROR',
+    ),
     /** Days a run's items (table TTL) and its large outputs (bucket lifecycle) are kept. */
     retentionDays: z._default(z.coerce.number().check(z.int(), z.positive()), 90),
     /** Days Lambda and state machine logs are kept. */

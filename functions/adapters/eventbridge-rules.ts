@@ -13,14 +13,22 @@ import { scheduleInput } from './eventbridge-schedules.ts';
 
 export interface RuleTarget {
   client: EventBridgeClient;
-  /** Every rule is named `<prefix>-...`: the stack lets rules with that prefix (and no others) invoke the target. */
+  /** The stack's name: its rules are `<prefix>-...`, and those of the API `<prefix>-schedule.<workflow>`. */
   prefix: string;
   /** The scheduled-start Lambda every rule invokes. */
   targetArn: string;
+  /** Where EventBridge puts a fire it could not deliver. */
+  deadLetterArn?: string;
 }
 
 /** EventBridge's limit on a rule name. */
 const MAX_RULE_NAME = 64;
+/**
+ * What the API's rules are named after the stack's name: CloudFormation names the stack's own rules
+ * (the watcher's, ScheduledWorkflow's) `<stack>-<LogicalId>-<random>`, never with a dot, so the API, whose
+ * grant is `<stack>-schedule.*`, can touch no rule but its own.
+ */
+export const API_RULE_INFIX = '-schedule.';
 /** The one target each rule has. */
 const TARGET_ID = 'scheduled-start';
 
@@ -33,19 +41,19 @@ const TARGET_ID = 'scheduled-start';
  */
 export class RulesScheduleSync {
   constructor(private readonly rules: RuleTarget) {
-    // The name keeps `<prefix>-` and at least a short hash after it.
-    if (rules.prefix.length > MAX_RULE_NAME - 14) {
+    // The name keeps `<prefix>-schedule.` and at least a short hash after it.
+    if (rules.prefix.length > MAX_RULE_NAME - API_RULE_INFIX.length - 12) {
       throw new ConfigurationError(
-        `The schedule rule prefix ${rules.prefix} is over ${MAX_RULE_NAME - 14} characters: EventBridge rule names stop at ${MAX_RULE_NAME}`,
+        `The schedule rule prefix ${rules.prefix} is over ${MAX_RULE_NAME - API_RULE_INFIX.length - 12} characters: EventBridge rule names stop at ${MAX_RULE_NAME}`,
       );
     }
   }
 
-  /** `<prefix>-<workflow>`, or `<prefix>-<hash of the workflow name>` when that would pass EventBridge's 64 characters. */
+  /** `<prefix>-schedule.<workflow>`, or the workflow name's hash in its place when that would pass EventBridge's 64 characters. */
   ruleName(workflowName: string): string {
-    const plain = `${this.rules.prefix}-${workflowName}`;
+    const plain = `${this.rules.prefix}${API_RULE_INFIX}${workflowName}`;
     if (plain.length <= MAX_RULE_NAME) return plain;
-    return `${this.rules.prefix}-${createHash('sha256').update(workflowName).digest('hex').slice(0, 12)}`;
+    return `${this.rules.prefix}${API_RULE_INFIX}${createHash('sha256').update(workflowName).digest('hex').slice(0, 12)}`;
   }
 
   async upsert(schedule: Schedule): Promise<void> {
@@ -79,6 +87,7 @@ export class RulesScheduleSync {
                 // The transformer fills the fire time in; scheduled-start is idempotent per fire time.
                 InputTransformer: { InputPathsMap: { time: '$.time' }, InputTemplate: scheduleInput(schedule, '<time>') },
                 RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 3_600 },
+                ...(this.rules.deadLetterArn === undefined ? {} : { DeadLetterConfig: { Arn: this.rules.deadLetterArn } }),
               },
             ],
           }),

@@ -17,8 +17,10 @@ export interface SchedulerTarget {
   groupName: string;
   /** The scheduled-start Lambda every schedule invokes. */
   targetArn: string;
-  /** The role schedules run as: it may invoke that Lambda and nothing else. */
+  /** The role schedules run as: it may invoke that Lambda (and send to the dead-letter queue) and nothing else. */
   roleArn: string;
+  /** Where Scheduler puts a fire it could not deliver. */
+  deadLetterArn?: string;
 }
 
 /**
@@ -51,6 +53,7 @@ export class SchedulerScheduleSync {
         Input: scheduleInput(schedule),
         // scheduled-start is idempotent per fire time, so a retried delivery starts no second run.
         RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 3_600 },
+        ...(this.scheduler.deadLetterArn === undefined ? {} : { DeadLetterConfig: { Arn: this.scheduler.deadLetterArn } }),
       },
     };
     try {

@@ -73,6 +73,8 @@ export class ScheduledWorkflow extends Construct {
     if (schedules.mode === 'scheduler') {
       this.rule = undefined;
       this.schedule = new scheduler.CfnSchedule(this, 'Schedule', {
+        // The stack's group, with the API's: deleting the stack's group deletes them, and the default group holds none of ours.
+        groupName: schedules.name,
         scheduleExpression: spec.schedule,
         scheduleExpressionTimezone: spec.timezone,
         flexibleTimeWindow: { mode: 'OFF' },
@@ -84,8 +86,10 @@ export class ScheduledWorkflow extends Construct {
           input,
           // The handler is idempotent per fire time, so Scheduler's retries cannot start a second run.
           retryPolicy: { maximumRetryAttempts: 3, maximumEventAgeInSeconds: 3_600 },
+          deadLetterConfig: { arn: schedules.deadLetters.queueArn },
         },
       });
+      if (schedules.group !== undefined) this.schedule.addDependency(schedules.group);
       return;
     }
 
@@ -101,6 +105,7 @@ export class ScheduledWorkflow extends Construct {
         new targets.LambdaFunction(schedules.target, {
           event: events.RuleTargetInput.fromText(events.EventField.time),
           retryAttempts: 3,
+          deadLetterQueue: schedules.deadLetters,
         }),
       ],
     });

@@ -29,7 +29,7 @@ const setup = () => new RulesScheduleSync({ client: fake.client, prefix: 'Flowme
 describe('RulesScheduleSync', () => {
   it('puts a rule named with the stack prefix whose one target starts the workflow with the event time', async () => {
     await setup().upsert(nightly());
-    const rule = fake.rules.get('Flowmend-nightly');
+    const rule = fake.rules.get('Flowmend-schedule.nightly');
     expect(rule).toMatchObject({ ScheduleExpression: 'cron(0 2 * * ? *)', State: 'ENABLED' });
     const target = rule?.Targets.get('scheduled-start');
     expect(target?.Arn).toBe(targetArn);
@@ -47,8 +47,8 @@ describe('RulesScheduleSync', () => {
     const sync = setup();
     await sync.upsert(nightly({ workflowName: 'twice' }));
     await sync.upsert(nightly({ workflowName: 'twice', expression: 'rate(1 hour)', enabled: false }));
-    expect(fake.rules.get('Flowmend-twice')).toMatchObject({ ScheduleExpression: 'rate(1 hour)', State: 'DISABLED' });
-    expect(fake.rules.get('Flowmend-twice')?.Targets.size).toBe(1);
+    expect(fake.rules.get('Flowmend-schedule.twice')).toMatchObject({ ScheduleExpression: 'rate(1 hour)', State: 'DISABLED' });
+    expect(fake.rules.get('Flowmend-schedule.twice')?.Targets.size).toBe(1);
   });
 
   it("refuses what rules cannot fire (at(...), a time zone) before calling EventBridge, and reports EventBridge's rejection as the caller's error", async () => {
@@ -61,26 +61,26 @@ describe('RulesScheduleSync', () => {
       expect(error).toBeInstanceOf(InvalidInputError);
       expect(String(error)).toMatch(/needs EventBridge Scheduler.*cron\(\.\.\.\) or rate\(\.\.\.\) in UTC only/);
     }
-    expect(fake.calls.filter((c) => / (Flowmend-once|Flowmend-paris)$/.test(c))).toEqual([]);
+    expect(fake.calls.filter((c) => / (Flowmend-schedule\.once|Flowmend-schedule\.paris)$/.test(c))).toEqual([]);
     const error = await sync.upsert(nightly({ workflowName: 'bad', expression: 'rate(1 fortnight)' })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidInputError);
     expect(String(error)).toMatch(/EventBridge rejected the schedule of bad: Parameter ScheduleExpression is not valid/);
-    expect(fake.rules.has('Flowmend-bad')).toBe(false);
+    expect(fake.rules.has('Flowmend-schedule.bad')).toBe(false);
   });
 
   it('removes the target then the rule; removing one that is not there is harmless', async () => {
     const sync = setup();
     await sync.upsert(nightly({ workflowName: 'gone' }));
     await sync.remove('gone');
-    expect(fake.rules.has('Flowmend-gone')).toBe(false);
+    expect(fake.rules.has('Flowmend-schedule.gone')).toBe(false);
     await sync.remove('gone');
-    expect(fake.calls.filter((c) => c.endsWith(' Flowmend-gone'))).toEqual([
-      'PutRule Flowmend-gone',
-      'PutTargets Flowmend-gone',
-      'RemoveTargets Flowmend-gone',
-      'DeleteRule Flowmend-gone',
-      'RemoveTargets Flowmend-gone',
-      'DeleteRule Flowmend-gone',
+    expect(fake.calls.filter((c) => c.endsWith(' Flowmend-schedule.gone'))).toEqual([
+      'PutRule Flowmend-schedule.gone',
+      'PutTargets Flowmend-schedule.gone',
+      'RemoveTargets Flowmend-schedule.gone',
+      'DeleteRule Flowmend-schedule.gone',
+      'RemoveTargets Flowmend-schedule.gone',
+      'DeleteRule Flowmend-schedule.gone',
     ]);
   });
 
@@ -88,9 +88,9 @@ describe('RulesScheduleSync', () => {
     const sync = setup();
     const long = `w${'x'.repeat(63)}`;
     await sync.upsert(nightly({ workflowName: long }));
-    const [name] = [...fake.rules.keys()].filter((n) => !/^Flowmend-(nightly|twice)$/.test(n));
-    expect(name).toMatch(/^Flowmend-[0-9a-f]{12}$/);
+    const [name] = [...fake.rules.keys()].filter((n) => !/^Flowmend-schedule\.(nightly|twice)$/.test(n));
+    expect(name).toMatch(/^Flowmend-schedule\.[0-9a-f]{12}$/);
     expect(sync.ruleName(long)).toBe(name);
-    expect(() => new RulesScheduleSync({ client: fake.client, prefix: 'P'.repeat(51), targetArn })).toThrow(ConfigurationError);
+    expect(() => new RulesScheduleSync({ client: fake.client, prefix: 'P'.repeat(43), targetArn })).toThrow(ConfigurationError);
   });
 });

@@ -112,7 +112,7 @@ describe('API Lambda permissions', () => {
 });
 
 describe('schedules', () => {
-  it('run as a role that EventBridge Scheduler of this account alone assumes, and that can only invoke scheduled-start', () => {
+  it('run as a role that EventBridge Scheduler of this account alone assumes, and that can only invoke scheduled-start (and keep what it could not deliver)', () => {
     const roleId = logicalId(cfn, 'AWS::IAM::Role', 'SchedulesSchedulerRole');
     const role = cfn.Resources[roleId]?.Properties ?? {};
     expect(text(role.AssumeRolePolicyDocument)).toContain('scheduler.amazonaws.com');
@@ -120,9 +120,23 @@ describe('schedules', () => {
     expect(role.ManagedPolicyArns).toBeUndefined();
     const policies = ofType(cfn, 'AWS::IAM::Policy').filter(([, p]) => text(p.Properties?.Roles).includes(roleId));
     const statements = policies.flatMap(([, p]) => (p.Properties?.PolicyDocument as { Statement: Statement[] } | undefined)?.Statement ?? []);
-    expect(actionsOf(statements)).toEqual(['lambda:InvokeFunction']);
-    expect(text(statements[0]?.Resource)).toContain(fnId(cfn, 'ScheduledStart'));
-    expect(text(statements[0]?.Resource)).not.toContain(fnId(cfn, 'Api'));
+    const invoke = statements.filter((s) => actionsOf([s]).includes('lambda:InvokeFunction'));
+    expect(actionsOf(invoke)).toEqual(['lambda:InvokeFunction']);
+    expect(text(invoke[0]?.Resource)).toContain(fnId(cfn, 'ScheduledStart'));
+    expect(text(invoke[0]?.Resource)).not.toContain(fnId(cfn, 'Api'));
+    const rest = statements.filter((s) => !invoke.includes(s));
+    expect(actionsOf(rest).every((a) => a.startsWith('sqs:'))).toBe(true);
+    expect(text(rest.map((s) => s.Resource))).toContain(logicalId(cfn, 'AWS::SQS::Queue', 'SchedulesDeadLetters'));
+  });
+
+  it("keep a fire that could not be delivered in the schedules' dead-letter queue, and alarm on it and on a failed scheduled start", () => {
+    const queue = logicalId(cfn, 'AWS::SQS::Queue', 'SchedulesDeadLetters');
+    const env = cfn.Resources[fnId(cfn, 'Api')]?.Properties?.Environment as { Variables: Record<string, unknown> };
+    expect(text(env.Variables.FLOWMEND_SCHEDULE_DLQ_ARN)).toContain(queue);
+    const alarms = ofType(cfn, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties ?? {});
+    const startErrors = alarms.find((a) => a.MetricName === 'Errors' && text(a.Dimensions).includes(fnId(cfn, 'ScheduledStart')));
+    expect(startErrors).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && text(a.Dimensions).includes(queue))).toBe(true);
   });
 
   it('live in a schedule group of their own', () => {
@@ -147,8 +161,10 @@ describe('schedules', () => {
     const ruleGrants = apiStatements.filter((s) => actionsOf([s]).some((a) => a.startsWith('events:')));
     expect(ruleGrants).toHaveLength(1);
     expect(actionsOf(ruleGrants).sort()).toEqual(['events:DeleteRule', 'events:DescribeRule', 'events:PutRule', 'events:PutTargets', 'events:RemoveTargets']);
-    // The very rules the target's permission lets invoke it: the stack's prefix, no wider.
-    expect(text(ruleGrants[0]?.Resource)).toContain(':rule/Flowmend-*');
+    // Its own rules only (<stack>-schedule.<workflow>), which no rule CloudFormation names for the stack (the watcher's,
+    // ScheduledWorkflow's: <stack>-<LogicalId>-<random>, never with a dot) can match.
+    expect(text(ruleGrants[0]?.Resource)).toContain(':rule/Flowmend-schedule.*');
+    expect(text(ruleGrants[0]?.Resource)).not.toContain(':rule/Flowmend-*');
     const defaultApiActions = actionsOf(statementsOf(cfn, fnId(cfn, 'Api')));
     expect(defaultApiActions.filter((a) => a.startsWith('events:'))).toEqual([]);
   });

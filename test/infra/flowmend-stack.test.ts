@@ -184,6 +184,8 @@ describe('FlowmendStack state machines', () => {
 
   it('reject a bad setting with a message naming it', () => {
     expect(() => synthFlowmend({}, { context: { 'flowmend:logLevel': 'LOUD' } })).toThrow(/logLevel/);
+    // OFF would leave the Express watcher blind: an Express run whose execution died would stay running.
+    expect(() => synthFlowmend({ logLevel: 'OFF' })).toThrow(/logLevel: OFF would blind the watcher/);
   });
 
   it.each(['Express', 'Standard'])('%s may invoke every Lambda and start only itself (continue-as-new)', (name) => {
@@ -201,7 +203,7 @@ describe('FlowmendStack state machines', () => {
   });
 
   it('raise an alarm on failed and on timed-out executions of each machine', () => {
-    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((alarm) => alarm.Properties.Namespace === 'AWS/States');
     expect(alarms).toHaveLength(4);
     for (const metric of ['ExecutionsFailed', 'ExecutionsTimedOut']) {
       const watched = alarms
@@ -237,7 +239,8 @@ describe('FlowmendStack state machines', () => {
   it('notify the alarm topic when one is given', () => {
     const topic = 'arn:aws:sns:us-east-1:123456789012:oncall';
     const { template: alerted } = synthFlowmend({ alarmTopicArn: topic });
-    expect(Object.keys(alerted.findResources('AWS::CloudWatch::Alarm'))).toHaveLength(4);
+    // The machines' four, and the schedules' two (a failed scheduled start, a fire that could not be delivered).
+    expect(Object.keys(alerted.findResources('AWS::CloudWatch::Alarm'))).toHaveLength(6);
     for (const alarm of Object.values(alerted.findResources('AWS::CloudWatch::Alarm'))) {
       expect(alarm.Properties.AlarmActions).toEqual([topic]);
     }

@@ -39,9 +39,15 @@ describe('ScheduledWorkflow in the example app (examples/cdk/scheduled-app.ts)',
       FlexibleTimeWindow: { Mode: 'OFF' },
     });
     expect(byName('hourly-sync')?.Properties).toMatchObject({ ScheduleExpression: 'rate(1 hour)', ScheduleExpressionTimezone: 'UTC' });
+    const group = logicalId(cfn, 'AWS::Scheduler::ScheduleGroup', 'SchedulesGroup');
+    const queue = logicalId(cfn, 'AWS::SQS::Queue', 'SchedulesDeadLetters');
     for (const schedule of schedules) {
       expect(JSON.stringify(schedule.Properties.Target.Arn)).toContain(target);
       expect(JSON.stringify(schedule.Properties.Target.RoleArn)).toContain(role);
+      // The stack's group (not the default one), and what could not be delivered kept in the stack's queue.
+      expect(schedule.Properties.GroupName).toBe(cfn.Resources[group]?.Properties?.Name);
+      expect(schedule.DependsOn).toContain(group);
+      expect(JSON.stringify(schedule.Properties.Target.DeadLetterConfig)).toContain(queue);
     }
   });
 
@@ -90,6 +96,7 @@ describe('ScheduledWorkflow checks at synth', () => {
     expect(rules).toHaveLength(1);
     const target = rules[0]?.Properties.Targets[0];
     expect(target.InputTransformer.InputPathsMap).toEqual({ time: '$.time' });
+    expect(JSON.stringify(target.DeadLetterConfig)).toContain('SchedulesDeadLetters');
     const delivered = String(target.InputTransformer.InputTemplate).replace('<time>', '2026-11-24T05:00:00Z');
     expect(ScheduledStartEventSchema.parse(JSON.parse(delivered))).toMatchObject({ workflowName: 'hourly', scheduledTime: '2026-11-24T05:00:00Z' });
     expect(() => new ScheduledWorkflow(scope, 'Paris', { schedules, workflowName: 'p', schedule: 'cron(0 6 * * ? *)', timezone: 'Europe/Paris' })).toThrow(

@@ -20,6 +20,8 @@ export const ApiEnvSchema = z.object({
   FLOWMEND_SCHEDULE_NAME: z.optional(z.string().check(z.minLength(1))),
   FLOWMEND_SCHEDULE_TARGET_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
   FLOWMEND_SCHEDULER_ROLE_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
+  /** Where a fire that could not be delivered goes (the stack's schedule dead-letter queue). */
+  FLOWMEND_SCHEDULE_DLQ_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
 });
 export type ApiEnv = z.infer<typeof ApiEnvSchema>;
 
@@ -44,9 +46,15 @@ const scheduleSyncFromEnv = (api: ApiEnv): ScheduleSync | undefined => {
             groupName: api.FLOWMEND_SCHEDULE_NAME,
             targetArn: api.FLOWMEND_SCHEDULE_TARGET_ARN,
             roleArn: api.FLOWMEND_SCHEDULER_ROLE_ARN,
+            ...(api.FLOWMEND_SCHEDULE_DLQ_ARN === undefined ? {} : { deadLetterArn: api.FLOWMEND_SCHEDULE_DLQ_ARN }),
           });
     case 'rules':
-      return new RulesScheduleSync({ client: new EventBridgeClient({}), prefix: api.FLOWMEND_SCHEDULE_NAME, targetArn: api.FLOWMEND_SCHEDULE_TARGET_ARN });
+      return new RulesScheduleSync({
+        client: new EventBridgeClient({}),
+        prefix: api.FLOWMEND_SCHEDULE_NAME,
+        targetArn: api.FLOWMEND_SCHEDULE_TARGET_ARN,
+        ...(api.FLOWMEND_SCHEDULE_DLQ_ARN === undefined ? {} : { deadLetterArn: api.FLOWMEND_SCHEDULE_DLQ_ARN }),
+      });
   }
 };
 
