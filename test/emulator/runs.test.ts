@@ -80,7 +80,7 @@ describe('runs on the stack deployed to the AWS emulator (REST API, Step Functio
         {
           id: 'each',
           type: 'shell',
-          params: { command: 'echo $(( ${item} * ${item} ))' },
+          params: { command: 'expr ${item} \\* ${item}' },
           batch: { items: [1, 2, 3, 4, 5], parallel: true, max_concurrent: 3 },
         },
         { id: 'sum', type: 'transform', params: { expression: '$sum(results.stdout.$number($))', input: '${each}' } },

@@ -68,6 +68,18 @@ class AsyncInvoker:
         backend.send_message(name, body, message_attributes=message_attributes)
 
 
+def target_payload(target, event):
+    """What a rule target receives: its constant Input, its InputTransformer applied to the event, or the event."""
+    if "Input" in target:
+        return json.loads(target["Input"])
+    transformer = target.get("InputTransformer")
+    if transformer:
+        from moto.events.utils import EventTemplateParser
+
+        return EventTemplateParser.parse(transformer.get("InputTemplate"), transformer.get("InputPathsMap", {}), event)
+    return event
+
+
 def install_rule_targets(invoker):
     """Rules deliver to Lambda targets; other targets as moto does."""
     original = events_models.Rule.send_to_targets
@@ -81,9 +93,7 @@ def install_rule_targets(invoker):
             event = dict(original_event)
             event["time"] = iso(event.get("time"))
             event.pop("ingestion-time", None)
-            if "Input" in target:
-                event = json.loads(target["Input"])
-            invoker.invoke(target["Arn"], event, retries=2)
+            invoker.invoke(target["Arn"], target_payload(target, event), retries=2)
         if others:
             saved = self.targets
             self.targets = others
@@ -117,9 +127,8 @@ def fire_rule(invoker, name, when, region, bus="default"):
         return {"fired": False, "reason": f"rule {name} is {rule.state}"}
     event = scheduled_event(rule, when)
     for target in rule.targets:
-        payload = json.loads(target["Input"]) if "Input" in target else event
         if ":lambda:" in target["Arn"]:
-            invoker.invoke(target["Arn"], payload, retries=2)
+            invoker.invoke(target["Arn"], target_payload(target, event), retries=2)
     return {"fired": True, "targets": len(rule.targets)}
 
 
