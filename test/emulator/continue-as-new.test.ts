@@ -26,7 +26,8 @@ describe('continue-as-new on the stack deployed to the AWS emulator (limits shru
     };
     const runId = await stack.start({ workflow });
     expect(await stack.waitFor(runId)).toMatchObject({ status: 'succeeded', result: { last: length } });
-    const executions = (await stack.sfn.send(new ListExecutionsCommand({ stateMachineArn: stack.outputs.ExpressStateMachineArn, maxResults: 1000 }))).executions ?? [];
+    const executions =
+      (await stack.sfn.send(new ListExecutionsCommand({ stateMachineArn: stack.outputs.ExpressStateMachineArn, maxResults: 1000 }))).executions ?? [];
     const ofRun = executions.filter((e) => e.name?.includes(runId));
     // Two steps an Advance call per node (Advance, then the runner's result): ~2 x 10 Advances over 12 each.
     expect(ofRun.length).toBeGreaterThanOrEqual(2);

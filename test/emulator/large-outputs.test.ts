@@ -36,7 +36,11 @@ describe('outputs over the state payload limit on the stack deployed to the AWS 
   });
 
   it('a run whose result is over what a Lambda may answer is reported without it, not as a bare 502', async () => {
-    const workflow = { ir_version: '0.1.0', nodes: [{ id: 'fill', type: 'shell', params: { command: "head -c 6500000 /dev/zero | tr '\\0' a" } }], outputs: {} };
+    const workflow = {
+      ir_version: '0.1.0',
+      nodes: [{ id: 'fill', type: 'shell', params: { command: "head -c 6500000 /dev/zero | tr '\\0' a" } }],
+      outputs: {},
+    };
     const runId = await stack.start({ workflow: { ...workflow, outputs: { text: { source: '${fill.stdout}' } } } });
     await stack.waitFor(runId);
     const report = await stack.api.call<{ status: string; result_omitted?: { bytes: number } }>('GET', `/runs/${runId}`);

@@ -1,7 +1,7 @@
 import { DescribeRuleCommand, EventBridgeClient, ListRulesCommand } from '@aws-sdk/client-eventbridge';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EMULATOR_CREDENTIALS, EMULATOR_REGION } from '../../scripts/emulator/emulator.ts';
 import { EMULATOR_SCHEDULED_WORKFLOW, EMULATOR_STACK_NAME } from '../../infra/emulator-stack.ts';
+import { EMULATOR_CREDENTIALS, EMULATOR_REGION } from '../../scripts/emulator/emulator.ts';
 import { callsNotAllowed, type DeployedStack, useDeployedStack } from './support/stack.ts';
 
 let stack: DeployedStack;

@@ -32,7 +32,7 @@ const sleeper = (before: number) => ({
   outputs: { said: { source: '${slow.stdout}' } },
 });
 
-describe("the watcher of the stack deployed to the AWS emulator marks a run whose execution died interrupted, and it resumes", () => {
+describe('the watcher of the stack deployed to the AWS emulator marks a run whose execution died interrupted, and it resumes', () => {
   it('a Standard run whose first execution was stopped (EventBridge: Step Functions Execution Status Change)', async () => {
     const runId = await stack.start({ workflow: sleeper(0), mode: 'standard' });
     const execution = await runningExecution(stack.outputs.StandardStateMachineArn ?? '', `sfn-${runId}-`);

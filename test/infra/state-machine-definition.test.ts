@@ -10,6 +10,7 @@ import {
   runnerStateName,
   STATE,
 } from '../../functions/core/definition.ts';
+import { retryWaitS, THROTTLE_RETRY } from '../../functions/core/retry-policy.ts';
 import { AdvanceOutcomeSchema } from '../../functions/core/state-io.ts';
 import { RUNNER_TIMEOUTS } from '../../infra/flowmend-stack.ts';
 import { extractStateMachines, fakeArn } from '../support/cfn-asl.ts';
@@ -115,6 +116,17 @@ describe.each(Object.keys(machines))('state machine %s in the synthesized templa
       expect(transient?.MaxAttempts, type).toBeGreaterThan(0);
       expect(task.Catch).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATE.advance }]);
     }
+  });
+
+  it('retries a throttled Lambda on every Lambda Task for about half a minute, each wait jittered, apart from the other service errors', () => {
+    const lambdaTasks = Object.values(asl.States).filter((state) => state.Type === 'Task' && String(state.Resource).includes(':function:'));
+    expect(lambdaTasks.length).toBeGreaterThan(RUNNER_TYPES.length);
+    for (const task of lambdaTasks as (State & { Retry: { ErrorEquals: string[]; MaxDelaySeconds?: number; JitterStrategy?: string }[] })[]) {
+      const throttled = task.Retry.filter((r) => r.ErrorEquals.includes('Lambda.TooManyRequestsException'));
+      expect(throttled).toHaveLength(1);
+      expect(throttled[0]).toMatchObject({ ErrorEquals: ['Lambda.TooManyRequestsException'], JitterStrategy: 'FULL', MaxDelaySeconds: 16 });
+    }
+    expect(retryWaitS(THROTTLE_RETRY)).toBe(31);
   });
 
   it('continues a run by starting the same state machine', () => {
