@@ -47,7 +47,7 @@ describe('the watcher of the stack deployed to the AWS emulator marks a run whos
   it('an Express run whose continued execution was stopped (its ERROR log record, through the log subscription)', async () => {
     // 12 engine steps an execution: the slow node runs in the run's second execution, c-<runId>-<rev>. moto lets a test
     // stop an Express execution; on AWS one dies by failing or timing out, which its log records the same way.
-    const runId = await stack.start({ workflow: sleeper(7) });
+    const runId = await stack.start({ workflow: sleeper(14) });
     const execution = await runningExecution(stack.outputs.ExpressStateMachineArn ?? '', `c-${runId}-`);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await stack.sfn.send(new StopExecutionCommand({ executionArn: execution.executionArn, error: 'Emulated', cause: 'stopped by the test' }));

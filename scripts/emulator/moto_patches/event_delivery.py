@@ -77,7 +77,7 @@ def target_payload(target, event):
         from moto.events.utils import EventTemplateParser
 
         return EventTemplateParser.parse(transformer.get("InputTemplate"), transformer.get("InputPathsMap", {}), event)
-    return event
+    return {key: value for key, value in event.items() if key != "ingestion-time"}
 
 
 def install_rule_targets(invoker):
@@ -92,7 +92,6 @@ def install_rule_targets(invoker):
         for target in lambda_targets:
             event = dict(original_event)
             event["time"] = iso(event.get("time"))
-            event.pop("ingestion-time", None)
             invoker.invoke(target["Arn"], target_payload(target, event), retries=2)
         if others:
             saved = self.targets
@@ -117,6 +116,7 @@ def scheduled_event(rule, when):
         "region": rule.region_name,
         "resources": [rule.arn],
         "detail": {},
+        "ingestion-time": time.time(),
     }
 
 

@@ -134,8 +134,27 @@ def publish_history_log(self, history_log):
             print(f"emulator: no execution log in {group}: {error}")
 
 
+def install_start_execution():
+    """
+    `arn:aws:states:::states:startExecution` (how a run continues as a new execution): the ported code
+    passes ASL's parameter names (`StateMachineArn`) to boto3, which names them `stateMachineArn`, and the
+    task fails with KeyError. LocalStack renames them; this does the same for Step Functions' own API.
+    """
+    from moto.stepfunctions.parser.asl.component.state.exec.state_task.service import state_task_service_sfn as sfn_task
+
+    original = sfn_task.StateTaskServiceSfn._normalise_parameters
+
+    def normalise(self, parameters, boto_service_name=None, service_action_name=None):
+        original(self, parameters, boto_service_name=boto_service_name, service_action_name=service_action_name)
+        for key in [k for k in parameters if k[:1].isupper()]:
+            parameters[key[0].lower() + key[1:]] = parameters.pop(key)
+
+    sfn_task.StateTaskServiceSfn._normalise_parameters = normalise
+
+
 def install(on_status_change):
     """Logging sessions for executions, and `on_status_change(execution, status)` when one ends."""
+    install_start_execution()
     original_init = execution_module.Execution.__init__
 
     def init_with_logging(self, *args, **kwargs):
