@@ -36,12 +36,16 @@ export const WORST_EVENTS_PER_STEP =
  * the runner Retry allows runs to the node's timeout (a timed-out HTTP or LLM call is a TransientError,
  * retried), plus the waits between tries of both Retry policies (service errors fail before the call,
  * so they add their waits only).
+ * Throttling's waits (THROTTLE_RETRY) are left out: they come only when the account has no capacity,
+ * and an Express execution they push past its 5 minutes ends as throttling exhausted does, the run
+ * interrupted and resumable (the watcher); counting them would hand almost every default-sized node
+ * to a new execution.
  */
 export const runnerWorstCaseS = (timeoutS: number): number =>
-  (1 + TRANSIENT_RETRY.maxAttempts) * timeoutS + retryWaitS(TRANSIENT_RETRY) + retryWaitS(THROTTLE_RETRY) + retryWaitS(LAMBDA_SERVICE_RETRY);
+  (1 + TRANSIENT_RETRY.maxAttempts) * timeoutS + retryWaitS(TRANSIENT_RETRY) + retryWaitS(LAMBDA_SERVICE_RETRY);
 
 /** Worst-case seconds of a Repair Task of timeout `timeoutS`: one try, and the service retries' waits. */
-export const repairWorstCaseS = (timeoutS: number): number => timeoutS + retryWaitS(THROTTLE_RETRY) + retryWaitS(LAMBDA_SERVICE_RETRY);
+export const repairWorstCaseS = (timeoutS: number): number => timeoutS + retryWaitS(LAMBDA_SERVICE_RETRY);
 
 /**
  * When a run continues as a new execution on AWS: before a node that might not end within an Express
@@ -58,8 +62,7 @@ export const DEFAULT_EXECUTION_LIMITS: ExecutionLimits = {
  * execution (the engine continues before a node that would not fit in the time left).
  */
 export const EXPRESS_MAX_NODE_TIMEOUT_S = Math.floor(
-  (DEFAULT_EXECUTION_LIMITS.maxMs / 1000 - retryWaitS(TRANSIENT_RETRY) - retryWaitS(THROTTLE_RETRY) - retryWaitS(LAMBDA_SERVICE_RETRY)) /
-    (1 + TRANSIENT_RETRY.maxAttempts),
+  (DEFAULT_EXECUTION_LIMITS.maxMs / 1000 - retryWaitS(TRANSIENT_RETRY) - retryWaitS(LAMBDA_SERVICE_RETRY)) / (1 + TRANSIENT_RETRY.maxAttempts),
 );
 
 export type RunMode = 'express' | 'standard';

@@ -67,7 +67,7 @@ export const LAMBDA_SERVICE_RETRY: RetryPolicy = {
 export const LAMBDA_THROTTLED = 'Lambda.TooManyRequestsException';
 
 /**
- * Throttling, retried on every Lambda Task for 25 s at most (waits of 1, 2, 4, 8 and 10 s), each wait
+ * Throttling, retried on every Lambda Task for about half a minute (waits of 1, 2, 4, 8 and 16 s), each wait
  * jittered so that the tasks a burst throttled do not all come back at once. Past that, a node's run
  * is interrupted, not failed (the engine's `LAMBDA_THROTTLED` branch): nothing ran, a resume runs it.
  */
@@ -76,8 +76,7 @@ export const THROTTLE_RETRY: RetryPolicy = {
   intervalSeconds: 1,
   maxAttempts: 5,
   backoffRate: 2,
-  // 25 s in all keeps a shell node's default 60 s timeout Express-sized (EXPRESS_MAX_NODE_TIMEOUT_S).
-  maxDelaySeconds: 10,
+  maxDelaySeconds: 16,
   jitter: true,
 };
 

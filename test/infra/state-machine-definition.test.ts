@@ -118,15 +118,15 @@ describe.each(Object.keys(machines))('state machine %s in the synthesized templa
     }
   });
 
-  it('retries a throttled Lambda on every Lambda Task for 25 s at most, each wait jittered, apart from the other service errors', () => {
+  it('retries a throttled Lambda on every Lambda Task for about half a minute, each wait jittered, apart from the other service errors', () => {
     const lambdaTasks = Object.values(asl.States).filter((state) => state.Type === 'Task' && String(state.Resource).includes(':function:'));
     expect(lambdaTasks.length).toBeGreaterThan(RUNNER_TYPES.length);
     for (const task of lambdaTasks as (State & { Retry: { ErrorEquals: string[]; MaxDelaySeconds?: number; JitterStrategy?: string }[] })[]) {
       const throttled = task.Retry.filter((r) => r.ErrorEquals.includes('Lambda.TooManyRequestsException'));
       expect(throttled).toHaveLength(1);
-      expect(throttled[0]).toMatchObject({ ErrorEquals: ['Lambda.TooManyRequestsException'], JitterStrategy: 'FULL', MaxDelaySeconds: 10 });
+      expect(throttled[0]).toMatchObject({ ErrorEquals: ['Lambda.TooManyRequestsException'], JitterStrategy: 'FULL', MaxDelaySeconds: 16 });
     }
-    expect(retryWaitS(THROTTLE_RETRY)).toBe(25);
+    expect(retryWaitS(THROTTLE_RETRY)).toBe(31);
   });
 
   it('continues a run by starting the same state machine', () => {
