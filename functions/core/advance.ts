@@ -1,7 +1,7 @@
 import type { ItemRange } from './batch/batch-state.ts';
 import { batchTemplates, startBatch } from './batch/batch-step.ts';
-import { bindInputs } from './bound-inputs.ts';
 import { blobUrlTtlS, MAX_INLINE_PARAMS_BYTES, paramsBlobKey, uploadTargetFor, utf8Length } from './blob-store.ts';
+import { bindInputs } from './bound-inputs.ts';
 import { computeCacheKey } from './cache-key.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { InvalidInputError } from './errors.ts';
