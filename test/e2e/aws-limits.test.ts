@@ -6,6 +6,7 @@ import { BlobOffloadRunStore } from '../../functions/adapters/blob-offload-run-s
 import { FileBlobStore } from '../../functions/adapters/file-blob-store.ts';
 import { MAX_INLINE_OUTPUT_BYTES, MAX_INLINE_PARAMS_BYTES } from '../../functions/core/blob-store.ts';
 import { TransientError } from '../../functions/core/errors.ts';
+import { runIdOfExecution } from '../../functions/core/execution-names.ts';
 import { type WorkflowInput, WorkflowSchema } from '../../functions/core/ir.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { NodeRunner } from '../../functions/core/node-type.ts';
@@ -239,7 +240,9 @@ describe('Continue: starting the next execution through the startExecution integ
       store: new MemoryRunStore(),
       onStartExecution: (request) => {
         calls += 1;
-        expect(request.Name).toMatch(/^[A-Za-z0-9_-]+\.[0-9a-f]+$/);
+        // The name the definition's States.Format gives: c-<runId>-<rev>, of characters Step Functions logs, naming its run.
+        expect(request.Name).toMatch(/^c-[A-Za-z0-9_-]+-[0-9a-f]{12}$/);
+        expect(runIdOfExecution(String(request.Name))).toBeDefined();
         if (calls <= 2) throw new StepFunctionsError('StepFunctions.ThrottlingException', 'Rate exceeded');
       },
     });

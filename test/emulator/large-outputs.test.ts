@@ -1,7 +1,7 @@
 import { InvokeCommand } from '@aws-sdk/client-lambda';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { callsNotAllowed, type DeployedStack, useDeployedStack } from './support/stack.ts';
+import { callsNotAllowed, type DeployedStack, explain, type RunReport, useDeployedStack } from './support/stack.ts';
 
 let stack: DeployedStack;
 let mark = 0;
@@ -31,7 +31,7 @@ describe('outputs over the state payload limit on the stack deployed to the AWS 
   it.each(['express', 'standard'])('go through S3 by presigned URL on the %s machine, and the next node reads them whole', async (mode) => {
     const runId = await stack.start({ workflow: bigThenCount(300 * 1024), mode });
     const report = await stack.waitFor(runId);
-    expect(report).toMatchObject({ status: 'succeeded', result: { length: String(300 * 1024) } });
+    expect(report, explain(report)).toMatchObject({ status: 'succeeded', result: { length: String(300 * 1024) } });
     expect(await blobKeys(runId)).toContain(`runs/${runId}/steps/1.json`);
   });
 
@@ -43,8 +43,8 @@ describe('outputs over the state payload limit on the stack deployed to the AWS 
     };
     const runId = await stack.start({ workflow: { ...workflow, outputs: { text: { source: '${fill.stdout}' } } } });
     await stack.waitFor(runId);
-    const report = await stack.api.call<{ status: string; result_omitted?: { bytes: number } }>('GET', `/runs/${runId}`);
-    expect(report.status).toBe('succeeded');
+    const report = await stack.api.call<RunReport & { result_omitted?: { bytes: number } }>('GET', `/runs/${runId}`);
+    expect(report.status, explain(report)).toBe('succeeded');
     expect(report.result_omitted?.bytes).toBeGreaterThan(6_500_000);
   });
 

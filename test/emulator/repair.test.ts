@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../support/fake-anthropic.ts';
-import { callsNotAllowed, type DeployedStack, useDeployedStack } from './support/stack.ts';
+import { callsNotAllowed, type DeployedStack, explain, useDeployedStack } from './support/stack.ts';
 
 /** The secret the stack's Repair and llm runner read the key from (infra/props.ts `anthropicSecretName`). */
 const SECRET = 'flowmend/anthropic-api-key';
@@ -33,14 +33,14 @@ describe('repair on the stack deployed to the AWS emulator', () => {
       outputs: { loud: { source: '${shout.stdout}' } },
     };
     const report = await stack.waitFor(await stack.start({ workflow }));
-    expect(report).toMatchObject({ status: 'succeeded', result: { loud: 'HELLO' } });
+    expect(report, explain(report)).toMatchObject({ status: 'succeeded', result: { loud: 'HELLO' } });
     expect(report.repairs?.[0]).toMatchObject({ outcome: 'applied' });
   });
 
   it('says why the LLM could not repair when the rules cannot and there is no secret, and fails the run', async () => {
     const workflow = { ir_version: '0.1.0', nodes: [{ id: 'boom', type: 'shell', params: { command: 'exit 7' } }] };
     const report = await stack.waitFor(await stack.start({ workflow, max_repairs: 1 }));
-    expect(report.status).toBe('failed');
+    expect(report.status, explain(report)).toBe('failed');
     expect(JSON.stringify(report.repairs)).toContain(`no LLM repair: the Anthropic key cannot be read from secret ${SECRET}`);
   });
 
@@ -50,7 +50,7 @@ describe('repair on the stack deployed to the AWS emulator', () => {
     const fixed = { ...workflow, nodes: [{ id: 'count', type: 'shell', params: { command: 'echo one two three | wc -w' } }] };
     fake.enqueue({ text: JSON.stringify({ workflow: fixed, reason: 'wc counts words with -w' }) });
     const report = await stack.waitFor(await stack.start({ workflow }));
-    expect(report.status).toBe('succeeded');
+    expect(report.status, explain(report)).toBe('succeeded');
     expect(report.repairs?.[0]).toMatchObject({ outcome: 'applied', reason: 'wc counts words with -w' });
     expect(fake.calls).toHaveLength(1);
     expect(fake.calls[0]?.headers.authorization).toBe('Bearer sk-emulator');

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callsNotAllowed, type DeployedStack, useDeployedStack } from './support/stack.ts';
+import { callsNotAllowed, type DeployedStack, explain, useDeployedStack } from './support/stack.ts';
 
 let stack: DeployedStack;
 let mark = 0;
@@ -37,7 +37,7 @@ describe('resume and cancel through the REST API of the stack on the AWS emulato
     await writeFile(flag, '');
     await stack.api.call('POST', `/runs/${runId}/resume`, { body: {} });
     const report = await stack.waitFor(runId, ['succeeded', 'failed', 'cancelled', 'interrupted']);
-    expect(report).toMatchObject({ status: 'succeeded', result: { said: 'fixed' } });
+    expect(report, explain(report)).toMatchObject({ status: 'succeeded', result: { said: 'fixed' } });
     expect(await lines(once)).toBe(1);
   });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpTestServer, startHttpTestServer } from '../support/http-test-server.ts';
 import { type McpHttpTestServer, startMcpHttpServer } from '../support/mcp-http-server.ts';
-import { callsNotAllowed, type DeployedStack, useDeployedStack } from './support/stack.ts';
+import { callsNotAllowed, type DeployedStack, explain, useDeployedStack } from './support/stack.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let stack: DeployedStack;
@@ -32,7 +32,7 @@ describe('runs on the stack deployed to the AWS emulator (REST API, Step Functio
   it('runs examples/hello.json started through the REST API to success', async () => {
     const workflow = JSON.parse(readFileSync(join(ROOT, 'examples', 'hello.json'), 'utf8')) as unknown;
     const report = await stack.waitFor(await stack.start({ workflow }));
-    expect(report).toMatchObject({ status: 'succeeded', result: { loud: 'HELLO WORLD' } });
+    expect(report, explain(report)).toMatchObject({ status: 'succeeded', result: { loud: 'HELLO WORLD' } });
   });
 
   it('runs shell, http and transform nodes, the shell node on the runtime the stack deploys to (Node 24)', async () => {
@@ -58,7 +58,7 @@ describe('runs on the stack deployed to the AWS emulator (REST API, Step Functio
       outputs: { node: { source: '${runtime.stdout}' }, total: { source: '${total.result}' } },
     };
     const report = await stack.waitFor(await stack.start({ workflow }));
-    expect(report).toMatchObject({ status: 'succeeded', result: { node: 'v24.21.0', total: 5 } });
+    expect(report, explain(report)).toMatchObject({ status: 'succeeded', result: { node: 'v24.21.0', total: 5 } });
   });
 
   it('calls a tool of a Streamable HTTP MCP server from the MCP runner', async () => {
@@ -69,7 +69,7 @@ describe('runs on the stack deployed to the AWS emulator (REST API, Step Functio
       outputs: { ts: { source: '${post.result.ts}' } },
     };
     const report = await stack.waitFor(await stack.start({ workflow }));
-    expect(report.status).toBe('succeeded');
+    expect(report.status, explain(report)).toBe('succeeded');
     expect(await readFile(join(dir, 'mcp-calls.jsonl'), 'utf8')).toContain('general:from the emulator');
   });
 
@@ -89,7 +89,7 @@ describe('runs on the stack deployed to the AWS emulator (REST API, Step Functio
       outputs: { sum: { source: '${sum.result}' } },
     };
     const report = await stack.waitFor(await stack.start({ workflow }));
-    expect(report).toMatchObject({ status: 'succeeded', result: { sum: 55 } });
+    expect(report, explain(report)).toMatchObject({ status: 'succeeded', result: { sum: 55 } });
   });
 
   it('runs a nested workflow as a child run', async () => {
@@ -109,7 +109,7 @@ describe('runs on the stack deployed to the AWS emulator (REST API, Step Functio
       outputs: { said: { source: '${after.stdout}' } },
     };
     const report = await stack.waitFor(await stack.start({ workflow }));
-    expect(report).toMatchObject({ status: 'succeeded', result: { said: 'got NESTED' } });
+    expect(report, explain(report)).toMatchObject({ status: 'succeeded', result: { said: 'got NESTED' } });
   });
 
   it("makes only AWS calls its Lambdas' roles allow (the template's policies, evaluated by an IAM policy evaluator)", async () => {

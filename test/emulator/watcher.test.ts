@@ -1,6 +1,6 @@
 import { type ExecutionListItem, ListExecutionsCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { callsNotAllowed, type DeployedStack, useDeployedStack } from './support/stack.ts';
+import { callsNotAllowed, type DeployedStack, explain, useDeployedStack } from './support/stack.ts';
 
 let stack: DeployedStack;
 let mark = 0;
@@ -39,7 +39,7 @@ describe('the watcher of the stack deployed to the AWS emulator marks a run whos
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await stack.sfn.send(new StopExecutionCommand({ executionArn: execution.executionArn, error: 'Emulated', cause: 'stopped by the test' }));
     const report = await stack.waitFor(runId, ['interrupted', 'succeeded', 'failed'], 60_000);
-    expect(report.status).toBe('interrupted');
+    expect(report.status, explain(report)).toBe('interrupted');
     await stack.api.call('POST', `/runs/${runId}/resume`, { body: {} });
     expect(await stack.waitFor(runId, ['succeeded', 'failed'], 120_000)).toMatchObject({ status: 'succeeded', result: { said: 'woke' } });
   });
@@ -52,7 +52,7 @@ describe('the watcher of the stack deployed to the AWS emulator marks a run whos
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await stack.sfn.send(new StopExecutionCommand({ executionArn: execution.executionArn, error: 'Emulated', cause: 'stopped by the test' }));
     const report = await stack.waitFor(runId, ['interrupted', 'succeeded', 'failed'], 60_000);
-    expect(report.status).toBe('interrupted');
+    expect(report.status, explain(report)).toBe('interrupted');
     await stack.api.call('POST', `/runs/${runId}/resume`, { body: {} });
     expect(await stack.waitFor(runId, ['succeeded', 'failed'], 120_000)).toMatchObject({ status: 'succeeded', result: { said: 'woke' } });
   });

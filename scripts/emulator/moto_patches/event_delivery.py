@@ -85,6 +85,9 @@ def install_rule_targets(invoker):
     original = events_models.Rule.send_to_targets
 
     def send_to_targets(self, original_event, transform_input=True):
+        # A scheduled rule matches no event (moto's empty pattern matches every one): it only fires on its schedule.
+        if self.scheduled_expression and not getattr(self.event_pattern, "_raw_pattern", None):
+            return
         if not self.event_pattern.matches_event(original_event):
             return
         lambda_targets = [t for t in self.targets if ":lambda:" in t["Arn"]]

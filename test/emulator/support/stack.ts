@@ -131,3 +131,6 @@ export async function callsNotAllowed(stack: DeployedStack, mark: number): Promi
   });
   return verdicts.filter((v) => v.result !== 'Allowed').map((v) => `${v.function}: ${v.request.action} on ${v.request.resource} (${v.call}): ${v.result}`);
 }
+
+/** What a failed expectation on a run shows: its status and errors (the cause of an interrupted or failed run). */
+export const explain = (report: RunReport): string => `run ${report.run_id} is ${report.status}: ${JSON.stringify(report.errors ?? []).slice(0, 1500)}`;

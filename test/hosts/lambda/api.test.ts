@@ -143,7 +143,7 @@ describe('API Lambda (API Gateway v1 proxy events through the real app)', () => 
 });
 
 describe('API Lambda in scheduleMode rules (LocalStack)', () => {
-  it('mirrors a schedule put and deleted through the API as an EventBridge rule named with the stack prefix', async () => {
+  it('mirrors a schedule put and deleted through the API as an EventBridge rule of its own (<stack>-schedule.<workflow>)', async () => {
     const { apiDepsFromEnv } = await import('../../../functions/hosts/lambda/api-deps.ts');
     const { FLOWMEND_SCHEDULER_ROLE_ARN: _role, ...stackEnv } = process.env;
     const rulesApi = makeApiHandler(apiDepsFromEnv({ ...stackEnv, FLOWMEND_SCHEDULE_MODE: 'rules' }));
@@ -151,7 +151,7 @@ describe('API Lambda in scheduleMode rules (LocalStack)', () => {
       (await rulesApi(apiGatewayV1Event(method, path, { body }), lambdaContext)).statusCode;
     expect(await rulesCall('PUT', '/workflows/ruled', workflow)).toBe(201);
     expect(await rulesCall('PUT', '/workflows/ruled/schedule', { expression: 'rate(5 minutes)', params: { name: 'ruled' } })).toBe(201);
-    const rule = events.rules.get('Flowmend-ruled');
+    const rule = events.rules.get('Flowmend-schedule.ruled');
     expect(rule).toMatchObject({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
     expect(rule?.Targets.get('scheduled-start')?.Arn).toBe(scheduledStartArn);
     expect(scheduler.schedules.has('Flowmend/ruled')).toBe(false);
@@ -159,9 +159,9 @@ describe('API Lambda in scheduleMode rules (LocalStack)', () => {
     expect(await rulesCall('PUT', '/workflows/ruled/schedule', { expression: 'cron(0 2 * * ? *)', timezone: 'Europe/Paris' })).toBe(422);
     const kept = await rulesApi(apiGatewayV1Event('GET', '/workflows/ruled/schedule', {}), lambdaContext);
     expect(JSON.parse(kept.body)).toMatchObject({ expression: 'rate(5 minutes)', timezone: 'UTC' });
-    expect(events.rules.get('Flowmend-ruled')?.ScheduleExpression).toBe('rate(5 minutes)');
+    expect(events.rules.get('Flowmend-schedule.ruled')?.ScheduleExpression).toBe('rate(5 minutes)');
     expect(await rulesCall('DELETE', '/workflows/ruled/schedule')).toBe(204);
-    expect(events.rules.has('Flowmend-ruled')).toBe(false);
+    expect(events.rules.has('Flowmend-schedule.ruled')).toBe(false);
   });
 });
 
