@@ -58,7 +58,7 @@ export async function useDeployedStack(): Promise<DeployedStack> {
   const { endpoint, outputs } = state;
   const config = { endpoint, region: EMULATOR_REGION, credentials: EMULATOR_CREDENTIALS };
   const apiUrl = emulatorApiUrl(endpoint, outputs.RestApiId ?? '');
-  const api = new ApiClient(apiUrl, await makeSigV4Signer(EMULATOR_REGION, EMULATOR_CREDENTIALS));
+  const api = new ApiClient(apiUrl, undefined, await makeSigV4Signer(EMULATOR_REGION, EMULATOR_CREDENTIALS));
   const logs = new CloudWatchLogsClient(config);
   const secrets = new SecretsManagerClient(config);
   const stack: DeployedStack = {
