@@ -71,8 +71,8 @@ export class ObservingRunStore implements RunStore {
   getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]> {
     return this.inner.getRecords(runId, seqs);
   }
-  listRecords(runId: string): Promise<NodeRecord[]> {
-    return this.inner.listRecords(runId);
+  listRecords(runId: string, afterSeq?: number): Promise<NodeRecord[]> {
+    return this.inner.listRecords(runId, afterSeq);
   }
   listEvents(runId: string, afterKey?: string): Promise<RunEvent[]> {
     return this.inner.listEvents(runId, afterKey);
