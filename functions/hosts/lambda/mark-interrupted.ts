@@ -1,5 +1,13 @@
 import type { RunStore } from '../../core/index.ts';
-import { type InterruptOutcome, InvalidInputError, markInterrupted, RunIdSchema, runIdOfExecution, TaskErrorSchema } from '../../core/index.ts';
+import {
+  type InterruptOutcome,
+  InvalidInputError,
+  markInterrupted,
+  RunIdSchema,
+  runIdOfExecution,
+  runIdOfOwnerName,
+  TaskErrorSchema,
+} from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import { settleTelemetry } from './telemetry-settle.ts';
 
@@ -30,6 +38,14 @@ const FromEventBridgeSchema = z.object({
 });
 
 const FromLogsSchema = z.object({ awslogs: z.object({ data: z.string() }) });
+/**
+ * The owner an execution advanced its run for, when its name says it: a first execution is named after
+ * its owner (`sfn-<runId>-<hex>`), so its late end never marks a run that a resume has claimed since
+ * (the execution of a failed run ends FAILED a moment after the store says failed). A continued
+ * execution's name (`c-<runId>-<rev>`) names no owner: only the run's write time guards it.
+ */
+const ownerOf = (name: string): { ownerId?: string } => (runIdOfOwnerName(name) === undefined ? {} : { ownerId: name });
+
 const LogsPayloadSchema = z.object({ logEvents: z.array(z.object({ timestamp: z.number(), message: z.string() })) });
 /** One Step Functions log record (the fields the watcher reads). */
 const ExecutionLogSchema = z.object({
@@ -75,6 +91,7 @@ export const stoppedExecutions = (event: unknown, now: number): StoppedExecution
     return [
       {
         runId,
+        ...ownerOf(detail.name),
         stoppedAt: detail.stopDate ?? (time ? Date.parse(time) : now),
         code: detail.error ?? `States.${detail.status}`,
         message: `execution ${detail.name} ${detail.status.toLowerCase().replace('_', ' ')}${detail.cause ? ` (${detail.cause})` : ''}`,
@@ -96,6 +113,7 @@ export const stoppedExecutions = (event: unknown, now: number): StoppedExecution
       return [
         {
           runId,
+          ...ownerOf(name),
           stoppedAt: logEvent.timestamp,
           code,
           message: `execution ${name}: ${record.data.type}${record.data.details?.cause ? ` (${record.data.details.cause})` : ''}`,

@@ -9,6 +9,9 @@ import { createRun } from '../../../functions/core/run-lifecycle.ts';
 import { makeMarkInterruptedHandler } from '../../../functions/hosts/lambda/mark-interrupted.ts';
 
 const T0 = 1_800_000_000_000;
+// The names the launcher and the Continue state really give executions.
+const FIRST = sfnOwnerId('run-watch-1');
+const CONTINUED = continuedExecutionName('run-watch-1', '0a1b2c3d4e5f');
 const setup = async () => {
   const store = new MemoryRunStore();
   const workflow = WorkflowSchema.parse({ nodes: [{ id: 'a', type: 'shell', params: { command: 'true' } }] });
@@ -17,17 +20,13 @@ const setup = async () => {
     workflow,
     workflowName: 'w',
     params: {},
-    owner: { id: 'sfn-run-watch-1-ab', since: T0 },
+    owner: { id: FIRST, since: T0 },
     repairEnabled: false,
     maxRepairs: 0,
     now: T0,
   });
   return { store, handler: makeMarkInterruptedHandler({ store, now: () => T0 + 60_000 }) };
 };
-
-// The names the launcher and the Continue state really give executions.
-const FIRST = sfnOwnerId('run-watch-1');
-const CONTINUED = continuedExecutionName('run-watch-1', '0a1b2c3d4e5f');
 
 describe('the interrupted-run watcher', () => {
   it.each([
@@ -70,6 +69,29 @@ describe('the interrupted-run watcher', () => {
     };
     expect((await handler(event)).runs['run-watch-1']).toMatchObject({ marked: false });
     expect((await store.getRun('run-watch-1'))?.status).toBe('running');
+  });
+
+  it("leaves a run resumed by a new owner when the previous owner's execution reports its end late", async () => {
+    // A run fails (its execution ends FAILED a moment after the store says failed), and a resume claims it
+    // at once under a new owner: the late end of the old execution is not the resumed run's.
+    const { store, handler } = await setup();
+    const run = await store.getRun('run-watch-1');
+    if (!run) throw new Error('no run');
+    const resumedBy = sfnOwnerId('run-watch-1');
+    await store.putRun({ ...run, owner: { id: resumedBy, since: T0 + 1_000 }, updatedAt: T0 + 1_000 }, { ownerId: FIRST });
+    const late = (name: string) => ({
+      timestamp: T0 + 2_000,
+      message: JSON.stringify({
+        type: 'ExecutionFailed',
+        execution_arn: `arn:aws:states:us-east-1:1:express:Flowmend-express:${name}:id-1`,
+        details: { error: 'States.TaskFailed' },
+      }),
+    });
+    const logs = (name: string) => ({ awslogs: { data: gzipSync(JSON.stringify({ logEvents: [late(name)] })).toString('base64') } });
+    expect((await handler(logs(FIRST))).runs['run-watch-1']).toMatchObject({ marked: false, reason: expect.stringContaining('owned by') });
+    expect((await store.getRun('run-watch-1'))?.status).toBe('running');
+    // The new owner's own execution dying is still seen.
+    expect((await handler(logs(resumedBy))).runs['run-watch-1']).toEqual({ marked: true });
   });
 
   it('rejects an event it cannot read, saying what it expects', async () => {
