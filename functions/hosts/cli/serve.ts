@@ -19,7 +19,7 @@ import { FileDefinitionMemo } from '../local/definition-memo.ts';
 import { isLocalOwnerAlive, LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { LocalRunLauncher, SERVE_OWNER_PREFIX } from '../local/local-launcher.ts';
 import { JsonLines, logThresholdFrom } from '../telemetry/json-lines.ts';
-import { loadTelemetry } from '../telemetry/load-telemetry.ts';
+import { deferredTelemetry } from '../telemetry/load-telemetry.ts';
 import { telemetryConfigFrom } from '../telemetry/telemetry-config.ts';
 import { untilSignal } from '../viewer/until-signal.ts';
 import { makeViewerPageRoutes } from '../viewer/viewer-routes.ts';
@@ -88,7 +88,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   const lines = new JsonLines(options.log, logThresholdFrom(env), config.serviceName);
   const log: Log = (message, { level, ...fields } = {}) => lines.write(level === 'ERROR' || level === 'WARN' ? level : 'INFO', message, fields);
   // Traces and metrics out over OTLP when an endpoint is set; metrics for GET /metrics unless OTEL_METRICS_EXPORTER leaves prometheus out.
-  const telemetry = await loadTelemetry(config, {
+  const telemetry = deferredTelemetry(config, {
     redactor: options.redactor,
     also: [new RunLog(lines, options.redactor)],
     onExportError: (error) => lines.write('WARN', `OpenTelemetry export failed: ${error instanceof Error ? error.message : String(error)}`, {}),
@@ -109,7 +109,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
       onWrite?.(write);
       changes.noteWrite(write);
     },
-    ...(telemetry ? { telemetry } : {}),
+    telemetry,
   });
   const launcher = new LocalRunLauncher(host, log);
   const deps: ApiDeps = {
@@ -123,13 +123,13 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     changes,
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
     logError: (error) => log(`internal error: ${(error as Error).message}`, { level: 'ERROR', stack: (error as Error).stack ?? String(error) }),
-    ...(telemetry?.traced ? { traced: true } : {}),
+    traced: telemetry.traced,
   };
   const originGuard = localOriginGuard({ loopback: isLoopbackAddress(options.host) });
   const token = options.token;
   const app = makeApiApp(deps, { guard: token === undefined ? originGuard : every(tokenGuard(token), originGuard) });
   app.get('/metrics', async (c) => {
-    if (!telemetry?.prometheusText)
+    if (!telemetry.prometheusText)
       throw new ApiError(404, 'NOT_FOUND', 'metrics are off: OTEL_METRICS_EXPORTER leaves out prometheus, or OTEL_SDK_DISABLED is true');
     return c.body(await telemetry.prometheusText(), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
   });
@@ -153,6 +153,8 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
       const origin = `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`;
       log(`flowmend API listening on ${origin} (state dir ${stateDir})`, { state_dir: stateDir });
       options.onListening?.(origin);
+      // The OpenTelemetry SDK, when anything is exported, loads now that the port is open.
+      setImmediate(() => void telemetry.start());
       done(s);
     });
     s.once('error', (error: NodeJS.ErrnoException) =>
@@ -167,5 +169,5 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   // Runs still going stay durable and `running`: the next serve resumes them.
   registryDb.close();
   close();
-  await telemetry?.shutdown();
+  await telemetry.shutdown();
 };

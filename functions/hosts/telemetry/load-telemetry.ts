@@ -1,4 +1,4 @@
-import type { Redactor, RunObserver } from '../../core/index.ts';
+import type { Redactor, RunObservation, RunObserver } from '../../core/index.ts';
 import { exportsAnything, type TelemetryConfig } from './telemetry-config.ts';
 
 /** What a host observes runs with, and how it hands its telemetry out. */
@@ -41,6 +41,51 @@ export const loadTelemetry = async (config: TelemetryConfig, options: TelemetryO
     traced: config.tracesUrl !== undefined,
     flush: settle(otel.flush),
     shutdown: settle(otel.shutdown),
+  };
+};
+
+/**
+ * Telemetry whose SDK loads when `start` is called (`serve` calls it once it listens: the SDK's ~0.2 s of
+ * loading does not delay the port). `also` observe at once; what runs do before the SDK is there waits
+ * for it (spans and metrics are made after the fact from recorded data, so late is the same).
+ */
+export const deferredTelemetry = (config: TelemetryConfig, options: TelemetryOptions = {}): Telemetry & { start(): Promise<void> } => {
+  let ready: Telemetry | undefined;
+  let loading: Promise<void> | undefined;
+  const waiting: RunObservation[][] = [];
+  const sdk: RunObserver = {
+    observe: (observations) => {
+      if (ready) ready.observer.observe(observations);
+      else if (exportsAnything(config)) waiting.push([...observations]);
+    },
+  };
+  const start = (): Promise<void> => {
+    loading ??= loadTelemetry(config, { ...options, also: [] }).then((telemetry) => {
+      ready = telemetry;
+      for (const batch of waiting.splice(0)) telemetry?.observer.observe(batch);
+    });
+    return loading;
+  };
+  return {
+    observer: fanOut([...(options.also ?? []), sdk]),
+    traced: config.tracesUrl !== undefined,
+    ...(config.prometheus
+      ? {
+          prometheusText: async () => {
+            await start();
+            return (await ready?.prometheusText?.()) ?? '';
+          },
+        }
+      : {}),
+    flush: async () => {
+      await loading;
+      await ready?.flush();
+    },
+    shutdown: async () => {
+      await loading;
+      await ready?.shutdown();
+    },
+    start,
   };
 };
 
