@@ -6,12 +6,17 @@
 // Runners also get the secret resolver's own file beside their bundle (the construct's afterBundling
 // step, same esbuild arguments), timed as the extra import a node with a secret input pays. Two floors
 // come first: an empty module, and a bundle of zod with one schema (every Lambda here parses with zod).
+// Advance is timed once more with an OTLP endpoint set and the OpenTelemetry SDK's side file beside it
+// (bundled-otel.ts): the first call then loads the SDK and exports before it returns.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { OTEL_FILE } from '../functions/hosts/lambda/bundled-otel.ts';
 import { SECRET_RESOLVER_FILE } from '../functions/hosts/lambda/bundled-secret-resolver.ts';
+import { OTEL_ENTRY } from '../infra/bundle-options.ts';
+import { buildSideBundle } from '../infra/side-bundle.ts';
 import { bundleLambda, bundleSecretResolver } from './lambda-bundle.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -20,7 +25,11 @@ const lambdaDir = fileURLToPath(new URL('../functions/hosts/lambda/', import.met
 const handlers = readdirSync(lambdaDir)
   .filter((f) => f.endsWith('.ts'))
   .map((f) => f.replace(/\.ts$/, ''))
-  .filter((name) => !['aws-deps', 'run-node', 'lambda-credentials', 'bundled-secret-resolver'].includes(name) && !name.endsWith('-deps'));
+  .filter(
+    (name) =>
+      !['aws-deps', 'run-node', 'lambda-credentials', 'bundled-secret-resolver', 'bundled-otel', 'lambda-telemetry', 'telemetry-settle'].includes(name) &&
+      !name.endsWith('-deps'),
+  );
 
 /** What the stack puts in each function's environment (values that need no network to build clients). */
 const FAKE_ENV = {
@@ -56,14 +65,14 @@ console.log(JSON.stringify({ importMs: performance.now() - t0, firstCallMs: 0 })
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /** Median import and first-call times of a bundle over ROUNDS fresh processes. */
-const probe = (file: string, side?: string): { importMs: number; callMs: number } => {
+const probe = (file: string, side?: string, extraEnv: Record<string, string> = {}): { importMs: number; callMs: number } => {
   const runs = Array.from({ length: ROUNDS }, () => {
     const files = [file, ...(side === undefined ? [] : [side])].map((f) => pathToFileURL(f).href);
     const stdout = execFileSync(
       process.execPath,
       [...(SOURCE_MAPS ? ['--enable-source-maps'] : []), '--input-type=module', '-e', side === undefined ? PROBE : SIDE_PROBE, ...files],
       {
-        env: { PATH: process.env.PATH ?? '', ...FAKE_ENV },
+        env: { PATH: process.env.PATH ?? '', ...FAKE_ENV, ...extraEnv },
         encoding: 'utf8',
       },
     );
@@ -94,6 +103,11 @@ try {
     const outfile = join(out, name, 'index.mjs');
     await bundleLambda(join(lambdaDir, `${name}.ts`), outfile, { minify: true, sourcemap: SOURCE_MAPS });
     row(name, outfile, probe(outfile));
+    if (name === 'advance') {
+      // Nothing listens on port 9: the export fails at once, as it would against a collector that is down.
+      await buildSideBundle(fileURLToPath(new URL(`../${OTEL_ENTRY}`, import.meta.url)), join(out, name, OTEL_FILE));
+      row(`  + OTLP (${OTEL_FILE})`, join(out, name, OTEL_FILE), probe(outfile, undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' }));
+    }
     if (name.startsWith('run-')) {
       const side = join(out, name, SECRET_RESOLVER_FILE);
       await bundleSecretResolver(side);

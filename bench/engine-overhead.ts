@@ -6,10 +6,14 @@
 //    program, from the bundles);
 //  - resume: a 100-node run that failed at its last node, resumed; its work is wall time less that of
 //    `flowmend status` of the same run (start-up plus a read), as a fraction of the first run's;
-//  - peak memory (max RSS) of a process that runs a 1,000-node chain.
+//  - peak memory (max RSS) of a process that runs a 1,000-node chain;
+//  - observability: the 200-node chain with an OTLP exporter configured (spans and metrics to a receiver
+//    on 127.0.0.1, the batch exported at the end of each run), alternating with the same host without one.
 // Prints figures and the machine; no assertions (see README).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -17,6 +21,8 @@ import { openSqlite } from '../functions/adapters/sqlite-database.ts';
 import { SqliteRunStore } from '../functions/adapters/sqlite-run-store.ts';
 import { MemoryRunStore, type WorkflowInput, WorkflowSchema } from '../functions/core/index.ts';
 import { LocalHost } from '../functions/hosts/local/local-host.ts';
+import { loadTelemetry } from '../functions/hosts/telemetry/load-telemetry.ts';
+import { telemetryConfigFrom } from '../functions/hosts/telemetry/telemetry-config.ts';
 import { transformRunner } from '../functions/nodes/transform.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -109,6 +115,50 @@ try {
         ` (in memory ${(per(median(mem)) - base).toFixed(3)}; direct runner ${base.toFixed(3)}) -> target < 1 ms: ${per(median(disk)) - base < 1 ? 'met' : 'NOT met'}`,
     );
   }
+  // With an exporter: every span and metric of the run goes out over OTLP/HTTP to a receiver that reads and drops it.
+  let received = 0;
+  const receiver = createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+    });
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  const telemetry = await loadTelemetry(telemetryConfigFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }, 'cli'));
+  if (!telemetry) throw new Error('no telemetry loaded');
+  const plainStore = SqliteRunStore.open(join(stateDir, 'plain'));
+  const tracedStore = SqliteRunStore.open(join(stateDir, 'traced'));
+  const plain = new LocalHost({ store: plainStore });
+  const traced = new LocalHost({ store: tracedStore, telemetry });
+  await runThrough(plain, 50);
+  await runThrough(traced, 50);
+  await telemetry.flush();
+  received = 0;
+  const observedNodes = SIZES[0] ?? 200;
+  const without: number[] = [];
+  const withExporter: number[] = [];
+  for (let round = 0; round < Math.max(ROUNDS, 5); round += 1) {
+    without.push(await timed(() => runThrough(plain, observedNodes)));
+    // The run and the export of what it made: a CLI run flushes before it exits.
+    withExporter.push(
+      await timed(async () => {
+        await runThrough(traced, observedNodes);
+        await telemetry.flush();
+      }),
+    );
+  }
+  const perNode = (ms: number[]) => median(ms) / observedNodes;
+  console.log(
+    `observability, ${observedNodes} nodes on SQLite (median of ${without.length}, alternating): ${perNode(without).toFixed(3)} ms/node without an exporter,` +
+      ` ${perNode(withExporter).toFixed(3)} ms/node with OTLP traces and metrics (+${(perNode(withExporter) - perNode(without)).toFixed(3)}, export included);` +
+      ` ${(received / 1024 / without.length).toFixed(0)} KB of OTLP per run`,
+  );
+  await telemetry.shutdown();
+  receiver.close();
+  plainStore.close();
+  tracedStore.close();
+
   const { reads, writes } = onDisk.store.counters;
   console.log(
     `store requests per node on SQLite: ${(reads / nodesOnDisk).toFixed(3)} reads, ${(writes / nodesOnDisk).toFixed(3)} writes (each write one transaction); state transitions per node ${(onDisk.stats.transitions / nodesOnDisk).toFixed(2)}`,
