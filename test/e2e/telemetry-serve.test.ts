@@ -114,3 +114,28 @@ describe('traceparent through serve', () => {
     expect(text).toMatch(/^flowmend_node_duration_count\{node_type="http",status="completed"\} 2$/m);
   });
 });
+
+describe('serve that sends no spans', () => {
+  it("gives a run a trace id all the same: on its log lines and in the http node's traceparent", async () => {
+    const plain = await startServe(join(makeTempDir('telemetry-serve-plain'), 'state'), 30_000);
+    try {
+      const started = await request<{ run_id: string }>(plain.url, 'POST', '/runs', { body: { workflow: workflow('plain') } });
+      expect((await waitForRun(plain.url, started.body.run_id)).status).toBe('succeeded');
+      const sent = service.requests.filter((r) => r.url === '/echo').at(-1);
+      const [, traceId, spanId] = String(sent?.headers.traceparent).split('-');
+      expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+      const lines = plain
+        .log()
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      // The run's lines; not serve's own note that the run it drove ended ("run <id> succeeded").
+      const ofRun = lines.filter((l) => l.run_id === started.body.run_id && !String(l.message).startsWith(`run ${started.body.run_id}`));
+      expect(ofRun.map((l) => l.message)).toEqual(['run created', 'run started', 'node completed', 'node completed', 'run succeeded']);
+      for (const line of ofRun) expect(line.trace_id, String(line.message)).toBe(traceId);
+      expect(ofRun.find((l) => l.node_id === 'call')).toMatchObject({ visit: 1, span_id: spanId });
+    } finally {
+      await plain.stop();
+    }
+  });
+});

@@ -92,6 +92,8 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     redactor: options.redactor,
     also: [new RunLog(lines, options.redactor)],
     onExportError: (error) => lines.write('WARN', `OpenTelemetry export failed: ${error instanceof Error ? error.message : String(error)}`, {}),
+    // Every run serve starts has a trace id, exported or not: its log lines carry it, as the Lambdas' do.
+    traced: true,
   });
   const { store, blobs, memo, close } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
   const registryDb = openRegistryDatabase(stateDir);

@@ -56,7 +56,7 @@ export interface AwsDeps {
   blobs: BlobStore | undefined;
   /** The table's document client, for the registry the API keeps in the same table. */
   dynamo: DynamoDocument;
-  /** Runs started here get a trace of their own (an OTLP endpoint is set). */
+  /** Runs started here get a trace of their own (see lambdaTelemetry). */
   traced: boolean;
 }
 

@@ -4,6 +4,8 @@ import type { OtelTelemetry } from '../../adapters/otel/otel-telemetry.ts';
 import { RunLog } from '../../adapters/run-log.ts';
 import { RunMetricsEmf } from '../../adapters/run-metrics-emf.ts';
 import type { RunObservation, RunObserver } from '../../core/index.ts';
+import { Redactor } from '../../core/index.ts';
+import { engineSecrets } from '../cli/cli-secrets.ts';
 import { exportsAnything, type TelemetryConfig, telemetryConfigFrom } from '../telemetry/telemetry-config.ts';
 import { importOtel } from './bundled-otel.ts';
 import { setSettle } from './telemetry-settle.ts';
@@ -15,7 +17,7 @@ const DEFAULT_SERVICE = 'flowmend';
 export interface LambdaTelemetry {
   /** Log lines (Powertools Logger), EMF metrics (Powertools Metrics), and spans when an OTLP endpoint is set. */
   observer: RunObserver;
-  /** Runs started here get a trace of their own (an OTLP endpoint is set). */
+  /** Runs started here get a trace of their own, always: its id is what a run's lines share across functions. */
   traced: boolean;
   logger: Logger;
 }
@@ -26,12 +28,12 @@ export interface LambdaTelemetry {
  * before it is there wait for it (spans are made after the fact from what runs recorded, so late is
  * fine), and every invocation waits for them to go out before it returns (telemetry-settle.ts).
  */
-const deferredOtel = (config: TelemetryConfig, logger: Logger): RunObserver => {
+const deferredOtel = (config: TelemetryConfig, logger: Logger, redactor: Redactor): RunObserver => {
   let ready: OtelTelemetry | undefined;
   const waiting: RunObservation[][] = [];
   const loaded = importOtel().then(
     (startOtel) => {
-      ready = startOtel(config);
+      ready = startOtel({ ...config, redactor });
       for (const batch of waiting.splice(0)) ready.observer.observe(batch);
     },
     (error: unknown) => logger.warn('OpenTelemetry did not start', { error: String(error) }),
@@ -49,32 +51,43 @@ const deferredOtel = (config: TelemetryConfig, logger: Logger): RunObserver => {
   };
 };
 
-let made: LambdaTelemetry | undefined;
-
 /**
- * This function's telemetry, made once per cold start from its environment: the level of its log lines
- * (POWERTOOLS_LOG_LEVEL, or the function's application log level, AWS_LAMBDA_LOG_LEVEL), the metrics
- * namespace, and the standard OTEL_* variables. Throws ConfigurationError for an OTEL_* value it cannot use.
+ * A function's telemetry from its environment: the level of its log lines (POWERTOOLS_LOG_LEVEL, or the
+ * function's application log level, AWS_LAMBDA_LOG_LEVEL), the metrics namespace, and the standard
+ * OTEL_* variables. Throws ConfigurationError for an OTEL_* value it cannot use.
  */
-export const lambdaTelemetry = (env: NodeJS.ProcessEnv = process.env): LambdaTelemetry => {
-  if (made) return made;
+export const makeLambdaTelemetry = (env: NodeJS.ProcessEnv): LambdaTelemetry => {
   const serviceName = env.POWERTOOLS_SERVICE_NAME ?? DEFAULT_SERVICE;
   const logger = new Logger({ serviceName });
   const metrics = new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? DEFAULT_METRICS_NAMESPACE, serviceName });
-  const log = new RunLog({
-    write: (level, message, fields) => logger[level === 'DEBUG' ? 'debug' : level === 'INFO' ? 'info' : level === 'WARN' ? 'warn' : 'error'](message, fields),
-  });
+  // The function's own credentials (and an Anthropic key in its environment) never reach a line or a span, as on the CLI.
+  const redactor = new Redactor(engineSecrets(env));
+  const log = new RunLog(
+    {
+      write: (level, message, fields) => logger[level === 'DEBUG' ? 'debug' : level === 'INFO' ? 'info' : level === 'WARN' ? 'warn' : 'error'](message, fields),
+    },
+    redactor,
+  );
   const observers: RunObserver[] = [log, new RunMetricsEmf(metrics)];
   const config = telemetryConfigFrom(env, 'lambda');
-  if (exportsAnything(config)) observers.push(deferredOtel(config, logger));
-  made = {
+  if (exportsAnything(config)) observers.push(deferredOtel(config, logger, redactor));
+  return {
     observer: {
       observe: (observations) => {
         for (const observer of observers) observer.observe(observations);
       },
     },
-    traced: config.tracesUrl !== undefined,
+    // Every run on AWS has a trace id, exported or not: it is in every line of the run in every function's
+    // log group, and it is the trace of the http nodes' traceparent (a trace id costs 16 bytes in the run item).
+    traced: true,
     logger,
   };
+};
+
+let made: LambdaTelemetry | undefined;
+
+/** This function's telemetry, made once per cold start. */
+export const lambdaTelemetry = (env: NodeJS.ProcessEnv = process.env): LambdaTelemetry => {
+  made ??= makeLambdaTelemetry(env);
   return made;
 };

@@ -21,6 +21,8 @@ export interface TelemetryOptions {
   also?: readonly RunObserver[];
   /** Told when an export failed (the collector is down, refused the data). */
   onExportError?: (error: unknown) => void;
+  /** Runs started here get a trace even when nothing exports spans (a host that logs runs); else only when one does. */
+  traced?: boolean;
 }
 
 /**
@@ -68,7 +70,7 @@ export const deferredTelemetry = (config: TelemetryConfig, options: TelemetryOpt
   };
   return {
     observer: fanOut([...(options.also ?? []), sdk]),
-    traced: config.tracesUrl !== undefined,
+    traced: options.traced === true || config.tracesUrl !== undefined,
     ...(config.prometheus
       ? {
           prometheusText: async () => {

@@ -2,7 +2,7 @@
 // read off the function's stdout (where the Lambda runtime takes them to CloudWatch Logs).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunObservation } from '../../../functions/core/index.ts';
-import { lambdaTelemetry } from '../../../functions/hosts/lambda/lambda-telemetry.ts';
+import { makeLambdaTelemetry } from '../../../functions/hosts/lambda/lambda-telemetry.ts';
 import { aNodeRecord, aRun } from '../../support/builders.ts';
 
 const written = (spy: { mock: { calls: unknown[][] } }): Record<string, unknown>[] =>
@@ -19,8 +19,7 @@ afterEach(() => {
 describe('lambdaTelemetry', () => {
   it('writes a JSON log line and EMF metrics for what a run did, each with the run id', () => {
     const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    const telemetry = lambdaTelemetry({ POWERTOOLS_SERVICE_NAME: 'flowmend-test', POWERTOOLS_LOG_LEVEL: 'INFO' });
-    expect(telemetry.traced).toBe(false);
+    const telemetry = makeLambdaTelemetry({ POWERTOOLS_SERVICE_NAME: 'flowmend-test', POWERTOOLS_LOG_LEVEL: 'INFO' });
     const run = aRun({ runId: 'run-on-lambda', workflowName: 'nightly' });
     const record = aNodeRecord({ runId: 'run-on-lambda', seq: 1, nodeId: 'fetch', status: 'completed', finishedAt: 2501, durationMs: 2500 });
     const observations: RunObservation[] = [
@@ -50,5 +49,22 @@ describe('lambdaTelemetry', () => {
       ['flowmend', 'flowmend.runs.ended', 'Count', ['service', 'workflow', 'status']],
     ]);
     expect(emf[1]).toMatchObject({ 'flowmend.node.duration': 2.5, node_type: 'shell', status: 'completed', run_id: 'run-on-lambda', service: 'flowmend-test' });
+  });
+
+  it('gives every run started on Lambda a trace, with no OTLP endpoint: its id is on every line of the run', () => {
+    expect(makeLambdaTelemetry({}).traced).toBe(true);
+  });
+
+  it("keeps the function's own credentials out of its lines (the error a node recorded quoted them)", () => {
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+    const telemetry = makeLambdaTelemetry({ AWS_SECRET_ACCESS_KEY: secret, POWERTOOLS_LOG_LEVEL: 'INFO' });
+    const run = aRun({ runId: 'run-leaky' });
+    const record = aNodeRecord({ runId: 'run-leaky', seq: 1, nodeId: 'env', status: 'failed', error: { code: 'EXIT_1', message: `saw ${secret} in env` } });
+    telemetry.observer.observe([{ kind: 'node_visited', run, record }]);
+    const lines = [...written(stdout), ...written(stderr)];
+    expect(lines.find((l) => l.message === 'node failed')).toMatchObject({ level: 'WARN', run_id: 'run-leaky', error: 'saw [redacted] in env' });
+    expect(JSON.stringify(lines)).not.toContain(secret);
   });
 });
