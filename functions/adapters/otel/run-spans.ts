@@ -140,10 +140,27 @@ export class RunSpans implements RunObserver {
           attributes: { ...this.runAttributes(o.run), 'flowmend.engine.replayed': o.replayed },
         });
         return;
+      case 'node_retrying':
+        // The wait before the next try: the state machine's Wait state, whole seconds, as the engine asked it.
+        if (o.waitS > 0)
+          this.emit({
+            name: `wait ${o.nodeId}`,
+            trace: t,
+            parentSpanId: t.spanId,
+            start: o.at,
+            end: o.at + Math.ceil(o.waitS) * 1000,
+            attributes: {
+              ...this.runAttributes(o.run),
+              'flowmend.node.id': o.nodeId,
+              'flowmend.wait.reason': 'retry',
+              'flowmend.wait.seconds': Math.ceil(o.waitS),
+              'flowmend.node.attempt': o.attempt + 1,
+            },
+          });
+        return;
       case 'run_created':
       case 'run_started':
       case 'repair_started':
-      case 'node_retrying':
         return;
     }
   }
