@@ -81,6 +81,8 @@ export class FlowmendFunction extends Construct {
       ...(props.secretResolverFile ? [[SECRET_RESOLVER_ENTRY, SECRET_RESOLVER_FILE] as [string, string]] : []),
       ...(props.otelFile ? [[OTEL_ENTRY, OTEL_FILE] as [string, string]] : []),
     ];
+    const level = props.logLevel ?? 'INFO';
+    const writesMetrics = props.environment?.POWERTOOLS_METRICS_NAMESPACE !== undefined;
     this.fn = new NodejsFunction(this, 'Function', {
       entry: handlerEntry(props.handler),
       handler: 'handler',
@@ -94,15 +96,18 @@ export class FlowmendFunction extends Construct {
       timeout: props.timeout,
       tracing: lambda.Tracing.ACTIVE,
       logGroup,
-      // Every line JSON, the runtime's own too; below the level nothing is written (nor paid for).
+      // Every line JSON, the runtime's own too; below the level nothing is written (nor paid for). A
+      // function that writes EMF metrics keeps Lambda's level at INFO or below: an EMF line has no level,
+      // which Lambda takes for INFO, so WARN would drop every metric; its lines' own level is FLOWMEND_LOG_LEVEL.
       loggingFormat: lambda.LoggingFormat.JSON,
-      applicationLogLevelV2: lambda.ApplicationLogLevel[props.logLevel ?? 'INFO'],
+      applicationLogLevelV2: lambda.ApplicationLogLevel[writesMetrics && level !== 'DEBUG' ? 'INFO' : level],
       systemLogLevelV2:
         lambda.SystemLogLevel[props.logLevel === 'DEBUG' ? 'DEBUG' : props.logLevel === 'INFO' || props.logLevel === undefined ? 'INFO' : 'WARN'],
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       ...(props.deadLetterQueue === undefined ? {} : { deadLetterQueue: props.deadLetterQueue }),
       environment: {
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        ...(writesMetrics ? { FLOWMEND_LOG_LEVEL: level } : {}),
         ...props.environment,
       },
       bundling: {

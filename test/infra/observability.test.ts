@@ -17,8 +17,13 @@ describe('FlowmendStack observability', () => {
       expect(fn(name).LoggingConfig, name).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' });
     }
     const quiet = asCfn(synthFlowmend({ functionLogLevel: 'WARN' }).template);
-    const advance = quiet.Resources[logicalId(quiet, 'AWS::Lambda::Function', 'Advance')]?.Properties;
-    expect(advance?.LoggingConfig).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'WARN', SystemLogLevel: 'WARN' });
+    const props = (prefix: string) => quiet.Resources[logicalId(quiet, 'AWS::Lambda::Function', prefix)]?.Properties ?? {};
+    expect(props('RunShell').LoggingConfig).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'WARN', SystemLogLevel: 'WARN' });
+    // Lambda takes an EMF line (no level) for INFO: the functions that write metrics filter their own lines instead.
+    for (const name of WRITERS) {
+      expect(props(name).LoggingConfig, name).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'WARN' });
+      expect((props(name).Environment as { Variables?: Record<string, unknown> }).Variables, name).toMatchObject({ FLOWMEND_LOG_LEVEL: 'WARN' });
+    }
   });
 
   it('tells the functions that write runs where their metrics go, and the runners nothing', () => {

@@ -6,6 +6,7 @@ import { RunMetricsEmf } from '../../adapters/run-metrics-emf.ts';
 import type { RunObservation, RunObserver } from '../../core/index.ts';
 import { Redactor } from '../../core/index.ts';
 import { engineSecrets } from '../cli/cli-secrets.ts';
+import { logThresholdFrom, passes } from '../telemetry/json-lines.ts';
 import { exportsAnything, type TelemetryConfig, telemetryConfigFrom } from '../telemetry/telemetry-config.ts';
 import { importOtel } from './bundled-otel.ts';
 import { setSettle } from './telemetry-settle.ts';
@@ -52,9 +53,9 @@ const deferredOtel = (config: TelemetryConfig, logger: Logger, redactor: Redacto
 };
 
 /**
- * A function's telemetry from its environment: the level of its log lines (POWERTOOLS_LOG_LEVEL, or the
- * function's application log level, AWS_LAMBDA_LOG_LEVEL), the metrics namespace, and the standard
- * OTEL_* variables. Throws ConfigurationError for an OTEL_* value it cannot use.
+ * A function's telemetry from its environment: the level of its lines about runs (FLOWMEND_LOG_LEVEL, and
+ * Powertools Logger's own: POWERTOOLS_LOG_LEVEL, or the function's application log level, AWS_LAMBDA_LOG_LEVEL),
+ * the metrics namespace, and the standard OTEL_* variables. Throws ConfigurationError for a value it cannot use.
  */
 export const makeLambdaTelemetry = (env: NodeJS.ProcessEnv): LambdaTelemetry => {
   const serviceName = env.POWERTOOLS_SERVICE_NAME ?? DEFAULT_SERVICE;
@@ -62,9 +63,15 @@ export const makeLambdaTelemetry = (env: NodeJS.ProcessEnv): LambdaTelemetry => 
   const metrics = new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE ?? DEFAULT_METRICS_NAMESPACE, serviceName });
   // The function's own credentials (and an Anthropic key in its environment) never reach a line or a span, as on the CLI.
   const redactor = new Redactor(engineSecrets(env));
+  // Lambda's own filter must let the EMF lines through (they carry no level, so it takes them for INFO):
+  // the stack sets the function's level no higher than INFO, and the lines' own here (FLOWMEND_LOG_LEVEL;
+  // unset, Powertools Logger's level alone decides).
+  const threshold = env.FLOWMEND_LOG_LEVEL === undefined ? 'DEBUG' : logThresholdFrom(env);
   const log = new RunLog(
     {
-      write: (level, message, fields) => logger[level === 'DEBUG' ? 'debug' : level === 'INFO' ? 'info' : level === 'WARN' ? 'warn' : 'error'](message, fields),
+      write: (level, message, fields) => {
+        if (passes(level, threshold)) logger[level === 'DEBUG' ? 'debug' : level === 'INFO' ? 'info' : level === 'WARN' ? 'warn' : 'error'](message, fields);
+      },
     },
     redactor,
   );

@@ -67,4 +67,21 @@ describe('lambdaTelemetry', () => {
     expect(lines.find((l) => l.message === 'node failed')).toMatchObject({ level: 'WARN', run_id: 'run-leaky', error: 'saw [redacted] in env' });
     expect(JSON.stringify(lines)).not.toContain(secret);
   });
+
+  it("writes its EMF lines whatever the lines' level (Lambda's filter takes a line without a level for INFO)", () => {
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    // As the stack sets a function that writes metrics with functionLogLevel WARN: Lambda's level INFO, the lines' WARN.
+    const telemetry = makeLambdaTelemetry({ AWS_LAMBDA_LOG_LEVEL: 'INFO', FLOWMEND_LOG_LEVEL: 'WARN' });
+    const run = aRun({ runId: 'run-quiet' });
+    const ok = aNodeRecord({ runId: 'run-quiet', seq: 1, status: 'completed', finishedAt: 11, durationMs: 10 });
+    const bad = aNodeRecord({ runId: 'run-quiet', seq: 2, status: 'failed', finishedAt: 12, durationMs: 10, error: { code: 'EXIT_1', message: 'exit 1' } });
+    telemetry.observer.observe([
+      { kind: 'node_visited', run, record: ok },
+      { kind: 'node_visited', run, record: bad },
+    ]);
+    const lines = [...written(stdout), ...written(stderr)];
+    expect(lines.filter((l) => l.message !== undefined).map((l) => l.message)).toEqual(['node failed']);
+    expect(lines.filter((l) => l._aws !== undefined).map((l) => l.status)).toEqual(['completed', 'failed']);
+  });
 });
