@@ -128,6 +128,11 @@ class LambdaRuntime:
             "AWS_SESSION_TOKEN": "emulator-session-" + key,
             "_HANDLER": fn.handler or "index.handler",
         }
+        # Lambda's advanced logging controls tell the function its log format and level (Powertools Logger reads them).
+        logging = getattr(fn, "logging_config", None) or {}
+        if logging.get("LogFormat") == "JSON":
+            env["AWS_LAMBDA_LOG_FORMAT"] = "JSON"
+            env["AWS_LAMBDA_LOG_LEVEL"] = logging.get("ApplicationLogLevel") or "INFO"
         env.update({k: str(v) for k, v in (fn.environment_vars or {}).items()})
         # Reserved variables Lambda sets whatever the function declares.
         env["AWS_ENDPOINT_URL"] = f"http://localhost:{self.port}"
@@ -213,5 +218,18 @@ def install(runtime):
     def invoke_lambda(self, event=None):
         return runtime.invoke(self, event if isinstance(event, str) else json.dumps(event or {}))
 
+    original_from_cloudformation = lambda_models.LambdaFunction.create_from_cloudformation_json.__func__
+
+    def from_cloudformation_with_configs(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs):
+        fn = original_from_cloudformation(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs)
+        # moto's CloudFormation keeps a few properties of a function only: its log group and level, and its X-Ray mode, are lost.
+        props = cloudformation_json.get("Properties") or {}
+        if props.get("LoggingConfig"):
+            fn.logging_config = props["LoggingConfig"]
+        if props.get("TracingConfig"):
+            fn.tracing_config = props["TracingConfig"]
+        return fn
+
     lambda_models.LambdaFunction.__init__ = init_with_configs
+    lambda_models.LambdaFunction.create_from_cloudformation_json = classmethod(from_cloudformation_with_configs)
     lambda_models.LambdaFunction._invoke_lambda = invoke_lambda
