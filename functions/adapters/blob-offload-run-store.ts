@@ -67,6 +67,10 @@ export class BlobOffloadRunStore implements RunStore {
     );
   }
 
+  async listWaiting(options: { limit: number; dueBy?: number }): Promise<RunItem[]> {
+    return Promise.all((await this.inner.listWaiting(options)).map((run) => this.restoreResult(run)));
+  }
+
   private async offloadResult(run: RunItem): Promise<RunItem> {
     if (run.outputs === undefined || blobRefIn(run.outputs) !== undefined) return run;
     const body = JSON.stringify(run.outputs);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IrVersionItem, NodeRecord, RunEvent, RunItem, RunStore, RunWriteCondition } from '../core/index.ts';
-import { FlowmendError, StaleRunError, StoreUnavailableError } from '../core/index.ts';
+import { FlowmendError, StaleRunError, StoreUnavailableError, waitingAmong } from '../core/index.ts';
 import { DynamoDocument, type Item, type QueryInput } from './dynamo-document.ts';
 import { DynamoItemCodec, type Key, RUN_STORE_TRANSLATE_CONFIG } from './dynamo-item-codec.ts';
 import type { DynamoJsonClient } from './dynamo-json-client.ts';
@@ -24,6 +24,8 @@ export const createDocumentClient = (client: DynamoJsonClient): DynamoDocument =
 
 const WRITE_TOKEN = TABLE_KEYS.writeToken;
 const DAY_MS = 86_400_000;
+/** How many recent runs `listWaiting` looks through. */
+const WAITING_SCAN = 1000;
 interface Condition {
   expression: string;
   names: Record<string, string>;
@@ -201,6 +203,14 @@ export class DynamoRunStore implements RunStore {
       ConsistentRead: true,
     });
     return items.filter((item) => afterKey === undefined || item[TABLE_KEYS.sk] !== eventSk(afterKey)).map((item) => this.codec.decodeEvent(item, runId));
+  }
+
+  /**
+   * The table has no index of waiting runs (AWS wakes each by its own schedule): this filters the runs of
+   * the last RECENT_RUNS_LOOKBACK_DAYS days, enough for `runs --status waiting` on a DynamoDB store.
+   */
+  async listWaiting(options: { limit: number; dueBy?: number }): Promise<RunItem[]> {
+    return waitingAmong(await this.listRuns({ limit: WAITING_SCAN }), options);
   }
 
   async listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {

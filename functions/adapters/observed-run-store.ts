@@ -83,4 +83,8 @@ export class ObservedRunStore implements RunStore {
     this.counters.reads += 1;
     return this.inner.listRuns(options);
   }
+  async listWaiting(options: { limit: number; dueBy?: number }): Promise<RunItem[]> {
+    this.counters.reads += 1;
+    return this.inner.listWaiting(options);
+  }
 }

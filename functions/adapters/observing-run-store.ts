@@ -80,4 +80,8 @@ export class ObservingRunStore implements RunStore {
   listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {
     return this.inner.listRuns(options);
   }
+
+  listWaiting(options: { limit: number; dueBy?: number }): Promise<RunItem[]> {
+    return this.inner.listWaiting(options);
+  }
 }

@@ -58,7 +58,11 @@ export class SfnRunLauncher implements RunLauncher {
 
   /** Starts the execution; a second launch of the same owner (a retried request) starts nothing more. */
   async launch(request: LaunchRequest): Promise<void> {
-    const input = JSON.stringify({ kind: 'start', runId: request.runId, owner: request.owner.id });
+    const input = JSON.stringify(
+      request.waitId === undefined
+        ? { kind: 'start', runId: request.runId, owner: request.owner.id }
+        : { kind: 'wake', runId: request.runId, owner: request.owner.id, waitId: request.waitId, holder: request.owner },
+    );
     try {
       // Standard answers a repeated name with the same input with the first execution; Express would start
       // a second one, so callers launch an owner once (a retried API request finds its run by idempotency key).

@@ -25,7 +25,10 @@ const DAY_MS = 86_400_000;
  * conditions and listings read, so an item round-trips exactly and a new field needs no migration.
  * `user_version` numbers the layout; a later layout migrates from it.
  */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
+/** When a waiting run is due (waits/wait-model.ts `wakeAt`), as SQL over its body: the index below and its queries use it verbatim. */
+const WAKE_AT = "COALESCE(json_extract(body, '$.wait.answer.at'), json_extract(body, '$.wait.until'))";
+const IS_WAITING = "json_extract(body, '$.status') = 'waiting'";
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY, workflow_name TEXT NOT NULL, created_at INTEGER NOT NULL,
@@ -42,6 +45,7 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS events (
     run_id TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, key)
   ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS runs_waiting ON runs (${WAKE_AT}) WHERE ${IS_WAITING};
 `;
 
 type Row = { body: string };
@@ -67,6 +71,9 @@ const prepare = (db: Database.Database) => ({
   putEvent: db.prepare('INSERT OR REPLACE INTO events (run_id, key, body) VALUES (?, ?, ?)'),
   listEvents: db.prepare<[string, string], Row>('SELECT body FROM events WHERE run_id = ? AND key > ? ORDER BY key'),
   runsByWorkflow: db.prepare<[string, number], Row>('SELECT body FROM runs WHERE workflow_name = ? ORDER BY created_at DESC, run_id DESC LIMIT ?'),
+  // The partial index above holds only waiting runs: `serve` reads the due ones every tick without a scan.
+  dueWaits: db.prepare<[number, number], Row>(`SELECT body FROM runs WHERE ${IS_WAITING} AND ${WAKE_AT} <= ? ORDER BY ${WAKE_AT} LIMIT ?`),
+  waits: db.prepare<[number], Row>(`SELECT body FROM runs WHERE ${IS_WAITING} ORDER BY ${WAKE_AT} IS NULL, ${WAKE_AT} LIMIT ?`),
   recentRuns: db.prepare<[number, number, number], Row>(
     'SELECT body FROM runs WHERE created_at >= ? AND created_at < ? ORDER BY created_at DESC, run_id DESC LIMIT ?',
   ),
@@ -191,6 +198,14 @@ export class SqliteRunStore implements RunStore {
       const today = startOfDay(this.now());
       return this.sql.recentRuns.all(today - (LOOKBACK_DAYS - 1) * DAY_MS, today + DAY_MS, limit);
     });
+    return rows.map((row) => this.parse(RunItemSchema, row, 'a run item'));
+  }
+
+  async listWaiting(options: { limit: number; dueBy?: number }): Promise<RunItem[]> {
+    const limit = Math.max(0, options.limit);
+    const rows = this.guard('listing waiting runs', () =>
+      options.dueBy === undefined ? this.sql.waits.all(limit) : this.sql.dueWaits.all(options.dueBy, limit),
+    );
     return rows.map((row) => this.parse(RunItemSchema, row, 'a run item'));
   }
 

@@ -3,6 +3,7 @@ import { batchTemplates, startBatch } from './batch/batch-step.ts';
 import { blobUrlTtlS, MAX_INLINE_PARAMS_BYTES, paramsBlobKey, uploadTargetFor, utf8Length } from './blob-store.ts';
 import { bindInputs } from './bound-inputs.ts';
 import { computeCacheKey } from './cache-key.ts';
+import { recordNode } from './engine.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { InvalidInputError } from './errors.ts';
 import { mustContinueBefore, runnerWorstCaseS } from './execution-limits.ts';
@@ -13,12 +14,17 @@ import { MCP_TYPE } from './mcp-servers.ts';
 import { memoHit } from './memo-step.ts';
 import { enterChild } from './nested/child-run.ts';
 import { templatedParams, WORKFLOW_TYPE } from './nested/workflow-params.ts';
+import { Redactor } from './redactor.ts';
 import { startRepairAttempt } from './repair/repair-loop.ts';
 import type { RunError, RunItem } from './run-model.ts';
 import type { AdvanceInput, AdvanceOutcome, ExecCounters } from './state-io.ts';
 import { findTemplates, resolveParams, resolveValue, type TemplateContext, TemplateResolutionError } from './templates.ts';
 import { visitTraceparent } from './trace-context.ts';
 import { UnitOfWork } from './unit-of-work.ts';
+import type { CallbackConfig } from './waits/callback-token.ts';
+import { callbackValues } from './waits/callback-values.ts';
+import { pauseForApproval, startWait } from './waits/start-wait.ts';
+import { isWaitType } from './waits/wait-nodes.ts';
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
 
@@ -32,6 +38,10 @@ export interface PrepareOptions {
   iteration?: number;
   /** Another try of the node's visit in flight (its `retry`): the same visit, after `waitS` seconds. */
   retry?: { visit: number; attempt: number; waitS: number | undefined };
+  /** A person approved the node's gate for this visit (waits/continue-wait.ts). */
+  approved?: boolean;
+  /** Settles the visit instead of running the node, once it is in flight at `seq` (a denied gate records its failure). */
+  settle?: (seq: number) => Promise<AdvanceOutcome>;
 }
 
 /**
@@ -45,6 +55,10 @@ export class Advance {
   hop: AdvanceInput | undefined;
   /** Nodes read this call whose latest visit failed (absent to a `??` chain, as in pflow). */
   readonly failed = new Set<string>();
+  /** The host's callback key and URL, loaded by advanceRun when the workflow has a wait-for-event node (waits/callback-values.ts). */
+  callbacks: CallbackConfig | undefined;
+  /** Callback tokens this call put into params: kept out of what a person is shown. */
+  private readonly minted = new Set<string>();
 
   constructor(
     readonly run: RunItem,
@@ -55,6 +69,7 @@ export class Advance {
   ) {
     this.writes = new UnitOfWork(run, deps, owner);
     this.hop = undefined;
+    this.callbacks = undefined;
   }
 
   node(nodeId: string): WorkflowNode {
@@ -144,9 +159,14 @@ export class Advance {
       if (!(error instanceof TemplateResolutionError)) throw error;
       return this.templateFailure(node, visit, error);
     }
+    // A gate asks before each visit (each loop iteration, as pflow's does), not again before a retry's next try.
+    const gated = node.approval === 'required' && !options.approved && !options.retry && !this.run.autoApprove?.includes(nodeId);
+    if (gated) return pauseForApproval(this, node, params, iteration);
     const timeoutS = spec.timeoutS(params);
     const waitS = options.retry?.waitS;
-    if (mustContinueBefore(this.deps.executionLimits, this.exec, this.run.mode, this.deps.now(), runnerWorstCaseS(timeoutS) + (waitS ?? 0))) {
+    // An answered gate goes on in the execution that claimed the run (it has all its time): continuing first would lose the answer.
+    const answered = options.approved === true || options.settle !== undefined;
+    if (!answered && mustContinueBefore(this.deps.executionLimits, this.exec, this.run.mode, this.deps.now(), runnerWorstCaseS(timeoutS) + (waitS ?? 0))) {
       this.writes.event('execution_continued', { nodeId, message: `continuing as a new execution after ${this.exec.advances} steps` });
       // Without a cursor (right after a walk) the next execution must walk again to find its place.
       if (!this.run.cursor) this.run.needsWalk = true;
@@ -170,8 +190,10 @@ export class Advance {
       ...(iteration !== undefined ? { iteration } : {}),
       ...(options.retry ? { attempt: options.retry.attempt } : {}),
     };
+    if (options.settle) return options.settle(seq);
     // The engine runs a workflow node itself, as a child run driven by this same execution.
     if (node.type === WORKFLOW_TYPE) return enterChild(this, params);
+    if (isWaitType(node.type)) return startWait(this, node, params, recordNode);
     // Another run's result for the same type and resolved params (pflow's memo cache): recorded in this call, nothing runs.
     const memo = await memoHit(this, node, this.run.current);
     if (memo) {
@@ -243,8 +265,8 @@ export class Advance {
    */
   runnerParams(node: WorkflowNode, nodes: NodeOutputs, context: TemplateContext = this.context(nodes), iteration = 1): Record<string, unknown> {
     const spec = this.deps.catalog.get(node.type);
-    // pflow's `inputs:` on any node, a loop's carried inputs and `${__iteration__}`.
-    const bound = bindInputs(node, templatedParams(node), spec, context, iteration);
+    // pflow's `inputs:` on any node, a loop's carried inputs and `${__iteration__}`; a wait-for-event node's callback URL.
+    const bound = bindInputs(node, templatedParams(node), spec, callbackValues(this, templatedParams(node), context), iteration);
     const params = resolveParams(bound.params, bound.context, spec?.templateQuoting?.(node.params));
     // A child workflow's own templates are the child's: they go to it as written.
     if (node.type === WORKFLOW_TYPE && node.params.workflow_ir !== undefined) params.workflow_ir = node.params.workflow_ir;
@@ -257,6 +279,15 @@ export class Advance {
       FILE_NODE_TYPES.has(node.type) || node.type === 'shell' || (node.type === 'llm' && Array.isArray(params.images) && params.images.length > 0);
     if (readsFiles && this.run.workspace !== undefined) params.__workspace = this.run.workspace;
     return params;
+  }
+
+  /** Remembers a callback token put into params, so that `redactCallbacks` keeps it out of what a person is shown. */
+  noteMinted(token: string): void {
+    this.minted.add(token);
+  }
+
+  redactCallbacks<T>(value: T): T {
+    return this.minted.size === 0 ? value : new Redactor(this.minted).value(value);
   }
 
   async templateFailure(node: WorkflowNode, visit: number, error: TemplateResolutionError): Promise<AdvanceOutcome> {

@@ -29,9 +29,10 @@ export const cancelRun = async (store: RunStore, runId: string, now: number): Pr
     const run = await store.getRun(runId);
     if (!run) throw new RunNotFoundError(`no run '${runId}' (see GET /runs or \`flowmend runs\`)`);
     if (run.status === 'cancelled') return { run, alreadyCancelled: true };
-    // An interrupted run (its execution died) may be cancelled too, so nobody resumes it by mistake.
-    if (run.status !== 'running' && run.status !== 'interrupted')
-      throw new RunBusyError(`run ${runId} already ${run.status}; only a running or interrupted run can be cancelled`);
+    // An interrupted run (its execution died) may be cancelled too, so nobody resumes it by mistake; a waiting one
+    // stops waiting, and a wake-up or an answer that comes later finds it cancelled and does nothing.
+    if (run.status !== 'running' && run.status !== 'interrupted' && run.status !== 'waiting')
+      throw new RunBusyError(`run ${runId} already ${run.status}; only a running, waiting or interrupted run can be cancelled`);
     const previousOwner = run.owner;
     const inFlight = run.current;
     const events: RunEvent[] = [];
@@ -39,11 +40,13 @@ export const cancelRun = async (store: RunStore, runId: string, now: number): Pr
       events.push({ runId, key: String(run.eventSeq).padStart(8, '0'), at: now, type, ...fields } as RunEvent);
       run.eventSeq += 1;
     };
+    const waited = run.status === 'waiting';
     if (inFlight) run.current = { ...inFlight, interrupted: true };
     event('run_cancelled', {
       ...(inFlight ? { nodeId: inFlight.nodeId } : {}),
-      message: inFlight ? `cancelled by request while '${inFlight.nodeId}' was running` : 'cancelled by request',
+      message: inFlight ? `cancelled by request while '${inFlight.nodeId}' was ${waited ? 'waiting' : 'running'}` : 'cancelled by request',
     });
+    delete run.wait;
     run.status = 'cancelled';
     run.lastError = {
       ...(inFlight ? { node_id: inFlight.nodeId } : {}),

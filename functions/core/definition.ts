@@ -12,6 +12,7 @@ import { ENGINE_RETRY, LAMBDA_SERVICE_RETRY, type RetryPolicy, THROTTLE_RETRY, T
  *                    -> Continue (new execution of the same run) -> Continued
  *                                             (start failed) -> Interrupted -> InterruptedFail
  *                    -> Done | Failed
+ *                    -> Waiting (the run waits: a wake-up or an answer starts the next execution) | Idle
  *
  * Every Task has a TimeoutSeconds, so no execution can wait for ever on a lost call.
  */
@@ -81,6 +82,8 @@ export const STATE = {
   unknown: 'UnknownStep',
   retryWait: 'RetryWait',
   retryRoute: 'RouteRetry',
+  waiting: 'Waiting',
+  idle: 'Idle',
 } as const;
 
 /** State name of the Map that runs a chunk of a batch of a node type's items. */
@@ -201,6 +204,8 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
           { ...kindIs('continue'), Next: STATE.continueRun },
           { ...kindIs('done'), Next: STATE.done },
           { ...kindIs('failed'), Next: STATE.failed },
+          { ...kindIs('waiting'), Next: STATE.waiting },
+          { ...kindIs('idle'), Next: STATE.idle },
         ],
         Default: STATE.unknown,
       },
@@ -261,6 +266,9 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
       },
       [STATE.continued]: { Type: 'Succeed' },
       [STATE.done]: { Type: 'Succeed' },
+      // The execution ends while the run waits, so nothing is billed by the wait's length (DESIGN 7b).
+      [STATE.waiting]: { Type: 'Succeed' },
+      [STATE.idle]: { Type: 'Succeed' },
       [STATE.failed]: { Type: 'Fail', ErrorPath: '$.error.code', CausePath: '$.error.message' },
       [STATE.unknown]: {
         Type: 'Fail',

@@ -6,6 +6,8 @@ import type { Limits } from './limits.ts';
 import type { MemoStore } from './memo-store.ts';
 import type { NodeCatalog } from './node-type.ts';
 import type { RunStore } from './run-store.ts';
+import type { CallbackSource } from './waits/callback-token.ts';
+import type { Wakeups } from './waits/pause.ts';
 
 /** What the engine runs with; the hosts build it (hosts/lambda/aws-deps.ts, hosts/local/local-host.ts). */
 export interface EngineDeps {
@@ -29,4 +31,8 @@ export interface EngineDeps {
   memo?: { store: MemoStore; ttlS: number } | undefined;
   /** Node visits and events one run may make (default: DEFAULT_LIMITS). */
   runLimits?: Pick<Limits, 'maxNodeVisits' | 'maxEvents' | 'maxBatchItems' | 'maxItemRecords'>;
+  /** Schedules a waiting run's wake-up at its deadline (AWS); `serve` reads due waits from its store instead. */
+  wakeups?: Wakeups;
+  /** The key callback tokens are minted with and the URL callbacks reach (waits/callback-token.ts); none: no wait-for-event. */
+  callbacks?: CallbackSource;
 }

@@ -11,12 +11,17 @@ import { rememberResult } from './memo-step.ts';
 import { parentHop } from './nested/parent-hop.ts';
 import { isChildIssue } from './nested/validate-children.ts';
 import { classifyRunInput, nodeRecordOf } from './node-record.ts';
+import type { RunnerResult } from './node-type.ts';
+import { settleHeldRepair } from './repair/held-repair.ts';
 import { settleRepairAttempt } from './repair/repair-loop.ts';
 import { repeatAfterVisit } from './repeat-step.ts';
 import { LAMBDA_THROTTLED } from './retry-policy.ts';
-import type { RunItem } from './run-model.ts';
-import { type AdvanceInput, AdvanceInputSchema, type AdvanceOutcome, type ExecCounters } from './state-io.ts';
+import type { RunError, RunItem } from './run-model.ts';
+import { type AdvanceInput, AdvanceInputSchema, type AdvanceOutcome, type ExecCounters, type TaskError } from './state-io.ts';
 import { formatIssues, unconfiguredMcpServers, validateWorkflow } from './validate.ts';
+import { usesCallbacks } from './waits/callback-values.ts';
+import { claimWake } from './waits/claim-wake.ts';
+import { continueWait } from './waits/continue-wait.ts';
 import { walkFromStart } from './walk.ts';
 
 export type { EngineDeps } from './engine-deps.ts';
@@ -64,13 +69,22 @@ const advanceOne = async (rawInput: unknown, deps: EngineDeps): Promise<{ outcom
   const parsed = AdvanceInputSchema.safeParse(rawInput);
   if (!parsed.success) throw new InvalidInputError(`Advance got an input it cannot read: ${parsed.error.message}`);
   const input = parsed.data;
-  const run = deps.cache.recallRun(input.runId, input.rev) ?? (await deps.store.getRun(input.runId));
+  let run: RunItem | undefined;
+  if (input.kind === 'wake') {
+    // An execution that continues a waiting run: its first step takes the run over, or ends idle.
+    const claimed = await claimWake(input, deps);
+    if (claimed.kind === 'idle') return { outcome: claimed.outcome };
+    run = claimed.run;
+  } else run = deps.cache.recallRun(input.runId, input.rev) ?? (await deps.store.getRun(input.runId));
   if (!run) throw new RunNotFoundError(`run ${input.runId} does not exist`);
   if (run.owner?.id !== input.owner) {
     // A cancel dropped the owner while this execution ran a node: it records what the node did, then ends.
     if (run.status === 'cancelled' && run.owner === undefined) return { outcome: await settleCancelledStep(run, input, deps, () => loadIr(deps, run)) };
     throw new StaleRunError(`run ${input.runId} is now owned by ${run.owner?.id ?? 'nobody'}, not ${input.owner}; this execution stops`);
   }
+  // A retried call of the step that paused the run: it paused already, and the execution ends again.
+  if (run.status === 'waiting' && run.wait)
+    return { outcome: { kind: 'waiting', runId: run.runId, owner: input.owner, waitId: run.wait.id, waitKind: run.wait.kind } };
   const terminal = terminalOutcome(run, input.owner);
   if (terminal) return { outcome: terminal, hop: parentHop(run, input.owner, terminal) };
   const exec: ExecCounters = input.exec ? { startedAt: input.exec.startedAt, advances: input.exec.advances + 1 } : { startedAt: deps.now(), advances: 1 };
@@ -78,6 +92,7 @@ const advanceOne = async (rawInput: unknown, deps: EngineDeps): Promise<{ outcom
   let step: Advance | undefined;
   try {
     step = new Advance(run, await loadIr(deps, run), deps, input.owner, exec);
+    if (deps.callbacks && usesCallbacks(step)) step.callbacks = await deps.callbacks.load();
     outcome = await dispatch(step, input);
   } catch (error) {
     // The step's commit found the run cancelled under it (from another process, past this one's cached copy).
@@ -95,6 +110,7 @@ const advanceOne = async (rawInput: unknown, deps: EngineDeps): Promise<{ outcom
 const dispatch = (step: Advance, input: AdvanceInput): Promise<AdvanceOutcome> => {
   switch (input.kind) {
     case 'start':
+    case 'wake':
       return start(step);
     case 'run':
       return recordNode(step, input);
@@ -107,6 +123,8 @@ const dispatch = (step: Advance, input: AdvanceInput): Promise<AdvanceOutcome> =
 
 const start = async (step: Advance): Promise<AdvanceOutcome> => {
   const { run, ir } = step;
+  // The run was woken from a wait (claim-wake.ts): its answer decides what comes next.
+  if (run.wait?.answer) return continueWait(step, recordNode, settleHeldRepair);
   // The previous execution continued here to give a repair a whole execution's time.
   if (run.repairDue) return step.repairOrFail(run.repairDue);
   // The previous execution continued in the middle of a batch: its next chunk.
@@ -143,7 +161,14 @@ const start = async (step: Advance): Promise<AdvanceOutcome> => {
   return step.prepare(startNodeId(ir));
 };
 
-const recordNode = async (step: Advance, input: Extract<AdvanceInput, { kind: 'run' }>): Promise<AdvanceOutcome> => {
+/**
+ * Records the node in flight from its runner's `result` or a caught `error` (classified), or from a
+ * `fatal` error the engine decided (a wait's timeout, a denied gate), and routes on.
+ */
+export const recordNode = async (
+  step: Advance,
+  input: { seq: number; result?: RunnerResult | undefined; error?: TaskError | undefined; fatal?: RunError },
+): Promise<AdvanceOutcome> => {
   const { run, ir, deps } = step;
   const current = run.current;
   if (!current || current.seq !== input.seq) {

@@ -89,3 +89,12 @@ export class BlobPathError extends StoreError {
   override readonly name = 'BlobPathError';
   readonly code = 'BLOB_PATH';
 }
+
+/**
+ * An answer or a wake-up the run does not wait for: it is not waiting, waits for something else, was
+ * answered already, or a callback's token does not match. Nothing was written.
+ */
+export class WaitNotOpenError extends FlowmendError {
+  override readonly name = 'WaitNotOpenError';
+  readonly code = 'WAIT_NOT_OPEN';
+}

@@ -49,13 +49,14 @@ export {
   StoreError,
   StoreUnavailableError,
   TransientError,
+  WaitNotOpenError,
 } from './errors.ts';
 export { chooseMode, DEFAULT_EXECUTION_LIMITS, type ExecutionLimits, REPAIR_LLM_TIMEOUT_S, REPAIR_MAX_S } from './execution-limits.ts';
 export { CONTINUED_EXECUTION_NAME, continuedExecutionName, ownerExecutionName, runIdOfExecution, runIdOfOwnerName } from './execution-names.ts';
 export { classifyHttpStatus } from './http-status.ts';
 export { cryptoIds, type Ids } from './ids.ts';
 export { prepareInputs } from './inputs.ts';
-export { type Workflow, type WorkflowInput, WorkflowSchema } from './ir.ts';
+export { DEFAULT_REPAIR_APPROVAL, type RepairApproval, RepairApprovalSchema, type Workflow, type WorkflowInput, WorkflowSchema } from './ir.ts';
 export { isRecord, openJsonText } from './json-text.ts';
 export { DEFAULT_LIMITS, LIMIT_VARIABLES, LimitConfigError, type Limits, LimitsSchema, limitsFrom } from './limits.ts';
 export type { LlmClient, LlmConfig, LlmConfigProvider, LlmImage, LlmImageMediaType, LlmMessageRequest, LlmMessageResult } from './llm-client.ts';
@@ -117,7 +118,7 @@ export {
 } from './run-model.ts';
 export { type ObservedWrite, observationsOf, type RunObservation, type RunObserver } from './run-observations.ts';
 export { loadRunReport, type RunReport, recordsOfRun } from './run-report.ts';
-export type { AdvanceCommit, RunStore, RunWriteCondition } from './run-store.ts';
+export { type AdvanceCommit, type RunStore, type RunWriteCondition, waitingAmong } from './run-store.ts';
 export { changeOf, loadRunView } from './run-view.ts';
 export { SCHEDULE_EXPRESSION, SCHEDULER_TIME_PLACEHOLDER, ScheduledStartEventSchema, scheduledIdempotencyKey } from './scheduled-start-event.ts';
 export {
@@ -155,3 +156,17 @@ export {
 } from './trace-context.ts';
 export { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from './validate.ts';
 export { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
+export { answerWait, MAX_COMMENT_CHARS, MAX_EVENT_PAYLOAD_BYTES, type WaitReply } from './waits/answer-wait.ts';
+export { CALLBACK_TOKEN_PATTERN, type CallbackConfig, type CallbackSource, callbackUrl } from './waits/callback-token.ts';
+export { EARLY_WAKE_TOLERANCE_MS } from './waits/claim-wake.ts';
+export type { WakeRequest, Wakeups } from './waits/pause.ts';
+export { describeWait, type Wait, type WaitAnswer, type WaitKind, WaitSchema, wakeAt } from './waits/wait-model.ts';
+export {
+  CALLBACK_KEYS,
+  WAIT_FOR_EVENT_OUTPUT_KEYS,
+  WAIT_FOR_EVENT_TYPE,
+  WAIT_OUTPUT_KEYS,
+  WAIT_TYPE,
+  WaitForEventParamsSchema,
+  WaitParamsSchema,
+} from './waits/wait-nodes.ts';

@@ -128,6 +128,19 @@ export const ClassificationRulesSchema = builtOnFirstUse(() =>
 );
 export type ClassificationRules = z.infer<typeof ClassificationRulesSchema>;
 
+/**
+ * Whether a person approves a repair before it is applied: `none` (never), `llm` (an LLM's patch; a rule's
+ * fix of a typo goes through) or `all` (every repair).
+ */
+export const RepairApprovalSchema = builtOnFirstUse(() => z.enum(['none', 'llm', 'all'], { error: 'repair.approval is "none", "llm" or "all"' }));
+export type RepairApproval = z.infer<typeof RepairApprovalSchema>;
+
+/** When a run and its workflow say nothing: repairs apply unattended, as they always have (see docs/waits-and-approvals.md). */
+export const DEFAULT_REPAIR_APPROVAL: RepairApproval = 'none';
+
+/** The workflow's repair policy; a run may override it (`--repair-approval`, `repair_approval`). */
+export const RepairPolicySchema = builtOnFirstUse(() => z.strictObject({ approval: z.optional(RepairApprovalSchema) }));
+
 export const WorkflowSchema = builtOnFirstUse(() =>
   z.strictObject({
     ir_version: z._default(z.string().check(z.regex(/^\d+\.\d+\.\d+$/, 'ir_version is a version like "0.1.0"')), '0.1.0'),
@@ -143,6 +156,8 @@ export const WorkflowSchema = builtOnFirstUse(() =>
     mcp_servers: z.optional(McpServersSchema),
     /** pflow's `## Cache`: prompt-cache chunks for llm nodes' `prompt_cache` (not the memo cache). */
     cache: z.optional(PromptCacheSchema),
+    /** Whether repairs wait for a person (`{"approval": "llm"}`). */
+    repair: z.optional(RepairPolicySchema),
     // pflow keys accepted for compatibility; flowmend always namespaces and resolves strictly.
     mappings: z.optional(z.unknown()),
     enable_namespacing: z.optional(z.boolean()),

@@ -2,6 +2,7 @@ import type { Advance } from './advance.ts';
 import type { WorkflowNode } from './ir.ts';
 import type { NodeRecord, RunItem } from './run-model.ts';
 import type { AdvanceInput } from './state-io.ts';
+import { isWaitType } from './waits/wait-nodes.ts';
 
 /**
  * Whether a visit reads and writes pflow's memo cache: `cache: true|false` on the node, on by default for
@@ -9,7 +10,8 @@ import type { AdvanceInput } from './state-io.ts';
  * memoizes nothing.
  */
 export const memoizes = (step: Advance, node: WorkflowNode): boolean =>
-  step.deps.memo !== undefined && node.batch === undefined && node.type !== 'workflow' && (node.cache ?? node.type === 'llm');
+  // A wait's result is never another run's: it would skip the wait.
+  step.deps.memo !== undefined && node.batch === undefined && node.type !== 'workflow' && !isWaitType(node.type) && (node.cache ?? node.type === 'llm');
 
 /**
  * A result of another run with the same cache key (node type and resolved params, so never another

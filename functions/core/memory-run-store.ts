@@ -1,6 +1,6 @@
 import { StaleRunError } from './errors.ts';
 import type { IrVersionItem, NodeRecord, RunEvent, RunItem } from './run-model.ts';
-import type { RunStore, RunWriteCondition } from './run-store.ts';
+import { type RunStore, type RunWriteCondition, waitingAmong } from './run-store.ts';
 import { copyStoredValue, sameStoredValue } from './stored-value.ts';
 
 /** Days (today included) that `listRuns` without a workflow name looks back, as the DynamoDB store does. */
@@ -113,6 +113,10 @@ export class MemoryRunStore implements RunStore {
       .filter((e) => afterKey === undefined || e.key > afterKey)
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
       .map((e) => copyStoredValue(e));
+  }
+
+  async listWaiting(options: { limit: number; dueBy?: number }): Promise<RunItem[]> {
+    return waitingAmong([...this.runs.values()], options).map((r) => copyStoredValue(r));
   }
 
   async listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {

@@ -3,11 +3,12 @@ import { classifyOutcome, type Outcome } from './classify.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import type { Workflow } from './ir.ts';
 import type { RunnerResult } from './node-type.ts';
-import type { NodeRecord, RunItem } from './run-model.ts';
-import type { AdvanceInput } from './state-io.ts';
+import type { NodeRecord, RunError, RunItem } from './run-model.ts';
+import type { TaskError } from './state-io.ts';
 
 type InFlight = NonNullable<RunItem['current']>;
-type RunInput = Extract<AdvanceInput, { kind: 'run' }>;
+/** A runner's `result` or a caught `error` (classified), or a `fatal` error the engine decided (a wait's timeout, a denied gate). */
+type RunInput = { seq: number; result?: RunnerResult | undefined; error?: TaskError | undefined; fatal?: RunError };
 
 /** What the runner of the step in flight answered, and how the engine classifies it. */
 export const classifyRunInput = async (
@@ -22,14 +23,16 @@ export const classifyRunInput = async (
     input.result?.outputs && deps.blobs
       ? { ...input.result, outputs: (await expandOutputs(deps.blobs, run.runId, input.seq, input.result.outputs)) ?? {} }
       : input.result;
-  const outcome = classifyOutcome({
-    nodeId: current.nodeId,
-    nodeType: current.nodeType,
-    capabilities: deps.catalog.get(current.nodeType)?.capabilities ?? {},
-    ...(result ? { result } : {}),
-    ...(input.error ? { taskError: input.error } : {}),
-    ...(ir.classification ? { rules: ir.classification } : {}),
-  });
+  const outcome: Outcome = input.fatal
+    ? { kind: 'fatal', error: input.fatal }
+    : classifyOutcome({
+        nodeId: current.nodeId,
+        nodeType: current.nodeType,
+        capabilities: deps.catalog.get(current.nodeType)?.capabilities ?? {},
+        ...(result ? { result } : {}),
+        ...(input.error ? { taskError: input.error } : {}),
+        ...(ir.classification ? { rules: ir.classification } : {}),
+      });
   return { result, outcome };
 };
 

@@ -1,6 +1,6 @@
 import { chooseMode, type RunMode } from './execution-limits.ts';
 import { type InputProblem, prepareInputs } from './inputs.ts';
-import type { Workflow } from './ir.ts';
+import type { RepairApproval, Workflow } from './ir.ts';
 import type { NodeCatalog } from './node-type.ts';
 import { parseWorkflow } from './parse-workflow.ts';
 import { hasErrors, validateWorkflow } from './validate.ts';
@@ -16,6 +16,10 @@ export interface RunRequest {
   maxRepairs: number;
   /** Overrides the choice made from the nodes' timeouts (`chooseMode`). */
   mode?: RunMode | undefined;
+  /** Gated nodes approved in advance (`--auto-approve`): each must name a node with `"approval": "required"`. */
+  autoApprove?: readonly string[] | undefined;
+  /** Over the workflow's `repair.approval` for this run. */
+  repairApproval?: RepairApproval | undefined;
 }
 
 /** A run ready to create: what `createRun` and the hosts' `start` take, besides ids and owner. */
@@ -29,6 +33,8 @@ export interface RunSpec {
   mode: RunMode;
   /** Warnings (and, with repair on, the errors the first Advance will repair before any node runs). */
   issues: ValidationIssue[];
+  autoApprove?: string[];
+  repairApproval?: RepairApproval;
 }
 
 /** Why a request cannot start a run. `stage` says which check refused it; the message names every problem. */
@@ -58,6 +64,12 @@ export const prepareRun = (request: RunRequest, catalog: NodeCatalog): PrepareRu
   if (!inputs.ok) {
     return { ok: false, status: 'invalid', stage: 'inputs', message: inputs.problems.map((p) => p.message).join('\n'), problems: inputs.problems };
   }
+  const gated = workflow.nodes.filter((n) => n.approval === 'required').map((n) => n.id);
+  const ungated = (request.autoApprove ?? []).filter((id) => !gated.includes(id));
+  if (ungated.length > 0) {
+    const message = `--auto-approve names ${ungated.map((id) => `'${id}'`).join(', ')}, which ${ungated.length === 1 ? 'is' : 'are'} not a gated node of this workflow (gated: ${gated.join(', ') || 'none'})`;
+    return { ok: false, status: 'invalid', stage: 'inputs', message, problems: [] };
+  }
   const issues = validateWorkflow(workflow, catalog);
   if (hasErrors(issues) && !request.repairEnabled) {
     return { ok: false, status: 'invalid', stage: 'validation', message: `the workflow does not validate:\n${formatIssues(issues)}`, issues };
@@ -72,6 +84,8 @@ export const prepareRun = (request: RunRequest, catalog: NodeCatalog): PrepareRu
       maxRepairs: request.maxRepairs,
       mode: request.mode ?? chooseMode(workflow, catalog),
       issues,
+      ...(request.autoApprove && request.autoApprove.length > 0 ? { autoApprove: [...new Set(request.autoApprove)] } : {}),
+      ...(request.repairApproval ? { repairApproval: request.repairApproval } : {}),
     },
   };
 };

@@ -82,4 +82,8 @@ export class RedactingRunStore implements RunStore {
   listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {
     return this.inner.listRuns(options);
   }
+
+  listWaiting(options: { limit: number; dueBy?: number }): Promise<RunItem[]> {
+    return this.inner.listWaiting(options);
+  }
 }

@@ -5,6 +5,8 @@ export interface LaunchRequest {
   runId: string;
   owner: Owner;
   mode: 'express' | 'standard';
+  /** Continue a waiting run after this wait (its first step claims it, waits/claim-wake.ts), instead of starting it. */
+  waitId?: string;
 }
 
 /**

@@ -1,10 +1,11 @@
 import { commitAdvance } from './advance-commit.ts';
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { cryptoIds, type Ids } from './ids.ts';
-import type { Workflow } from './ir.ts';
+import type { RepairApproval, Workflow } from './ir.ts';
 import { type IrVersionItem, type Owner, type ParentLink, type RunItem, RunMetricsSchema } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
 import { type RunTrace, resumeRunTrace, type TraceParent } from './trace-context.ts';
+import { describeWait } from './waits/wait-model.ts';
 
 export const DEFAULT_MAX_REPAIRS = 3;
 
@@ -35,6 +36,9 @@ export interface NewRun {
   /** The run's trace (trace-context.ts `startRunTrace`), when it has one. */
   trace?: RunTrace | undefined;
   now: number;
+  /** Gated nodes approved in advance; the run's own repair approval policy. */
+  autoApprove?: string[];
+  repairApproval?: RepairApproval;
 }
 
 /** Writes a new run and its original workflow version; the first Advance validates and starts it. */
@@ -69,6 +73,8 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
     mode: spec.mode ?? 'express',
     ...(spec.parent === undefined ? {} : { parent: spec.parent }),
     ...(spec.trace === undefined ? {} : { trace: spec.trace }),
+    ...(spec.autoApprove && spec.autoApprove.length > 0 ? { autoApprove: spec.autoApprove } : {}),
+    ...(spec.repairApproval ? { repairApproval: spec.repairApproval } : {}),
   };
   await store.putRun(run, { notExists: true });
   return run;
@@ -86,6 +92,8 @@ export interface ClaimOptions {
   /** The resume request's traceparent, and whether this host exports traces (trace-context.ts). */
   trace?: { caller?: TraceParent | undefined; traced: boolean };
   ids?: Ids;
+  /** Change the run's repair approval policy for the rest of the run. */
+  repairApproval?: RepairApproval;
 }
 
 /**
@@ -100,6 +108,12 @@ export const claimRun = async (store: RunStore, runId: string, options: ClaimOpt
   if (run.parent) {
     throw new RunBusyError(
       `run ${runId} is a child run of run ${run.parent.runId} (its node '${run.parent.nodeId}'); resume the parent, which resumes this child where it stopped`,
+    );
+  }
+  // A waiting run goes on through its wait: a wake-up when due, an answer (`approve`), or a cancel first.
+  if (run.status === 'waiting') {
+    throw new RunBusyError(
+      `run ${runId} is waiting: ${run.wait ? describeWait(run.wait) : 'for a wake-up'}. It goes on when its wait is answered or due (\`flowmend approve ${runId}\` answers a gate or a held repair); cancel it to resume it another way`,
     );
   }
   if (run.status === 'succeeded' && !options.patch) {
@@ -129,6 +143,7 @@ export const claimRun = async (store: RunStore, runId: string, options: ClaimOpt
   run.updatedAt = options.now;
   if (options.maxRepairs !== undefined) run.maxRepairs = options.maxRepairs;
   if (options.repairEnabled !== undefined) run.repairEnabled = options.repairEnabled;
+  if (options.repairApproval !== undefined) run.repairApproval = options.repairApproval;
   // A resumed run gets a fresh repair budget only when a person patched it; otherwise the count goes on.
   if (options.patch) {
     run.repairAttempts = 0;

@@ -1,8 +1,9 @@
 import { BatchStateSchema, ItemOfSchema, ItemRangeSchema } from './batch/batch-state.ts';
-import { WorkflowSchema } from './ir.ts';
+import { RepairApprovalSchema, WorkflowSchema } from './ir.ts';
 import { builtOnFirstUse } from './lazy-schema.ts';
 import { LlmUsageSchema, NodeErrorSchema } from './node-type.ts';
 import { RunTraceSchema } from './trace-context.ts';
+import { WaitKindSchema, WaitOutcomeSchema, WaitSchema } from './waits/wait-model.ts';
 import * as z from './zod.ts';
 
 export const RunIdSchema = builtOnFirstUse(() => z.string().check(z.regex(/^[A-Za-z0-9_-]{6,64}$/, 'a run id is 6-64 letters, digits, _ or -')));
@@ -28,9 +29,10 @@ export type RunError = z.infer<typeof RunErrorSchema>;
 /**
  * `cancelled`: stopped by a person (API or CLI). `interrupted`: an execution of the run died without
  * recording an end (a failed or timed-out execution, a continue that could not start). Nothing
- * advances either until it is resumed, like a failed run.
+ * advances either until it is resumed, like a failed run. `waiting`: paused for a time, an event or a
+ * person (`RunItem.wait`, DESIGN 7b); no execution runs until a wake-up or an answer continues it.
  */
-export const RunStatusSchema = builtOnFirstUse(() => z.enum(['running', 'succeeded', 'failed', 'cancelled', 'interrupted']));
+export const RunStatusSchema = builtOnFirstUse(() => z.enum(['running', 'waiting', 'succeeded', 'failed', 'cancelled', 'interrupted']));
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /**
@@ -63,13 +65,14 @@ export type RunMetrics = z.infer<typeof RunMetricsSchema>;
 
 /**
  * One repair attempt, whatever came of it: `applied` (a new workflow version), `refused` (a proposal
- * broke a rule; `problems` are told to the next attempt) or `failed` (no proposal could be made).
+ * broke a rule; `problems` are told to the next attempt), `failed` (no proposal could be made), `held`
+ * (its version waits for a person's approval) or `rejected` (a person said no; the version is kept).
  * At most `maxRepairs` per run, each clipped, so the run item stays small.
  */
 export const RepairAttemptSchema = builtOnFirstUse(() =>
   z.object({
     attempt: z.int().check(z.positive()),
-    outcome: z.enum(['applied', 'refused', 'failed']),
+    outcome: z.enum(['applied', 'refused', 'failed', 'held', 'rejected']),
     /** The workflow version the attempt repaired. */
     irVersion: z.int().check(z.nonnegative()),
     /** The version it wrote (applied). */
@@ -194,6 +197,12 @@ export const RunItemSchema = builtOnFirstUse(() =>
     itemRecords: z.optional(z.int().check(z.nonnegative())),
     /** The run's trace (trace-context.ts): when a caller sent a traceparent or the host exports traces. */
     trace: z.optional(RunTraceSchema),
+    /** What a `waiting` run waits for, and until when (waits/wait-model.ts); kept with its answer until an execution continues it. */
+    wait: z.optional(WaitSchema),
+    /** Gated nodes approved in advance for this run (`--auto-approve`). */
+    autoApprove: z.optional(z.array(z.string())),
+    /** The run's own repair approval policy (`--repair-approval`), over the workflow's `repair.approval`. */
+    repairApproval: z.optional(RepairApprovalSchema),
   }),
 );
 export type RunItem = z.infer<typeof RunItemSchema>;
@@ -316,7 +325,7 @@ export const RunEventSchema = builtOnFirstUse(() =>
       type: z.literal('repair_failed'),
       nodeId: nodeIdField,
       message: z.string(),
-      data: z.object({ attempt: z.int(), outcome: z.optional(z.enum(['refused', 'failed'])) }),
+      data: z.object({ attempt: z.int(), outcome: z.optional(z.enum(['refused', 'failed', 'rejected'])) }),
     }),
     z.object({ ...eventBase, type: z.literal('run_succeeded') }),
     z.object({
@@ -339,6 +348,30 @@ export const RunEventSchema = builtOnFirstUse(() =>
         failed: z.int(),
         replayed: z.int(),
       }),
+    }),
+    /** The run paused (DESIGN 7b): what it waits for, and until when (epoch ms). */
+    z.object({
+      ...eventBase,
+      type: z.literal('run_waiting'),
+      nodeId: nodeIdField,
+      message: z.string(),
+      data: z.object({ kind: WaitKindSchema, waitId: z.string(), until: z.optional(z.number()) }),
+    }),
+    /** A wait got its one answer (an event, a decision); an execution continues the run next (`run_woken`). */
+    z.object({
+      ...eventBase,
+      type: z.literal('wait_answered'),
+      nodeId: nodeIdField,
+      message: z.string(),
+      data: z.object({ kind: WaitKindSchema, waitId: z.string(), outcome: WaitOutcomeSchema }),
+    }),
+    /** An execution took the run over after its wait, with the wait's answer. */
+    z.object({
+      ...eventBase,
+      type: z.literal('run_woken'),
+      nodeId: nodeIdField,
+      message: z.string(),
+      data: z.object({ kind: WaitKindSchema, waitId: z.string(), outcome: WaitOutcomeSchema }),
     }),
     /** The execution stopped without recording an outcome (a Lambda timeout, an AWS limit); resume goes on. */
     z.object({ ...eventBase, type: z.literal('run_interrupted'), message: z.string() }),

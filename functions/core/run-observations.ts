@@ -124,6 +124,12 @@ const fromEvent = (run: RunItem, event: RunEvent): RunObservation | undefined =>
     }
     case 'node_retrying':
       return { kind: 'node_retrying', run, at, nodeId: event.nodeId, ...event.data };
+    // A wait ends the run's stretch as a stop does, and the execution that takes it up again starts the next one.
+    case 'run_waiting':
+      return { kind: 'run_stopped', run, at, status: 'waiting' };
+    case 'run_woken':
+      return { kind: 'run_resumed', run, at, message: event.message };
+    case 'wait_answered':
     case 'node_interrupted':
     case 'batch_progress':
       return undefined;

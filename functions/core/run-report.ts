@@ -1,6 +1,8 @@
 import { itemsByBatch, type ReportBatch, reportBatch } from './batch/batch-report.ts';
+import { nextIrVersion } from './repair/next-version.ts';
 import type { IrVersionItem, NodeRecord, NodeRecordStatus, RepairAttempt, RunError, RunEvent, RunItem, RunStatus } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
+import type { Wait, WaitKind } from './waits/wait-model.ts';
 
 export interface ReportStep {
   node_id: string;
@@ -55,6 +57,8 @@ export interface RunReport {
   children?: ChildReport[];
   /** The node that was running when the report was made (a run in progress). */
   current?: { node_id: string; seq: number; started_at: string };
+  /** What a `waiting` run waits for, and until when (DESIGN 7b). */
+  waiting?: ReportWait;
   metrics: {
     duration_ms: number;
     nodes_executed: number;
@@ -66,6 +70,39 @@ export interface RunReport {
 }
 
 export type ChildReport = RunReport & { node_id: string; visit: number };
+
+/** A waiting run's wait: a gate shows the node's resolved params (`preview`), a held repair its proposal (`repair`). */
+export interface ReportWait {
+  kind: WaitKind;
+  wait_id: string;
+  node_id?: string;
+  since: string;
+  until?: string;
+  /** An answer already given, which an execution has yet to act on. */
+  answer?: { outcome: string; at: string; by?: string };
+  preview?: Record<string, unknown>;
+  repair?: Omit<ReportRepair, 'attempt' | 'outcome'> & { attempt: number; model?: string };
+}
+
+const withoutOutcome = ({ outcome: _, ...rest }: Omit<ReportRepair, 'attempt'>): Omit<ReportRepair, 'attempt' | 'outcome'> => rest;
+
+const reportWait = (wait: Wait, versions: readonly IrVersionItem[]): ReportWait => {
+  const held = wait.kind === 'repair-approval' ? versions.find((v) => v.version === wait.version) : undefined;
+  return {
+    kind: wait.kind,
+    wait_id: wait.id,
+    ...(wait.nodeId ? { node_id: wait.nodeId } : {}),
+    since: new Date(wait.since).toISOString(),
+    ...(wait.until === undefined ? {} : { until: new Date(wait.until).toISOString() }),
+    ...(wait.answer
+      ? { answer: { outcome: wait.answer.outcome, at: new Date(wait.answer.at).toISOString(), ...(wait.answer.by ? { by: wait.answer.by } : {}) } }
+      : {}),
+    ...(wait.kind === 'approval' ? { preview: wait.preview } : {}),
+    ...(wait.kind === 'repair-approval' && held
+      ? { repair: { attempt: wait.attempt, ...withoutOutcome(appliedVersion(held)), ...(held.usage ? { model: held.usage.model } : {}) } }
+      : {}),
+  };
+};
 
 const stepOf = (record: NodeRecord, items: ReadonlyMap<number, NodeRecord[]>): ReportStep => ({
   node_id: record.nodeId,
@@ -133,7 +170,10 @@ const repairsOf = (attempts: readonly RepairAttempt[], versions: readonly IrVers
   const timeline: { at: number; repair: Omit<ReportRepair, 'attempt'> }[] = [];
   for (const a of attempts) {
     const version = a.version === undefined ? undefined : byVersion.get(a.version);
-    timeline.push({ at: a.at, repair: version ? { ...appliedVersion(version), reason: a.reason || (version.reason ?? '') } : unappliedAttempt(a) });
+    timeline.push({
+      at: a.at,
+      repair: version ? { ...appliedVersion(version), outcome: a.outcome, reason: a.reason || (version.reason ?? '') } : unappliedAttempt(a),
+    });
   }
   const written = new Set(attempts.flatMap((a) => (a.version === undefined ? [] : [a.version])));
   for (const v of versions) {
@@ -156,6 +196,7 @@ export const buildRunReport = (run: RunItem, steps: readonly NodeRecord[], event
     warnings: run.warnings,
     repairs: repairsOf(run.repairs, versions),
     steps: orderedSteps(steps, events),
+    ...(run.wait && run.status === 'waiting' ? { waiting: reportWait(run.wait, versions) } : {}),
     ...(run.current && run.status === 'running'
       ? { current: { node_id: run.current.nodeId, seq: run.current.seq, started_at: new Date(run.current.startedAt).toISOString() } }
       : {}),
@@ -178,9 +219,9 @@ export const recordsOfRun = async (store: RunStore, run: RunItem, afterSeq = 0):
   return [...listed, ...pending].sort((a, b) => a.seq - b.seq);
 };
 
-/** Every workflow version of a run, the original first. */
+/** Every workflow version of a run, the original first, with those it did not adopt (a held or rejected repair). */
 export const irVersionsOfRun = async (store: RunStore, run: RunItem): Promise<IrVersionItem[]> => {
-  const versions = await Promise.all(Array.from({ length: run.irVersion + 1 }, (_, v) => store.getIrVersion(run.runId, v)));
+  const versions = await Promise.all(Array.from({ length: nextIrVersion(run) }, (_, v) => store.getIrVersion(run.runId, v)));
   return versions.filter((v): v is IrVersionItem => v !== undefined);
 };
 

@@ -1,4 +1,5 @@
 import type { IrVersionItem, NodeRecord, RunEvent, RunItem } from './run-model.ts';
+import { wakeAt } from './waits/wait-model.ts';
 
 /** Conditions a run write is made under; a failed condition rejects with `StaleRunError`. */
 export interface RunWriteCondition {
@@ -65,4 +66,18 @@ export interface RunStore {
   commitAdvance?(commit: AdvanceCommit): Promise<void>;
   /** Most recent runs first. */
   listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]>;
+  /**
+   * Waiting runs, the soonest to continue first (`wakeAt`: an answered wait at its answer, else at its
+   * deadline; waits without one last); with `dueBy`, only those due by then. `serve` reads this on each tick.
+   */
+  listWaiting(options: { limit: number; dueBy?: number }): Promise<RunItem[]>;
 }
+
+/** `listWaiting` over runs already read (a store without an index of waiting runs filters its recent runs). */
+export const waitingAmong = (runs: readonly RunItem[], options: { limit: number; dueBy?: number }): RunItem[] => {
+  const due = (run: RunItem): number => (run.wait ? (wakeAt(run.wait) ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY);
+  return runs
+    .filter((run) => run.status === 'waiting' && (options.dueBy === undefined || due(run) <= options.dueBy))
+    .sort((a, b) => due(a) - due(b))
+    .slice(0, Math.max(0, options.limit));
+};

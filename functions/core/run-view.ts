@@ -5,7 +5,7 @@ import { buildRunReport, irVersionsOfRun, type RunReport, recordsOfRun } from '.
 import type { RunStore } from './run-store.ts';
 
 /** What the viewer colours a node by: its latest visit, or why it has none. */
-export type NodeViewStatus = 'completed' | 'replayed' | 'running' | 'failed' | 'warning' | 'interrupted' | 'pending' | 'skipped';
+export type NodeViewStatus = 'completed' | 'replayed' | 'running' | 'waiting' | 'failed' | 'warning' | 'interrupted' | 'pending' | 'skipped';
 
 export interface ViewNodeError {
   code: string;
@@ -50,6 +50,8 @@ export interface ViewVersion {
   diff: string[];
   tokens: { input: number; output: number };
   cost_usd: number;
+  /** A version the run did not adopt: a repair that waits for a person's approval, or one a person rejected. */
+  state?: 'held' | 'rejected';
 }
 
 /** Everything the run page draws, in one read: the report plus the graph and the workflow's versions. */
@@ -97,7 +99,7 @@ const categoriesOf = (run: RunItem, events: readonly RunEvent[]): Map<string, Er
 };
 
 const statusOf = (latest: Sighting | undefined, run: RunItem): NodeViewStatus => {
-  if (!latest) return run.status === 'running' ? 'pending' : 'skipped';
+  if (!latest) return run.status === 'running' || run.status === 'waiting' ? 'pending' : 'skipped';
   if (latest.replayed) return 'replayed';
   const status = latest.record.status;
   // A record left 'running' by a run that is no longer running was cut off.
@@ -111,11 +113,13 @@ const nodesOf = (ir: Workflow, run: RunItem, sightings: readonly Sighting[], eve
     const latest = mine.at(-1);
     const executed = mine.filter((s) => !s.replayed);
     const running = run.status === 'running' && run.current?.nodeId === node.id;
+    // The node a time, an event or a gate holds (a held repair's node keeps its failure: the panel says the rest).
+    const waiting = run.status === 'waiting' && run.wait?.kind !== 'repair-approval' && run.wait?.nodeId === node.id;
     const record = latest?.record;
     const view: ViewNode = {
       id: node.id,
       type: node.type,
-      status: running ? 'running' : statusOf(latest, run),
+      status: running ? 'running' : waiting ? 'waiting' : statusOf(latest, run),
       visits: Math.max(0, ...mine.map((s) => s.record.visit)),
       total_duration_ms: Math.round(executed.reduce((sum, s) => sum + (s.record.durationMs ?? 0), 0) * 10) / 10,
       repaired: run.repairedNodes.includes(node.id),
@@ -145,7 +149,7 @@ const edgesOf = (ir: Workflow, sightings: readonly Sighting[]): ViewEdge[] => {
   return ir.edges.map((e) => ({ from: e.from, to: e.to, action: e.action, taken: taken.get(`${e.from}\u0000${e.action}`) ?? 0 }));
 };
 
-const versionOf = (v: IrVersionItem): ViewVersion => ({
+const versionOf = (run: RunItem, v: IrVersionItem): ViewVersion => ({
   version: v.version,
   source: v.source,
   reason: v.reason ?? (v.source === 'original' ? 'the workflow as started' : ''),
@@ -154,6 +158,7 @@ const versionOf = (v: IrVersionItem): ViewVersion => ({
   diff: v.diff ?? [],
   tokens: { input: v.usage?.input_tokens ?? 0, output: v.usage?.output_tokens ?? 0 },
   cost_usd: v.usage?.cost_usd ?? 0,
+  ...(v.version > run.irVersion ? { state: run.repairs.find((r) => r.version === v.version)?.outcome === 'held' ? 'held' : 'rejected' } : {}),
 });
 
 /** A token that differs after any write of the run (its rev, time and event count). */
@@ -178,7 +183,7 @@ export const buildRunView = (run: RunItem, steps: readonly NodeRecord[], events:
       nodes: withChildRuns(nodesOf(ir, run, sightings, events), run),
       edges: edgesOf(ir, sightings),
     },
-    versions: versions.map(versionOf),
+    versions: versions.map((v) => versionOf(run, v)),
   };
 };
 

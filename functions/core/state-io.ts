@@ -3,7 +3,8 @@ import { BlobUploadSchema, ParamsRefSchema } from './blob-store.ts';
 import { ClassificationRulesSchema } from './ir.ts';
 import { builtOnFirstUse } from './lazy-schema.ts';
 import { LlmUsageSchema, RunnerResultSchema } from './node-type.ts';
-import { RunErrorSchema, RunIdSchema } from './run-model.ts';
+import { OwnerSchema, RunErrorSchema, RunIdSchema } from './run-model.ts';
+import { WaitKindSchema } from './waits/wait-model.ts';
 import * as z from './zod.ts';
 
 /** The node a RunNode state runs: everything the runner needs, params already resolved. */
@@ -76,6 +77,19 @@ export const RepairOutcomeSchema = builtOnFirstUse(() =>
 export const ContinueOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('continue'), ...envelope() }));
 export const DoneOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('done'), ...envelope() }));
 export const FailedOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('failed'), ...envelope(), error: RunErrorSchema }));
+/** The run is `waiting` (DESIGN 7b): the execution ends, and a wake-up or an answer starts the next one. */
+export const WaitingOutcomeSchema = builtOnFirstUse(() =>
+  z.object({ kind: z.literal('waiting'), ...envelope(), waitId: z.string(), waitKind: WaitKindSchema }),
+);
+/** A wake-up that found nothing to do (the run was cancelled, answered otherwise, or taken by another wake-up): the execution ends. */
+export const IdleOutcomeSchema = builtOnFirstUse(() => z.object({ kind: z.literal('idle'), ...envelope(), reason: z.string() }));
+
+/**
+ * The input of an execution started to continue a waiting run (a due wake-up, an answered wait): its first
+ * Advance claims the run for `owner` (waits/claim-wake.ts). `holder` is the owner as the launcher made it.
+ */
+export const WakeInputSchema = builtOnFirstUse(() => z.object({ kind: z.literal('wake'), ...envelope(), waitId: z.string(), holder: z.optional(OwnerSchema) }));
+export type WakeInput = z.infer<typeof WakeInputSchema>;
 
 /**
  * One item of a RunBatch Map. `waitS` (a retry of a failed item, pflow's `retry_wait`) makes the Map's
@@ -117,6 +131,8 @@ export const AdvanceOutcomeSchema = builtOnFirstUse(() =>
     ContinueOutcomeSchema.unwrap(),
     DoneOutcomeSchema.unwrap(),
     FailedOutcomeSchema.unwrap(),
+    WaitingOutcomeSchema.unwrap(),
+    IdleOutcomeSchema.unwrap(),
   ]),
 );
 export type AdvanceOutcome = z.infer<typeof AdvanceOutcomeSchema>;
@@ -140,6 +156,7 @@ export const AdvanceInputSchema = builtOnFirstUse(() =>
       items: z.array(z.object({ seq: z.int().check(z.positive()), item: ItemOfSchema })),
       error: z.optional(TaskErrorSchema),
     }),
+    WakeInputSchema.unwrap(),
     z.object({ kind: z._default(z.literal('start'), 'start'), ...envelope() }),
   ]),
 );

@@ -8,6 +8,7 @@ import { templatedParams } from './nested/workflow-params.ts';
 import type { NodeCatalog } from './node-type.ts';
 import { findTemplates, formatPath } from './templates.ts';
 import { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
+import { CALLBACK_KEYS, WAIT_FOR_EVENT_TYPE } from './waits/wait-nodes.ts';
 
 interface Site {
   /** Where the template is, e.g. `Node 'b' param 'command'` or `Output 'loud'`. */
@@ -71,6 +72,8 @@ export function checkTemplates(workflow: Workflow, catalog: NodeCatalog, graph: 
         issue('TEMPLATE_UNKNOWN_ROOT', `'${ref.root}' is neither a workflow input nor a node id`, hint);
         continue;
       }
+      // A wait-for-event node's callback URL is the run's to give, before the node waits: any node may name it.
+      if (type === WAIT_FOR_EVENT_TYPE && ref.path.length === 1 && (CALLBACK_KEYS as readonly unknown[]).includes(ref.path[0])) continue;
       if (site.nodeId !== undefined) {
         if (ref.root === site.nodeId) {
           issue('TEMPLATE_SELF_REFERENCE', `node '${site.nodeId}' cannot use its own outputs`, 'Reference an upstream node or an input instead');

@@ -13,6 +13,7 @@ import { checkPflowFeatures } from './validate-pflow-features.ts';
 import { checkQuoting } from './validate-quoting.ts';
 import { checkTemplates } from './validate-templates.ts';
 import { issueError as error, formatIssuePath, type ValidationIssue, issueWarning as warning } from './validation-issue.ts';
+import { checkWaits } from './waits/validate-waits.ts';
 import * as z from './zod.ts';
 
 export { closestMatch } from './closest-match.ts';
@@ -107,26 +108,6 @@ function checkNodes(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[]
       );
     } else {
       issues.push(...checkParams(node, index, spec));
-    }
-    // As in pflow: a gate asks once before a node runs; a batch would ask per item, or once for items the person never saw.
-    if (node.approval !== undefined && node.batch !== undefined) {
-      issues.push(
-        error(
-          `nodes[${index}].approval`,
-          'APPROVAL_ON_BATCH',
-          `Node '${node.id}': "approval" is not allowed on a batch node`,
-          'Put the gate on a node before the batch (it can show the items), or remove "batch"',
-        ),
-      );
-    } else if (node.approval !== undefined) {
-      issues.push(
-        error(
-          `nodes[${index}].approval`,
-          'APPROVAL_NOT_SUPPORTED',
-          `Node '${node.id}': approval gates are not supported by this version of flowmend`,
-          'Remove "approval" (it would not be asked, and flowmend never skips a gate silently)',
-        ),
-      );
     }
     // A batch runs its items on the type's runner; a workflow node has none (the engine drives its child run).
     if (node.batch !== undefined && node.type === WORKFLOW_TYPE) {
@@ -306,6 +287,7 @@ export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog, nesti
   return [
     // `nesting`: where this workflow sits under workflow nodes (top level for the one being run).
     ...checkWorkflowNodes(workflow, catalog, nesting, validateWorkflow),
+    ...checkWaits(workflow, nesting),
     ...checkNodes(workflow, catalog),
     ...checkGraph(workflow, graph),
     ...checkInputs(workflow),

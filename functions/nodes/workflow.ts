@@ -1,4 +1,5 @@
 import { type NodeTypeSpec, WORKFLOW_TYPE, WorkflowParamsSchema, workflowOutputKeys } from '../core/index.ts';
+import { waitForEventNodeSpec, waitNodeSpec } from './wait.ts';
 
 /**
  * The `workflow` node (pflow's nested workflow): a spec without a runner. The engine runs it itself as
@@ -19,4 +20,4 @@ export const workflowNodeSpec: NodeTypeSpec = {
 };
 
 /** The node types the engine runs without a runner, added to every catalog the engine and validation use. */
-export const engineNodeSpecs: readonly NodeTypeSpec[] = [workflowNodeSpec];
+export const engineNodeSpecs: readonly NodeTypeSpec[] = [workflowNodeSpec, waitNodeSpec, waitForEventNodeSpec];

@@ -263,6 +263,34 @@ describe.each([
     expect(firstThree.map((r) => r.createdAt)).toEqual([...firstThree.map((r) => r.createdAt)].sort((a, b) => b - a));
   });
 
+  it('lists waiting runs soonest due first (an answered wait at its answer, one without a deadline last), only the due ones with dueBy', async () => {
+    const since = NOW - HOUR;
+    const waiting = (wait: NonNullable<RunItem['wait']>): RunItem => makeRun({ status: 'waiting', wait });
+    const later = waiting({ kind: 'time', id: 'w1', since, nodeId: 'pause', until: NOW + 2 * DAY });
+    const soon = waiting({ kind: 'event', id: 'w2', since, nodeId: 'hook', tokenHash: 'a'.repeat(64), until: NOW + HOUR });
+    const answered = waiting({
+      kind: 'approval',
+      id: 'w3',
+      since,
+      nodeId: 'send',
+      nodeType: 'shell',
+      preview: { command: 'echo hi' },
+      answer: { outcome: 'approved', at: NOW - 1000 },
+    });
+    const open = waiting({ kind: 'approval', id: 'w4', since, nodeId: 'send', nodeType: 'shell', preview: {} });
+    const running = makeRun({ status: 'running' });
+    for (const run of shuffled([later, soon, answered, open, running])) await store.putRun(run, { notExists: true });
+    const ours = new Set([later, soon, answered, open, running].map((r) => r.runId));
+    const listed = (await store.listWaiting({ limit: 1000 })).filter((r) => ours.has(r.runId));
+    expect(listed.map((r) => r.runId)).toEqual([answered, soon, later, open].map((r) => r.runId));
+    expect(listed[0]).toEqual(answered);
+    const due = (await store.listWaiting({ limit: 1000, dueBy: NOW + 2 * HOUR })).filter((r) => ours.has(r.runId));
+    expect(due.map((r) => r.runId)).toEqual([answered, soon].map((r) => r.runId));
+    // Once it runs again, a run is no longer listed.
+    await store.putRun({ ...answered, status: 'running' }, { ownerId: 'owner-a' });
+    expect((await store.listWaiting({ limit: 1000, dueBy: NOW })).some((r) => r.runId === answered.runId)).toBe(false);
+  });
+
   it('writes an IR version once; the same content again is a no-op, other content is stale', async () => {
     const runId = newRunId();
     const original = makeIr(runId, 0);

@@ -70,12 +70,15 @@ describe.each(Object.keys(machines))('state machine %s in the synthesized templa
 
   it('has a branch for every outcome kind, and one runner Task per node type', () => {
     const kinds = AdvanceOutcomeSchema.unwrap().def.options.map((option) => option.shape.kind.def.values[0]);
-    expect(kinds.sort()).toEqual(['batch', 'continue', 'done', 'failed', 'repair', 'run']);
+    expect(kinds.sort()).toEqual(['batch', 'continue', 'done', 'failed', 'idle', 'repair', 'run', 'waiting']);
     const targets: Record<string, [string, string]> = {
       repair: [STATE.repair, 'Task'],
       continue: [STATE.continueRun, 'Task'],
       done: [STATE.done, 'Succeed'],
       failed: [STATE.failed, 'Fail'],
+      // A waiting run's execution ends: nothing is billed by the wait's length (DESIGN 7b).
+      waiting: [STATE.waiting, 'Succeed'],
+      idle: [STATE.idle, 'Succeed'],
     };
     for (const [kind, [name, type]] of Object.entries(targets)) {
       expect(routeOf(asl, { kind }), kind).toBe(name);

@@ -5,6 +5,7 @@ import { parseWorkflow, validateWorkflow } from '../validate.ts';
 import type { ValidationIssue } from '../validation-issue.ts';
 import { frozenNodeProblems } from './frozen-nodes.ts';
 import { keepUnchangedProblems } from './keep-unchanged.ts';
+import { keptGateProblems } from './kept-gates.ts';
 import type { CompletedNode } from './types.ts';
 
 const MAX_PROBLEMS = 10;
@@ -38,7 +39,10 @@ export function checkProposal(input: ProposalCheckInput): ProposalCheck {
   if (canonicalJson(ir) === canonicalJson(input.before)) return { ok: false, problems: ['the proposal changes nothing'] };
   const errors = validateWorkflow(ir, input.catalog).filter((i) => i.severity === 'error');
   const problems = errors.map((i) => `validation: ${issueLine(i)}`);
-  if (input.keepUnchanged !== undefined) problems.push(...keepUnchangedProblems(input.before, ir, input.keepUnchanged.reason, input.catalog));
+  if (input.keepUnchanged !== undefined) {
+    problems.push(...keepUnchangedProblems(input.before, ir, input.keepUnchanged.reason, input.catalog));
+    problems.push(...keptGateProblems(input.before, ir));
+  }
   problems.push(...frozenNodeProblems(input.before, ir, input.completed));
   return problems.length === 0 ? { ok: true, ir } : { ok: false, problems: bounded(problems) };
 }

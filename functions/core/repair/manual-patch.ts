@@ -3,6 +3,7 @@ import type { IrVersionItem, NodeRecord, RunItem } from '../run-model.ts';
 import { checkProposal } from './check-proposal.ts';
 import { completedNodes } from './completed-nodes.ts';
 import { changedNodeIds, diffWorkflows } from './diff.ts';
+import { nextIrVersion } from './next-version.ts';
 
 export interface ManualPatchInput {
   run: RunItem;
@@ -32,7 +33,7 @@ export function applyManualPatch(input: ManualPatchInput): ManualPatchResult {
     ok: true,
     item: {
       runId: input.run.runId,
-      version: input.run.irVersion + 1,
+      version: nextIrVersion(input.run),
       ir: check.ir,
       source: 'manual',
       reason: input.reason ?? 'Workflow patched by hand',

@@ -3,9 +3,11 @@ import { errorSignature } from '../error-signature.ts';
 import { InvalidInputError, StaleRunError } from '../errors.ts';
 import { mustContinueBefore, REPAIR_MAX_S, repairWorstCaseS } from '../execution-limits.ts';
 import type { LlmUsage } from '../node-type.ts';
-import type { RepairAttempt, RunError, RunItem } from '../run-model.ts';
+import type { IrVersionItem, RepairAttempt, RunError, RunItem } from '../run-model.ts';
 import type { AdvanceInput, AdvanceOutcome } from '../state-io.ts';
 import { walkFromStart } from '../walk.ts';
+import { holdRepair, repairNeedsApproval } from './held-repair.ts';
+import { nextIrVersion } from './next-version.ts';
 
 type RepairInput = Extract<AdvanceInput, { kind: 'repair' }>;
 
@@ -23,7 +25,7 @@ const clipProblems = (problems: readonly string[]): string[] => [
   ...(problems.length > PROBLEMS_KEPT ? [`… and ${problems.length - PROBLEMS_KEPT} more`] : []),
 ];
 
-const recordAttempt = (run: RunItem, attempt: RepairAttempt): void => {
+export const recordAttempt = (run: RunItem, attempt: RepairAttempt): void => {
   run.repairs.push(attempt);
   if (run.repairs.length > MAX_ATTEMPTS_KEPT) run.repairs.splice(0, run.repairs.length - MAX_ATTEMPTS_KEPT);
 };
@@ -118,21 +120,34 @@ export const settleRepairAttempt = async (step: Advance, input: RepairInput): Pr
     if (refused) return startRepairAttempt(step, failure);
     return giveUp(step, failure, `repair attempt ${input.attempt} failed: ${why}`);
   }
-  const item = await deps.store.getIrVersion(run.runId, run.irVersion + 1);
-  if (!item) throw new InvalidInputError(`repair reported success but run ${run.runId} has no workflow version ${run.irVersion + 1}`);
-  recordAttempt(run, {
+  const version = nextIrVersion(run);
+  const item = await deps.store.getIrVersion(run.runId, version);
+  if (!item) throw new InvalidInputError(`repair reported success but run ${run.runId} has no workflow version ${version}`);
+  const proposed: RepairAttempt = {
     ...attempt,
     outcome: 'applied',
     version: item.version,
     reason: clip(item.reason ?? report.message, REASON_CHARS),
     ...(item.usage ? { usage: item.usage } : {}),
-  });
+  };
+  addRepairUsage(run, item.usage);
+  // A person looks at the patch first when the run's or the workflow's policy says so (repair/held-repair.ts).
+  if (repairNeedsApproval(run, step.ir, item.source)) return holdRepair(step, item, { ...proposed, outcome: 'held' });
+  recordAttempt(run, proposed);
+  return adoptRepair(step, item, input.attempt);
+};
+
+/**
+ * Adopts a repair's workflow version (applied by the repair loop, or approved by a person): the run moves
+ * to it, and the walk from the start replays what it can and runs the failed node again.
+ */
+export const adoptRepair = (step: Advance, item: IrVersionItem, attempt: number): Promise<AdvanceOutcome> => {
+  const { run } = step;
   run.irVersion = item.version;
   run.repairedNodes = [...new Set([...run.repairedNodes, ...(item.nodesChanged ?? [])])];
-  addRepairUsage(run, item.usage);
   step.writes.event('repair_applied', {
-    message: item.reason ?? report.message,
-    data: { attempt: input.attempt, version: item.version, source: item.source, nodesChanged: item.nodesChanged ?? [] },
+    message: item.reason ?? `workflow version ${item.version}`,
+    data: { attempt, version: item.version, source: item.source, nodesChanged: item.nodesChanged ?? [] },
   });
   run.needsWalk = true;
   step.ir = item.ir;

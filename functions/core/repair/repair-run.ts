@@ -7,6 +7,7 @@ import { RepairOutcomeSchema, type RepairReport } from '../state-io.ts';
 import { validateWorkflow } from '../validate.ts';
 import type { ValidationIssue } from '../validation-issue.ts';
 import { completedNodes } from './completed-nodes.ts';
+import { nextIrVersion } from './next-version.ts';
 import { planRepair } from './plan-repair.ts';
 import type { CostOf, RepairFailure, RepairLlm } from './types.ts';
 
@@ -52,7 +53,8 @@ export const repairRun = async (event: unknown, deps: RepairRunDeps): Promise<Re
   if (!run) throw new RunNotFoundError(`run ${runId} does not exist`);
   if (run.owner?.id !== owner) throw new StaleRunError(`run ${runId} is now owned by ${run.owner?.id ?? 'nobody'}, not ${owner}`);
   // A retried call after the version was written: report it again instead of planning a second one.
-  const written = await deps.store.getIrVersion(runId, run.irVersion + 1);
+  const version = nextIrVersion(run);
+  const written = await deps.store.getIrVersion(runId, version);
   if (written) return { applied: true, message: written.reason ?? `workflow version ${written.version} (${written.source})` };
   const current = await deps.store.getIrVersion(runId, run.irVersion);
   if (!current) throw new CorruptItemError(`run ${runId} has no workflow version ${run.irVersion}`);
@@ -77,7 +79,7 @@ export const repairRun = async (event: unknown, deps: RepairRunDeps): Promise<Re
     return { applied: false, message: plan.message, ...(plan.problems ? { problems: plan.problems } : {}), ...(plan.usage ? { usage: plan.usage } : {}) };
   await deps.store.putIrVersion({
     runId,
-    version: run.irVersion + 1,
+    version,
     ir: plan.ir,
     source: plan.source,
     reason: plan.reason,

@@ -51,6 +51,12 @@ export const progressLines = (event: ProgressEvent): string[] => {
       return [`Run interrupted (resumable): ${event.message ?? ''}`];
     case 'batch_progress':
       return [batchProgressLine(event.node_id ?? '', event.data ?? {})];
+    case 'run_waiting':
+      return [`  ⏸ ${event.message ?? 'waiting'}`];
+    case 'wait_answered':
+      return [`  ${event.node_id ? `${event.node_id}... ` : ''}answered: ${firstLine(event.message ?? '')}`];
+    case 'run_woken':
+      return [`Continuing (${String(event.data?.outcome ?? 'woken')}):`];
     case 'node_started':
     case 'run_succeeded':
     case 'run_failed':

@@ -73,6 +73,10 @@ export class ReadOnceRunStore implements RunStore {
     return this.inner.listRuns(options);
   }
 
+  listWaiting(options: { limit: number; dueBy?: number }): Promise<RunItem[]> {
+    return this.inner.listWaiting(options);
+  }
+
   /** Only into a listing already kept: a run never listed is read from the store when it is. */
   private written(steps: readonly NodeRecord[]): void {
     for (const step of steps) this.records.get(step.runId)?.set(step.seq, step);

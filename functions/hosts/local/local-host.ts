@@ -3,7 +3,20 @@ import { hostname } from 'node:os';
 import { ExecutionAbortedError, ExecutionError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import { ObservedRunStore, type StoreWrite } from '../../adapters/observed-run-store.ts';
 import { ObservingRunStore } from '../../adapters/observing-run-store.ts';
-import type { BlobStore, ExecutionLimits, MemoStore, Owner, RepairReport, RunObserver, RunStore, SecretResolver, Workflow } from '../../core/index.ts';
+import type {
+  BlobStore,
+  CallbackSource,
+  ExecutionLimits,
+  MemoStore,
+  Owner,
+  RepairApproval,
+  RepairReport,
+  RunObserver,
+  RunStore,
+  SecretResolver,
+  Wakeups,
+  Workflow,
+} from '../../core/index.ts';
 import {
   type AslDefinition,
   buildDefinition,
@@ -109,6 +122,16 @@ export interface LocalHostOptions {
    * even without a caller's traceparent. Without it nothing observes, at no cost.
    */
   telemetry?: { observer: RunObserver; traced: boolean };
+  /** The callback key and URL for wait-for-event nodes (DESIGN 7b); without it such a node fails, saying so. */
+  callbacks?: CallbackSource;
+  /** Schedules wake-ups of waiting runs; `serve` needs none (it reads due waits from the store). */
+  wakeups?: Wakeups;
+}
+
+/** An execution that continues a waiting run (waits/claim-wake.ts): the wait it answers, and the owner as the launcher made it. */
+export interface WakeOptions {
+  waitId: string;
+  holder?: Owner;
 }
 
 /** What the Continue state sends to `arn:aws:states:::states:startExecution` (its Parameters, evaluated). */
@@ -147,6 +170,9 @@ export interface StartOptions {
   workspace?: string;
   /** The W3C traceparent of whoever started the run (`TRACEPARENT` of the CLI): the run joins that trace. */
   traceparent?: string;
+  /** Gated nodes approved in advance, and the run's own repair approval policy (DESIGN 7b). */
+  autoApprove?: string[];
+  repairApproval?: RepairApproval;
 }
 
 export type ResumeOptions = Omit<ClaimOptions, 'owner' | 'isAlive' | 'now' | 'trace'> & { force?: boolean; traceparent?: string };
@@ -243,6 +269,8 @@ export class LocalHost {
       stepBatch: options.stepBatch ?? (options.store.commitAdvance ? 1 : LOCAL_STEP_BATCH),
       ...(options.runLimits ? { runLimits: options.runLimits } : {}),
       ...(options.memo && options.memoTtlS !== 0 ? { memo: { store: options.memo, ttlS: options.memoTtlS ?? DEFAULT_MEMO_TTL_S } } : {}),
+      ...(options.callbacks ? { callbacks: options.callbacks } : {}),
+      ...(options.wakeups ? { wakeups: options.wakeups } : {}),
     };
     const repair = options.makeRepairHandler?.({ store: this.store, runners }) ?? noRepair;
     this.cancels = new CancelWatch(this.store, options.cancelPollMs ?? CANCEL_POLL_MS);
@@ -304,6 +332,12 @@ export class LocalHost {
     return this.driveAs(runId, owner.id, run.mode, run.rev);
   }
 
+  /** Continues a waiting run whose wait is due or answered, in this process (`flowmend approve`, `resume` of a due wait). */
+  async wake(runId: string, waitId: string): Promise<RunReport> {
+    const owner = localOwner(this.now(), this.ids);
+    return this.drive(runId, owner.id, undefined, { waitId, holder: owner });
+  }
+
   async report(runId: string): Promise<RunReport | undefined> {
     return loadRunReport(this.store, runId);
   }
@@ -314,13 +348,22 @@ export class LocalHost {
    * AWS). An execution that hits one of AWS's limits dies as it would on AWS, and the run is marked
    * interrupted (resumable) as the stack's watcher marks it there.
    */
-  async drive(runId: string, owner: string, signal?: AbortSignal): Promise<RunReport> {
-    return this.driveAs(runId, owner, (await this.store.getRun(runId))?.mode ?? 'express', undefined, signal);
+  async drive(runId: string, owner: string, signal?: AbortSignal, wake?: WakeOptions): Promise<RunReport> {
+    return this.driveAs(runId, owner, (await this.store.getRun(runId))?.mode ?? 'express', undefined, signal, wake);
   }
 
   /** `drive` for a run whose mode the caller knows, and whose item is in the cache at `rev` when given. */
-  private async driveAs(runId: string, owner: string, mode: 'express' | 'standard', rev?: string, signal?: AbortSignal): Promise<RunReport> {
-    let input: Record<string, unknown> = { kind: 'start', runId, owner, ...(rev === undefined ? {} : { rev }) };
+  private async driveAs(
+    runId: string,
+    owner: string,
+    mode: 'express' | 'standard',
+    rev?: string,
+    signal?: AbortSignal,
+    wake?: WakeOptions,
+  ): Promise<RunReport> {
+    let input: Record<string, unknown> = wake
+      ? { kind: 'wake', runId, owner, waitId: wake.waitId, ...(wake.holder ? { holder: wake.holder } : {}) }
+      : { kind: 'start', runId, owner, ...(rev === undefined ? {} : { rev }) };
     this.lastDeath = undefined;
     for (;;) {
       if (signal?.aborted) break;

@@ -1,0 +1,96 @@
+import { builtOnFirstUse } from '../lazy-schema.ts';
+import * as z from '../zod.ts';
+
+/**
+ * How a wait was answered. `due`: its time came; `event`: a callback delivered its payload; `timeout`:
+ * no event came in time; `approved` / `denied`: a person answered a gate or a held repair.
+ */
+export const WaitOutcomeSchema = builtOnFirstUse(() => z.enum(['due', 'event', 'timeout', 'approved', 'denied']));
+export type WaitOutcome = z.infer<typeof WaitOutcomeSchema>;
+
+/** The answer the next execution continues with (waits/continue-wait.ts); the first answer of a wait is the only one. */
+export const WaitAnswerSchema = builtOnFirstUse(() =>
+  z.object({
+    outcome: WaitOutcomeSchema,
+    at: z.number(),
+    /** What a callback delivered (an event), as JSON. */
+    payload: z.optional(z.unknown()),
+    /** A person's note with an approval or a denial. */
+    comment: z.optional(z.string()),
+    /** Who answered, as the host knows it (a user name, `api`, `viewer`). */
+    by: z.optional(z.string()),
+  }),
+);
+export type WaitAnswer = z.infer<typeof WaitAnswerSchema>;
+
+/** What a run waits for: the `kind` of its wait. */
+export const WaitKindSchema = builtOnFirstUse(() => z.enum(['time', 'event', 'approval', 'repair-approval']));
+
+/** Fields of every kind of wait. A kind is added (issue 32: a concurrency slot, a rate limit) as one more member. */
+const common = () => ({
+  /** Names this wait: a wake-up or an answer meant for another wait of the run does nothing. */
+  id: z.string(),
+  since: z.number(),
+  /** When the wait is due (time), or when it times out (an event). */
+  until: z.optional(z.number()),
+  answer: z.optional(WaitAnswerSchema),
+});
+
+/**
+ * What a `waiting` run waits for (DESIGN 7b), in its run item: a time (the wait node), an event (the
+ * wait-for-event node, which holds its callback token's hash, never the token), a person's approval of a
+ * gated node (with the node's resolved params, bounded and redacted) or of a repair the engine holds.
+ */
+export const WaitSchema = builtOnFirstUse(() =>
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('time'), ...common(), nodeId: z.string(), until: z.number() }),
+    z.object({ kind: z.literal('event'), ...common(), nodeId: z.string(), tokenHash: z.string() }),
+    z.object({
+      kind: z.literal('approval'),
+      ...common(),
+      nodeId: z.string(),
+      nodeType: z.string(),
+      preview: z.record(z.string(), z.unknown()),
+      /** The loop iteration the gate holds (a gated node with `loop` asks before each one). */
+      iteration: z.optional(z.int().check(z.positive())),
+    }),
+    z.object({
+      kind: z.literal('repair-approval'),
+      ...common(),
+      nodeId: z.optional(z.string()),
+      /** The workflow version the repair wrote and the run has not adopted. */
+      version: z.int().check(z.positive()),
+      attempt: z.int().check(z.positive()),
+    }),
+  ]),
+);
+export type Wait = z.infer<typeof WaitSchema>;
+export type WaitKind = z.infer<typeof WaitKindSchema>;
+
+/** What each kind of wait accepts as an answer. */
+export const ANSWERS: Readonly<Record<WaitKind, readonly WaitOutcome[]>> = {
+  time: ['due'],
+  event: ['event', 'timeout'],
+  approval: ['approved', 'denied'],
+  'repair-approval': ['approved', 'denied'],
+};
+
+/** What a person reads about a wait: what it waits for, in a few words. */
+export const describeWait = (wait: Wait): string => {
+  switch (wait.kind) {
+    case 'time':
+      return `'${wait.nodeId}' waits until ${new Date(wait.until).toISOString()}`;
+    case 'event':
+      return `'${wait.nodeId}' waits for an event${wait.until === undefined ? '' : ` until ${new Date(wait.until).toISOString()}`}`;
+    case 'approval':
+      return `'${wait.nodeId}' waits for approval before it runs`;
+    case 'repair-approval':
+      return `a repair (workflow version ${wait.version}) waits for approval before it is applied`;
+  }
+};
+
+/**
+ * When a waiting run should be continued: at its answer (an answered wait nobody took yet is due at
+ * once), else at its deadline; undefined for a wait that only an answer ends.
+ */
+export const wakeAt = (wait: Wait): number | undefined => wait.answer?.at ?? wait.until;
