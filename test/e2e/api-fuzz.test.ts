@@ -56,10 +56,13 @@ const fields = {
       max_repairs: anyJson,
       mode: anyJson,
       name: anyJson,
+      auto_approve: anyJson,
+      repair_approval: anyJson,
     },
     { requiredKeys: [] },
   ),
-  resume: fc.record({ workflow: workflowish, repair: anyJson, max_repairs: anyJson }, { requiredKeys: [] }),
+  resume: fc.record({ workflow: workflowish, repair: anyJson, max_repairs: anyJson, repair_approval: anyJson }, { requiredKeys: [] }),
+  approve: fc.record({ deny: fc.oneof(fc.boolean(), anyJson), comment: anyJson, wait_id: anyJson }, { requiredKeys: [] }),
   schedule: fc.record(
     {
       expression: fc.oneof(fc.constantFrom('rate(5 minutes)', 'cron(0 2 * * ? *)', 'at(2027-01-01T00:00:00)'), anyJson),
@@ -83,6 +86,9 @@ const routes: [string, string, fc.Arbitrary<string>][] = [
   ['POST', '/runs', bodyOf(fields['/runs'])],
   ['POST', '/runs/{id}/resume', bodyOf(fields.resume)],
   ['POST', '/runs/{id}/cancel', bodyOf(anyJson)],
+  ['POST', '/runs/{id}/approve', bodyOf(fields.approve)],
+  // A token-shaped path: no wait takes it, so every body must end in a 4xx, never a 5xx.
+  ['POST', `/callbacks/{id}/${'A'.repeat(43)}`, bodyOf(anyJson)],
   ['PUT', '/workflows/fuzzed-put', bodyOf(workflowish)],
   ['PUT', '/workflows/fuzzed/schedule', bodyOf(fields.schedule)],
 ];

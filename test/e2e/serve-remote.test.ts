@@ -43,6 +43,10 @@ describe('flowmend serve --host 0.0.0.0', () => {
     const refused = await request<{ error: { code: string } }>(api, 'POST', '/runs', { body: { workflow: hello } });
     expect([refused.status, refused.body.error.code]).toEqual([401, 'UNAUTHORIZED']);
     expect((await request(api, 'GET', '/ui/')).status).toBe(401);
+    // A callback of a waiting run carries its own token, not serve's (a third party has none): it reaches its route.
+    const callback = await request<{ error: { code: string } }>(api, 'POST', `/callbacks/20261101-000000-abcdef12/${'A'.repeat(43)}`, { body: {} });
+    expect([callback.status, callback.body.error.code]).toEqual([404, 'CALLBACK_NOT_OPEN']);
+    expect((await request(api, 'POST', '/runs/20261101-000000-abcdef12/approve', { body: {} })).status).toBe(401);
     expect((await request(api, 'GET', '/runs', { headers: auth })).status).toBe(200);
     const started = await request<{ run_id: string }>(api, 'POST', '/runs', { body: { workflow: hello }, headers: auth });
     expect(started.status).toBe(202);

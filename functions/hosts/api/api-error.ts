@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError } from '../../core/index.ts';
+import { FlowmendError, InvalidInputError, RunBusyError, RunNotFoundError, StaleRunError, WaitNotOpenError } from '../../core/index.ts';
 import type * as z from '../../core/zod.ts';
 
 /** The one error shape of the API: `{ "error": { "code", "message", "details" } }`. */
@@ -38,6 +38,7 @@ export const toApiError = (error: unknown): ApiError => {
   if (error instanceof InvalidInputError) return new ApiError(422, 'INVALID_WORKFLOW', error.message, error.details ?? {});
   if (error instanceof RunNotFoundError) return new ApiError(404, 'NOT_FOUND', error.message);
   if (error instanceof RunBusyError || error instanceof StaleRunError) return new ApiError(409, 'CONFLICT', error.message);
+  if (error instanceof WaitNotOpenError) return new ApiError(409, 'WAIT_NOT_OPEN', error.message, error.details ?? {});
   if (error instanceof FlowmendError && error.retryable) return new ApiError(503, 'UNAVAILABLE', 'the service could not complete the request; retry');
   return new ApiError(500, 'INTERNAL', 'internal error; the server log has the details');
 };

@@ -4,6 +4,7 @@ import * as z from '../../core/zod.ts';
 const ModeSchema = z.enum(['express', 'standard'], { error: 'mode is "express" or "standard"' });
 const ParamsSchema = z.record(z.string(), z.unknown(), { error: 'params is an object of input values, e.g. {"name": "Ada"}' });
 const MaxRepairsSchema = z.int().check(z.gte(0), z.lte(20));
+const RepairApprovalBodySchema = z.enum(['none', 'llm', 'all'], { error: 'repair_approval is "none", "llm" (an LLM\'s patch waits for approval) or "all"' });
 /** A workflow as JSON, or the text of a pflow `.pflow.md` file. */
 const WorkflowObjectSchema = z.union([z.record(z.string(), z.unknown()), z.string()], {
   error: 'workflow is a workflow object (the JSON of a workflow file) or the text of a .pflow.md file',
@@ -21,6 +22,9 @@ export const StartRunBodySchema = z
     repair: z._default(z.boolean(), true),
     max_repairs: z.optional(MaxRepairsSchema),
     mode: z.optional(ModeSchema),
+    /** Gated nodes approved in advance for this run (each must have `"approval": "required"`). */
+    auto_approve: z.optional(z.array(z.string().check(z.maxLength(200))).check(z.maxLength(100))),
+    repair_approval: z.optional(RepairApprovalBodySchema),
   })
   .check(
     z.superRefine((body, ctx) => {
@@ -69,6 +73,7 @@ export const ResumeBodySchema = z.strictObject({
   workflow: z.optional(WorkflowObjectSchema),
   repair: z.optional(z.boolean()),
   max_repairs: z.optional(MaxRepairsSchema),
+  repair_approval: z.optional(RepairApprovalBodySchema),
 });
 export type ResumeBody = z.infer<typeof ResumeBodySchema>;
 

@@ -4,6 +4,7 @@ import { makeRunViewRoute } from '../viewer/run-view-route.ts';
 import { type ApiDeps, DEFAULT_BODY_LIMIT_BYTES } from './api-deps.ts';
 import { ApiError, sendError, toApiError } from './api-error.ts';
 import { makeRunRoutes } from './run-routes.ts';
+import { makeWaitRoutes } from './wait-routes.ts';
 import { makeWorkflowRoutes } from './workflow-routes.ts';
 
 /**
@@ -34,6 +35,8 @@ export const makeApiApp = (deps: ApiDeps, options: { guard?: MiddlewareHandler }
     }),
   );
   app.route('/workflows', makeWorkflowRoutes(deps));
+  // Approvals (`/runs/{id}/approve`) and callbacks (`/callbacks/{id}/{token}`, which need no credentials: DESIGN 7b).
+  app.route('/', makeWaitRoutes(deps));
   app.notFound((c) => sendError(c, new ApiError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}; see the README's API section`)));
   app.onError((error, c) => {
     const api = toApiError(error);

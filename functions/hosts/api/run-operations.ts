@@ -22,6 +22,7 @@ import type { ResumeBody, StartRunBody } from './api-schemas.ts';
 import { workflowFromField } from './markdown-workflow.ts';
 import { prepareStart } from './prepare-start.ts';
 import { withRegisteredChildren } from './registered-children.ts';
+import { continueWaitingRun } from './wait-operations.ts';
 
 export interface StartedRun {
   runId: string;
@@ -50,7 +51,16 @@ export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey
   // Children named by workflow_name are read from the registry now and frozen into the run's first version.
   raw = await withRegisteredChildren(deps.registry, raw, workflowName);
   const prepared = prepareStart(
-    { workflow: raw, workflowName, params: body.params, repairEnabled: body.repair, maxRepairs: body.max_repairs ?? DEFAULT_MAX_REPAIRS, mode: body.mode },
+    {
+      workflow: raw,
+      workflowName,
+      params: body.params,
+      repairEnabled: body.repair,
+      maxRepairs: body.max_repairs ?? DEFAULT_MAX_REPAIRS,
+      mode: body.mode,
+      autoApprove: body.auto_approve,
+      repairApproval: body.repair_approval,
+    },
     deps.catalog,
   );
   const now = deps.now();
@@ -69,6 +79,8 @@ export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey
     maxRepairs: prepared.maxRepairs,
     mode: prepared.mode,
     now,
+    ...(prepared.autoApprove ? { autoApprove: prepared.autoApprove } : {}),
+    ...(prepared.repairApproval ? { repairApproval: prepared.repairApproval } : {}),
     ...(workflowVersion === undefined ? {} : { workflowVersion }),
     ...(deps.workspace === undefined ? {} : { workspace: deps.workspace }),
     trace: startRunTrace({ caller: parseTraceparent(traceparent), traced: deps.traced ?? false, now }),
@@ -123,6 +135,12 @@ const createAndLaunch = async (deps: ApiDeps, spec: Omit<NewRun, 'owner' | 'mode
 /** Resumes a failed, interrupted or cancelled run, optionally with a person's patch checked as `flowmend resume --workflow` does. */
 export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody, traceparent?: string): Promise<RunItem> => {
   const now = deps.now();
+  // A waiting run goes on through its wait, not a takeover (DESIGN 7b).
+  const waiting = body.workflow === undefined ? await deps.store.getRun(runId) : undefined;
+  if (waiting?.status === 'waiting') {
+    await continueWaitingRun(deps, waiting);
+    return waiting;
+  }
   let patch: IrVersionItem | undefined;
   if (body.workflow !== undefined) {
     if (!(await deps.store.getRun(runId))) throw notFound(`run '${runId}'`);
@@ -143,6 +161,7 @@ export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody, 
     ...(patch ? { patch } : {}),
     ...(body.max_repairs !== undefined ? { maxRepairs: body.max_repairs } : {}),
     ...(body.repair !== undefined ? { repairEnabled: body.repair } : {}),
+    ...(body.repair_approval !== undefined ? { repairApproval: body.repair_approval } : {}),
   });
   await deps.launcher.launch({ runId, owner, mode: run.mode });
   return run;

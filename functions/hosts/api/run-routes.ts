@@ -24,6 +24,7 @@ const linksOf = (runId: string) => ({
   events: `/runs/${runId}/events`,
   resume: `/runs/${runId}/resume`,
   cancel: `/runs/${runId}/cancel`,
+  approve: `/runs/${runId}/approve`,
 });
 
 const summaryOf = ({ run: r, children, parentRunId }: ListedRun) => ({
@@ -36,6 +37,15 @@ const summaryOf = ({ run: r, children, parentRunId }: ListedRun) => ({
   nodes_executed: r.metrics.nodesExecuted,
   children,
   ...(parentRunId ? { parent_run_id: parentRunId } : {}),
+  ...(r.status === 'waiting' && r.wait
+    ? {
+        waiting: {
+          kind: r.wait.kind,
+          ...(r.wait.nodeId ? { node_id: r.wait.nodeId } : {}),
+          ...(r.wait.until === undefined ? {} : { until: new Date(r.wait.until).toISOString() }),
+        },
+      }
+    : {}),
 });
 
 /**

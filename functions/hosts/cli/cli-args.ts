@@ -1,13 +1,16 @@
 import { parseArgs } from 'node:util';
+import type { RepairApproval, RunStatus } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 
 export const USAGE = `flowmend: durable, self-healing JSON workflows
 
 Usage:
   flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N] [--workspace DIR] [--mcp-config FILE] [--open]
-  flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force] [--mcp-config FILE]
+                [--auto-approve NODE ...] [--repair-approval none|llm|all]
+  flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force] [--mcp-config FILE] [--repair-approval ...]
+  flowmend approve <run-id> [--deny] [--comment TEXT]
   flowmend status <run-id>
-  flowmend runs [--limit N] [--all]
+  flowmend runs [--limit N] [--all] [--status waiting|running|failed|...]
   flowmend validate <workflow.json> [--mcp-config FILE] [--online]
   flowmend cancel <run-id>
   flowmend logs <run-id> [--follow]
@@ -21,7 +24,7 @@ Every command takes:
                               (AWS_ENDPOINT_URL for a local one, AWS_REGION otherwise)
   --table NAME                the DynamoDB table (default $FLOWMEND_TABLE or flowmend)
 
-run, status, runs, resume, cancel and logs take --api URL (default $FLOWMEND_API_URL) to talk to a
+run, status, runs, resume, approve, cancel and logs take --api URL (default $FLOWMEND_API_URL) to talk to a
 flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with your AWS credentials).
 
 --workspace DIR: where file nodes read and write (default: the current directory; kept with the run;
@@ -29,16 +32,21 @@ flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with yo
 --mcp-config FILE: MCP servers in pflow's mcp-servers.json shape (default $FLOWMEND_MCP_CONFIG,
   else ~/.pflow/mcp-servers.json when it exists).
 
-Exit codes: 0 success, 1 the run failed, 2 bad usage or an invalid workflow.`;
+--auto-approve NODE: pre-approves the gate ("approval": "required") of that node for this run (repeatable).
+--repair-approval: which repairs wait for \`flowmend approve\` before they apply (default: the workflow's
+  "repair": {"approval": ...}, else none); approve answers whatever a run waits for (a gate, a held repair).
+
+Exit codes: 0 success, 1 the run failed, 2 bad usage or an invalid workflow, 3 a person denied a gate or
+rejected a repair, 4 the run is waiting (a wait, an event, an approval: see \`flowmend runs --status waiting\`).`;
 
 /** A command line that does not make sense: exit code 2 with a message that says what to do. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate', 'cancel', 'logs', 'serve', 'open'] as const;
+const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate', 'cancel', 'logs', 'serve', 'open', 'approve'] as const;
 /** Commands that talk to an API instead of the local store when given --api or FLOWMEND_API_URL. */
-export const REMOTE_COMMANDS: readonly string[] = ['run', 'resume', 'status', 'runs', 'cancel', 'logs'];
+export const REMOTE_COMMANDS: readonly string[] = ['run', 'resume', 'approve', 'status', 'runs', 'cancel', 'logs'];
 type CommandName = (typeof COMMANDS)[number];
 
 const OutputFormatSchema = z.enum(['text', 'json'], { error: '--output-format is "text" or "json"' });
@@ -46,6 +54,10 @@ const CountSchema = (flag: string) =>
   z.coerce.number({ error: `${flag} takes a whole number, e.g. ${flag} 3` }).check(z.int(`${flag} takes a whole number`), z.gte(0, `${flag} takes 0 or more`));
 
 const StoreKindSchema = z.enum(['sqlite', 'dynamodb'], { error: '--store is "sqlite" (the default) or "dynamodb"' });
+const RepairApprovalFlagSchema = z.enum(['none', 'llm', 'all'], { error: '--repair-approval is "none", "llm" (an LLM\'s patch waits for approval) or "all"' });
+const StatusFlagSchema = z.enum(['running', 'waiting', 'succeeded', 'failed', 'cancelled', 'interrupted'], {
+  error: '--status is one of running, waiting, succeeded, failed, cancelled, interrupted',
+});
 
 export interface CommonOptions {
   outputFormat: 'text' | 'json';
@@ -67,6 +79,8 @@ export type Command =
       mcpConfig: string | undefined;
       open: boolean;
       port: number;
+      autoApprove: string[];
+      repairApproval: RepairApproval | undefined;
     } & CommonOptions)
   | ({
       name: 'resume';
@@ -76,9 +90,11 @@ export type Command =
       maxRepairs: number | undefined;
       force: boolean;
       mcpConfig: string | undefined;
+      repairApproval: RepairApproval | undefined;
     } & CommonOptions)
+  | ({ name: 'approve'; runId: string; deny: boolean; comment: string | undefined } & CommonOptions)
   | ({ name: 'status'; runId: string } & CommonOptions)
-  | ({ name: 'runs'; limit: number; all: boolean } & CommonOptions)
+  | ({ name: 'runs'; limit: number; all: boolean; status: RunStatus | undefined } & CommonOptions)
   | ({ name: 'validate'; workflowPath: string; mcpConfig: string | undefined; online: boolean } & CommonOptions)
   | ({ name: 'cancel'; runId: string } & CommonOptions)
   | ({ name: 'logs'; runId: string; follow: boolean } & CommonOptions)
@@ -121,15 +137,21 @@ const FLAGS = {
   'manual-clock': { type: 'boolean' },
   /** run: open the run's page in the browser. */
   open: { type: 'boolean' },
+  'auto-approve': { type: 'string', multiple: true },
+  'repair-approval': { type: 'string' },
+  deny: { type: 'boolean' },
+  comment: { type: 'string' },
+  status: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** Which flags each command accepts beyond the common ones. */
 const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
-  run: ['no-repair', 'max-repairs', 'api', 'workspace', 'mcp-config', 'open', 'port'],
-  resume: ['no-repair', 'max-repairs', 'workflow', 'force', 'api', 'mcp-config'],
+  run: ['no-repair', 'max-repairs', 'api', 'workspace', 'mcp-config', 'open', 'port', 'auto-approve', 'repair-approval'],
+  resume: ['no-repair', 'max-repairs', 'workflow', 'force', 'api', 'mcp-config', 'repair-approval'],
+  approve: ['deny', 'comment', 'api'],
   status: ['api'],
-  runs: ['limit', 'all', 'api'],
+  runs: ['limit', 'all', 'api', 'status'],
   validate: ['mcp-config', 'online'],
   cancel: ['api'],
   logs: ['follow', 'api'],
@@ -185,6 +207,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
   if (common.table !== undefined && common.store !== 'dynamodb') throw new UsageError('--table names a DynamoDB table; use it with --store dynamodb');
   const mcpConfig = values['mcp-config'] ?? env.FLOWMEND_MCP_CONFIG;
   const maxRepairs = values['max-repairs'] === undefined ? undefined : parseOrThrow(CountSchema('--max-repairs'), values['max-repairs']);
+  const repairApproval = values['repair-approval'] === undefined ? undefined : parseOrThrow(RepairApprovalFlagSchema, values['repair-approval']);
   const one = (what: string): string => {
     const [first, ...extra] = rest;
     if (first === undefined) throw new UsageError(`'flowmend ${command}' needs ${what}\n\n${USAGE}`);
@@ -213,6 +236,8 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         mcpConfig,
         open: values.open ?? false,
         port,
+        autoApprove: values['auto-approve'] ?? [],
+        repairApproval,
         ...common,
       };
     }
@@ -225,13 +250,22 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         maxRepairs,
         force: values.force ?? false,
         mcpConfig,
+        repairApproval,
         ...common,
       };
+    case 'approve':
+      return { name: 'approve', runId: one('a run id (see `flowmend runs --status waiting`)'), deny: values.deny ?? false, comment: values.comment, ...common };
     case 'status':
       return { name: 'status', runId: one('a run id (see `flowmend runs`)'), ...common };
     case 'runs':
       if (rest.length > 0) throw new UsageError(`'flowmend runs' takes no arguments; unexpected: ${rest.join(' ')}`);
-      return { name: 'runs', limit: values.limit === undefined ? 20 : parseOrThrow(CountSchema('--limit'), values.limit), all: values.all ?? false, ...common };
+      return {
+        name: 'runs',
+        limit: values.limit === undefined ? 20 : parseOrThrow(CountSchema('--limit'), values.limit),
+        all: values.all ?? false,
+        status: values.status === undefined ? undefined : parseOrThrow(StatusFlagSchema, values.status),
+        ...common,
+      };
     case 'validate':
       return { name: 'validate', workflowPath: one('a workflow file'), mcpConfig, online: values.online ?? false, ...common };
     case 'cancel':

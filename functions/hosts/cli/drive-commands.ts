@@ -16,6 +16,7 @@ import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
 import { loadTelemetry, type Telemetry } from '../telemetry/load-telemetry.ts';
 import { type TelemetryConfig, telemetryConfigFrom } from '../telemetry/telemetry-config.ts';
 import type { Command } from './cli-args.ts';
+import { localCallbacks } from './cli-callbacks.ts';
 import { EXIT } from './cli-output.ts';
 import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
 import type { CliStore } from './cli-store.ts';
@@ -23,6 +24,7 @@ import type { CommandContext } from './commands.ts';
 import { makeNestedProgressPrinter } from './nested-progress.ts';
 import { ReadOnceRunStore } from './read-once-run-store.ts';
 import { renderIssues, renderStatus } from './render.ts';
+import { continueWaitingRun, holdShortWait } from './wait-commands.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
 // The commands that drive a run, `run` and `resume`, imported only by them (runLocalCommand): `status`, `runs`,
@@ -70,7 +72,7 @@ const secretsForResume = (
  * the run (RunNotFoundError, StaleRunError...) are runLocalCommand's to turn into exit codes.
  */
 export const driveCommand = async (
-  command: Extract<Command, { name: 'run' | 'resume' }>,
+  command: Extract<Command, { name: 'run' | 'resume' | 'approve' }>,
   { io, limits, out, forms, viewerIo }: CommandContext,
   { stateDir, opened }: { stateDir: string; opened: CliStore },
 ): Promise<number> => {
@@ -120,6 +122,7 @@ export const driveCommand = async (
     return new LocalHost({
       validatedDefinitions: FileDefinitionMemo.inStateDir(command.store === 'sqlite' ? stateDir : undefined),
       runLimits: limits,
+      callbacks: localCallbacks(stateDir, io.env),
       ...io.hostOptions,
       ...extra,
       ...(telemetry ? { telemetry } : {}),
@@ -154,6 +157,8 @@ export const driveCommand = async (
           params,
           repairEnabled: command.repair,
           maxRepairs: command.maxRepairs ?? DEFAULT_MAX_REPAIRS,
+          ...(command.autoApprove.length > 0 ? { autoApprove: command.autoApprove } : {}),
+          ...(command.repairApproval ? { repairApproval: command.repairApproval } : {}),
         },
         catalog,
       );
@@ -169,16 +174,30 @@ export const driveCommand = async (
       const viewer = command.open ? await (await import('./viewer-commands.ts')).viewerForRun(store, command.port, viewerIo) : undefined;
       onRunWritten = viewer?.open;
       try {
-        return emit(await (await makeHost()).start({ ...prepared.spec, workspace, ...(traceparent ? { traceparent } : {}) }));
+        const host = await makeHost();
+        return emit(await holdShortWait(host, await host.start({ ...prepared.spec, workspace, ...(traceparent ? { traceparent } : {}) })));
       } finally {
         await viewer?.close();
         await telemetry?.shutdown();
       }
     }
+    case 'approve':
     case 'resume': {
       // One read of the run and of its workflow version serves the checks below and the engine's first step
       // (through the cache): each read parses the item, ~10 ms for a 100-node workflow's version here.
       const run = await base.getRun(command.runId);
+      if (command.name === 'approve' || (run?.status === 'waiting' && command.workflowPath === undefined)) {
+        // A waiting run goes on through its wait (an answer, or its deadline): waits/ in core decides.
+        if (!run) return fail(EXIT.usage, `no run '${command.runId}' in this state dir (see \`flowmend runs\`)`);
+        const current = await base.getIrVersion(command.runId, run.irVersion);
+        const secrets = secretsForResume(run, current, command.runId, io.env);
+        if (!secrets.ok) return fail(EXIT.usage, secrets.message);
+        keepSecret(secrets.inputs);
+        const host = await makeHost();
+        const woken = await continueWaitingRun(store, host, run, command.name === 'approve' ? command : undefined);
+        if (!woken.ok) return fail(woken.code, woken.message);
+        return emit(woken.report);
+      }
       let patch: IrVersionItem | undefined;
       if (command.workflowPath !== undefined) {
         if (!run) return fail(EXIT.usage, `no run '${command.runId}' in this state dir (see \`flowmend runs\`)`, { problems: [] });

@@ -57,6 +57,7 @@ export const runLocalCommand = async (command: Exclude<Command, { name: 'help' |
     switch (command.name) {
       case 'run':
       case 'resume':
+      case 'approve':
         return await (await import('./drive-commands.ts')).driveCommand(command, context, { stateDir, opened });
       case 'status': {
         const report = await loadRunReport(store, command.runId);
@@ -65,9 +66,14 @@ export const runLocalCommand = async (command: Exclude<Command, { name: 'help' |
         return EXIT.ok;
       }
       case 'runs': {
-        // Top-level runs unless --all; a window wider than the limit finds each run's children to count.
-        const listed = await store.listRuns({ limit: listingWindow(command.limit) });
-        const runs = listRunTree(listed, { includeChildren: command.all }).slice(0, command.limit).map(runRowOf);
+        // Top-level runs unless --all; a window wider than the limit finds each run's children to count. Waiting
+        // runs come from the store's own index of them, soonest due first, however long ago they started.
+        const listed =
+          command.status === 'waiting' ? await store.listWaiting({ limit: command.limit }) : await store.listRuns({ limit: listingWindow(command.limit) });
+        const runs = listRunTree(listed, { includeChildren: command.all || command.status === 'waiting' })
+          .filter(({ run }) => command.status === undefined || run.status === command.status)
+          .slice(0, command.limit)
+          .map(runRowOf);
         io.stdout(json ? `${JSON.stringify({ success: true, runs }, null, 2)}\n` : `${renderRuns(runs)}\n`);
         return EXIT.ok;
       }

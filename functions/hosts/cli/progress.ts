@@ -66,6 +66,8 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
           startedSeq = current.seq;
           start(current.nodeId, current.seq);
         }
+        // A wait node in flight when the run pauses: its line says so (the report says until when).
+        if (event.run.status === 'waiting' && open) close(' ⏸ waiting');
         return;
       }
       case 'step':
@@ -105,6 +107,9 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
               break;
             case 'repair_failed':
               line(`  repair ${e.data?.outcome ?? 'failed'}: ${firstLine(e.message ?? '')}\n`);
+              break;
+            case 'run_woken':
+              line(`Continuing after the wait (${e.data.outcome}):\n`);
               break;
             default:
               break;

@@ -4,6 +4,7 @@ import type { Command } from './cli-args.ts';
 import { type CliIo, type CliOutput, EXIT } from './cli-output.ts';
 import { progressLines } from './progress-lines.ts';
 import { cancelLine, type RunRow, renderIssues, renderRuns, renderStatus } from './render.ts';
+import { approver } from './wait-commands.ts';
 import { loadWorkflowFile } from './workflow-file.ts';
 
 /** Seconds one long-poll of the events waits on the API (API Gateway cuts a request at 29 s). */
@@ -50,7 +51,42 @@ const waitForEnd = async (api: ApiClient, runId: string, print: ((text: string) 
   return api.call<RunReport>('GET', `/runs/${encodeURIComponent(runId)}`);
 };
 
-type RemoteCommand = Extract<Command, { name: 'run' | 'resume' | 'status' | 'runs' | 'cancel' | 'logs' }>;
+/** How long a client waits between reads of a run whose answered wait no execution has taken yet. */
+const ANSWERED_POLL_MS = 200;
+
+/**
+ * After an answer: the run stays `waiting` until an execution takes it (its `run_woken` event for that
+ * wait), then it is followed to its end, or to its next wait.
+ */
+const waitPastWait = async (
+  api: ApiClient,
+  runId: string,
+  waitId: string,
+  print: ((text: string) => void) | undefined,
+  cursor?: string,
+): Promise<RunReport> => {
+  let after = cursor;
+  const show = printer(print);
+  for (let poll = 0; poll < MAX_POLLS; poll += 1) {
+    let woken = false;
+    const page = await followRemote(
+      api,
+      runId,
+      (event) => {
+        show(event);
+        if (event.type === 'run_woken' && event.data?.waitId === waitId) woken = true;
+      },
+      false,
+      after,
+    );
+    after = page.cursor;
+    if (woken || (page.status !== 'waiting' && page.status !== 'running')) return waitForEnd(api, runId, print, after);
+    await new Promise((done) => setTimeout(done, ANSWERED_POLL_MS));
+  }
+  return api.call<RunReport>('GET', `/runs/${encodeURIComponent(runId)}`);
+};
+
+type RemoteCommand = Extract<Command, { name: 'run' | 'resume' | 'approve' | 'status' | 'runs' | 'cancel' | 'logs' }>;
 
 /** The commands that take `--api`: the same output and exit codes as locally, from the API. */
 export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string }, io: CliIo, out: CliOutput): Promise<number> => {
@@ -68,6 +104,8 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
             params: command.params,
             repair: command.repair,
             ...(command.maxRepairs === undefined ? {} : { max_repairs: command.maxRepairs }),
+            ...(command.autoApprove.length > 0 ? { auto_approve: command.autoApprove } : {}),
+            ...(command.repairApproval ? { repair_approval: command.repairApproval } : {}),
           },
         });
         return out.emit(await waitForEnd(api, started.run_id, print));
@@ -86,9 +124,18 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
             ...(workflow === undefined ? {} : { workflow }),
             ...(command.repair === undefined ? {} : { repair: command.repair }),
             ...(command.maxRepairs === undefined ? {} : { max_repairs: command.maxRepairs }),
+            ...(command.repairApproval ? { repair_approval: command.repairApproval } : {}),
           },
         });
         return out.emit(await waitForEnd(api, command.runId, print, cursor));
+      }
+      case 'approve': {
+        const { cursor } = await followRemote(api, command.runId, () => {}, false);
+        const answered = await api.call<{ wait: { wait_id: string } }>('POST', `/runs/${encodeURIComponent(command.runId)}/approve`, {
+          body: { deny: command.deny, ...(command.comment === undefined ? {} : { comment: command.comment }) },
+          headers: { 'x-flowmend-user': approver() },
+        });
+        return out.emit(await waitPastWait(api, command.runId, answered.wait.wait_id, print, cursor));
       }
       case 'status': {
         const report = await api.call<RunReport>('GET', `/runs/${encodeURIComponent(command.runId)}`);
@@ -98,7 +145,7 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
       case 'runs': {
         const { runs } = await api.call<{ runs: RunRow[] }>(
           'GET',
-          `/runs?limit=${Math.min(100, Math.max(1, command.limit))}${command.all ? '&include=children' : ''}`,
+          `/runs?limit=${Math.min(100, Math.max(1, command.limit))}${command.all ? '&include=children' : ''}${command.status ? `&status=${command.status}` : ''}`,
         );
         const rows = runs.map((r) => ({
           run_id: r.run_id,
@@ -108,6 +155,7 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
           nodes_executed: r.nodes_executed,
           children: r.children ?? 0,
           ...(r.parent_run_id ? { parent_run_id: r.parent_run_id } : {}),
+          ...(r.waiting ? { waiting: r.waiting } : {}),
         }));
         io.stdout(out.json ? `${JSON.stringify({ success: true, runs: rows }, null, 2)}\n` : `${renderRuns(rows)}\n`);
         return EXIT.ok;

@@ -1,5 +1,6 @@
-import type { ListedRun, RunReport, ValidationIssue } from '../../core/index.ts';
+import type { ListedRun, RunReport, ValidationIssue, Wait } from '../../core/index.ts';
 import { formatIssues } from '../../core/index.ts';
+import { renderWaiting, type WaitRow, waitSummary } from './render-wait.ts';
 
 const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -25,6 +26,8 @@ export const renderReport = (report: RunReport): string => {
     lines.push(`⏸ Run interrupted (${counts}): its execution stopped before the run ended`);
     for (const e of report.errors) lines.push(`  ${e.code}: ${e.message.replace(/\n/g, '\n  ')}`);
     lines.push(`Resume it with: flowmend resume ${report.run_id}`);
+  } else if (report.status === 'waiting') {
+    lines.push(...renderWaiting(report));
   } else {
     lines.push(`… Run in progress (${counts})${report.current ? `: running '${report.current.node_id}' since ${report.current.started_at}` : ''}`);
   }
@@ -90,6 +93,8 @@ export type RunRow = {
   /** Its workflow nodes' child runs (counted among the runs listed with it). */
   children: number;
   parent_run_id?: string;
+  /** What a waiting run waits for, and until when. */
+  waiting?: WaitRow;
 };
 
 export const runRowOf = ({ run, children, parentRunId }: ListedRun): RunRow => ({
@@ -100,6 +105,13 @@ export const runRowOf = ({ run, children, parentRunId }: ListedRun): RunRow => (
   nodes_executed: run.metrics.nodesExecuted,
   children,
   ...(parentRunId ? { parent_run_id: parentRunId } : {}),
+  ...(run.status === 'waiting' && run.wait ? { waiting: waitRowOf(run.wait) } : {}),
+});
+
+export const waitRowOf = (wait: Wait): WaitRow => ({
+  kind: wait.kind,
+  ...(wait.nodeId ? { node_id: wait.nodeId } : {}),
+  ...(wait.until === undefined ? {} : { until: new Date(wait.until).toISOString() }),
 });
 
 /** Each child row right under its parent's (when listed), indented, so a run reads as its tree. */
@@ -125,6 +137,7 @@ export const renderRuns = (runs: readonly RunRow[]): string => {
     r.created_at,
     `${r.nodes_executed} executed`,
     r.children > 0 ? `${r.children} child run${r.children === 1 ? '' : 's'}` : '',
+    r.waiting ? `waits for ${waitSummary(r.waiting)}` : '',
   ]);
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length))) ?? [];
   return rows

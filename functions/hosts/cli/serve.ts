@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
+import type { MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
 import { RunLog } from '../../adapters/run-log.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
@@ -15,6 +16,7 @@ import { StoreChanges } from '../api/long-poll.ts';
 import { readBody } from '../api/request-parsing.ts';
 import { ScheduleRunner } from '../api/schedule-runner.ts';
 import { tokenGuard } from '../api/token-guard.ts';
+import { WaitWaker } from '../api/wait-waker.ts';
 import { FileDefinitionMemo } from '../local/definition-memo.ts';
 import { isLocalOwnerAlive, LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { LocalRunLauncher, SERVE_OWNER_PREFIX } from '../local/local-launcher.ts';
@@ -23,6 +25,7 @@ import { deferredTelemetry } from '../telemetry/load-telemetry.ts';
 import { telemetryConfigFrom } from '../telemetry/telemetry-config.ts';
 import { untilSignal } from '../viewer/until-signal.ts';
 import { makeViewerPageRoutes } from '../viewer/viewer-routes.ts';
+import { localCallbacks } from './cli-callbacks.ts';
 import { openCliStore } from './cli-store.ts';
 
 export interface ServeOptions {
@@ -101,8 +104,15 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   // Every write of the runs this process drives (and of the API's own: a cancel) wakes the long-polls waiting on that run.
   const changes = new StoreChanges();
   const onWrite = options.hostOptions?.onWrite;
+  // With --manual-clock, the last POST /_scheduler/tick sets the time (schedules, wake-ups and the engine alike),
+  // which then runs on from there, so that the engine's records and events still come in order.
+  let offsetMs = 0;
+  const now = options.hostOptions?.now ?? (options.manualClock ? () => Date.now() + offsetMs : Date.now);
+  let origin: string | undefined;
   const host = new LocalHost({
     validatedDefinitions: FileDefinitionMemo.inStateDir(stateDir),
+    now,
+    callbacks: localCallbacks(stateDir, env, () => origin),
     ...options.hostOptions,
     store,
     blobs,
@@ -120,7 +130,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     registry: new SqliteRegistryStore(registryDb),
     launcher,
     catalog: host.catalog,
-    now: Date.now,
+    now,
     workspace: options.workspace,
     changes,
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
@@ -129,30 +139,38 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   };
   const originGuard = localOriginGuard({ loopback: isLoopbackAddress(options.host) });
   const token = options.token;
-  const app = makeApiApp(deps, { guard: token === undefined ? originGuard : every(tokenGuard(token), originGuard) });
+  // A callback's own token is its credential (DESIGN 7b): a third party sending one has not the serve token.
+  const serveToken = token === undefined ? undefined : tokenGuard(token);
+  const tokenUnlessCallback: MiddlewareHandler | undefined =
+    serveToken && ((c, next) => (c.req.method === 'POST' && c.req.path.startsWith('/callbacks/') ? next() : serveToken(c, next)));
+  const app = makeApiApp(deps, { guard: tokenUnlessCallback === undefined ? originGuard : every(tokenUnlessCallback, originGuard) });
   app.get('/metrics', async (c) => {
     if (!telemetry.prometheusText)
       throw new ApiError(404, 'NOT_FOUND', 'metrics are off: OTEL_METRICS_EXPORTER leaves out prometheus, or OTEL_SDK_DISABLED is true');
     return c.body(await telemetry.prometheusText(), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
   });
   app.route('/', makeViewerPageRoutes());
-  const scheduler = new ScheduleRunner(deps, Date.now(), (message) => log(message, { level: 'WARN' }));
+  const scheduler = new ScheduleRunner(deps, now(), (message) => log(message, { level: 'WARN' }));
+  const waker = new WaitWaker(deps, (message) => log(message, { level: 'WARN' }));
   let timer: NodeJS.Timeout | undefined;
   if (options.manualClock) {
     app.post('/_scheduler/tick', async (c) => {
       const body = await readBody(c, TickBodySchema);
-      return c.json({ fired: await scheduler.tick(Date.parse(body.now)) });
+      const at = Date.parse(body.now);
+      offsetMs = at - Date.now();
+      return c.json({ fired: await scheduler.tick(at), woken: await waker.tick(at) });
     });
   } else {
     const tick = () => {
-      scheduler.tick(Date.now()).catch((error: unknown) => log(`scheduler tick failed: ${(error as Error).message}`, { level: 'ERROR' }));
+      scheduler.tick(now()).catch((error: unknown) => log(`scheduler tick failed: ${(error as Error).message}`, { level: 'ERROR' }));
+      waker.tick(now()).catch((error: unknown) => log(`wake-up tick failed: ${(error as Error).message}`, { level: 'ERROR' }));
     };
     timer = setInterval(tick, TICK_MS);
   }
-  await resumeOwnRuns(store, launcher, Date.now(), log);
+  await resumeOwnRuns(store, launcher, now(), log);
   const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
     const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
-      const origin = `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`;
+      origin = `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`;
       log(`flowmend API listening on ${origin} (state dir ${stateDir})`, { state_dir: stateDir });
       options.onListening?.(origin);
       // The OpenTelemetry SDK, when anything is exported, loads now that the port is open.
