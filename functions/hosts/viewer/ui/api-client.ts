@@ -36,8 +36,31 @@ const ViewVersionSchema = z.object({
   diff: z.array(z.string()),
   tokens: z.object({ input: z.number(), output: z.number() }),
   cost_usd: z.number(),
+  state: z.optional(z.string()),
 });
 export type ViewVersion = z.infer<typeof ViewVersionSchema>;
+
+/** What a waiting run waits for (the report's `waiting`): a gate's params, or a held repair's proposal. */
+const WaitSchema = z.object({
+  kind: z.string(),
+  wait_id: z.string(),
+  node_id: z.optional(z.string()),
+  since: z.string(),
+  until: z.optional(z.string()),
+  answer: z.optional(z.object({ outcome: z.string(), at: z.string(), by: z.optional(z.string()) })),
+  preview: z.optional(z.record(z.string(), z.unknown())),
+  repair: z.optional(
+    z.object({
+      version: z.optional(z.number()),
+      source: z.optional(z.string()),
+      model: z.optional(z.string()),
+      reason: z.string(),
+      diff: z.array(z.string()),
+      tokens: z.object({ input: z.number(), output: z.number() }),
+      cost_usd: z.number(),
+    }),
+  ),
+});
 
 const UsageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number(), cost_usd: z.number() });
 
@@ -52,6 +75,7 @@ export const RunViewSchema = z.object({
     errors: z.array(ErrorEntrySchema),
     warnings: z.array(ErrorEntrySchema),
     current: z.optional(z.object({ node_id: z.string(), seq: z.number(), started_at: z.string() })),
+    waiting: z.optional(WaitSchema),
     steps: z.array(
       z.object({
         node_id: z.string(),
@@ -96,7 +120,14 @@ export class ApiError extends Error {
 }
 
 const call = async <T>(schema: z.ZodMiniType<T>, path: string, init: RequestInit = {}): Promise<T> => {
-  const response = await fetch(path, { ...init, headers: { accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}) } });
+  const response = await fetch(path, {
+    ...init,
+    headers: {
+      accept: 'application/json',
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+      ...(init.headers as Record<string, string> | undefined),
+    },
+  });
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok) {
     const api = ApiErrorSchema.safeParse(body);
@@ -123,3 +154,12 @@ export const fetchRunView = (runId: string, after?: string, waitS = 20, signal?:
 
 export const postRunAction = (runId: string, action: 'resume' | 'cancel'): Promise<unknown> =>
   call(z.unknown(), `/runs/${encodeURIComponent(runId)}/${action}`, { method: 'POST', body: '{}' });
+
+/** Answers what the run waits for (a gate, a held repair): `deny` rejects; the comment is kept with the answer. */
+export const postApproval = (runId: string, answer: { deny: boolean; comment: string; waitId: string }): Promise<unknown> =>
+  call(z.unknown(), `/runs/${encodeURIComponent(runId)}/approve`, {
+    method: 'POST',
+    // Who answered, as far as the page knows: the API records it with the answer (on AWS, beside the caller's IAM identity).
+    headers: { 'x-flowmend-user': 'viewer' },
+    body: JSON.stringify({ deny: answer.deny, wait_id: answer.waitId, ...(answer.comment ? { comment: answer.comment } : {}) }),
+  });

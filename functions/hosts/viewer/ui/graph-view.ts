@@ -10,6 +10,7 @@ export const STATUS_LABEL: Record<string, string> = {
   completed: '✓ completed',
   replayed: '↻ replayed',
   running: '● running',
+  waiting: '◐ waiting',
   failed: '✗ failed',
   warning: '⚠ warning',
   interrupted: '‖ interrupted',

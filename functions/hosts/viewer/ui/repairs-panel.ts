@@ -2,7 +2,7 @@ import type { RunView } from './api-client.ts';
 import { formatUsd, h } from './dom.ts';
 
 /** A diff line `path: before -> after` shown with the old value struck out and the new one marked inserted. */
-const diffLine = (line: string): HTMLElement => {
+export const diffLine = (line: string): HTMLElement => {
   const match = /^(.*?): (.*) -> (.*)$/s.exec(line);
   if (!match) return h('span', { class: 'diff-line' }, line, '\n');
   const [, path = '', before = '', after = ''] = match;
@@ -37,6 +37,7 @@ export const renderRepairs = (view: RunView, chosen: number | undefined, onChoos
             { class: 'version-head' },
             h('span', { class: 'version-number' }, `v${v.version}`),
             h('span', { class: `source-tag source-${v.source}` }, v.source),
+            v.state ? h('span', { class: `state-tag state-${v.state}` }, v.state === 'held' ? 'waiting for approval' : 'rejected') : null,
             h('span', { class: 'reason' }, v.reason),
             v.source !== 'original'
               ? h(

@@ -1,10 +1,11 @@
-import { ApiError, fetchRunView, postRunAction, type RunView } from './api-client.ts';
+import { ApiError, fetchRunView, postApproval, postRunAction, type RunView } from './api-client.ts';
 import { formatMs, formatUsd, h } from './dom.ts';
 import { renderGraph } from './graph-view.ts';
 import { renderLegend } from './legend.ts';
 import { renderNodeDetails, runHref } from './node-details.ts';
 import { renderRepairs } from './repairs-panel.ts';
 import { renderSteps } from './steps-panel.ts';
+import { type Answer, renderWaitPanel } from './wait-panel.ts';
 
 /** How long one long-poll may wait: under API Gateway's 29 s limit. */
 const WAIT_S = 20;
@@ -14,13 +15,16 @@ interface PageState {
   selected: string | undefined;
   chosenVersion: number | undefined;
   message: string | undefined;
+  /** An answer is on its way: its buttons are disabled. */
+  busy: boolean;
 }
 
-const isLive = (status: string): boolean => status === 'running';
+/** A run the page keeps following: one that moves, or waits for something that will move it. */
+const isLive = (status: string): boolean => status === 'running' || status === 'waiting';
 
 /** The run page: header and actions, the graph, the selected node, the versions; follows a live run. */
 export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => {
-  const state: PageState = { view: undefined, selected: undefined, chosenVersion: undefined, message: undefined };
+  const state: PageState = { view: undefined, selected: undefined, chosenVersion: undefined, message: undefined, busy: false };
   let stopped = false;
   let abort = new AbortController();
 
@@ -54,6 +58,24 @@ export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => 
     follow(undefined);
   };
 
+  const answer: Answer = async (given) => {
+    const what = view()?.report.waiting?.kind === 'repair-approval' ? (given.deny ? 'Reject the repair' : 'Apply the repair') : given.deny ? 'Deny' : 'Approve';
+    if (!window.confirm(`${what} for run ${runId}?`)) return;
+    state.busy = true;
+    state.message = `${what}…`;
+    render();
+    try {
+      await postApproval(runId, given);
+      state.message = `${what}: done; following the run.`;
+    } catch (error) {
+      state.message = `Could not answer: ${(error as Error).message}`;
+    }
+    state.busy = false;
+    render();
+    follow(undefined);
+  };
+  const view = () => state.view;
+
   const page = (): HTMLElement => {
     const view = state.view;
     if (!view) return h('main', { id: 'main' }, h('p', { role: 'status' }, state.message ?? 'Loading…'));
@@ -85,7 +107,7 @@ export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => 
         h(
           'p',
           { class: `run-status status-${r.status}`, role: 'status', 'aria-live': 'polite', id: 'run-status' },
-          `Status: ${r.status}${r.current ? ` (running ${r.current.node_id})` : ''}`,
+          `Status: ${r.status}${r.current ? ` (running ${r.current.node_id})` : ''}${r.waiting ? ` (${r.waiting.kind === 'repair-approval' ? 'a repair waits for approval' : `${r.waiting.node_id ?? ''} waits for ${r.waiting.kind === 'time' ? 'its time' : r.waiting.kind === 'event' ? 'an event' : 'approval'}`})` : ''}`,
         ),
         h(
           'p',
@@ -104,6 +126,7 @@ export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => 
         ),
         state.message ? h('p', { class: 'message', role: 'alert' }, state.message) : null,
       ),
+      renderWaitPanel(view, (given) => void answer(given), state.busy),
       issues.length > 0
         ? h(
             'section',
@@ -133,7 +156,7 @@ export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => 
         h(
           'section',
           { class: 'panel graph-panel', 'aria-labelledby': 'graph-title' },
-          h('h2', { id: 'graph-title' }, `Workflow (version ${view.versions.at(-1)?.version ?? 0})`),
+          h('h2', { id: 'graph-title' }, `Workflow (version ${view.versions.filter((v) => v.state === undefined).at(-1)?.version ?? 0})`),
           renderLegend(),
           h(
             'div',
