@@ -10,6 +10,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { BLOB_PREFIX, REPAIR_MAX_S, TASK_TIMEOUT_MARGIN_S } from '../functions/core/index.ts';
+import { WAIT_SERVICES_ENTRY, WAIT_SERVICES_FILE } from '../functions/hosts/lambda/bundled-wait-services.ts';
 import { FlowmendApi } from './constructs/api.ts';
 import { BlobBucket } from './constructs/blob-bucket.ts';
 import { FlowmendFunction } from './constructs/flowmend-function.ts';
@@ -17,6 +18,7 @@ import { RunDashboard } from './constructs/run-dashboard.ts';
 import { RunStateMachine } from './constructs/run-state-machine.ts';
 import { RunTable } from './constructs/run-table.ts';
 import { RunSchedules } from './constructs/schedules.ts';
+import { RunWaits, stateMachineArnByName } from './constructs/waits.ts';
 import { acknowledgeNag } from './nag.ts';
 import { type FlowmendSettings, type FlowmendStackProps, resolveSettings, toRemovalPolicy } from './props.ts';
 import { grantRunControl } from './run-control-grants.ts';
@@ -53,6 +55,8 @@ export class FlowmendStack extends Stack {
   readonly api: FlowmendApi;
   /** Where schedules live and what they invoke; pass it to `ScheduledWorkflow`. */
   readonly schedules: RunSchedules;
+  /** Wake-up schedules and the callback secret of waiting runs. */
+  readonly waits: RunWaits;
 
   constructor(scope: Construct, id: string, props: FlowmendStackProps = {}) {
     super(scope, id, props);
@@ -89,7 +93,7 @@ export class FlowmendStack extends Stack {
       description: string,
       timeout: Duration,
       environment: Record<string, string> = {},
-      runner: { reservedConcurrency?: number; secretResolverFile?: boolean } = {},
+      runner: { reservedConcurrency?: number; secretResolverFile?: boolean; sideBundles?: { entry: string; file: string }[] } = {},
       // The functions that write runs carry the OpenTelemetry SDK beside their bundle when they export to an endpoint.
       writesRuns = 'TABLE_NAME' in environment && settings.otlpEndpoint !== undefined,
     ) =>
@@ -104,6 +108,7 @@ export class FlowmendStack extends Stack {
         ...(runner.reservedConcurrency === undefined ? {} : { reservedConcurrency: runner.reservedConcurrency }),
         ...(runner.secretResolverFile ? { secretResolverFile: true } : {}),
         ...(writesRuns ? { otelFile: true } : {}),
+        ...(runner.sideBundles ? { sideBundles: runner.sideBundles } : {}),
       }).fn;
     // The store adapter's requests only (no Scan, DeleteItem, UpdateItem, DescribeTable), on the table and its indexes.
     // The table only, not its indexes: listing runs (the indexes) is the API's, not the engine's.
@@ -133,10 +138,18 @@ export class FlowmendStack extends Stack {
     };
     const secretEnv = { FLOWMEND_ANTHROPIC_SECRET_ID: settings.anthropicSecretName };
 
-    const advance = lambda('Advance', 'advance', 'flowmend engine: one step of a run', ADVANCE_TIMEOUT, {
-      ...storeEnv,
-      ...(settings.maxAdvancesPerExecution === undefined ? {} : { FLOWMEND_MAX_ADVANCES_PER_EXECUTION: String(settings.maxAdvancesPerExecution) }),
-    });
+    // Waits' clients (Scheduler, Secrets Manager) in a file of their own, loaded at a run's first wait only.
+    const advance = lambda(
+      'Advance',
+      'advance',
+      'flowmend engine: one step of a run',
+      ADVANCE_TIMEOUT,
+      {
+        ...storeEnv,
+        ...(settings.maxAdvancesPerExecution === undefined ? {} : { FLOWMEND_MAX_ADVANCES_PER_EXECUTION: String(settings.maxAdvancesPerExecution) }),
+      },
+      { sideBundles: [{ entry: WAIT_SERVICES_ENTRY, file: WAIT_SERVICES_FILE }] },
+    );
     grantRunStore(advance);
     grantBlobs(advance);
 
@@ -292,6 +305,28 @@ export class FlowmendStack extends Stack {
       );
     }
     this.api = new FlowmendApi(this, 'RestApi', { handler: apiFn, auth: settings.apiAuth, throttle: { rateLimit: 50, burstLimit: 100 } });
+
+    // Waiting runs (DESIGN 7b): the wake Lambda finds the machines by name, the engine the callback secret by name.
+    const wake = new FlowmendFunction(this, 'Wake', {
+      handler: 'wake-run',
+      description: 'flowmend: starts the execution that continues a waiting run, when its wake-up schedule fires',
+      timeout: Duration.seconds(30),
+      environment: {
+        TABLE_NAME: table.tableName,
+        EXPRESS_STATE_MACHINE_ARN: stateMachineArnByName(this, `${this.stackName}-express`),
+        STANDARD_STATE_MACHINE_ARN: stateMachineArnByName(this, `${this.stackName}-standard`),
+      },
+      memoryMb: settings.lambdaMemoryMb,
+      logRetentionDays: settings.logRetentionDays,
+      deadLetterQueue: deadLetters,
+    }).fn;
+    wake.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['states:StartExecution'],
+        resources: ['express', 'standard'].map((suffix) => stateMachineArnByName(this, `${this.stackName}-${suffix}`)),
+      }),
+    );
+    this.waits = new RunWaits(this, 'Waits', { name: this.stackName, advance, wake, deadLetters, apiUrl: this.api.url });
     new CfnOutput(this, 'RestApiId', {
       value: this.api.api.restApiId,
       description: 'LocalStack serves the API at <endpoint>/restapis/<id>/v1/_user_request_/',

@@ -70,6 +70,23 @@ export class FlowmendApi extends Construct {
       'callers are IAM principals (or API-key holders under a throttled usage plan); attach a WAF web ACL to the stage where the API key is used from the internet',
     );
     acknowledgeNag(this.api, 'AwsSolutions', 'AwsSolutions-COG4', 'IAM (SigV4) authorization by default, an API key as a prop: flowmend has no user pool');
+    // Callbacks of waiting runs (DESIGN 7b): third parties cannot sign SigV4, and the token in the path is the
+    // credential, which the app checks against the hash the run holds. A resource of its own, made directly
+    // (a proxying LambdaRestApi refuses addResource on its root), so the rest of the API keeps its authorization.
+    const callbacks = new apigateway.Resource(this, 'Callbacks', { parent: this.api.root, pathPart: 'callbacks' });
+    const callback = callbacks.addResource('{run}').addResource('{token}');
+    const method = callback.addMethod('POST', new apigateway.LambdaIntegration(props.handler), {
+      authorizationType: apigateway.AuthorizationType.NONE,
+      apiKeyRequired: false,
+    });
+    for (const rule of ['AwsSolutions-APIG4', 'AwsSolutions-COG4']) {
+      acknowledgeNag(
+        method,
+        'AwsSolutions',
+        rule,
+        'a callback from a third party carries no AWS credentials: its single-use token (checked by the app against a stored hash) is the credential',
+      );
+    }
     if (props.auth === 'iam') {
       this.apiKey = undefined;
       return;

@@ -46,6 +46,8 @@ export interface FlowmendFunctionProps {
   secretResolverFile?: boolean;
   /** Bundles the OpenTelemetry SDK as a second file beside the handler's (loaded only when an OTLP endpoint is set). */
   otelFile?: boolean;
+  /** More files bundled beside the handler's, each from its entry (the Advance Lambda's wait services: bundled-wait-services.ts). */
+  sideBundles?: readonly { entry: string; file: string }[];
 }
 
 /** The afterBundling command that writes a side file's bundle beside `index.mjs` (infra/side-bundle.ts, run from the project root). */
@@ -80,6 +82,7 @@ export class FlowmendFunction extends Construct {
     const sideFiles: [string, string][] = [
       ...(props.secretResolverFile ? [[SECRET_RESOLVER_ENTRY, SECRET_RESOLVER_FILE] as [string, string]] : []),
       ...(props.otelFile ? [[OTEL_ENTRY, OTEL_FILE] as [string, string]] : []),
+      ...(props.sideBundles ?? []).map((b) => [b.entry, b.file] as [string, string]),
     ];
     const level = props.logLevel ?? 'INFO';
     const writesMetrics = props.environment?.POWERTOOLS_METRICS_NAMESPACE !== undefined;

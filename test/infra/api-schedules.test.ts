@@ -13,7 +13,9 @@ const cfn = asCfn(byDefault.template);
 const cfnSwitched = asCfn(switched.template);
 const outputsOf = (template: CfnTemplate) => (template as CfnTemplate & { Outputs?: Record<string, { Value: Json }> }).Outputs ?? {};
 const fnId = (template: CfnTemplate, prefix: string) => logicalId(template, 'AWS::Lambda::Function', prefix);
-const methods = (template: CfnTemplate) => Object.values(template.Resources).filter((r) => r.Type === 'AWS::ApiGateway::Method');
+const allMethods = (template: CfnTemplate) => Object.values(template.Resources).filter((r) => r.Type === 'AWS::ApiGateway::Method');
+/** The callback route of waiting runs has no authorization of its own (test/infra/waits.test.ts); every other method has. */
+const methods = (template: CfnTemplate) => allMethods(template).filter((m) => m.Properties?.HttpMethod !== 'POST');
 const ofType = (template: CfnTemplate, type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
 const withAction = (statements: Statement[], action: string) => statements.filter((s) => actionsOf([s]).includes(action));
 const text = (value: unknown) => JSON.stringify(value);

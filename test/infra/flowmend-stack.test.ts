@@ -54,9 +54,9 @@ describe('FlowmendStack blob bucket', () => {
 });
 
 describe('FlowmendStack Lambdas', () => {
-  it('run Node 24 on arm64 with tracing and no source maps, one per node type plus the engine, repair, start-run, the watcher, the API and scheduled-start', () => {
+  it('run Node 24 on arm64 with tracing and no source maps, one per node type plus the engine, repair, start-run, the watcher, the API, scheduled-start and wake', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(6 + RUNNER_TYPES.length);
+    expect(Object.keys(functions)).toHaveLength(7 + RUNNER_TYPES.length);
     for (const fn of Object.values(functions)) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
       expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('source-maps');
@@ -117,14 +117,16 @@ describe('FlowmendStack Lambdas', () => {
     expect(() => synthFlowmend({ secretInputPrefix: 'flowmend/' })).toThrow(/Anthropic key must not be under secretInputPrefix/);
   });
 
-  it("the engine gets the store adapter's table requests and the blob prefix, nothing wider, and cannot read the secret", () => {
+  it("the engine gets the store adapter's table requests and the blob prefix, nothing wider, and cannot read the Anthropic key", () => {
     const statements = statementsOf(cfn, fnId('Advance'));
     const actions = actionsOf(statements);
     expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual([...RUN_STORE_ACTIONS].sort());
     expect(actions.filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
     const s3Resources = JSON.stringify(statements.filter((s) => actionsOf([s]).includes('s3:GetObject')).map((s) => s.Resource));
     expect(s3Resources).toContain('/runs/*');
-    expect(actions.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+    // The one secret it reads is the callback key's (test/infra/waits.test.ts).
+    const secrets = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('secretsmanager:')));
+    expect(secrets.map((s) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining(':secret:Flowmend/callbacks-')]);
     expect(cfn.Resources[fnId('Advance')]?.Properties?.Environment).toMatchObject({
       Variables: { TABLE_NAME: expect.anything(), BUCKET_NAME: expect.anything(), FLOWMEND_RETENTION_DAYS: '90' },
     });
@@ -193,7 +195,7 @@ describe('FlowmendStack state machines', () => {
     const statements = statementsOf(cfn, id);
     const invoked = statements.filter((s) => actionsOf([s]).includes('lambda:InvokeFunction')).flatMap((s) => s.Resource as unknown[]);
     for (const fn of Object.keys(template.findResources('AWS::Lambda::Function'))) {
-      if (/^(StartRun|ScheduledStart|Api)/.test(fn)) expect(JSON.stringify(invoked)).not.toContain(`"${fn}"`);
+      if (/^(StartRun|ScheduledStart|Api|Wake)/.test(fn)) expect(JSON.stringify(invoked)).not.toContain(`"${fn}"`);
       else expect(JSON.stringify(invoked)).toContain(`"${fn}"`);
     }
     const starts = statements.filter((s) => actionsOf([s]).includes('states:StartExecution'));

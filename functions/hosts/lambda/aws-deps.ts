@@ -11,6 +11,7 @@ import { ConfigurationError, cryptoIds, DEFAULT_EXECUTION_LIMITS, DEFAULT_MEMO_T
 import * as z from '../../core/zod.ts';
 import { builtinSpecCatalog } from '../../nodes/specs.ts';
 import { lambdaTelemetry } from './lambda-telemetry.ts';
+import { waitDepsFromEnv } from './wait-deps.ts';
 
 /** What the stack puts in the environment of the engine and repair Lambdas. */
 export const AwsEnvSchema = z.object({
@@ -109,5 +110,5 @@ export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): P
   const memoTtlS = parsed.FLOWMEND_MEMO_TTL_S ?? DEFAULT_MEMO_TTL_S;
   // pflow's memo cache, in the runs' table (its own key prefix, expired by the table's TTL); 0 turns it off.
   const memo = memoTtlS > 0 ? { store: new DynamoMemoStore({ client: awsDeps(env).dynamo, tableName: parsed.TABLE_NAME }), ttlS: memoTtlS } : undefined;
-  return { store, blobs, catalog: builtinSpecCatalog, now: Date.now, cache: new EngineCache(), ids: cryptoIds, executionLimits, memo };
+  return { store, blobs, catalog: builtinSpecCatalog, now: Date.now, cache: new EngineCache(), ids: cryptoIds, executionLimits, memo, ...waitDepsFromEnv(env) };
 }
