@@ -160,6 +160,73 @@ async function main(): Promise<void> {
   const resumed = await measure(() => host.resume(first.report.run_id, { repairEnabled: true }));
   if (resumed.report.status !== 'succeeded') throw new Error(`repair-and-resume ${resumed.report.status}: ${JSON.stringify(resumed.report.errors)}`);
   rows.push(['  then repair + resume', nodes(resumed.report, first.report), resumed.counts, resumed.indexUnits]);
+
+  // Waits (DESIGN 7b): the same 3 nodes with a wait in the middle, of a minute and of 30 days, on a clock the
+  // bench moves; each wait ends its execution and a wake-up starts the next. What AWS adds that the local host
+  // cannot count (a Scheduler invocation, the wake Lambda) is priced below, per wait.
+  let clockMs = Date.now();
+  const scheduled: number[] = [];
+  const waitHost = new LocalHost({
+    store,
+    runners,
+    executionLimits: DEFAULT_EXECUTION_LIMITS,
+    stepBatch: 1,
+    now: () => clockMs,
+    wakeups: { schedule: async (request) => void scheduled.push(request.at) },
+  });
+  const withWait = (seconds: number): WorkflowInput => ({
+    nodes: [
+      { id: 'n1', type: 'transform', params: { expression: '1' } },
+      { id: 'pause', type: 'wait', params: { seconds } },
+      { id: 'n2', type: 'transform', params: { expression: '$ + 1', input: '${n1.result}' } },
+    ],
+    edges: [
+      { from: 'n1', to: 'pause' },
+      { from: 'pause', to: 'n2' },
+    ],
+  });
+  const measureOn = async (onHost: LocalHost, run: () => Promise<RunReport>) => {
+    const before = { stats: structuredClone(onHost.stats), dynamo: structuredClone(dynamo), runnerMs: runnerMs(), at: performance.now() };
+    const report = await run();
+    const wallMs = performance.now() - before.at;
+    const calls = (pick: (state: string) => boolean) =>
+      Object.entries(onHost.stats.tasks)
+        .filter(([s]) => pick(s))
+        .reduce((sum, [s, n]) => sum + n - (before.stats.tasks[s] ?? 0), 0);
+    const nodeMs = runnerMs() - before.runnerMs;
+    const counts: RunCounts = {
+      executions: onHost.stats.executions - before.stats.executions,
+      transitions: onHost.stats.transitions - before.stats.transitions,
+      engineCalls: calls((st) => st === STATE.advance || st === STATE.repair),
+      runnerCalls: calls((st) => st.startsWith('Run')),
+      engineMs: wallMs - nodeMs,
+      runnerMs: nodeMs,
+      writeUnits: dynamo.writeUnits - before.dynamo.writeUnits,
+      readUnits: dynamo.readUnits - before.dynamo.readUnits,
+      dynamoRequests: dynamo.requests - before.dynamo.requests,
+    };
+    return { report, counts };
+  };
+  const add = (a: RunCounts, b: RunCounts): RunCounts =>
+    Object.fromEntries(Object.keys(a).map((k) => [k, a[k as keyof RunCounts] + b[k as keyof RunCounts]])) as unknown as RunCounts;
+  const waitRows: [string, RunCounts][] = [];
+  const noWait = await measureOn(waitHost, () =>
+    waitHost.start({ workflow: WorkflowSchema.parse(chain(2)), workflowName: 'cost', params: {}, repairEnabled: false, maxRepairs: 0 }),
+  );
+  waitRows.push(['2 nodes, no wait', noWait.counts]);
+  for (const [label, seconds] of [
+    ['2 nodes + a 1-minute wait', 60],
+    ['2 nodes + a 30-day wait', 30 * 86_400],
+  ] as const) {
+    const paused = await measureOn(waitHost, () =>
+      waitHost.start({ workflow: WorkflowSchema.parse(withWait(seconds)), workflowName: 'cost', params: {}, repairEnabled: false, maxRepairs: 0 }),
+    );
+    if (paused.report.status !== 'waiting') throw new Error(`the wait run ${paused.report.status}`);
+    clockMs += seconds * 1000 + 1000;
+    const woken = await measureOn(waitHost, () => waitHost.wake(paused.report.run_id, paused.report.waiting?.wait_id as string));
+    if (woken.report.status !== 'succeeded') throw new Error(`the woken run ${woken.report.status}: ${JSON.stringify(woken.report.errors)}`);
+    waitRows.push([label, add(paused.counts, woken.counts)]);
+  }
   await dynalite.close();
 
   const cpu = cpus();
@@ -222,6 +289,22 @@ async function main(): Promise<void> {
   console.log('');
   console.log(
     `1,000 runs of the 10-node workflow, Express (default): $${(ten.express * 1000).toFixed(4)} (Lambda $${(ten.lambda * 1000).toFixed(4)}, DynamoDB $${(ten.dynamo * 1000).toFixed(4)}); Standard: $${(ten.standard * 1000).toFixed(4)}. Target <= $0.05; Lambda durable functions $0.10-0.18, Temporal Cloud $0.61 for the same work`,
+  );
+  // Per wait on AWS, beyond what the local host counted: one Scheduler invocation ($1 per million), the wake
+  // Lambda (one call, billed at the engine's floor: it only starts an execution).
+  const wakeExtra = PRICES.schedulerPerInvocation + PRICES.lambdaPerRequest + (MODEL.engineMsFloor / 1000) * MODEL.lambdaGb * PRICES.lambdaPerGbSecond;
+  const base0 = waitRows[0]?.[1] as RunCounts;
+  const base = priceRun(base0);
+  console.log('');
+  for (const [label, c] of waitRows) {
+    const cost = priceRun(c);
+    const extra = c === base0 ? 0 : wakeExtra;
+    console.log(
+      `${label.padEnd(26)} executions ${c.executions}, transitions ${c.transitions}, Lambda calls ${c.engineCalls + c.runnerCalls}${extra ? ' (+1 wake)' : ''}, WRU ${c.writeUnits}, RRU ${c.readUnits}: per 1,000 runs Express $${((cost.express + extra) * 1000).toFixed(4)}, Standard $${((cost.standard + extra) * 1000).toFixed(4)}${extra ? `; the wait itself: Express $${((cost.express + extra - base.express) * 1000).toFixed(4)}, Standard $${((cost.standard + extra - base.standard) * 1000).toFixed(4)} per 1,000` : ''}`,
+    );
+  }
+  console.log(
+    `(an Express execution cannot wait past 5 minutes; one that waited 5 minutes in a Wait state would bill $${(300 * MODEL.expressGb * PRICES.expressPerGbSecond * 1000).toFixed(4)} per 1,000 for the wait alone)`,
   );
   console.log(
     `repair + resume of the 100-node run that failed at its last node: ${ratio(resumeCost.express, firstCost.express)} of the first run on Express, ${ratio(resumeCost.standard, firstCost.standard)} on Standard (target < 10%); ${nodes(resumed.report, first.report).replayed} nodes replayed in ${resumed.counts.transitions} transitions`,

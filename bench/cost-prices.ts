@@ -11,6 +11,8 @@ export const PRICES = {
   lambdaPerGbSecond: 0.0000133334,
   dynamoPerWriteUnit: 0.625 / 1_000_000,
   dynamoPerReadUnit: 0.125 / 1_000_000,
+  /** EventBridge Scheduler, per invocation (a waiting run's wake-up). */
+  schedulerPerInvocation: 1 / 1_000_000,
 } as const;
 
 export const MODEL = {
