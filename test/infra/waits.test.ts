@@ -45,7 +45,7 @@ describe('waiting runs on AWS (DESIGN 7b)', () => {
     expect(text(role?.Properties?.AssumeRolePolicyDocument)).toContain('aws:SourceAccount');
     const statements = resources('AWS::IAM::Policy')
       .filter(([, p]) => text(p.Properties?.Roles).includes(roleId as string))
-      .flatMap(([, p]) => (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
+      .flatMap(([, p]) => (p.Properties?.PolicyDocument as { Statement: Statement[] } | undefined)?.Statement ?? []);
     expect(actionsOf(statements).sort()).toEqual(['lambda:InvokeFunction', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'].sort());
     expect(text(withAction(statements, 'lambda:InvokeFunction')[0]?.Resource)).toContain(fnId('Wake'));
     template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'Flowmend-waits' });
@@ -67,7 +67,7 @@ describe('waiting runs on AWS (DESIGN 7b)', () => {
       Name: 'Flowmend/callbacks',
       GenerateSecretString: { GenerateStringKey: 'key', PasswordLength: 64, ExcludePunctuation: true },
     });
-    const env = (cfn.Resources[fnId('Advance')]?.Properties as { Environment: { Variables: Record<string, Json> } }).Environment.Variables;
+    const env = (cfn.Resources[fnId('Advance')]?.Properties as { Environment?: { Variables: Record<string, Json> } } | undefined)?.Environment?.Variables ?? {};
     expect(env.FLOWMEND_WAKE_GROUP).toBe('Flowmend-waits');
     expect(env.FLOWMEND_CALLBACK_SECRET_ID).toBe('Flowmend/callbacks');
     expect(text(env.FLOWMEND_WAKE_TARGET_ARN)).toContain(fnId('Wake'));
