@@ -18,6 +18,11 @@ export interface RunWaitsProps {
   deadLetters: sqs.IQueue;
   /** The API's URL, where callbacks come (stored in the callback secret beside its key). */
   apiUrl: string;
+  /**
+   * `rules` (LocalStack, which fires no Scheduler schedule): no wake-up schedules; a due wait goes on when
+   * `POST /runs/{id}/resume` (`flowmend resume --api`) asks for it. Callbacks work in both modes.
+   */
+  scheduleMode: 'scheduler' | 'rules';
 }
 
 /**
@@ -28,22 +33,14 @@ export interface RunWaitsProps {
  * name, so that neither depends on what depends on it (the machines on the engine, the API on both).
  */
 export class RunWaits extends Construct {
-  readonly group: scheduler.CfnScheduleGroup;
-  readonly role: iam.Role;
+  /** The wake-up schedules' group and role (scheduler mode). */
+  readonly group: scheduler.CfnScheduleGroup | undefined;
+  readonly role: iam.Role | undefined;
   readonly secret: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: RunWaitsProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    const groupName = `${props.name}-waits`;
-    this.group = new scheduler.CfnScheduleGroup(this, 'Group', { name: groupName });
-    this.role = new iam.Role(this, 'SchedulerRole', {
-      description: 'EventBridge Scheduler: may wake flowmend runs (invoke the wake Lambda) and nothing else',
-      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': stack.account } } }),
-    });
-    this.role.addToPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [props.wake.functionArn] }));
-    props.deadLetters.grantSendMessages(this.role);
-
     const secretName = `${props.name}/callbacks`;
     this.secret = new secretsmanager.Secret(this, 'CallbackSecret', {
       secretName,
@@ -62,18 +59,6 @@ export class RunWaits extends Construct {
       'rotating the callback key would refuse every callback URL already sent out; replace the secret to retire the links',
     );
 
-    const schedules = Arn.format(
-      { service: 'scheduler', resource: 'schedule', resourceName: `${groupName}/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME },
-      stack,
-    );
-    props.advance.addToRolePolicy(new iam.PolicyStatement({ actions: ['scheduler:CreateSchedule'], resources: [schedules] }));
-    props.advance.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions: ['iam:PassRole'],
-        resources: [this.role.roleArn],
-        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
-      }),
-    );
     // By name (Secrets Manager appends 6 random characters to a secret's ARN), not by reference: see above.
     const secretArn = Arn.format(
       { service: 'secretsmanager', resource: 'secret', resourceName: `${secretName}-??????`, arnFormat: ArnFormat.COLON_RESOURCE_NAME },
@@ -84,24 +69,61 @@ export class RunWaits extends Construct {
       acknowledgeNag(
         props.advance.role,
         'AwsSolutions',
-        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${groupName}/*]`,
-        "wake-up schedules are named per wait at run time: the grant is CreateSchedule in the stack's wake-up group only",
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${secretName}-??????]`,
+        'the callback secret is granted by its name (its ARN ends in 6 random characters): GetSecretValue on that one secret',
       );
+    }
+    props.advance.addEnvironment('FLOWMEND_CALLBACK_SECRET_ID', secretName);
+    if (props.scheduleMode === 'scheduler') {
+      const { group, role } = this.scheduleWakeUps(props);
+      this.group = group;
+      this.role = role;
+    } else {
+      this.group = undefined;
+      this.role = undefined;
+    }
+  }
+
+  /** The wake-up group and the role its schedules run as; the engine may create schedules there and pass that role. */
+  private scheduleWakeUps(props: RunWaitsProps): { group: scheduler.CfnScheduleGroup; role: iam.Role } {
+    const stack = Stack.of(this);
+    const groupName = `${props.name}-waits`;
+    const group = new scheduler.CfnScheduleGroup(this, 'Group', { name: groupName });
+    const role = new iam.Role(this, 'SchedulerRole', {
+      description: 'EventBridge Scheduler: may wake flowmend runs (invoke the wake Lambda) and nothing else',
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': stack.account } } }),
+    });
+    role.addToPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [props.wake.functionArn] }));
+    props.deadLetters.grantSendMessages(role);
+
+    const schedules = Arn.format(
+      { service: 'scheduler', resource: 'schedule', resourceName: `${groupName}/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME },
+      stack,
+    );
+    props.advance.addToRolePolicy(new iam.PolicyStatement({ actions: ['scheduler:CreateSchedule'], resources: [schedules] }));
+    props.advance.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [role.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    if (props.advance.role) {
       acknowledgeNag(
         props.advance.role,
         'AwsSolutions',
-        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${secretName}-??????]`,
-        'the callback secret is granted by its name (its ARN ends in 6 random characters): GetSecretValue on that one secret',
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${groupName}/*]`,
+        "wake-up schedules are named per wait at run time: the grant is CreateSchedule in the stack's wake-up group only",
       );
     }
     for (const [name, value] of Object.entries({
       FLOWMEND_WAKE_GROUP: groupName,
       FLOWMEND_WAKE_TARGET_ARN: props.wake.functionArn,
-      FLOWMEND_WAKE_ROLE_ARN: this.role.roleArn,
+      FLOWMEND_WAKE_ROLE_ARN: role.roleArn,
       FLOWMEND_WAKE_DLQ_ARN: props.deadLetters.queueArn,
-      FLOWMEND_CALLBACK_SECRET_ID: secretName,
     }))
       props.advance.addEnvironment(name, value);
+    return { group, role };
   }
 }
 
