@@ -9,12 +9,13 @@ export const EMULATOR_STACK_NAME = 'FlowmendEmulator';
 /**
  * The default stack but for what the emulator needs: deletable; schedules as EventBridge rules (the
  * emulator fires rules and schedules on request, and rules are what the scenario of scheduled starts
- * covers; Scheduler's `at()` schedules fire by themselves); and a run continues as a new execution
- * every 12 engine steps, so that a short run crosses executions.
+ * covers; Scheduler's `at()` schedules fire by themselves, so waiting runs wake by them as on AWS); and
+ * a run continues as a new execution every 12 engine steps, so that a short run crosses executions.
  */
 export const EMULATOR_STACK_PROPS: FlowmendStackProps = {
   removalPolicy: 'destroy',
   scheduleMode: 'rules',
+  waitWakeups: 'scheduler',
   maxAdvancesPerExecution: 12,
   description: 'flowmend on the AWS emulator (npm test, npm run deploy:emulator)',
 };

@@ -326,7 +326,14 @@ export class FlowmendStack extends Stack {
         resources: ['express', 'standard'].map((suffix) => stateMachineArnByName(this, `${this.stackName}-${suffix}`)),
       }),
     );
-    this.waits = new RunWaits(this, 'Waits', { name: this.stackName, advance, wake, deadLetters, apiUrl: this.api.url, scheduleMode: settings.scheduleMode });
+    this.waits = new RunWaits(this, 'Waits', {
+      name: this.stackName,
+      advance,
+      wake,
+      deadLetters,
+      apiUrl: this.api.url,
+      wakeups: settings.waitWakeups ?? (settings.scheduleMode === 'rules' ? 'none' : 'scheduler'),
+    });
     new CfnOutput(this, 'RestApiId', {
       value: this.api.api.restApiId,
       description: 'LocalStack serves the API at <endpoint>/restapis/<id>/v1/_user_request_/',

@@ -48,6 +48,12 @@ export const FlowmendSettingsSchema = z
     /** EventBridge Scheduler (default), or EventBridge rules (cron/rate in UTC only) where Scheduler does not fire, as on LocalStack. */
     scheduleMode: z._default(z.enum(['scheduler', 'rules']), 'scheduler'),
     /**
+     * How a waiting run wakes at its deadline (a wait node, an event's timeout): a one-time EventBridge
+     * Scheduler schedule per wait (`scheduler`), or none (`none`: a due wait goes on when resumed). Unset, it
+     * follows scheduleMode: `none` in `rules` mode, which exists for LocalStack, where Scheduler fires nothing.
+     */
+    waitWakeups: z.optional(z.enum(['scheduler', 'none'])),
+    /**
      * Where secret inputs (`"from": "secretsmanager:NAME"` or `"ssm:NAME"`) may be read from: the runner
      * Lambdas may read Secrets Manager secrets and SSM parameters whose names start with it, and no others.
      * Empty: they may read none.

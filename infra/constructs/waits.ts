@@ -19,10 +19,11 @@ export interface RunWaitsProps {
   /** The API's URL, where callbacks come (stored in the callback secret beside its key). */
   apiUrl: string;
   /**
-   * `rules` (LocalStack, which fires no Scheduler schedule): no wake-up schedules; a due wait goes on when
-   * `POST /runs/{id}/resume` (`flowmend resume --api`) asks for it. Callbacks work in both modes.
+   * `scheduler`: a one-time schedule wakes each wait at its deadline. `none` (LocalStack, which fires no
+   * Scheduler schedule): no wake-up schedules; a due wait goes on when `POST /runs/{id}/resume`
+   * (`flowmend resume --api`) asks for it. Callbacks work either way.
    */
-  scheduleMode: 'scheduler' | 'rules';
+  wakeups: 'scheduler' | 'none';
 }
 
 /**
@@ -74,7 +75,7 @@ export class RunWaits extends Construct {
       );
     }
     props.advance.addEnvironment('FLOWMEND_CALLBACK_SECRET_ID', secretName);
-    if (props.scheduleMode === 'scheduler') {
+    if (props.wakeups === 'scheduler') {
       const { group, role } = this.scheduleWakeUps(props);
       this.group = group;
       this.role = role;

@@ -73,4 +73,24 @@ describe('waiting runs on AWS (DESIGN 7b)', () => {
     expect(text(env.FLOWMEND_WAKE_TARGET_ARN)).toContain(fnId('Wake'));
     expect(text(env.FLOWMEND_WAKE_DLQ_ARN)).toContain('WatcherDeadLetters');
   });
+
+  it('wakes waits by Scheduler unless told not to: none by default in rules mode (LocalStack), Scheduler when asked (the emulator stack)', () => {
+    const wakeups = (props: Parameters<typeof synthFlowmend>[0]) => {
+      const synthesized = asCfn(synthFlowmend(props).template);
+      const engine = logicalId(synthesized, 'AWS::Lambda::Function', 'Advance');
+      const env =
+        (synthesized.Resources[engine]?.Properties as { Environment?: { Variables: Record<string, Json> } } | undefined)?.Environment?.Variables ?? {};
+      return {
+        grants: actionsOf(statementsOf(synthesized, engine)).filter((a) => a.startsWith('scheduler:')),
+        group: Object.values(synthesized.Resources).some((r) => r.Type === 'AWS::Scheduler::ScheduleGroup' && r.Properties?.Name === 'Flowmend-waits'),
+        env: env.FLOWMEND_WAKE_GROUP,
+        secret: env.FLOWMEND_CALLBACK_SECRET_ID,
+      };
+    };
+    const bySchedule = { grants: ['scheduler:CreateSchedule'], group: true, env: 'Flowmend-waits', secret: 'Flowmend/callbacks' };
+    const none = { grants: [], group: false, env: undefined, secret: 'Flowmend/callbacks' };
+    expect(wakeups({ scheduleMode: 'rules' })).toEqual(none);
+    expect(wakeups({ scheduleMode: 'rules', waitWakeups: 'scheduler' })).toEqual(bySchedule);
+    expect(wakeups({ waitWakeups: 'none' })).toEqual(none);
+  });
 });
