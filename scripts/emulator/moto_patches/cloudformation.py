@@ -177,3 +177,99 @@ class ApiGatewayStage(CloudFormationModel):
         return cls(name)
 
 
+
+
+class SecretsManagerSecret(CloudFormationModel):
+    """AWS::SecretsManager::Secret, with GenerateSecretString as CloudFormation fills it (the callback key of waiting runs)."""
+
+    __module__ = "moto.secretsmanager.flowmend_emulator"
+
+    def __init__(self, arn, name, account_id, region):
+        self.arn = arn
+        self.name = name
+        self.account_id = account_id
+        self.region = region
+
+    @staticmethod
+    def cloudformation_type():
+        return "AWS::SecretsManager::Secret"
+
+    @staticmethod
+    def cloudformation_name_type():
+        return "Name"
+
+    @property
+    def physical_resource_id(self):
+        return self.arn
+
+    @classmethod
+    def create_from_cloudformation_json(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs):
+        import secrets
+        import string
+
+        from moto.secretsmanager.models import secretsmanager_backends
+
+        props = cloudformation_json["Properties"]
+        name = props.get("Name") or resource_name
+        value = props.get("SecretString")
+        generate = props.get("GenerateSecretString")
+        if value is None and generate is not None:
+            alphabet = string.ascii_letters + string.digits + ("" if generate.get("ExcludePunctuation") else "!#$%&()*+,-.:;<=>?@[]^_{|}~")
+            generated = "".join(secrets.choice(alphabet) for _ in range(int(generate.get("PasswordLength", 32))))
+            key = generate.get("GenerateStringKey")
+            if key:
+                document = json.loads(generate.get("SecretStringTemplate") or "{}")
+                document[key] = generated
+                value = json.dumps(document)
+            else:
+                value = generated
+        created = secretsmanager_backends[account_id][region_name].create_secret(
+            name=name,
+            secret_string=value,
+            secret_binary=None,
+            description=props.get("Description"),
+            tags=props.get("Tags"),
+            kms_key_id=props.get("KmsKeyId"),
+            client_request_token=None,
+            replica_regions=[],
+            force_overwrite=False,
+        )
+        return cls(json.loads(created)["ARN"], name, account_id, region_name)
+
+
+class SchedulerScheduleGroup(CloudFormationModel):
+    """AWS::Scheduler::ScheduleGroup (the group of waiting runs' one-time wake-ups)."""
+
+    __module__ = "moto.scheduler.flowmend_emulator"
+
+    def __init__(self, name, arn):
+        self.name = name
+        self.arn = arn
+
+    @staticmethod
+    def cloudformation_type():
+        return "AWS::Scheduler::ScheduleGroup"
+
+    @staticmethod
+    def cloudformation_name_type():
+        return "Name"
+
+    @property
+    def physical_resource_id(self):
+        return self.name
+
+    @classmethod
+    def has_cfn_attr(cls, attr):
+        return attr == "Arn"
+
+    def get_cfn_attribute(self, attribute_name):
+        return self.arn
+
+    @classmethod
+    def create_from_cloudformation_json(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs):
+        from moto.scheduler.models import scheduler_backends
+
+        props = cloudformation_json.get("Properties", {})
+        name = props.get("Name") or resource_name
+        group = scheduler_backends[account_id][region_name].create_schedule_group(name, props.get("Tags") or [])
+        return cls(name, group.arn)
