@@ -82,7 +82,8 @@ describe('waits on flowmend serve (a manual clock: nothing sleeps)', () => {
   });
 
   it('takes an event on the callback URL an earlier node sent, once; a forged token, a reused one and a late one are refused', async () => {
-    const api = (await running()).url;
+    const served = await running();
+    const api = served.url;
     const urlFile = join(dir, 'callback.url');
     const workflow: WorkflowInput = {
       nodes: [
@@ -132,5 +133,8 @@ describe('waits on flowmend serve (a manual clock: nothing sleeps)', () => {
       errors: [{ node_id: 'hook', code: 'WAIT_TIMEOUT', category: 'non_repairable', fixable: false }],
     });
     expect((await request(api, 'POST', lateUrl.slice(api.length), { body: { answer: 1 } })).status).toBe(404);
+    // Nor is it in what serve logged while it took, refused and timed out these callbacks.
+    expect(served.log()).not.toContain(token);
+    expect(served.log()).not.toContain(lateUrl.slice(lateUrl.lastIndexOf('/') + 1));
   });
 });
