@@ -184,7 +184,9 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
       else child.stdin.end(input);
     });
 
-    // The command is over: its record must not get a later run of this node to kill what it left running on purpose.
+    // The command is over, and so is what it started in its process group (background jobs, `nohup`): nothing
+    // it left outlives the node. A child that made a session of its own (`setsid`) has left the group.
+    killGroup(child.pid);
     forgetGroup(groupFile);
 
     const strip = (text: string): string => (params.strip_newline ? stripOneNewline(text) : text);

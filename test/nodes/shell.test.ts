@@ -27,6 +27,19 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Whether a process is gone (a zombie, which no init may reap here, counts as gone), waiting a little. */
+const processGone = async (pid: number): Promise<boolean> => {
+  for (let tries = 0; tries < 50; tries += 1) {
+    const state = await readFile(`/proc/${pid}/stat`, 'utf8').then(
+      (t) => t.slice(t.lastIndexOf(')') + 2, t.lastIndexOf(')') + 3),
+      () => 'gone',
+    );
+    if (state === 'gone' || state === 'Z' || state === 'X') return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+};
+
 describe('shellRunner', () => {
   it('returns stdout without one trailing newline, stderr and exit code 0 as default', async () => {
     const result = await run({ command: "printf 'a\\n\\n'; echo oops >&2" });
@@ -136,11 +149,13 @@ describe('shellRunner', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
-  it('returns once the shell exits even if a background job holds its stdout', async () => {
+  it('returns once the shell exits even if a background job holds its stdout, and ends that job with the node', async () => {
     const pidFile = join(dir, 'bg.pid');
-    const result = await run({ command: `echo x; (sleep 30 & echo $! > ${pidFile})` });
+    const result = await run({ command: `echo x; (sleep 30 & echo $! > ${pidFile}); nohup sleep 30 >/dev/null 2>&1 & echo $! >> ${pidFile}` });
     expect(result).toMatchObject({ kind: 'ok', outputs: { stdout: 'x', exit_code: 0 } });
-    process.kill(Number((await readFile(pidFile, 'utf8')).trim()), 'SIGKILL');
+    const pids = (await readFile(pidFile, 'utf8')).trim().split('\n').map(Number);
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) expect(await processGone(pid), `background job ${pid}`).toBe(true);
   });
 
   it('truncates output past the cap and says so in a warning, not in the output the next node reads', async () => {
