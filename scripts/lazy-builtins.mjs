@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 const LAZY = {
   'node:child_process': ['spawn'],
   'node:crypto': ['createHash', 'createHmac', 'randomBytes', 'randomUUID', 'timingSafeEqual'],
-  'node:fs/promises': ['copyFile', 'lstat', 'mkdir', 'open', 'readFile', 'readdir', 'realpath', 'rename', 'rm', 'stat', 'writeFile'],
+  'node:fs/promises': ['copyFile', 'lstat', 'mkdir', 'open', 'readFile', 'readdir', 'readlink', 'realpath', 'rename', 'rm', 'stat', 'unlink', 'writeFile'],
 };
 
 export const lazyBuiltins = {

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { LlmImage, LlmImageMediaType } from '../core/index.ts';
-import { resolveInWorkspace, WorkspacePathError } from './workspace.ts';
+import { WorkspacePathError } from './workspace.ts';
+import { readWorkspaceFile } from './workspace-files.ts';
 
 /* pflow's `images` (declared in llm-spec.ts): URLs (http, https, data:) or files in the workspace, sent to the model as image blocks. */
 
@@ -28,16 +28,14 @@ export const toImageBlock = async (image: string, workspace: string | undefined)
   const mediaType = MEDIA_TYPES[extname(image).toLowerCase()];
   if (mediaType === undefined) throw new ImageError(`image '${image}': use an http(s) URL, a data: URL, or a .png, .jpg, .gif or .webp file`);
   if (workspace === undefined) throw new ImageError(`image '${image}': files are read from the workspace, which only the local host has; on AWS give a URL`);
-  let path: string;
+  let file: { size: number; data?: Buffer };
   try {
-    path = await resolveInWorkspace(workspace, image);
+    file = await readWorkspaceFile(workspace, image, MAX_IMAGE_BYTES);
   } catch (error) {
+    if (error instanceof WorkspacePathError && error.code === 'FILE_NOT_FOUND') throw new ImageError(`image '${image}': no such file in the workspace`);
     if (error instanceof WorkspacePathError) throw new ImageError(`image '${image}': ${error.message}`);
     throw error;
   }
-  const bytes = await readFile(path).catch(() => {
-    throw new ImageError(`image '${image}': no such file in the workspace`);
-  });
-  if (bytes.length > MAX_IMAGE_BYTES) throw new ImageError(`image '${image}' is ${bytes.length} bytes; the limit is ${MAX_IMAGE_BYTES}`);
-  return { type: 'image', source: { type: 'base64', media_type: mediaType, data: bytes.toString('base64') } };
+  if (file.data === undefined) throw new ImageError(`image '${image}' is ${file.size} bytes; the limit is ${MAX_IMAGE_BYTES}`);
+  return { type: 'image', source: { type: 'base64', media_type: mediaType, data: file.data.toString('base64') } };
 };

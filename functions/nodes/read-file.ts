@@ -1,7 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { ReadFileParamsSchema, readFileSpec } from './file-specs.ts';
-import { failedFor, resolveInWorkspace, WorkspacePathError } from './workspace.ts';
+import { failedFor } from './workspace.ts';
+import { readWorkspaceFile } from './workspace-files.ts';
 
 /** Larger files would not fit a run record even as a blob reference worth keeping; read them with a shell node. */
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -14,23 +14,19 @@ export const readFileRunner: NodeRunner<typeof ReadFileParamsSchema> = {
   run: async (params): Promise<RunnerResult> => {
     const started = performance.now();
     try {
-      const path = await resolveInWorkspace(params.__workspace, params.file_path);
-      const info = await stat(path).catch(() => undefined);
-      if (info === undefined) throw new WorkspacePathError('FILE_NOT_FOUND', `no file '${params.file_path}' in the workspace`, params.file_path);
-      if (!info.isFile()) throw new WorkspacePathError('NOT_A_FILE', `'${params.file_path}' is not a regular file`, params.file_path);
       const max = params.max_bytes ?? DEFAULT_MAX_BYTES;
-      if (info.size > max) {
+      const { path, size, data } = await readWorkspaceFile(params.__workspace, params.file_path, max);
+      if (data === undefined) {
         return {
           kind: 'failed',
           error: {
             code: 'FILE_TOO_LARGE',
-            message: `'${params.file_path}' is ${info.size} bytes, more than max_bytes ${max}`,
-            details: { size_bytes: info.size, max_bytes: max },
+            message: `'${params.file_path}' is ${size} bytes, more than max_bytes ${max}`,
+            details: { size_bytes: size, max_bytes: max },
           },
           durationMs: performance.now() - started,
         };
       }
-      const data = await readFile(path);
       const binary = params.encoding === 'base64' || params.encoding === 'binary' || !isText(data);
       return {
         kind: 'ok',

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { WriteFileParamsSchema, writeFileSpec } from './file-specs.ts';
-import { exists, failedFor, resolveInWorkspace, writeAtomic } from './workspace.ts';
+import { failedFor } from './workspace.ts';
+import { writeWorkspaceFile } from './workspace-files.ts';
 
 const bytesOf = (content: unknown, binary: boolean): Buffer => {
   if (binary && typeof content === 'string') return Buffer.from(content, 'base64');
@@ -20,10 +20,8 @@ export const writeFileRunner: NodeRunner<typeof WriteFileParamsSchema> = {
   run: async (params): Promise<RunnerResult> => {
     const started = performance.now();
     try {
-      const path = await resolveInWorkspace(params.__workspace, params.file_path);
       const data = bytesOf(params.content, params.content_is_binary);
-      const before = params.append && (await exists(path)) ? await readFile(path) : Buffer.alloc(0);
-      await writeAtomic(path, Buffer.concat([before, data]));
+      const path = await writeWorkspaceFile(params.__workspace, params.file_path, data, params.append);
       return {
         kind: 'ok',
         outputs: { written: true, file_path: path, bytes_written: data.length },
