@@ -415,6 +415,13 @@ export class LocalHost {
       if (!(error instanceof ExecutionError)) throw error;
       const cause = (error as ExecutionError & { cause?: { name?: string; message?: string } }).cause;
       if (cause?.name === 'StaleRunError') throw new StaleRunError(cause.message ?? `run ${runId} was taken over`);
+      // A store that stayed unavailable through the retries (a full disk): the run stops resumable, as the
+      // stack's watcher marks it on AWS, with the store's own message, instead of staying `running`.
+      if (cause?.name === 'StoreUnavailableError') {
+        const now = this.now();
+        await markInterrupted(this.store, runId, { stoppedAt: now, code: cause.name, message: cause.message ?? '', now });
+        return undefined;
+      }
       const ends = ['RunFailed', 'RunInterrupted', STATE.unknown];
       if (cause?.name !== undefined && !ends.includes(cause.name) && !(await this.isFailedRun(runId))) {
         throw new Error(`the local state machine failed: ${cause.name}: ${cause.message ?? ''}`, { cause: error });
