@@ -1,5 +1,6 @@
 import type { AdvanceCommit, IrVersionItem, NodeRecord, RunEvent, RunItem, RunStore, RunWriteCondition } from '../core/index.ts';
 import {
+  BLOB_PREFIX,
   type BlobStore,
   blobMarker,
   blobRefIn,
@@ -10,6 +11,14 @@ import {
   stepBlobKey,
   utf8Length,
 } from '../core/index.ts';
+
+/** A blob store that can list and remove its blobs (the local host's files; S3 expires them by its bucket's lifecycle rule instead). */
+export interface SweepableBlobStore extends BlobStore {
+  keysUnder(prefix: string): Promise<string[]>;
+  remove(key: string): Promise<void>;
+}
+
+const sweepable = (blobs: BlobStore): blobs is SweepableBlobStore => 'keysUnder' in blobs && 'remove' in blobs;
 
 /**
  * A RunStore whose step records keep large outputs as blobs: `putRecord` stores outputs over
@@ -69,6 +78,26 @@ export class BlobOffloadRunStore implements RunStore {
 
   async listWaiting(options: { limit: number; dueBy?: number }): Promise<RunItem[]> {
     return Promise.all((await this.inner.listWaiting(options)).map((run) => this.restoreResult(run)));
+  }
+
+  /**
+   * Removes the blobs of a run that nothing committed refers to: a step's outputs or a run's result
+   * written before a commit that then failed (a full disk, a lost store). Only for a caller that holds
+   * the run (it created or claimed it): no one else writes its blobs then, and a resume would otherwise
+   * need room for them twice. Params blobs are left (each step writes its own afresh). Answers the keys removed.
+   */
+  async removeOrphanBlobs(runId: string): Promise<string[]> {
+    if (!sweepable(this.blobs)) return [];
+    const prefix = `${BLOB_PREFIX}${runId}/`;
+    const candidates = (await this.blobs.keysUnder(prefix)).filter((key) => key.startsWith(`${prefix}steps/`) || key === runResultBlobKey(runId));
+    if (candidates.length === 0) return [];
+    const [records, run] = await Promise.all([this.inner.listRecords(runId), this.inner.getRun(runId)]);
+    const referenced = new Set(
+      [...records, ...(run?.pendingRecords ?? [])].map((record) => blobRefIn(record.outputs)?.key).concat(blobRefIn(run?.outputs)?.key),
+    );
+    const orphans = candidates.filter((key) => !referenced.has(key));
+    for (const key of orphans) await this.blobs.remove(key);
+    return orphans;
   }
 
   private async offloadResult(run: RunItem): Promise<RunItem> {

@@ -1,5 +1,5 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BlobPathError, type BlobRef, type BlobStore, blobRefOf, CorruptItemError, StoreUnavailableError } from '../core/index.ts';
 
@@ -33,6 +33,20 @@ export class FileBlobStore implements BlobStore {
 
   async downloadUrl(key: string): Promise<string> {
     return pathToFileURL(this.pathOf(key)).href;
+  }
+
+  /** The keys of the blobs under `prefix` (a folder of keys, such as `runs/<runId>/`), at any depth; none when it does not exist. */
+  async keysUnder(prefix: string): Promise<string[]> {
+    const folder = this.pathOf(prefix);
+    const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return [];
+      throw error;
+    });
+    return entries.filter((e) => e.isFile()).map((e) => relative(this.root, join(e.parentPath, e.name)).split(sep).join('/'));
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
   }
 
   /** The file a key names; keys never leave the blob directory. */

@@ -5,12 +5,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlobOffloadRunStore } from '../../functions/adapters/blob-offload-run-store.ts';
 import { shrinkRunnerResult } from '../../functions/adapters/blob-upload.ts';
 import { FileBlobStore } from '../../functions/adapters/file-blob-store.ts';
-import { BLOB_MARKER, expandOutputs, MAX_INLINE_OUTPUT_BYTES, stepBlobKey, uploadTargetFor } from '../../functions/core/blob-store.ts';
+import {
+  BLOB_MARKER,
+  blobMarker,
+  expandOutputs,
+  MAX_INLINE_OUTPUT_BYTES,
+  paramsBlobKey,
+  runResultBlobKey,
+  stepBlobKey,
+  uploadTargetFor,
+} from '../../functions/core/blob-store.ts';
 import { InvalidInputError } from '../../functions/core/errors.ts';
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import type { RunnerResult } from '../../functions/core/node-type.ts';
 import type { NodeRecord } from '../../functions/core/run-model.ts';
-import { aNodeRecord } from '../support/builders.ts';
+import { aNodeRecord, aRun } from '../support/builders.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -65,6 +74,30 @@ describe('BlobOffloadRunStore', () => {
     const { blobs, store } = setup();
     const victim = await blobs.put(stepBlobKey('other-run', 1), JSON.stringify({ secret: 'theirs' }));
     await expect(store.putRecord(step(8, { [BLOB_MARKER]: victim }))).rejects.toThrow(InvalidInputError);
+  });
+});
+
+describe('BlobOffloadRunStore.removeOrphanBlobs (a held run, after a commit that failed)', () => {
+  it('removes the step and result blobs nothing committed refers to, and keeps the rest', async () => {
+    const { inner, blobs, store } = setup();
+    const runId = 'run-orphans';
+    const body = JSON.stringify(big);
+    const record = (seq: number) => aNodeRecord({ runId, seq, status: 'completed', outputs: big });
+    await store.putRecord(record(1)); // committed as its own item, its blob referenced
+    const pending = await blobs.put(stepBlobKey(runId, 2), body); // uploaded by a runner, its record still in the run item
+    const result = await blobs.put(runResultBlobKey(runId), body);
+    await inner.putRun(aRun({ runId, pendingRecords: [{ ...record(2), outputs: blobMarker(pending) }], outputs: blobMarker(result) }), { notExists: true });
+    await blobs.put(stepBlobKey(runId, 3), body); // written for a commit that failed
+    await blobs.put(paramsBlobKey(runId, 3), body); // each step writes its own params afresh: left alone
+    await blobs.put(stepBlobKey('another-run', 3), body);
+
+    expect(await store.removeOrphanBlobs(runId)).toEqual([stepBlobKey(runId, 3)]);
+    expect((await blobs.keysUnder(`runs/${runId}/`)).sort()).toEqual(
+      [paramsBlobKey(runId, 3), runResultBlobKey(runId), stepBlobKey(runId, 1), stepBlobKey(runId, 2)].sort(),
+    );
+    expect(await blobs.keysUnder('runs/another-run/')).toEqual([stepBlobKey('another-run', 3)]);
+    expect((await store.getRun(runId))?.outputs).toEqual(big);
+    expect(await store.removeOrphanBlobs('run-without-blobs')).toEqual([]);
   });
 });
 

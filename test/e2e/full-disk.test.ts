@@ -57,3 +57,63 @@ describe.skipIf(!mounted)('a blob write on a full disk (a 1 MB tmpfs; needs root
     expect([resumed.code, resumed.report.status, resumed.report.result]).toEqual([0, 'succeeded', { length: 2_000_000 }]);
   }, 120_000);
 });
+
+/**
+ * A commit that fails after one of its blobs was written (the last node's outputs and the run's result are
+ * written together: one fits, the other does not) leaves that blob behind. With 2.8 MB of disk, 1 MB
+ * taken by another file, a 0.3 MB blob committed and a last commit needing 2 MB, the run stops; once the
+ * other file is gone, 1.5 MB are free while the leftover 1 MB blob stays, not enough for the resume: the
+ * resume removes it first, and keeps the committed blob its replay reads.
+ */
+const orphanDir = makeTempDir('orphan-blobs');
+const orphanState = join(orphanDir, 'state');
+const orphanBlobs = join(orphanState, 'blobs');
+mkdirSync(orphanBlobs, { recursive: true });
+const orphanMounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2800k', 'tmpfs', orphanBlobs]).status === 0;
+afterAll(() => {
+  if (orphanMounted) spawnSync('umount', ['-l', orphanBlobs]);
+  rmSync(orphanDir, { recursive: true, force: true });
+});
+
+describe.skipIf(!orphanMounted)('blobs of a commit that failed (a 2.8 MB tmpfs; needs root to mount)', () => {
+  it('are removed by the resume, which then has the room it needs', async () => {
+    const run = async (argv: string[]) => {
+      let stdout = '';
+      await runCli([...argv, '--state-dir', orphanState, '--output-format', 'json'], { stdout: (t) => (stdout += t), stderr: () => {}, env: {} });
+      return JSON.parse(stdout) as { status: string; run_id: string; errors: { message: string }[]; result: unknown };
+    };
+    const workflow = join(orphanDir, 'two.json');
+    writeFileSync(
+      workflow,
+      JSON.stringify({
+        nodes: [
+          { id: 'small', type: 'shell', params: { command: "head -c 300000 /dev/zero | tr '\\0' s" } },
+          { id: 'big', type: 'shell', params: { command: "head -c 1000000 /dev/zero | tr '\\0' b" } },
+        ],
+        edges: [{ from: 'small', to: 'big' }],
+        outputs: { big: { source: '${big.stdout}' }, small: { source: '${small.stdout}' } },
+      }),
+    );
+    const filler = join(orphanBlobs, 'someone-elses.bin');
+    writeFileSync(filler, Buffer.alloc(1_000_000));
+    const failed = await run(['run', workflow, '--no-repair']);
+    expect(failed.status).toBe('interrupted');
+    expect(JSON.stringify(failed.errors)).toMatch(/no space left to write \d+ bytes under .*\(ENOSPC\)/);
+    const blobsOfRun = (): string[] =>
+      readdirSync(join(orphanBlobs, 'runs', failed.run_id), { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith('.json'))
+        .sort();
+    const left = blobsOfRun();
+
+    rmSync(filler);
+    const resumed = await run(['resume', failed.run_id]);
+    expect([resumed.status, JSON.stringify(resumed.errors)]).toEqual(['succeeded', '[]']);
+    const result = resumed.result as { big: string; small: string };
+    expect([result.big.length, result.small.length]).toEqual([1_000_000, 300_000]);
+    // The blob the failed commit left is gone; the committed one the replay read is kept; nothing else stays.
+    const after = blobsOfRun();
+    expect(left.filter((f) => !after.includes(f))).toHaveLength(1);
+    expect(after).toEqual(['result.json', 'steps/1.json', expect.stringMatching(/^steps\/\d+\.json$/)]);
+  }, 120_000);
+});

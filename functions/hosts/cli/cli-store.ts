@@ -16,6 +16,8 @@ export interface CliStore {
   memo: MemoStore;
   /** Where the runs are, for messages. */
   where: string;
+  /** Removes a held run's blobs that no commit refers to (a commit that failed after writing them). */
+  removeOrphanBlobs(runId: string): Promise<string[]>;
   close(): void;
 }
 
@@ -29,7 +31,8 @@ export const openCliStore = async (options: CliStoreOptions, env: Readonly<Recor
   if (options.store === 'dynamodb') {
     const { openDynamoCliStore } = await import('./dynamo-cli-store.ts');
     const dynamo = await openDynamoCliStore(options.table ?? env.FLOWMEND_TABLE ?? 'flowmend', env);
-    return { store: new BlobOffloadRunStore(dynamo.store, blobs), blobs, memo: dynamo.memo, where: dynamo.where, close: dynamo.close };
+    const store = new BlobOffloadRunStore(dynamo.store, blobs);
+    return { store, blobs, memo: dynamo.memo, where: dynamo.where, close: dynamo.close, removeOrphanBlobs: (runId) => store.removeOrphanBlobs(runId) };
   }
   const [{ SqliteRunStore }, { SqliteMemoStore }, { openSqlite }] = await Promise.all([
     import('../../adapters/sqlite-run-store.ts'),
@@ -39,5 +42,6 @@ export const openCliStore = async (options: CliStoreOptions, env: Readonly<Recor
   const database = openSqlite(options.stateDir);
   const sqlite = new SqliteRunStore(database);
   const memo = new SqliteMemoStore(database.db, database.path);
-  return { store: new BlobOffloadRunStore(sqlite, blobs), blobs, memo, where: options.stateDir, close: () => sqlite.close() };
+  const store = new BlobOffloadRunStore(sqlite, blobs);
+  return { store, blobs, memo, where: options.stateDir, close: () => sqlite.close(), removeOrphanBlobs: (runId) => store.removeOrphanBlobs(runId) };
 };

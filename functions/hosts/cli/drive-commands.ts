@@ -128,6 +128,7 @@ export const driveCommand = async (
       ...(telemetry ? { telemetry } : {}),
       store,
       blobs,
+      removeOrphanBlobs: opened.removeOrphanBlobs,
       memo: opened.memo,
       ...memoTtl(io.env),
       onWrite: (write) => {

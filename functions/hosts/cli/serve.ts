@@ -98,7 +98,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     // Every run serve starts has a trace id, exported or not: its log lines carry it, as the Lambdas' do.
     traced: true,
   });
-  const { store, blobs, memo, close } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
+  const { store, blobs, memo, close, removeOrphanBlobs } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
   const registryDb = openRegistryDatabase(stateDir);
   // Validated as Step Functions validates it, once per definition and state dir.
   // Every write of the runs this process drives (and of the API's own: a cancel) wakes the long-polls waiting on that run.
@@ -116,6 +116,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     ...options.hostOptions,
     store,
     blobs,
+    removeOrphanBlobs,
     memo,
     onWrite: (write) => {
       onWrite?.(write);

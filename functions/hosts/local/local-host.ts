@@ -78,6 +78,11 @@ export interface LocalHostOptions {
   cancelPollMs?: number;
   /** Where runners put outputs too large for a state payload (the same path as S3 presigned uploads on AWS). */
   blobs?: BlobStore;
+  /**
+   * Removes a run's blobs that no commit refers to (BlobOffloadRunStore.removeOrphanBlobs), called once this
+   * process holds the run, before it drives it: what a failed commit left is gone before the resume needs the room.
+   */
+  removeOrphanBlobs?: (runId: string) => Promise<unknown>;
   runners?: readonly NodeRunner[];
   /** The ASL to run; by default the one `buildDefinition` makes (tests pass the one CDK synthesized). */
   definition?: AslDefinition;
@@ -364,6 +369,8 @@ export class LocalHost {
     let input: Record<string, unknown> = wake
       ? { kind: 'wake', runId, owner, waitId: wake.waitId, ...(wake.holder ? { holder: wake.holder } : {}) }
       : { kind: 'start', runId, owner, ...(rev === undefined ? {} : { rev }) };
+    // Cleanup only: blobs it could not remove cost room, never the run.
+    await this.options.removeOrphanBlobs?.(runId).catch(() => undefined);
     this.lastDeath = undefined;
     for (;;) {
       if (signal?.aborted) break;
