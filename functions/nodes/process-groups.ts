@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,8 @@ const POLL_MS = 20;
 
 interface GroupRecord {
   pgid: number;
+  /** The mark in the environment of everything the command started (markedEnvironment): what left the group. */
+  mark?: string;
   /** The leader's start time (clock ticks since boot, /proc), so that a reused pid is not taken for it. */
   startTime?: string;
 }
@@ -75,14 +77,14 @@ export const groupAlive = async (pgid: number): Promise<boolean> => {
  * begun its work has almost surely left the record behind (asynchronous writes left a window of
  * several event-loop turns in which the command ran unrecorded).
  */
-export const recordGroup = (file: string, pgid: number): void => {
+export const recordGroup = (file: string, pgid: number, mark?: string): void => {
   let startTime: string | undefined;
   try {
     startTime = parseStat(readFileSync(`/proc/${pgid}/stat`, 'utf8')).startTime;
   } catch {
     // No /proc (or the leader is gone already): the pid alone is recorded.
   }
-  const record: GroupRecord = { pgid, ...(startTime !== undefined ? { startTime } : {}) };
+  const record: GroupRecord = { pgid, ...(startTime !== undefined ? { startTime } : {}), ...(mark !== undefined ? { mark } : {}) };
   mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
   writeFileSync(file, JSON.stringify(record));
 };
@@ -107,6 +109,7 @@ export const endLeftoverGroup = async (file: string): Promise<number | undefined
     return undefined;
   }
   const { pgid } = record;
+  if (typeof record.mark === 'string') endMarked(record.mark, 0);
   if (!Number.isInteger(pgid) || pgid <= 1) return undefined;
   const leader = await readStat(pgid);
   // The kernel gives no new process a pid still used as a group id: a leader with another start time means the group is gone.
@@ -124,4 +127,64 @@ export const endLeftoverGroup = async (file: string): Promise<number | undefined
   while (Date.now() < deadline && (await groupAlive(pgid))) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   forgetGroup(file);
   return pgid;
+};
+
+/** The variable a command's environment carries its node's mark in (inherited by all it starts, unless cleared); lower case, apart from the engine's FLOWMEND_* names, which never reach a command. */
+export const NODE_MARK_VARIABLE = 'flowmend_node_mark';
+
+/** The last pid the kernel gave out, if it says (Linux). */
+const lastPid = (): number | undefined => {
+  try {
+    return Number(readFileSync('/proc/sys/kernel/ns_last_pid', 'utf8'));
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Ends every process whose environment holds `mark` (a command's descendants that left its process group:
+ * `setsid`, a daemon that forked twice), as Jenkins' process tree killer does with its cookie. Only the
+ * pids given out after `since` (0: every process) are read, so a shell node's end costs one /proc listing
+ * and a read per process started meanwhile. Rounds until none is left (one may fork between the read and
+ * the kill), at most five. Synchronous: a thread-pool round trip per read cost more than the reads on a
+ * loaded machine. Linux only; elsewhere nothing is found. Answers how many were ended.
+ */
+export const endMarked = (mark: string, since: number): number => {
+  const needle = Buffer.from(`${NODE_MARK_VARIABLE}=${mark}\0`);
+  const afterAnother = Buffer.concat([Buffer.from([0]), needle]);
+  let ended = 0;
+  for (let round = 0; round < 5; round += 1) {
+    let entries: string[];
+    try {
+      entries = readdirSync('/proc');
+    } catch {
+      return ended;
+    }
+    // Pids given out since `since` run from it to the last one given out, wrapping around at pid_max (32768
+    // on many machines): a pid outside that window belongs to an older process.
+    const last = lastPid() ?? Number.POSITIVE_INFINITY;
+    const fresh = (pid: number): boolean => since <= 0 || (last >= since ? pid > since && pid <= last : pid > since || pid <= last);
+    const found: number[] = [];
+    for (const entry of entries) {
+      const pid = Number(entry);
+      if (!Number.isInteger(pid) || pid === process.pid || !fresh(pid)) continue;
+      let environ: Buffer | undefined;
+      try {
+        environ = readFileSync(`/proc/${pid}/environ`);
+      } catch {
+        // Gone, or another user's.
+      }
+      if (environ !== undefined && (environ.indexOf(needle) === 0 || environ.includes(afterAnother))) found.push(pid);
+    }
+    if (found.length === 0) return ended;
+    for (const pid of found) {
+      try {
+        process.kill(pid, 'SIGKILL');
+        ended += 1;
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+  return ended;
 };

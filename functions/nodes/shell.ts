@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { resolve } from 'node:path';
@@ -6,7 +7,7 @@ import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { CappedBuffer } from './capped-buffer.ts';
 import { commandEnvironment } from './command-env.ts';
 import { scrubEngineEnvironment } from './engine-environ.ts';
-import { DEFAULT_GROUP_DIR, endLeftoverGroup, forgetGroup, groupRecordPath, recordGroup } from './process-groups.ts';
+import { DEFAULT_GROUP_DIR, endLeftoverGroup, endMarked, forgetGroup, groupRecordPath, NODE_MARK_VARIABLE, recordGroup } from './process-groups.ts';
 import { type ShellParams, ShellParamsSchema, shellSpec, timeoutOf } from './shell-spec.ts';
 
 const MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
@@ -109,7 +110,9 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
 
     // The engine's credentials leave the block a command could read as /proc/$PPID/environ (once per process).
     scrubEngineEnvironment();
-    const env = commandEnvironment(process.env, params.env ?? {}, options.envAllowList);
+    // Everything the command starts inherits this mark, and is ended by it with the node (unless it clears its environment).
+    const mark = randomBytes(12).toString('hex');
+    const env = { ...commandEnvironment(process.env, params.env ?? {}, options.envAllowList), [NODE_MARK_VARIABLE]: mark };
     const stdout = new CappedBuffer(maxBytes);
     const stderr = new CappedBuffer(maxBytes);
 
@@ -125,7 +128,7 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
     }
     if (child.pid !== undefined) {
       try {
-        recordGroup(groupFile, child.pid);
+        recordGroup(groupFile, child.pid, mark);
       } catch {
         // An unwritable record dir costs only the orphan cleanup, not the node.
       }
@@ -184,9 +187,10 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
       else child.stdin.end(input);
     });
 
-    // The command is over, and so is what it started in its process group (background jobs, `nohup`): nothing
-    // it left outlives the node. A child that made a session of its own (`setsid`) has left the group.
+    // The command is over, and so is what it started: in its process group (background jobs, `nohup`), and
+    // what left the group (`setsid`, daemons) by the mark in its environment.
     killGroup(child.pid);
+    endMarked(mark, child.pid ?? 0);
     forgetGroup(groupFile);
 
     const strip = (text: string): string => (params.strip_newline ? stripOneNewline(text) : text);

@@ -158,6 +158,16 @@ describe('shellRunner', () => {
     for (const pid of pids) expect(await processGone(pid), `background job ${pid}`).toBe(true);
   });
 
+  it('ends what left its process group (setsid, a daemon that forked twice) with the node, by the mark in its environment', async () => {
+    const pidFile = join(dir, 'escaped.pid');
+    const daemon = `(setsid sh -c 'sleep 30 & echo $! >> ${pidFile}' &)`;
+    const result = await run({ command: `setsid sleep 30 & echo $! > ${pidFile}; ${daemon}; sleep 0.2; echo x` });
+    expect(result).toMatchObject({ kind: 'ok', outputs: { stdout: 'x' } });
+    const pids = (await readFile(pidFile, 'utf8')).trim().split('\n').map(Number);
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) expect(await processGone(pid), `escaped process ${pid}`).toBe(true);
+  });
+
   it('truncates output past the cap and says so in a warning, not in the output the next node reads', async () => {
     const runner = makeShellRunner({ maxOutputBytes: 1000 });
     const result = await runner.run(ShellParamsSchema.parse({ command: "head -c 5000 /dev/zero | tr '\\0' a; echo tail >&2" }), context);
