@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs';
+import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import * as z from '../functions/core/zod.ts';
 import type { LocalHostOptions, RepairHandler } from '../functions/hosts/local/local-host.ts';
 
@@ -44,6 +44,20 @@ const directWriter = (fd: 1 | 2, stream: () => NodeJS.WriteStream): ((text: stri
     }
   };
 };
+/**
+ * Piped stdin (`echo hi | flowmend run wf.pflow.md`) or a file (`< data.txt`), read whole; nothing from a
+ * terminal, /dev/null or a socket. A socket is what a parent process's pipe often is (Node, agents' shells),
+ * and one its parent never closes would block the run forever: pflow reads real pipes only for that reason.
+ */
+const readStdin = (): string | undefined => {
+  try {
+    const stat = fstatSync(0);
+    return stat.isFIFO() || stat.isFile() ? readFileSync(0, 'utf8') : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
 const stdout = directWriter(1, () => process.stdout);
 const stderr = directWriter(2, () => process.stderr);
 
@@ -60,6 +74,7 @@ export const main = async (argv: readonly string[]): Promise<number> => {
   const code = await runCli(argv, {
     stdout,
     stderr,
+    readStdin,
     env: process.env,
     hostOptions: { makeRepairHandler },
   });

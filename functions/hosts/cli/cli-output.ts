@@ -1,4 +1,5 @@
 import type { RunReport } from '../../core/index.ts';
+import { streamedValue } from './pflow-stdio.ts';
 import { renderReport } from './render.ts';
 
 /** pflow's codes: 3 a person denied a gate (or rejected a repair), 4 the run waits (paused). */
@@ -11,6 +12,8 @@ export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: Readonly<Record<string, string | undefined>>;
+  /** What was piped to the command (all of it), or undefined when stdin is not a pipe or a file: a terminal is never read. */
+  readStdin?: () => string | undefined;
 }
 
 /**
@@ -31,8 +34,18 @@ export const makeOutput = (io: CliIo, json: boolean) => ({
     else io.stderr(`flowmend: ${message}\n`);
     return code;
   },
-  emit: (report: RunReport): number => {
-    io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report)}\n`);
+  /**
+   * Prints the run's report. With `streamed` (the workflow's `stdout: true` output) in text mode, stdout gets
+   * that output's value alone and the summary goes to stderr, so `run wf > out.txt` keeps just the value.
+   */
+  emit: (report: RunReport, streamed?: string): number => {
+    if (json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+    else if (streamed === undefined) io.stdout(`${renderReport(report)}\n`);
+    else {
+      io.stderr(`${renderReport(report)}\n`);
+      const value = streamedValue(report, streamed);
+      if (value !== undefined) io.stdout(value);
+    }
     return exitFor(report);
   },
 });

@@ -22,6 +22,7 @@ import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.t
 import type { CliStore } from './cli-store.ts';
 import type { CommandContext } from './commands.ts';
 import { makeNestedProgressPrinter } from './nested-progress.ts';
+import { routeStdin, stdoutOutput } from './pflow-stdio.ts';
 import { ReadOnceRunStore } from './read-once-run-store.ts';
 import { renderIssues, renderStatus } from './render.ts';
 import { continueWaitingRun, holdShortWait } from './wait-commands.ts';
@@ -89,10 +90,12 @@ export const driveCommand = async (
   // The caller's trace, passed as OpenTelemetry passes a context through the environment.
   const traceparent = io.env.TRACEPARENT;
   let nodeCount = 0;
+  // A workflow with a `stdout: true` output keeps stdout for that output's value: progress goes to stderr.
+  let progressTo = io.stdout;
   const progress = json
     ? undefined
     : makeNestedProgressPrinter(
-        (text) => io.stdout(text),
+        (text) => progressTo(text),
         () => nodeCount,
       );
   const { blobs } = opened;
@@ -141,7 +144,9 @@ export const driveCommand = async (
     case 'run': {
       const loaded = await loadWorkflowFile(command.workflowPath, forms, limits);
       if (!loaded.ok) return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
-      const params = { ...command.params };
+      const params = routeStdin(loaded.workflow, command.params, io.readStdin);
+      const streamed = stdoutOutput(loaded.workflow);
+      if (streamed !== undefined) progressTo = io.stderr;
       const secretInputs: Record<string, string> = {};
       for (const name of secretInputNames(loaded.workflow)) {
         const value = params[name] ?? io.env[secretVariable(name)];
@@ -176,7 +181,7 @@ export const driveCommand = async (
       onRunWritten = viewer?.open;
       try {
         const host = await makeHost();
-        return emit(await holdShortWait(host, await host.start({ ...prepared.spec, workspace, ...(traceparent ? { traceparent } : {}) })));
+        return emit(await holdShortWait(host, await host.start({ ...prepared.spec, workspace, ...(traceparent ? { traceparent } : {}) })), streamed);
       } finally {
         await viewer?.close();
         await telemetry?.shutdown();
@@ -217,6 +222,8 @@ export const driveCommand = async (
       keepSecret(secrets.inputs);
       const cache = new EngineCache();
       if (current) cache.rememberIr(command.runId, current.version, current.ir);
+      const streamed = stdoutOutput(patch?.ir ?? current?.ir);
+      if (streamed !== undefined) progressTo = io.stderr;
       try {
         return emit(
           await (await makeHost({ cache })).resume(command.runId, {
@@ -226,6 +233,7 @@ export const driveCommand = async (
             force: command.force,
             ...(traceparent ? { traceparent } : {}),
           }),
+          streamed,
         );
       } finally {
         await telemetry?.shutdown();

@@ -2,6 +2,7 @@ import type { CancelledStep, ProgressEvent, RunReport, RunStatus } from '../../c
 import { ApiCallError, ApiClient } from './api-client.ts';
 import type { Command } from './cli-args.ts';
 import { type CliIo, type CliOutput, EXIT } from './cli-output.ts';
+import { routeStdin, stdoutOutput } from './pflow-stdio.ts';
 import { progressLines } from './progress-lines.ts';
 import { cancelLine, type RunRow, renderIssues, renderRuns, renderStatus } from './render.ts';
 import { approver } from './wait-commands.ts';
@@ -97,18 +98,21 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
       case 'run': {
         const loaded = await loadWorkflowFile(command.workflowPath);
         if (!loaded.ok) return out.fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(loaded.issues)}`, { issues: loaded.issues });
+        const streamed = stdoutOutput(loaded.workflow);
         const started = await api.call<{ run_id: string }>('POST', '/runs', {
           body: {
             workflow: loaded.workflow,
             name: loaded.name,
-            params: command.params,
+            params: routeStdin(loaded.workflow, command.params, io.readStdin),
             repair: command.repair,
             ...(command.maxRepairs === undefined ? {} : { max_repairs: command.maxRepairs }),
             ...(command.autoApprove.length > 0 ? { auto_approve: command.autoApprove } : {}),
             ...(command.repairApproval ? { repair_approval: command.repairApproval } : {}),
           },
         });
-        return out.emit(await waitForEnd(api, started.run_id, print));
+        // A `stdout: true` output keeps stdout for its value: progress goes to stderr.
+        const progressTo = print && streamed !== undefined ? (text: string) => io.stderr(text) : print;
+        return out.emit(await waitForEnd(api, started.run_id, progressTo), streamed);
       }
       case 'resume': {
         let workflow: unknown;
