@@ -16,11 +16,12 @@ export const memoizes = (step: Advance, node: WorkflowNode): boolean =>
 /**
  * A result of another run with the same cache key (node type and resolved params, so never another
  * input's), as the input that records it, as if the node's runner had returned it. Inside a loop, reads
- * are off (pflow's rule: an iteration reads state that the previous one changed).
+ * are off (pflow's rule: an iteration reads state that the previous one changed), and in a run started
+ * or resumed with pflow's `--no-cache`.
  */
 export const memoHit = async (step: Advance, node: WorkflowNode, current: NonNullable<RunItem['current']>): Promise<AdvanceInput | undefined> => {
   const memo = step.deps.memo;
-  if (!memo || node.loop !== undefined || !memoizes(step, node)) return undefined;
+  if (!memo || node.loop !== undefined || step.run.noCache === true || !memoizes(step, node)) return undefined;
   const entry = await memo.store.getMemo(current.cacheKey, step.deps.now());
   if (!entry || entry.nodeType !== node.type) return undefined;
   return {

@@ -26,6 +26,8 @@ export interface NewRun {
   owner: Owner;
   repairEnabled: boolean;
   maxRepairs: number;
+  /** pflow's `--no-cache`: skip memo-cache reads (writes go on). */
+  noCache?: boolean;
   mode?: 'express' | 'standard';
   /** Where file nodes resolve relative paths; none on AWS, where file nodes are refused. */
   workspace?: string;
@@ -60,6 +62,7 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
     latest: {},
     visits: {},
     repairEnabled: spec.repairEnabled,
+    ...(spec.noCache ? { noCache: true } : {}),
     maxRepairs: spec.maxRepairs,
     repairAttempts: 0,
     repairs: [],
@@ -89,6 +92,8 @@ export interface ClaimOptions {
   /** Change the repair budget for the rest of the run. */
   maxRepairs?: number;
   repairEnabled?: boolean;
+  /** pflow's `resume --no-cache` (true) or `--cache` (false): whether the rest of the run skips memo-cache reads. */
+  noCache?: boolean;
   /** The resume request's traceparent, and whether this host exports traces (trace-context.ts). */
   trace?: { caller?: TraceParent | undefined; traced: boolean };
   ids?: Ids;
@@ -144,6 +149,8 @@ export const claimRun = async (store: RunStore, runId: string, options: ClaimOpt
   if (options.maxRepairs !== undefined) run.maxRepairs = options.maxRepairs;
   if (options.repairEnabled !== undefined) run.repairEnabled = options.repairEnabled;
   if (options.repairApproval !== undefined) run.repairApproval = options.repairApproval;
+  if (options.noCache === true) run.noCache = true;
+  else if (options.noCache === false) delete run.noCache;
   // A resumed run gets a fresh repair budget only when a person patched it; otherwise the count goes on.
   if (options.patch) {
     run.repairAttempts = 0;

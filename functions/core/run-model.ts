@@ -172,6 +172,8 @@ export const RunItemSchema = builtOnFirstUse(() =>
     /** How many times each node was visited on the current path. */
     visits: z.record(z.string(), z.int()),
     repairEnabled: z.boolean(),
+    /** pflow's `--no-cache`: this run reads no memo-cache entry (what it computes is still kept for later runs). */
+    noCache: z.optional(z.boolean()),
     maxRepairs: z.int().check(z.nonnegative()),
     repairAttempts: z.int().check(z.nonnegative()),
     lastErrorSignature: z.optional(z.string()),

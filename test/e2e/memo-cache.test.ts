@@ -37,7 +37,7 @@ const workflow = (extra: Record<string, unknown> = {}, shellCache?: boolean): Wo
   outputs: { answer: { source: '${ask.response}' }, stamp: { source: '${stamp.stdout}' } },
 });
 
-const run = async (wf: WorkflowInput, topic: string, memoTtlS?: number) => {
+const run = async (wf: WorkflowInput, topic: string, memoTtlS?: number, noCache = false) => {
   const database = openSqlite(dir);
   const store = new SqliteRunStore(database);
   const runners = [shellRunner, makeLlmRunner({ config: () => ({ apiKey: 'test-key', baseURL: fake.baseURL }), client: makeAnthropicLlmClient() })];
@@ -50,7 +50,7 @@ const run = async (wf: WorkflowInput, topic: string, memoTtlS?: number) => {
       retryIntervalMs: 0,
       ...(memoTtlS === undefined ? {} : { memoTtlS }),
     });
-    return await host.start({ workflow: WorkflowSchema.parse(wf), workflowName: 'memo', params: { topic }, repairEnabled: false, maxRepairs: 0 });
+    return await host.start({ workflow: WorkflowSchema.parse(wf), workflowName: 'memo', params: { topic }, repairEnabled: false, maxRepairs: 0, noCache });
   } finally {
     store.close();
   }
@@ -87,6 +87,16 @@ describe('the memo cache (pflow: cache per node, llm on by default)', () => {
     expect((await run(workflow(), 'weasels', 60)).result).toMatchObject({ answer: 'weasels later' });
     fake.enqueue({ text: 'weasels uncached' });
     expect((await run(workflow(), 'weasels', 0)).result).toMatchObject({ answer: 'weasels uncached' });
+  });
+
+  it("pflow's --no-cache: the run reads no entry but still writes its own, which the next run reuses", async () => {
+    fake.enqueue({ text: 'voles first' });
+    await run(workflow(), 'voles');
+    fake.enqueue({ text: 'voles recomputed' });
+    const bypassed = await run(workflow(), 'voles', undefined, true);
+    expect(bypassed).toMatchObject({ result: { answer: 'voles recomputed' }, metrics: { nodes_cached: 0, nodes_executed: 2 } });
+    expect((await run(workflow(), 'voles')).result).toMatchObject({ answer: 'voles recomputed' });
+    expect(fake.pending()).toBe(0);
   });
 
   it('memoizes another node type when it says cache: true', async () => {

@@ -90,6 +90,9 @@ const takeOver = async (step: Advance, child: RunItem, link: ParentLink, params:
   child.parent = link;
   // A repaired parent may map other values in: the child's walk then sees them in its cache keys (and blocks a side effect that would change).
   child.params = params;
+  // The parent's resume may have turned memo reads off or on (`resume --no-cache` / `--cache`).
+  if (step.run.noCache) child.noCache = true;
+  else delete child.noCache;
   if (step.run.owner) child.owner = step.run.owner;
   child.updatedAt = now;
   delete child.outputs;
@@ -175,6 +178,7 @@ export const enterChild = async (step: Advance, resolved: Record<string, unknown
       params: inputs.params,
       owner: run.owner,
       repairEnabled: run.repairEnabled,
+      ...(run.noCache ? { noCache: true } : {}),
       maxRepairs: run.maxRepairs,
       mode: run.mode,
       ...(run.workspace === undefined ? {} : { workspace: run.workspace }),

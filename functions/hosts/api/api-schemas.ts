@@ -21,6 +21,8 @@ export const StartRunBodySchema = z
     params: z._default(ParamsSchema, {}),
     repair: z._default(z.boolean(), true),
     max_repairs: z.optional(MaxRepairsSchema),
+    /** pflow's --no-cache: the run reuses no memo-cache entry (it still writes them). */
+    no_cache: z.optional(z.boolean()),
     mode: z.optional(ModeSchema),
     /** Gated nodes approved in advance for this run (each must have `"approval": "required"`). */
     auto_approve: z.optional(z.array(z.string().check(z.maxLength(200))).check(z.maxLength(100))),
@@ -47,6 +49,7 @@ export const MarkdownRunQuerySchema = z.strictObject({
   params: z.optional(z.string().check(z.maxLength(100_000))),
   repair: z.optional(z.enum(['true', 'false'], { error: 'repair is true or false' })),
   max_repairs: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(20))),
+  no_cache: z.optional(z.enum(['true', 'false'], { error: 'no_cache is true or false' })),
   mode: z.optional(ModeSchema),
 });
 
@@ -74,6 +77,8 @@ export const ResumeBodySchema = z.strictObject({
   repair: z.optional(z.boolean()),
   max_repairs: z.optional(MaxRepairsSchema),
   repair_approval: z.optional(RepairApprovalBodySchema),
+  /** true: the rest of the run reuses no memo-cache entry; false: it does again. */
+  no_cache: z.optional(z.boolean()),
 });
 export type ResumeBody = z.infer<typeof ResumeBodySchema>;
 

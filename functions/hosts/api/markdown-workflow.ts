@@ -47,6 +47,7 @@ export const markdownStartBody = async (c: Context): Promise<StartRunBody> => {
     ...(query.name === undefined ? {} : { name: query.name }),
     ...(query.repair === undefined ? {} : { repair: query.repair === 'true' }),
     ...(query.max_repairs === undefined ? {} : { max_repairs: query.max_repairs }),
+    ...(query.no_cache === undefined ? {} : { no_cache: query.no_cache === 'true' }),
     ...(query.mode === undefined ? {} : { mode: query.mode }),
   });
   if (!body.success) throw new ApiError(400, 'INVALID_REQUEST', `bad query: ${body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);

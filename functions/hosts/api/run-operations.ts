@@ -77,6 +77,7 @@ export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey
     params: prepared.params,
     repairEnabled: prepared.repairEnabled,
     maxRepairs: prepared.maxRepairs,
+    ...(body.no_cache ? { noCache: true } : {}),
     mode: prepared.mode,
     now,
     ...(prepared.autoApprove ? { autoApprove: prepared.autoApprove } : {}),
@@ -162,6 +163,7 @@ export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody, 
     ...(body.max_repairs !== undefined ? { maxRepairs: body.max_repairs } : {}),
     ...(body.repair !== undefined ? { repairEnabled: body.repair } : {}),
     ...(body.repair_approval !== undefined ? { repairApproval: body.repair_approval } : {}),
+    ...(body.no_cache !== undefined ? { noCache: body.no_cache } : {}),
   });
   await deps.launcher.launch({ runId, owner, mode: run.mode });
   return run;

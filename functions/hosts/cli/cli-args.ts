@@ -5,9 +5,9 @@ import * as z from '../../core/zod.ts';
 export const USAGE = `flowmend: durable, self-healing JSON workflows
 
 Usage:
-  flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N] [--workspace DIR] [--mcp-config FILE] [--open]
+  flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N] [--no-cache] [--workspace DIR] [--mcp-config FILE] [--open]
                 [--auto-approve NODE ...] [--repair-approval none|llm|all]
-  flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--force] [--mcp-config FILE] [--repair-approval ...]
+  flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--no-cache] [--force] [--mcp-config FILE] [--repair-approval ...]
   flowmend approve <run-id> [--deny] [--comment TEXT]
   flowmend status <run-id>
   flowmend runs [--limit N] [--all] [--status waiting|running|failed|...]
@@ -29,6 +29,7 @@ flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with yo
 
 --workspace DIR: where file nodes read and write (default: the current directory; kept with the run;
   for serve, of every run started through it).
+--no-cache: the run reuses no result from pflow's memo cache (it still keeps its own for later runs).
 --mcp-config FILE: MCP servers in pflow's mcp-servers.json shape (default $FLOWMEND_MCP_CONFIG,
   else ~/.pflow/mcp-servers.json when it exists).
 
@@ -75,6 +76,7 @@ export type Command =
       params: Record<string, string>;
       repair: boolean;
       maxRepairs: number | undefined;
+      noCache: boolean;
       workspace: string | undefined;
       mcpConfig: string | undefined;
       open: boolean;
@@ -88,6 +90,8 @@ export type Command =
       workflowPath: string | undefined;
       repair: boolean | undefined;
       maxRepairs: number | undefined;
+      /** true: skip memo reads from now on; undefined: as the run was started. */
+      noCache: boolean | undefined;
       force: boolean;
       mcpConfig: string | undefined;
       repairApproval: RepairApproval | undefined;
@@ -119,6 +123,8 @@ const FLAGS = {
   table: { type: 'string' },
   'no-repair': { type: 'boolean' },
   'max-repairs': { type: 'string' },
+  /** run, resume: pflow's --no-cache (memo-cache reads skipped, writes kept). */
+  'no-cache': { type: 'boolean' },
   workflow: { type: 'string' },
   force: { type: 'boolean' },
   /** runs: list child runs (of workflow nodes) too, not only top-level runs. */
@@ -147,8 +153,8 @@ const FLAGS = {
 
 /** Which flags each command accepts beyond the common ones. */
 const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
-  run: ['no-repair', 'max-repairs', 'api', 'workspace', 'mcp-config', 'open', 'port', 'auto-approve', 'repair-approval'],
-  resume: ['no-repair', 'max-repairs', 'workflow', 'force', 'api', 'mcp-config', 'repair-approval'],
+  run: ['no-repair', 'max-repairs', 'no-cache', 'api', 'workspace', 'mcp-config', 'open', 'port', 'auto-approve', 'repair-approval'],
+  resume: ['no-repair', 'max-repairs', 'no-cache', 'workflow', 'force', 'api', 'mcp-config', 'repair-approval'],
   approve: ['deny', 'comment', 'api'],
   status: ['api'],
   runs: ['limit', 'all', 'api', 'status'],
@@ -232,6 +238,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         params,
         repair: !values['no-repair'],
         maxRepairs,
+        noCache: values['no-cache'] ?? false,
         workspace: values.workspace,
         mcpConfig,
         open: values.open ?? false,
@@ -248,6 +255,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         workflowPath: values.workflow,
         repair: values['no-repair'] ? false : undefined,
         maxRepairs,
+        noCache: values['no-cache'] ? true : undefined,
         force: values.force ?? false,
         mcpConfig,
         repairApproval,

@@ -181,7 +181,8 @@ export const driveCommand = async (
       onRunWritten = viewer?.open;
       try {
         const host = await makeHost();
-        return emit(await holdShortWait(host, await host.start({ ...prepared.spec, workspace, ...(traceparent ? { traceparent } : {}) })), streamed);
+        const started = await host.start({ ...prepared.spec, noCache: command.noCache, workspace, ...(traceparent ? { traceparent } : {}) });
+        return emit(await holdShortWait(host, started), streamed);
       } finally {
         await viewer?.close();
         await telemetry?.shutdown();
@@ -230,6 +231,7 @@ export const driveCommand = async (
             ...(patch ? { patch } : {}),
             ...(command.maxRepairs !== undefined ? { maxRepairs: command.maxRepairs } : {}),
             ...(command.repair !== undefined ? { repairEnabled: command.repair } : {}),
+            ...(command.noCache !== undefined ? { noCache: command.noCache } : {}),
             force: command.force,
             ...(traceparent ? { traceparent } : {}),
           }),

@@ -108,6 +108,7 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
             ...(command.maxRepairs === undefined ? {} : { max_repairs: command.maxRepairs }),
             ...(command.autoApprove.length > 0 ? { auto_approve: command.autoApprove } : {}),
             ...(command.repairApproval ? { repair_approval: command.repairApproval } : {}),
+            ...(command.noCache ? { no_cache: true } : {}),
           },
         });
         // A `stdout: true` output keeps stdout for its value: progress goes to stderr.
@@ -129,6 +130,7 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
             ...(command.repair === undefined ? {} : { repair: command.repair }),
             ...(command.maxRepairs === undefined ? {} : { max_repairs: command.maxRepairs }),
             ...(command.repairApproval ? { repair_approval: command.repairApproval } : {}),
+            ...(command.noCache === undefined ? {} : { no_cache: command.noCache }),
           },
         });
         return out.emit(await waitForEnd(api, command.runId, print, cursor));

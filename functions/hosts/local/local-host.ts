@@ -168,6 +168,8 @@ export interface StartOptions {
   params: Record<string, unknown>;
   repairEnabled: boolean;
   maxRepairs: number;
+  /** pflow's `--no-cache`: the run reads no memo-cache entry (and still writes them). */
+  noCache?: boolean;
   runId?: string;
   /** Which AWS state machine the run belongs on; locally it only changes the execution limits. */
   mode?: 'express' | 'standard';

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../functions/core/run-report.ts';
 import { type CliResult, killStrayChildren, makeTempDir, parseJsonOutput, REPO, runCli } from '../support/cli-process.ts';
 
-// pflow's `stdin: true` input and `stdout: true` output through the real bin, with a real shell pipe (issue 29).
+// pflow's `stdin: true` input, `stdout: true` output (with a real shell pipe) and --no-cache, through the real bin (issue 29).
 const dir = makeTempDir('pflow-stdio');
 const stateDir = join(dir, 'state');
 const BIN = join(REPO, 'bin', 'flowmend.cjs');
@@ -150,5 +150,18 @@ describe('pflow stdout outputs', () => {
     const out = await piped(quoted, ['run', echo]);
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toContain('result: Received: [chained]');
+  });
+});
+
+describe("pflow's --no-cache", () => {
+  it('skips memo reads for that run only; what it computed is reused by the next run', async () => {
+    const stamp = write('stamp.pflow.md', ['## Steps', '### stamp', 'A process id.', '- type: shell', '- cache: true', '- command: echo $$']);
+    const pid = async (...flags: string[]) =>
+      parseJsonOutput<RunReport>(await runCli(['run', stamp, '--output-format', 'json', ...flags], { stateDir })).result;
+    const first = await pid();
+    expect(await pid()).toEqual(first);
+    const bypassed = await pid('--no-cache');
+    expect(bypassed).not.toEqual(first);
+    expect(await pid()).toEqual(bypassed);
   });
 });
