@@ -1,5 +1,6 @@
 import { isRecord } from './json-text.ts';
 import { MCP_TYPE, type McpServers, splitMcpAlias } from './mcp-servers.ts';
+import { fillSharedStoreParams } from './pflow-shared-store.ts';
 
 export interface PflowFormOptions {
   /** Servers from a config file (pflow's mcp-servers.json): those the workflow calls are copied into it. */
@@ -51,8 +52,8 @@ const canonicalWorkflowNode = (node: unknown): unknown => {
 /**
  * Rewrites the forms pflow accepts into flowmend's IR before parsing: the saved-workflow wrapper,
  * `mcp-<server>-<tool>` node types, servers declared in a config file rather than the workflow, the
- * `workflow:` + `inputs:` nested form, and the parser's `_source*` metadata (dropped). Anything else is
- * left for the schema to judge.
+ * `workflow:` + `inputs:` nested form, the parser's `_source*` metadata (dropped), and params pflow read
+ * from its shared store (pflow-shared-store.ts). Anything else is left for the schema to judge.
  */
 export const normalisePflowForms = (raw: unknown, options: PflowFormOptions = {}): unknown => {
   if (!isRecord(raw)) return raw;
@@ -60,8 +61,9 @@ export const normalisePflowForms = (raw: unknown, options: PflowFormOptions = {}
   if (!Array.isArray(workflow.nodes)) return workflow;
   const declared = isRecord(workflow.mcp_servers) ? workflow.mcp_servers : {};
   const configured = options.mcpServers ?? {};
-  const nodes = workflow.nodes.map((n) =>
-    canonicalWorkflowNode(canonicalMcpNode(withoutSourceKeys(n), [...Object.keys(declared), ...Object.keys(configured)])),
+  const nodes = fillSharedStoreParams(
+    workflow.nodes.map((n) => canonicalWorkflowNode(canonicalMcpNode(withoutSourceKeys(n), [...Object.keys(declared), ...Object.keys(configured)]))),
+    workflow.edges,
   );
   const used = new Set(
     nodes.flatMap((n) => (isRecord(n) && n.type === MCP_TYPE && isRecord(n.params) && typeof n.params.server === 'string' ? [n.params.server] : [])),

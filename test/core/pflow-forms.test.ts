@@ -22,6 +22,55 @@ describe('normalisePflowForms', () => {
     expect(out.mcp_servers).toEqual({ gh: { command: 'mine' } });
     expect(out.nodes[0]).toEqual({ id: 'a', type: 'mcp', params: { server: 'gh', tool: 'list', arguments: { repo: 'x' } } });
   });
+
+  it("reads pflow's shared store as templates: a write-file with no content writes the nearest read-file's upstream", () => {
+    const nodes = (ids: [string, string][], edges: [string, string][], writer: Record<string, unknown> = {}) =>
+      (
+        normalisePflowForms({
+          nodes: ids.map(([id, type]) => ({ id, type, params: type === 'write-file' ? { file_path: 'out.txt', ...writer } : {} })),
+          edges: edges.map(([from, to]) => ({ from, to })),
+        }) as { nodes: { id: string; params: Record<string, unknown> }[] }
+      ).nodes.find((n) => n.id === 'writer')?.params.content;
+    // pflow's simple-pipeline: reader -> copier -> writer.
+    const pipeline: [string, string][] = [
+      ['reader', 'read-file'],
+      ['copier', 'copy-file'],
+      ['writer', 'write-file'],
+    ];
+    expect(
+      nodes(pipeline, [
+        ['reader', 'copier'],
+        ['copier', 'writer'],
+      ]),
+    ).toBe('${reader.content}');
+    // Two readers on two branches: whichever ran (and did not fail) wins, the nearer first.
+    const branches: [string, string][] = [
+      ['first', 'read-file'],
+      ['second', 'read-file'],
+      ['mid', 'shell'],
+      ['writer', 'write-file'],
+    ];
+    expect(
+      nodes(branches, [
+        ['first', 'second'],
+        ['first', 'mid'],
+        ['second', 'writer'],
+        ['mid', 'writer'],
+      ]),
+    ).toBe('${second.content ?? first.content}');
+    // Given content, or no reader upstream: left as written (validation names the missing param).
+    expect(
+      nodes(
+        pipeline,
+        [
+          ['reader', 'copier'],
+          ['copier', 'writer'],
+        ],
+        { content: 'mine' },
+      ),
+    ).toBe('mine');
+    expect(nodes(pipeline, [['writer', 'reader']])).toBeUndefined();
+  });
 });
 
 describe('validation of pflow forms', () => {

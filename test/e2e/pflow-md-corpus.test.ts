@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,8 +22,6 @@ const present = existsSync(EXAMPLES);
 /** The files pflow accepts that do not validate here yet, and why (the README's compatibility table says the same). */
 const NOT_YET: Readonly<Record<string, string>> = {
   'examples/core/prompt-caching.pflow.md': 'prompt_cache',
-  'examples/core/error-handling.pflow.md': "write-file's content from pflow's shared store",
-  'examples/core/simple-pipeline.pflow.md': "write-file's content from pflow's shared store",
   'tests/fixtures/graph/multi-output-batch/parent.pflow.md': 'a batch of workflow nodes, each item naming its child by a template',
 };
 
@@ -53,7 +51,8 @@ const validate = async (path: string) => {
 
 const runners = [shellRunner, transformRunner, codeRunner, ...fileRunners];
 
-const run = async (path: string, params: Record<string, unknown> = {}) => {
+/** Runs one example in a fresh workspace holding `files`; `inspect` reads the workspace before it is removed. */
+const run = async (path: string, params: Record<string, unknown> = {}, files: Record<string, string> = {}, inspect?: (workspace: string) => void) => {
   const loaded = await loadWorkflowFile(join(dir, path));
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
   const prepared = prepareRun(
@@ -62,8 +61,14 @@ const run = async (path: string, params: Record<string, unknown> = {}) => {
   );
   if (!prepared.ok) throw new Error(prepared.message);
   const workspace = mkdtempSync(join(tmpdir(), 'flowmend-pflow-ws-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(workspace, name)), { recursive: true });
+    writeFileSync(join(workspace, name), text);
+  }
   try {
-    return await new LocalHost({ store: new MemoryRunStore(), runners, retryIntervalMs: 0 }).start({ ...prepared.spec, workspace });
+    const report = await new LocalHost({ store: new MemoryRunStore(), runners, retryIntervalMs: 0 }).start({ ...prepared.spec, workspace });
+    inspect?.(workspace);
+    return report;
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
@@ -126,6 +131,22 @@ describe.skipIf(!present)(`pflow's own .pflow.md examples (${present ? EXAMPLES 
       status: 'succeeded',
       result: { summary: 'ok', score: 1 },
     });
+    // pflow's shared store: the writer with no content writes what the reader read (its prose: "flows ... via the shared store").
+    const pipeline = await run('examples/core/simple-pipeline.pflow.md', {}, { 'input.txt': 'pipeline data\n' }, (ws) => {
+      expect(readFileSync(join(ws, 'output.txt'), 'utf8')).toBe('pipeline data\n');
+      expect(readFileSync(join(ws, 'backup.txt'), 'utf8')).toBe('pipeline data\n');
+    });
+    expect(pipeline.status).toBe('succeeded');
+    // error-handling: with its input, the source is saved (then, by document order, its save-result falls into
+    // log-error: a validation warning, and pflow's edges run the same way); without, the error routes skip it.
+    const saved = await run('examples/core/error-handling.pflow.md', {}, { 'data/input.txt': 'source data' }, (ws) => {
+      expect(readFileSync(join(ws, 'output/result.txt'), 'utf8')).toBe('source data');
+    });
+    expect(saved.steps.map((s) => s.node_id)).toEqual(['read-source', 'process-file', 'save-result', 'log-error', 'create-fallback']);
+    const fallback = await run('examples/core/error-handling.pflow.md', {}, {}, (ws) => {
+      expect(readFileSync(join(ws, 'output/fallback.txt'), 'utf8')).toBe('Processing failed - using default content');
+    });
+    expect(fallback.steps.map((s) => s.node_id)).toEqual(['read-source', 'log-error', 'create-fallback']);
     // Its own prose: "Should error: never_run is absent, fails is failed" (pflow itself skips the output silently).
     expect(await run('examples/error-handling/coalesce-mixed-absent-failed.pflow.md')).toMatchObject({
       status: 'failed',
