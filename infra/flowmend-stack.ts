@@ -14,6 +14,7 @@ import { WAIT_SERVICES_ENTRY, WAIT_SERVICES_FILE } from '../functions/hosts/lamb
 import { FlowmendApi } from './constructs/api.ts';
 import { BlobBucket } from './constructs/blob-bucket.ts';
 import { FlowmendFunction } from './constructs/flowmend-function.ts';
+import { PythonRunnerFunction } from './constructs/python-runner-function.ts';
 import { RunDashboard } from './constructs/run-dashboard.ts';
 import { RunStateMachine } from './constructs/run-state-machine.ts';
 import { RunTable } from './constructs/run-table.ts';
@@ -26,7 +27,8 @@ import { grantSecretInputs } from './secret-input-grants.ts';
 
 /**
  * Node types with a runner Lambda, and how long one call may take (Standard runs allow the Lambda maximum).
- * The file family has none: it needs the local host's workspace, and validation on AWS says so.
+ * The file family has none: it needs the local host's workspace, and validation on AWS says so. Every
+ * runner is a Node function but code's, a Python one (PythonRunnerFunction).
  */
 export const RUNNER_TIMEOUTS: Readonly<Record<string, Duration>> = {
   shell: Duration.minutes(15),
@@ -35,6 +37,8 @@ export const RUNNER_TIMEOUTS: Readonly<Record<string, Duration>> = {
   transform: Duration.minutes(1),
   // Streamable HTTP servers only (a Lambda keeps no stdio server process); no table, no bucket, like every runner.
   mcp: Duration.minutes(15),
+  // pflow's code node: functions/hosts/lambda-python/run_code.py.
+  code: Duration.minutes(15),
 };
 
 const ADVANCE_TIMEOUT = Duration.minutes(1);
@@ -163,24 +167,37 @@ export class FlowmendStack extends Stack {
 
     // Runners execute user-supplied work: no table, no bucket (large outputs go up through presigned URLs).
     const runners = Object.fromEntries(
-      Object.entries(RUNNER_TIMEOUTS).map(([type, timeout]) => {
-        const concurrency = settings.runnerConcurrency === 0 ? undefined : settings.runnerConcurrency;
-        const fn = lambda(
-          `Run${type[0]?.toUpperCase()}${type.slice(1)}`,
-          `run-${type}`,
-          `flowmend ${type} runner`,
-          timeout,
-          type === 'llm' ? secretEnv : {},
-          // Every runner reads secret inputs (`from`), from a file it loads only when a node has one.
-          { ...(concurrency === undefined ? {} : { reservedConcurrency: concurrency }), secretResolverFile: true },
-        );
-        return [type, fn] as const;
-      }),
+      Object.entries(RUNNER_TIMEOUTS)
+        .filter(([type]) => type !== 'code')
+        .map(([type, timeout]) => {
+          const concurrency = settings.runnerConcurrency === 0 ? undefined : settings.runnerConcurrency;
+          const fn = lambda(
+            `Run${type[0]?.toUpperCase()}${type.slice(1)}`,
+            `run-${type}`,
+            `flowmend ${type} runner`,
+            timeout,
+            type === 'llm' ? secretEnv : {},
+            // Every runner reads secret inputs (`from`), from a file it loads only when a node has one.
+            { ...(concurrency === undefined ? {} : { reservedConcurrency: concurrency }), secretResolverFile: true },
+          );
+          return [type, fn] as const;
+        }),
     );
+    // The code node's runner is Python; its role writes its log group only (no secret inputs: it refuses them).
+    runners.code = new PythonRunnerFunction(this, 'RunCode', {
+      description: 'flowmend code runner (Python)',
+      timeout: RUNNER_TIMEOUTS.code as Duration,
+      memoryMb: settings.lambdaMemoryMb,
+      logRetentionDays: settings.logRetentionDays,
+      logLevel: settings.functionLogLevel,
+      ...(settings.runnerConcurrency === 0 ? {} : { reservedConcurrency: settings.runnerConcurrency }),
+    }).fn;
     const llmRunner = runners.llm;
     if (llmRunner !== undefined) grantAnthropicKey(llmRunner);
     // Secret inputs are read by the runner that uses them, at use: only those under the prefix.
-    if (settings.secretInputPrefix !== '') for (const fn of Object.values(runners)) grantSecretInputs(fn, settings.secretInputPrefix);
+    if (settings.secretInputPrefix !== '') {
+      for (const [type, fn] of Object.entries(runners)) if (type !== 'code') grantSecretInputs(fn, settings.secretInputPrefix);
+    }
 
     // Watcher events (EventBridge, log subscription) are asynchronous: what cannot be delivered or handled is kept here.
     const deadLetters = new sqs.Queue(this, 'WatcherDeadLetters', {

@@ -14,11 +14,6 @@ const UNSUPPORTED: readonly { match: (type: string) => boolean; family: string; 
     instead: 'call the GitHub REST API with an http node (auth_token: "${github_token}"), or run the gh CLI in a shell node',
   },
   {
-    match: (t) => t === 'code',
-    family: "pflow's code nodes on AWS (they run on the local host, with python3)",
-    instead: 'run the workflow with `flowmend run` where python3 is, or reshape the data with a transform node (JSONata)',
-  },
-  {
     match: (t) => t === 'claude-code',
     family: "pflow's claude-code node (an agent that edits files)",
     instead: 'use an llm node for a single model call, or run `claude -p ...` in a shell node',

@@ -18,13 +18,14 @@ export interface RunnerPorts {
   mcp: McpRunnerDeps;
 }
 
-/** The node types both hosts run (each has a runner Lambda on AWS). */
+/** The node types both hosts run (each has a runner Lambda on AWS; code's is a Python one, run_code.py). */
 export const makeBuiltinRunners = (ports: RunnerPorts): readonly NodeRunner[] => [
   shellRunner,
   transformRunner,
   httpRunner,
   makeLlmRunner(ports.llm),
   makeMcpRunner(ports.mcp),
+  codeRunner,
 ];
 
 /** The file family: the local host only (a run there has a workspace; see FILE_NODE_TYPES). */
@@ -32,7 +33,7 @@ export const fileRunners: readonly NodeRunner[] = [readFileRunner, writeFileRunn
 
 /** The builtin node types as validation and the engine see them (reading a spec needs no port). */
 export const builtinCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...engineNodeSpecs]);
-export const localCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...fileRunners, codeRunner, ...engineNodeSpecs]);
+export const localCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...fileRunners, ...engineNodeSpecs]);
 
 /** What the local host runs: every builtin type and the file family, with the output limits given (the CLI reads them from its environment). */
 export const makeLocalRunners = (ports: RunnerPorts, limits?: Pick<Limits, 'maxOutputBytes' | 'maxHttpResponseBytes'>): readonly NodeRunner[] => [
@@ -41,7 +42,7 @@ export const makeLocalRunners = (ports: RunnerPorts, limits?: Pick<Limits, 'maxO
   limits ? makeHttpRunner({ maxResponseBytes: limits.maxHttpResponseBytes }) : httpRunner,
   makeLlmRunner(ports.llm),
   makeMcpRunner(ports.mcp),
-  ...fileRunners,
-  // pflow's code node: python3 where the local host runs (not yet on AWS).
+  // pflow's code node: python3 where the local host runs.
   codeRunner,
+  ...fileRunners,
 ];

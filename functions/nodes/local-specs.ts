@@ -1,5 +1,4 @@
 import { makeCatalog, type NodeCatalog } from '../core/index.ts';
-import { codeSpec } from './code-spec.ts';
 import { copyFileSpec, deleteFileSpec, moveFileSpec, readFileSpec, writeFileSpec } from './file-specs.ts';
 import { builtinSpecs } from './specs.ts';
 import { engineNodeSpecs } from './workflow.ts';
@@ -17,6 +16,5 @@ export const localSpecCatalog: NodeCatalog = makeCatalog([
   copyFileSpec,
   moveFileSpec,
   deleteFileSpec,
-  codeSpec,
   ...engineNodeSpecs,
 ]);

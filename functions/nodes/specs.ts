@@ -1,4 +1,5 @@
 import { makeCatalog, type NodeCatalog, type NodeTypeSpec } from '../core/index.ts';
+import { codeSpec } from './code-spec.ts';
 import { httpSpec } from './http-spec.ts';
 import { llmSpec } from './llm-spec.ts';
 import { mcpSpec } from './mcp-spec.ts';
@@ -11,6 +12,6 @@ import { engineNodeSpecs } from './workflow.ts';
  * only a runner needs: the Advance and StartRun Lambdas bundle this, not the Anthropic SDK.
  * Keep it in step with `makeBuiltinRunners` (catalog.ts); a test compares the two.
  */
-export const builtinSpecs: readonly NodeTypeSpec[] = [shellSpec, transformSpec, httpSpec, llmSpec, mcpSpec];
+export const builtinSpecs: readonly NodeTypeSpec[] = [shellSpec, transformSpec, httpSpec, llmSpec, mcpSpec, codeSpec];
 
 export const builtinSpecCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...engineNodeSpecs]);

@@ -84,7 +84,6 @@ describe('validation of pflow forms', () => {
   it.each([
     ['git-commit', 'shell'],
     ['github-create-pr', 'GitHub REST API'],
-    ['code', 'transform'],
     ['claude-code', 'llm node'],
   ])("says what to use instead of pflow's %s", (type, instead) => {
     const parsed = parseWorkflow({ nodes: [{ id: 'n', type }] });
@@ -92,5 +91,11 @@ describe('validation of pflow forms', () => {
     expect(validateWorkflow(parsed.workflow, builtinCatalog)).toContainEqual(
       expect.objectContaining({ code: 'UNSUPPORTED_NODE_TYPE', message: expect.stringContaining(instead) }),
     );
+  });
+
+  it("accepts pflow's code node on every host, AWS included (a Python runner Lambda there)", () => {
+    const parsed = parseWorkflow({ nodes: [{ id: 'n', type: 'code', params: { code: 'result = 1' } }] });
+    if (!parsed.ok) throw new Error('parse');
+    expect(validateWorkflow(parsed.workflow, builtinCatalog).filter((i) => i.severity === 'error')).toEqual([]);
   });
 });

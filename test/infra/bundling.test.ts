@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { secretReference } from '../../functions/core/index.ts';
 import { SECRET_RESOLVER_FILE } from '../../functions/hosts/lambda/bundled-secret-resolver.ts';
+import { PYTHON_CODE_WRAPPER } from '../../functions/nodes/code-python.ts';
 import type { CfnTemplate } from '../support/cfn-asl.ts';
 import { startFakeSecrets } from '../support/fake-secrets.ts';
 import { synthFlowmend } from '../support/synth-flowmend.ts';
@@ -46,7 +47,8 @@ const functionIds = (cfn: CfnTemplate, prefix: string): string[] =>
 describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
   it('are ESM bundles that load and run under plain Node', async () => {
     const { outdir, cfn } = await synthesized();
-    const functions = Object.entries(cfn.Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+    // The Node functions (the code runner is Python: test/hosts/lambda/run-code-python.test.ts runs its files).
+    const functions = Object.entries(cfn.Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function' && String(r.Properties?.Runtime).startsWith('nodejs'));
     const assetDir = (id: string) => {
       const code = cfn.Resources[id]?.Properties?.Code as { S3Key: string };
       return join(outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
@@ -119,9 +121,18 @@ describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
     expect(Buffer.byteLength(bundle)).toBeLessThan(680 * 1024);
   }, 240_000);
 
+  it("the code runner's asset is its Python handler and the local host's own wrapper, byte for byte", async () => {
+    const { outdir, cfn } = await synthesized();
+    const [runCode] = functionIds(cfn, 'RunCode');
+    const dir = assetDirOf(outdir, cfn, runCode ?? '');
+    expect(readFileSync(join(dir, 'code_wrapper.py'), 'utf8')).toBe(PYTHON_CODE_WRAPPER);
+    expect(readFileSync(join(dir, 'run_code.py'), 'utf8')).toContain('def handler(event, context=None):');
+  }, 240_000);
+
   it('a runner bundle holds no Secrets Manager or SSM client; its side file does, and reads a secret input when a node has one', async () => {
     const { outdir, cfn } = await synthesized();
-    const runners = functionIds(cfn, 'Run').filter((id) => !id.startsWith('RunState'));
+    // The Node runners (RunCode is Python and reads no secret: run_code.py refuses them).
+    const runners = functionIds(cfn, 'Run').filter((id) => !id.startsWith('RunState') && !id.startsWith('RunCode'));
     expect(runners.length).toBeGreaterThanOrEqual(5);
     for (const id of runners) {
       const dir = assetDirOf(outdir, cfn, id);

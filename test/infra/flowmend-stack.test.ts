@@ -56,11 +56,30 @@ describe('FlowmendStack blob bucket', () => {
 describe('FlowmendStack Lambdas', () => {
   it('run Node 24 on arm64 with tracing and no source maps, one per node type plus the engine, repair, start-run, the watcher, the API, scheduled-start and wake', () => {
     const functions = template.findResources('AWS::Lambda::Function');
+    const codeRunner = fnId('RunCode');
     expect(Object.keys(functions)).toHaveLength(7 + RUNNER_TYPES.length);
-    for (const fn of Object.values(functions)) {
+    for (const [id, fn] of Object.entries(functions)) {
+      if (id === codeRunner) continue;
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], TracingConfig: { Mode: 'Active' } });
       expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('source-maps');
     }
+  });
+
+  it("the code node's runner is Python 3.12 (run_code.handler), with a role that writes its own log group and nothing else", () => {
+    const id = fnId('RunCode');
+    expect(cfn.Resources[id]?.Properties).toMatchObject({
+      Runtime: 'python3.12',
+      Handler: 'run_code.handler',
+      Architectures: ['arm64'],
+      TracingConfig: { Mode: 'Active' },
+    });
+    // No environment at all: nothing of the engine's configuration reaches the user's Python.
+    expect(cfn.Resources[id]?.Properties?.Environment).toBeUndefined();
+    const actions = actionsOf(statementsOf(cfn, id));
+    expect(actions.filter((a) => !/^(logs|xray):/.test(a))).toEqual([]);
+    // The state machines run code nodes on it.
+    const definitions = JSON.stringify(template.findResources('AWS::StepFunctions::StateMachine'));
+    expect(definitions).toContain('RunCode');
   });
 
   it('give every function its own role', () => {
@@ -68,7 +87,7 @@ describe('FlowmendStack Lambdas', () => {
     expect(new Set(roles).size).toBe(roles.length);
   });
 
-  it.each(RUNNER_TYPES)(
+  it.each(RUNNER_TYPES.filter((type) => type !== 'code'))(
     'the %s runner has no table or bucket permission, and reads secret inputs under the prefix only (llm: and the Anthropic key)',
     (type) => {
       const id = fnId(runnerPrefix(type));
