@@ -69,7 +69,9 @@ def compact(value):
 
 
 def http(method, url, what, body=None):
-    request = urllib.request.Request(url, data=None if body is None else body.encode("utf-8"), method=method)
+    # urllib's default body type (a form) is what a server may parse and drop: an S3 object is the body as sent.
+    headers = {} if body is None else {"Content-Type": "application/json"}
+    request = urllib.request.Request(url, data=None if body is None else body.encode("utf-8"), method=method, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
             return response.read().decode("utf-8")
