@@ -1,4 +1,4 @@
-"""Lambda without Docker: each function's deployed bundle in warm Node processes."""
+"""Lambda without Docker: each function's deployed bundle in warm Node processes (Python ones in python3)."""
 
 import base64
 import hashlib
@@ -16,6 +16,8 @@ from moto.awslambda import models as lambda_models
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOOTSTRAP = os.path.join(HERE, "lambda-bootstrap.mjs")
+# python3.x functions (the code node's runner) run in this interpreter, the machine's python3 that runs moto.
+PYTHON_BOOTSTRAP = os.path.join(HERE, "lambda-bootstrap.py")
 
 
 def access_key_of(function_name: str) -> str:
@@ -23,8 +25,12 @@ def access_key_of(function_name: str) -> str:
     return "AKIAFM" + hashlib.sha256(function_name.encode()).hexdigest()[:14].upper()
 
 
+def is_python(fn):
+    return (fn.run_time or "").startswith("python")
+
+
 class Sandbox:
-    """One warm Node process serving one function's invocations, one at a time."""
+    """One warm Node (or Python) process serving one function's invocations, one at a time."""
 
     def __init__(self, key, argv, env, cwd):
         read_fd, write_fd = os.pipe()
@@ -110,9 +116,10 @@ class LambdaRuntime:
         key = access_key_of(fn.function_name)
         with self.lock:
             self.keys[key] = {"functionName": fn.function_name, "role": fn.role, "functionArn": fn.function_arn}
+        interpreter = sys.executable if is_python(fn) else self.node
         env = {
-            # Lambda's Node runtimes put their node first (/var/lang/bin): a shell a function starts finds it.
-            "PATH": f"{os.path.dirname(self.node)}:/usr/local/bin:/usr/bin:/bin",
+            # Lambda's runtimes put their interpreter first (/var/lang/bin): a process a function starts finds it.
+            "PATH": f"{os.path.dirname(interpreter)}:/usr/local/bin:/usr/bin:/bin",
             "LANG": "en_US.UTF-8",
             "TZ": ":UTC",
             "LAMBDA_TASK_ROOT": "/var/task",
@@ -155,7 +162,8 @@ class LambdaRuntime:
                     sandbox = candidate
                     break
         if sandbox is None:
-            sandbox = Sandbox(pool_key, [self.node, BOOTSTRAP, code, handler], env, code)
+            argv = [sys.executable, "-I", PYTHON_BOOTSTRAP] if is_python(fn) else [self.node, BOOTSTRAP]
+            sandbox = Sandbox(pool_key, [*argv, code, handler], env, code)
             with self.lock:
                 self.sandboxes.append(sandbox)
         timeout_s = float(fn.timeout or 3)
