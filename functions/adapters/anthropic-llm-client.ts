@@ -25,10 +25,26 @@ const toResult = async (error: unknown, model: string): Promise<LlmMessageResult
   return { kind: 'rejected', status, ...(error.type ? { type: error.type } : {}), message: apiMessage };
 };
 
+/**
+ * The system prompt: the cached context first, its last block marked as the end of the cached prefix (with
+ * its TTL), then the node's own system text, uncached.
+ */
+const systemOf = (request: LlmMessageRequest): string | Anthropic.TextBlockParam[] | undefined => {
+  const cached = request.cachedContext ?? [];
+  if (cached.length === 0) return request.system;
+  const blocks: Anthropic.TextBlockParam[] = cached.map((text, i) => ({
+    type: 'text',
+    text,
+    ...(i === cached.length - 1 ? { cache_control: { type: 'ephemeral', ttl: request.cacheTtl ?? '5m' } } : {}),
+  }));
+  return request.system === undefined ? blocks : [...blocks, { type: 'text', text: request.system }];
+};
+
 /** The llm node's LlmClient on the Anthropic Messages API: one user message (images first, then the text); text blocks joined. */
 export const makeAnthropicLlmClient = (makeClient: (options: AnthropicClientOptions) => Anthropic | Promise<Anthropic> = makeAnthropicClient): LlmClient => ({
   async send(request: LlmMessageRequest): Promise<LlmMessageResult> {
     const client = await makeClient({ apiKey: request.apiKey, ...(request.baseURL ? { baseURL: request.baseURL } : {}), timeoutMs: request.timeoutMs });
+    const system = systemOf(request);
     let message: Anthropic.Message;
     try {
       message = await client.messages.create(
@@ -36,7 +52,7 @@ export const makeAnthropicLlmClient = (makeClient: (options: AnthropicClientOpti
           model: request.model,
           max_tokens: request.maxTokens,
           messages: [{ role: 'user', content: request.images.length === 0 ? request.prompt : [...request.images, { type: 'text', text: request.prompt }] }],
-          ...(request.system === undefined ? {} : { system: request.system }),
+          ...(system === undefined ? {} : { system }),
           ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
         },
         request.signal ? { signal: request.signal } : undefined,
@@ -49,7 +65,12 @@ export const makeAnthropicLlmClient = (makeClient: (options: AnthropicClientOpti
       kind: 'message',
       text,
       model: message.model,
-      usage: { input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens },
+      usage: {
+        input_tokens: message.usage.input_tokens,
+        output_tokens: message.usage.output_tokens,
+        ...(message.usage.cache_creation_input_tokens ? { cache_creation_input_tokens: message.usage.cache_creation_input_tokens } : {}),
+        ...(message.usage.cache_read_input_tokens ? { cache_read_input_tokens: message.usage.cache_read_input_tokens } : {}),
+      },
       stopReason: message.stop_reason,
     };
   },

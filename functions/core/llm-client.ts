@@ -28,6 +28,9 @@ export interface LlmMessageRequest {
   prompt: string;
   images: readonly LlmImage[];
   system?: string;
+  /** Text blocks before the system prompt, marked for the provider's prompt cache (the last block ends the cached prefix). */
+  cachedContext?: readonly string[];
+  cacheTtl?: '5m' | '1h';
   temperature?: number;
   timeoutMs: number;
   signal?: AbortSignal;
@@ -35,7 +38,14 @@ export interface LlmMessageRequest {
 
 /** The model's answer; a request the API refused for a reason the workflow can fix (a 4xx such as an unknown model); or a call the signal cancelled. */
 export type LlmMessageResult =
-  | { kind: 'message'; text: string; model: string; usage: { input_tokens: number; output_tokens: number }; stopReason: string | null }
+  | {
+      kind: 'message';
+      text: string;
+      model: string;
+      /** Tokens written to and read from the prompt cache are counted apart from `input_tokens`, as the API counts them. */
+      usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number };
+      stopReason: string | null;
+    }
   | { kind: 'rejected'; status: number; type?: string; message: string }
   | { kind: 'aborted' };
 

@@ -18,6 +18,9 @@ export const LlmUsageSchema = builtOnFirstUse(() =>
     model: z.string(),
     input_tokens: z.int().check(z.nonnegative()),
     output_tokens: z.int().check(z.nonnegative()),
+    /** Prompt-cache writes and reads (pflow's prompt_cache), billed at 1.25-2x and 0.1x input. */
+    cache_creation_input_tokens: z.optional(z.int().check(z.nonnegative())),
+    cache_read_input_tokens: z.optional(z.int().check(z.nonnegative())),
     cost_usd: z.number().check(z.nonnegative()),
   }),
 );

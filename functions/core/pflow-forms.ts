@@ -1,5 +1,6 @@
 import { isRecord } from './json-text.ts';
 import { MCP_TYPE, type McpServers, splitMcpAlias } from './mcp-servers.ts';
+import { lowerPromptCache } from './pflow-prompt-cache.ts';
 import { fillSharedStoreParams } from './pflow-shared-store.ts';
 
 export interface PflowFormOptions {
@@ -52,8 +53,9 @@ const canonicalWorkflowNode = (node: unknown): unknown => {
 /**
  * Rewrites the forms pflow accepts into flowmend's IR before parsing: the saved-workflow wrapper,
  * `mcp-<server>-<tool>` node types, servers declared in a config file rather than the workflow, the
- * `workflow:` + `inputs:` nested form, the parser's `_source*` metadata (dropped), and params pflow read
- * from its shared store (pflow-shared-store.ts). Anything else is left for the schema to judge.
+ * `workflow:` + `inputs:` nested form, the parser's `_source*` metadata (dropped), params pflow read
+ * from its shared store (pflow-shared-store.ts), and prompt-cache chunks as llm params (pflow-prompt-cache.ts).
+ * Anything else is left for the schema to judge.
  */
 export const normalisePflowForms = (raw: unknown, options: PflowFormOptions = {}): unknown => {
   if (!isRecord(raw)) return raw;
@@ -61,17 +63,20 @@ export const normalisePflowForms = (raw: unknown, options: PflowFormOptions = {}
   if (!Array.isArray(workflow.nodes)) return workflow;
   const declared = isRecord(workflow.mcp_servers) ? workflow.mcp_servers : {};
   const configured = options.mcpServers ?? {};
-  const nodes = fillSharedStoreParams(
-    workflow.nodes.map((n) => canonicalWorkflowNode(canonicalMcpNode(withoutSourceKeys(n), [...Object.keys(declared), ...Object.keys(configured)]))),
-    workflow.edges,
+  const cache = isRecord(workflow.cache) ? { ...(withoutSourceKeys(workflow.cache) as Record<string, unknown>) } : workflow.cache;
+  if (isRecord(cache) && Array.isArray(cache.items)) cache.items = cache.items.map(withoutSourceKeys);
+  const nodes = lowerPromptCache(
+    fillSharedStoreParams(
+      workflow.nodes.map((n) => canonicalWorkflowNode(canonicalMcpNode(withoutSourceKeys(n), [...Object.keys(declared), ...Object.keys(configured)]))),
+      workflow.edges,
+    ),
+    cache,
   );
   const used = new Set(
     nodes.flatMap((n) => (isRecord(n) && n.type === MCP_TYPE && isRecord(n.params) && typeof n.params.server === 'string' ? [n.params.server] : [])),
   );
   const fromConfig = Object.fromEntries([...used].filter((s) => !Object.hasOwn(declared, s) && Object.hasOwn(configured, s)).map((s) => [s, configured[s]]));
   const servers = { ...fromConfig, ...declared };
-  const cache = isRecord(workflow.cache) ? { ...(withoutSourceKeys(workflow.cache) as Record<string, unknown>) } : workflow.cache;
-  if (isRecord(cache) && Array.isArray(cache.items)) cache.items = cache.items.map(withoutSourceKeys);
   return {
     ...workflow,
     nodes,

@@ -2,10 +2,33 @@ import type { Workflow } from './ir.ts';
 import { findTemplates } from './templates.ts';
 import { issueError as error, formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 
-/** Node settings pflow has that this version does not run yet, refused rather than silently ignored. */
-const NOT_YET: Readonly<Record<string, string>> = {
-  prompt_cache: "pflow's prompt caching is not supported by this version of flowmend: put the shared context in the llm node's system or prompt",
-};
+/** A node's `prompt_cache` names `## Cache` chunks that exist, in the order they are declared (pflow's rule). */
+function checkChunks(workflow: Workflow, nodeId: string, names: readonly string[], path: string): ValidationIssue[] {
+  const declared = (workflow.cache?.items ?? []).map((item) => item.name);
+  const listed = declared.length === 0 ? 'the workflow declares none (a ## Cache section with a ```cache block)' : `declared: ${declared.join(', ')}`;
+  const unknown = names.filter((name) => !declared.includes(name));
+  if (unknown.length > 0) {
+    return [
+      error(
+        path,
+        'PROMPT_CACHE_UNKNOWN_CHUNK',
+        `Node '${nodeId}': prompt_cache names ${unknown.map((n) => `'${n}'`).join(', ')}, not a ## Cache chunk; ${listed}`,
+      ),
+    ];
+  }
+  const positions = names.map((name) => declared.indexOf(name));
+  if (positions.some((p, i) => i > 0 && p <= (positions[i - 1] as number))) {
+    return [
+      error(
+        path,
+        'PROMPT_CACHE_ORDER',
+        `Node '${nodeId}': prompt_cache lists ${names.join(', ')}; chunks are sent in the order ## Cache declares them, once each`,
+        `Write them as declared: ${declared.filter((d) => names.includes(d)).join(', ')}`,
+      ),
+    ];
+  }
+  return [];
+}
 
 /**
  * Checks of what pflow's 2026 IR added: at most one `stdin` input and one `stdout` output, `loop` not
@@ -31,9 +54,6 @@ export function checkPflowFeatures(workflow: Workflow): ValidationIssue[] {
   }
   workflow.nodes.forEach((node, index) => {
     const at = (key: string): string => formatIssuePath(['nodes', index, key]);
-    for (const [key, why] of Object.entries(NOT_YET)) {
-      if ((node as Record<string, unknown>)[key] !== undefined) issues.push(error(at(key), 'UNSUPPORTED_KEY', `Node '${node.id}': ${why}`));
-    }
     if (node.loop !== undefined && node.batch !== undefined) {
       issues.push(error(at('loop'), 'LOOP_WITH_BATCH', `Node '${node.id}' has both "loop" and "batch"`, 'A node either loops or runs per item: keep one'));
     }
@@ -54,6 +74,7 @@ export function checkPflowFeatures(workflow: Workflow): ValidationIssue[] {
     if (node.prompt_cache !== undefined && node.type !== 'llm') {
       issues.push(error(at('prompt_cache'), 'PROMPT_CACHE_NOT_LLM', `Node '${node.id}' (${node.type}): "prompt_cache" applies to llm nodes only`));
     }
+    if (node.prompt_cache !== undefined) issues.push(...checkChunks(workflow, node.id, node.prompt_cache, at('prompt_cache')));
   });
   return issues;
 }

@@ -17,6 +17,17 @@ export const LlmParamsSchema = z.strictObject({
   timeout_s: z.optional(z.number({ error: 'timeout_s must be a number of seconds' }).check(z.positive())),
   /** pflow's images: http(s) or data: URLs, or image files in the workspace (see llm-images.ts). */
   images: z.optional(z.array(z.string().check(z.minLength(1, 'an image is a URL or a file path')), { error: 'images must be an array of URLs or file paths' })),
+  /**
+   * Text sent before the system prompt as a prefix the provider caches (pflow's `## Cache` chunks named by
+   * `prompt_cache`, lowered to this param when the workflow is read: core/pflow-prompt-cache.ts).
+   */
+  cached_context: z.optional(
+    z
+      .array(z.string({ error: 'cached_context holds text' }), { error: 'cached_context is a list of text blocks' })
+      .check(z.minLength(1), z.maxLength(4, 'cached_context takes at most 4 blocks')),
+  ),
+  /** How long the provider keeps the cached prefix: 5 minutes (default) or 1 hour. */
+  cache_ttl: z.optional(z.enum(['5m', '1h'], { error: 'cache_ttl is "5m" or "1h"' })),
   /** Reserved: the run's workspace, where image files are read (the local host). */
   __workspace: z.optional(z.string()),
 });

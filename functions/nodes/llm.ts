@@ -45,6 +45,7 @@ export const makeLlmRunner = ({ config, client }: LlmRunnerDeps): NodeRunner<typ
       prompt: params.prompt,
       images,
       ...(params.system === undefined ? {} : { system: params.system }),
+      ...(params.cached_context === undefined ? {} : { cachedContext: params.cached_context, cacheTtl: params.cache_ttl ?? '5m' }),
       ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
       timeoutMs: timeoutOf(params) * 1000,
       ...(context.signal ? { signal: context.signal } : {}),

@@ -21,7 +21,6 @@ const present = existsSync(EXAMPLES);
 
 /** The files pflow accepts that do not validate here yet, and why (the README's compatibility table says the same). */
 const NOT_YET: Readonly<Record<string, string>> = {
-  'examples/core/prompt-caching.pflow.md': 'prompt_cache',
   'tests/fixtures/graph/multi-output-batch/parent.pflow.md': 'a batch of workflow nodes, each item naming its child by a template',
 };
 

@@ -12,6 +12,8 @@ export interface RecordedRequest {
 export interface FakeUsage {
   input_tokens?: number;
   output_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
 }
 
 /** A message whose content is `text`, or an error answer with `status` (and an Anthropic error body). */
@@ -54,8 +56,8 @@ const message = (text: string, model: string, usage: FakeUsage | undefined, stop
   usage: {
     input_tokens: usage?.input_tokens ?? 12,
     output_tokens: usage?.output_tokens ?? 5,
-    cache_creation_input_tokens: null,
-    cache_read_input_tokens: null,
+    cache_creation_input_tokens: usage?.cache_creation_input_tokens ?? null,
+    cache_read_input_tokens: usage?.cache_read_input_tokens ?? null,
     cache_creation: null,
     server_tool_use: null,
     service_tier: 'standard',
