@@ -1,0 +1,232 @@
+// Throughput of `flowmend serve` (issue 30): N runs of an M-step chain of no-op transform nodes, started at
+// once through serve's API (POST /runs, all in flight together), on a fresh state dir. Prints, per round:
+// runs completed per second (N over the time from the first POST to the last run's final commit), p50/p99
+// time to finish (a run's final commit less its POST), CPU of each process of serve (user+system, from
+// /proc) and per step, peak memory (the sum of serve's processes' RSS, sampled, and each one's high-water
+// mark), and how long serve's API took to answer a GET of a run while the batch ran (responsiveness).
+// Completion is read from the state dir's SQLite file by this process (a WAL reader: serve is not asked).
+//
+// Alternate builds in one sitting (the machine is noisy): BENCH_BINS="main=/path/to/bin/flowmend.cjs,new=bin/flowmend.cjs"
+// runs each in turn, BENCH_ROUNDS times, and prints medians per label. BENCH_RUNS (200), BENCH_STEPS (10),
+// BENCH_SERVE_ARGS (extra arguments for serve, for every label),
+// BENCH_NODE_ARGS (node flags for serve, e.g. --cpu-prof). Prints figures and the machine; no assertions.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const BINS = (process.env.BENCH_BINS ?? `this=${join(REPO, 'bin', 'flowmend.cjs')}`).split(',').map((entry) => {
+  const [label, path] = entry.includes('=') ? (entry.split('=', 2) as [string, string]) : [entry, entry];
+  return { label, bin: resolve(path) };
+});
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+const STEPS = Number(process.env.BENCH_STEPS ?? 10);
+const SERVE_ARGS = (process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean);
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
+
+const chain = (steps: number) => ({
+  nodes: Array.from({ length: steps }, (_, i) => ({
+    id: `n${i}`,
+    type: 'transform',
+    params: { expression: '$', input: i === 0 ? 0 : `\${n${i - 1}.result}` },
+  })),
+  edges: Array.from({ length: steps - 1 }, (_, i) => ({ from: `n${i}`, to: `n${i + 1}` })),
+});
+
+const quantile = (xs: number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] as number;
+const median = (xs: number[]): number => quantile(xs, 0.5);
+
+/** A process and every process under it (serve's workers, when it forks). */
+const processTree = (root: number): number[] => {
+  const parents = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i += 1) for (const [pid, parent] of parents) if (parent === tree[i]) tree.push(pid);
+  return tree;
+};
+
+const cpuMs = (pid: number): number => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+  } catch {
+    return 0;
+  }
+};
+
+const memoryKb = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
+  try {
+    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+};
+
+const listening = (child: ChildProcess): Promise<string> =>
+  new Promise((done, fail) => {
+    let log = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(log)?.[1];
+      if (url) done(url);
+      if (log.length > 100_000) log = log.slice(-10_000);
+    });
+    child.once('exit', (code) => fail(new Error(`flowmend serve exited ${code}: ${log}`)));
+  });
+
+const startRun = async (api: string, workflow: unknown): Promise<string> => {
+  const response = await fetch(`${api}/runs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ workflow, name: 'bench', repair: false }),
+  });
+  const body = (await response.json()) as { run_id?: string };
+  if (response.status !== 202 || !body.run_id) throw new Error(`POST /runs answered ${response.status}: ${JSON.stringify(body)}`);
+  return body.run_id;
+};
+
+interface Round {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  cpuMs: number[];
+  peakRssMb: number;
+  hwmMb: number[];
+  apiP50: number;
+  apiMax: number;
+  apiCount: number;
+  load: number;
+}
+
+/** Polls the state dir's database until every run of `ids` is done; resolves with each run's final commit time. */
+const finished = async (database: Database.Database, ids: readonly string[]): Promise<Map<string, number>> => {
+  const read = database.prepare<[], { run_id: string; status: string; updated_at: number }>(
+    "SELECT run_id, json_extract(body, '$.status') AS status, json_extract(body, '$.updatedAt') AS updated_at FROM runs",
+  );
+  const wanted = new Set(ids);
+  for (;;) {
+    const done = new Map<string, number>();
+    for (const row of read.all()) {
+      if (!wanted.has(row.run_id)) continue;
+      if (row.status === 'succeeded') done.set(row.run_id, row.updated_at);
+      else if (row.status !== 'running') throw new Error(`run ${row.run_id} ended ${row.status}`);
+    }
+    if (done.size === wanted.size) return done;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+const measure = async (bin: string): Promise<Round> => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'flowmend-throughput-'));
+  const args = ['serve', '--port', '0', '--state-dir', stateDir, ...SERVE_ARGS];
+  // BENCH_NODE_ARGS (e.g. --cpu-prof) runs the bin under node with those flags.
+  const server = NODE_ARGS.length
+    ? spawn(process.execPath, [...NODE_ARGS, bin, ...args], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] })
+    : spawn(bin, args, { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    const api = await listening(server);
+    const workflow = chain(STEPS);
+    const database = new Database(join(stateDir, 'flowmend.db'), { readonly: true, timeout: 10_000 });
+    // Warm-up: a small batch (JIT, the interpreter, serve's workers), not measured.
+    const warm = await Promise.all(Array.from({ length: 20 }, () => startRun(api, workflow)));
+    await finished(database, warm);
+    const pids = () => processTree(server.pid as number);
+    const cpuBefore = new Map(pids().map((pid) => [pid, cpuMs(pid)]));
+    let peakRssKb = 0;
+    const apiMs: number[] = [];
+    let probing = false;
+    const sample = () => {
+      peakRssKb = Math.max(
+        peakRssKb,
+        pids().reduce((sum, pid) => sum + memoryKb(pid, 'VmRSS'), 0),
+      );
+      if (probing) return;
+      probing = true;
+      const t = performance.now();
+      void fetch(`${api}/runs/${warm[0]}`)
+        .then((r) => r.arrayBuffer())
+        .then(() => apiMs.push(performance.now() - t))
+        .finally(() => {
+          probing = false;
+        });
+    };
+    const load = loadavg()[0] ?? 0;
+    const sent = new Map<string, number>();
+    const sampler = setInterval(sample, 50);
+    const t0 = Date.now();
+    const ids = await Promise.all(
+      Array.from({ length: RUNS }, async () => {
+        const at = Date.now();
+        const id = await startRun(api, workflow);
+        sent.set(id, at);
+        return id;
+      }),
+    );
+    const ends = await finished(database, ids);
+    clearInterval(sampler);
+    const last = Math.max(...ends.values());
+    const toFinish = ids.map((id) => (ends.get(id) as number) - (sent.get(id) as number));
+    const tree = pids();
+    const result: Round = {
+      perSecond: (RUNS * 1000) / (last - t0),
+      p50: median(toFinish),
+      p99: quantile(toFinish, 0.99),
+      cpuMs: tree.map((pid) => cpuMs(pid) - (cpuBefore.get(pid) ?? 0)),
+      peakRssMb: peakRssKb / 1024,
+      hwmMb: tree.map((pid) => memoryKb(pid, 'VmHWM') / 1024),
+      apiP50: apiMs.length ? median(apiMs) : Number.NaN,
+      apiMax: apiMs.length ? Math.max(...apiMs) : Number.NaN,
+      apiCount: apiMs.length,
+      load,
+    };
+    database.close();
+    return result;
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((done) => server.once('exit', done));
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+};
+
+const show = (r: Round): string =>
+  `${r.perSecond.toFixed(0)} runs/s, to finish p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms, ` +
+  `CPU ${r.cpuMs.map((ms) => ms.toFixed(0)).join('+')} ms (${(r.cpuMs.reduce((a, b) => a + b, 0) / (RUNS * STEPS)).toFixed(2)} ms/step), ` +
+  `peak RSS ${r.peakRssMb.toFixed(0)} MiB (high-water ${r.hwmMb.map((mb) => mb.toFixed(0)).join('+')}), ` +
+  `API GET while busy p50 ${r.apiP50.toFixed(1)} ms max ${r.apiMax.toFixed(0)} ms (${r.apiCount}), load ${r.load.toFixed(1)}`;
+
+console.log(
+  `machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, node ${process.version}, load average ${loadavg()[0]?.toFixed(1)} when started; ` +
+    `${RUNS} runs of ${STEPS} transform steps started at once, ${ROUNDS} rounds${SERVE_ARGS.length ? `, serve ${SERVE_ARGS.join(' ')}` : ''}`,
+);
+const rounds = new Map<string, Round[]>(BINS.map((b) => [b.label, []]));
+for (let round = 0; round < ROUNDS; round += 1) {
+  for (const { label, bin } of BINS) {
+    const r = await measure(bin);
+    rounds.get(label)?.push(r);
+    console.log(`round ${round + 1} ${label}: ${show(r)}`);
+  }
+}
+for (const { label, bin } of BINS) {
+  const rs = rounds.get(label) ?? [];
+  const pick = (f: (r: Round) => number) => median(rs.map(f));
+  const cpu = pick((r) => r.cpuMs.reduce((a, b) => a + b, 0));
+  console.log(
+    `${label} (median of ${rs.length}; ${bin}): ${pick((r) => r.perSecond).toFixed(0)} runs/s, p50 ${pick((r) => r.p50).toFixed(0)} ms, ` +
+      `p99 ${pick((r) => r.p99).toFixed(0)} ms, CPU ${cpu.toFixed(0)} ms (${(cpu / (RUNS * STEPS)).toFixed(2)} ms/step), peak RSS ${pick((r) => r.peakRssMb).toFixed(0)} MiB, ` +
+      `API GET p50 ${pick((r) => r.apiP50).toFixed(1)} ms, max ${pick((r) => r.apiMax).toFixed(0)} ms; load ${rs.map((r) => r.load.toFixed(1)).join('/')}`,
+  );
+}
+console.log(`load average when done: ${loadavg()[0]?.toFixed(1)}`);
