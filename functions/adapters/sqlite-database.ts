@@ -11,7 +11,7 @@ export const DATABASE_FILE = 'flowmend.db';
  * How long a statement waits for another process's write lock before failing with SQLITE_BUSY. A
  * commit holds the lock for well under a millisecond, so only a stuck or very busy writer reaches it.
  */
-const BUSY_TIMEOUT_MS = 10_000;
+export const BUSY_TIMEOUT_MS = 10_000;
 
 export interface SqliteDatabase {
   db: Database.Database;
@@ -31,7 +31,7 @@ const EXPLAIN: Record<string, string> = {
   SQLITE_BUSY: `stayed locked by another process for ${BUSY_TIMEOUT_MS / 1000} s; retry, or look for a stuck flowmend process`,
 };
 
-const codeOf = (error: unknown): string => String((error as { code?: unknown } | undefined)?.code ?? '');
+export const codeOf = (error: unknown): string => String((error as { code?: unknown } | undefined)?.code ?? '');
 
 /** An error from SQLite as a StoreError naming the database file and saying what to do. */
 export const sqliteError = (path: string, operation: string, error: unknown): StoreError => {

@@ -14,7 +14,7 @@ import {
   sameStoredValue,
 } from '../core/index.ts';
 import type * as z from '../core/zod.ts';
-import { openSqlite, type SqliteDatabase, sqliteError } from './sqlite-database.ts';
+import { BUSY_TIMEOUT_MS, codeOf, openSqlite, type SqliteDatabase, sqliteError } from './sqlite-database.ts';
 
 /** Days (today included) that `listRuns` without a workflow name looks back, as the DynamoDB store does. */
 const LOOKBACK_DAYS = 31;
@@ -49,6 +49,10 @@ const SCHEMA = `
 `;
 
 type Row = { body: string };
+type QueuedWrite = { operation: string; body: () => void; resolve: () => void; reject: (error: unknown) => void };
+
+/** How soon a group of writes tries again for the write lock another connection holds (a commit holds it for about one fsync). */
+const LOCK_RETRY_MS = 1;
 type Statements = ReturnType<typeof prepare>;
 
 const prepare = (db: Database.Database) => ({
@@ -92,6 +96,12 @@ export class SqliteRunStore implements RunStore {
   private readonly db: Database.Database;
   private readonly sql: Statements;
   private readonly now: () => number;
+  /** Writes waiting for the next group commit (see write). */
+  private queued: QueuedWrite[] = [];
+  /** The next try of a group whose lock another connection held. */
+  private retry: NodeJS.Timeout | undefined;
+  /** One write, inside the group's transaction: a savepoint. */
+  private readonly savepoint: (body: () => void) => void;
 
   constructor(database: SqliteDatabase, options: { now?: () => number } = {}) {
     this.db = database.db;
@@ -108,6 +118,7 @@ export class SqliteRunStore implements RunStore {
       }
       return prepare(this.db);
     });
+    this.savepoint = this.db.transaction((body: () => void) => body());
   }
 
   /** Opens the store of a state dir (`<stateDir>/flowmend.db`). */
@@ -116,11 +127,12 @@ export class SqliteRunStore implements RunStore {
   }
 
   close(): void {
+    clearTimeout(this.retry);
     if (this.db.open) this.db.close();
   }
 
   async putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {
-    this.write('writing a run', () => this.putRunNow(run, condition));
+    return this.write('writing a run', () => this.putRunNow(run, condition));
   }
 
   async getRun(runId: string): Promise<RunItem | undefined> {
@@ -129,7 +141,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async putIrVersion(item: IrVersionItem): Promise<void> {
-    this.write('writing a workflow version', () => {
+    return this.write('writing a workflow version', () => {
       const existing = this.sql.getIr.get(item.runId, item.version);
       if (existing) {
         if (sameStoredValue(JSON.parse(existing.body), JSON.parse(JSON.stringify(item)))) return;
@@ -147,7 +159,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async putRecord(step: NodeRecord, expectStatus?: NodeRecord['status'] | null): Promise<void> {
-    this.write('writing a step', () => {
+    return this.write('writing a step', () => {
       const body = JSON.stringify(step);
       if (expectStatus === undefined) {
         this.sql.upsertStep.run(step.runId, step.seq, step.status, body);
@@ -168,7 +180,7 @@ export class SqliteRunStore implements RunStore {
 
   async putRecords(steps: readonly NodeRecord[]): Promise<void> {
     if (steps.length === 0) return;
-    this.write('writing steps', () => this.putRecordsNow(steps));
+    return this.write('writing steps', () => this.putRecordsNow(steps));
   }
 
   async getRecords(runId: string, seqs: readonly number[]): Promise<NodeRecord[]> {
@@ -183,7 +195,7 @@ export class SqliteRunStore implements RunStore {
 
   async appendEvents(events: readonly RunEvent[]): Promise<void> {
     if (events.length === 0) return;
-    this.write('appending events', () => this.appendEventsNow(events));
+    return this.write('appending events', () => this.appendEventsNow(events));
   }
 
   async listEvents(runId: string, afterKey?: string): Promise<RunEvent[]> {
@@ -211,7 +223,7 @@ export class SqliteRunStore implements RunStore {
 
   /** One transaction, so one fsync: the events, the records and the run item are on disk together, or none is. */
   async commitAdvance(commit: AdvanceCommit): Promise<void> {
-    this.write('committing a step', () => {
+    return this.write('committing a step', () => {
       this.putRunNow(commit.run, commit.condition);
       this.appendEventsNow(commit.events);
       this.putRecordsNow(commit.records);
@@ -248,9 +260,74 @@ export class SqliteRunStore implements RunStore {
     for (const event of events) this.sql.putEvent.run(event.runId, event.key, JSON.stringify(event));
   }
 
-  /** Runs `body` in an IMMEDIATE transaction (the write lock first, so a concurrent writer waits instead of failing). */
-  private write(operation: string, body: () => void): void {
-    this.guard(operation, () => this.db.transaction(body).immediate());
+  /**
+   * Runs `body` in an IMMEDIATE transaction, shared with the other writes made in the same turn of the event
+   * loop (group commit): `serve` drives many runs at once, and their steps then cost one fsync together
+   * instead of one each. Each write is a savepoint of its own, so a failed condition (or any error) undoes
+   * only that write; the promise resolves once the transaction holding it is on disk, so a run still moves
+   * on only after its step is durable. A lone write waits one turn of the loop. While another connection
+   * holds the write lock, the group waits without blocking this thread's event loop (serve's API stays
+   * responsive, and more writes join the group), up to BUSY_TIMEOUT_MS.
+   */
+  private write(operation: string, body: () => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queued.push({ operation, body, resolve, reject });
+      if (this.queued.length === 1 && this.retry === undefined) setImmediate(() => this.flush(Date.now()));
+    });
+  }
+
+  private flush(since: number): void {
+    this.retry = undefined;
+    const batch = this.queued;
+    if (batch.length === 0) return;
+    const operation = batch.length === 1 ? (batch[0] as QueuedWrite).operation : `${batch.length} writes`;
+    try {
+      if (!this.begin()) {
+        if (Date.now() - since < BUSY_TIMEOUT_MS) {
+          this.retry = setTimeout(() => this.flush(since), LOCK_RETRY_MS);
+          return;
+        }
+        this.db.exec('BEGIN IMMEDIATE'); // once more with the busy timeout: fails with SQLITE_BUSY, named below
+      }
+    } catch (error) {
+      this.queued = [];
+      for (const entry of batch) entry.reject(sqliteError(this.path, operation, error));
+      return;
+    }
+    this.queued = [];
+    const failed = new Map<QueuedWrite, unknown>();
+    for (const entry of batch) {
+      try {
+        this.savepoint(entry.body);
+      } catch (error) {
+        failed.set(entry, error instanceof StaleRunError ? error : sqliteError(this.path, entry.operation, error));
+      }
+    }
+    try {
+      this.db.exec('COMMIT');
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      for (const entry of batch) entry.reject(sqliteError(this.path, operation, error));
+      return;
+    }
+    for (const entry of batch) {
+      if (failed.has(entry)) entry.reject(failed.get(entry));
+      else entry.resolve();
+    }
+  }
+
+  /** Takes the write lock if no other connection holds it (false when one does), without waiting. */
+  private begin(): boolean {
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      return true;
+    } catch (error) {
+      if (codeOf(error) === 'SQLITE_BUSY') return false;
+      throw error;
+    } finally {
+      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
   }
 
   private guard<T>(operation: string, body: () => T): T {

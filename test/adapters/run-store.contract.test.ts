@@ -318,6 +318,36 @@ describe.each([
     await expect(commitAdvance(store, late)).rejects.toBeInstanceOf(StaleRunError);
     expect((await store.getRun(run.runId))?.seq).toBe(2);
   });
+
+  it('commits steps of several runs at once (one transaction on SQLite): a failed condition undoes only its own step', async () => {
+    const runs = [makeRun(), makeRun(), makeRun()];
+    for (const run of runs) await store.putRun(run, { notExists: true });
+    const stepOf = (run: RunItem, owner: string) => ({
+      run: { ...run, seq: 1 },
+      condition: { ownerId: owner },
+      records: [aRecord(run.runId, 1, { status: 'completed', action: 'default' })],
+      events: [makeEvent(run.runId, 1)],
+    });
+    const [a, b, c] = runs as [RunItem, RunItem, RunItem];
+    const results = await Promise.allSettled([
+      commitAdvance(store, stepOf(a, 'owner-a')),
+      commitAdvance(store, stepOf(b, 'owner-b')),
+      commitAdvance(store, stepOf(c, 'owner-a')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(StaleRunError);
+    for (const run of [a, c]) {
+      expect((await store.getRun(run.runId))?.seq).toBe(1);
+      expect(await store.listRecords(run.runId)).toHaveLength(1);
+      expect(await store.listEvents(run.runId)).toHaveLength(1);
+    }
+    expect((await store.getRun(b.runId))?.seq).toBe(0);
+    // A store without transactions writes events and records before the guarded run item (advance-commit.ts).
+    if (store.commitAdvance) {
+      expect(await store.listRecords(b.runId)).toEqual([]);
+      expect(await store.listEvents(b.runId)).toEqual([]);
+    }
+  });
 });
 
 describe('DynamoRunStore', () => {
