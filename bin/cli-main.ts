@@ -1,18 +1,9 @@
 import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import * as z from '../functions/core/zod.ts';
-import type { LocalHostOptions, RepairHandler } from '../functions/hosts/local/local-host.ts';
+import { lazyRepairHandler as makeRepairHandler } from '../functions/hosts/local/lazy-repair-handler.ts';
 
 // The CLI's composition root, shared by the bundle (dist/flowmend.cjs, loaded by bin/flowmend.cjs) and
 // the TypeScript fallback (bin/flowmend.ts). No top-level await: the bundle is CommonJS.
-
-// The repair handler (the node catalog, the Anthropic SDK) loads at the first repair, not at every start.
-const makeRepairHandler: NonNullable<LocalHostOptions['makeRepairHandler']> = (deps) => {
-  let handler: Promise<RepairHandler> | undefined;
-  return async (event) => {
-    handler ??= import('../functions/hosts/lambda/repair.ts').then(({ envRepairHandler }) => envRepairHandler(process.env)(deps));
-    return (await handler)(event);
-  };
-};
 
 /**
  * Writes the CLI's output straight to its file descriptor. Creating process.stdout loads Node's stream and

@@ -55,6 +55,19 @@ export class EngineCache {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
   }
 
+  /**
+   * Caches for a host that drives up to `runs` runs at once (`serve`): each keeps its run item, the outputs
+   * its next nodes read and its IR version between steps. Sized below that, runs stepping in turn evict
+   * each other, and every step reads and parses its run item again.
+   */
+  static forConcurrentRuns(runs: number): EngineCache {
+    return new EngineCache({
+      runs: Math.max(DEFAULT_LIMITS.runs, 2 * runs),
+      outputs: Math.max(DEFAULT_LIMITS.outputs, 8 * runs),
+      irVersions: Math.max(DEFAULT_LIMITS.irVersions, 2 * runs),
+    });
+  }
+
   rememberOutputs(record: NodeRecord): void {
     if (record.status === 'failed') return;
     evictOldest(this.outputs, this.limits.outputs);

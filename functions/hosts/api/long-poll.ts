@@ -56,7 +56,12 @@ export class StoreChanges {
     if (write.kind === 'run') runIds.add(write.run.runId);
     else if (write.kind === 'step') runIds.add(write.step.runId);
     else for (const item of write.kind === 'steps' ? write.steps : write.events) runIds.add(item.runId);
-    for (const runId of runIds) for (const watch of this.watches.get(runId) ?? []) watch.fire();
+    for (const runId of runIds) this.noteRun(runId);
+  }
+
+  /** A write of `runId` (serve's worker threads tell it so). */
+  noteRun(runId: string): void {
+    for (const watch of this.watches.get(runId) ?? []) watch.fire();
   }
 
   watch(runId: string): RunWatch {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { RepairApproval, RunStatus } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
@@ -14,7 +15,7 @@ Usage:
   flowmend validate <workflow.json> [--mcp-config FILE] [--online]
   flowmend cancel <run-id>
   flowmend logs <run-id> [--follow]
-  flowmend serve [--port N] [--host 127.0.0.1] [--allow-remote [--token T]] [--workspace DIR] [--api URL]
+  flowmend serve [--port N] [--host 127.0.0.1] [--allow-remote [--token T]] [--workspace DIR] [--workers N] [--api URL]
   flowmend open <run-id> [--port N] [--api URL]
 
 Every command takes:
@@ -30,6 +31,7 @@ flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with yo
 --workspace DIR: where file nodes read and write (default: the current directory; kept with the run;
   for serve, of every run started through it).
 --no-cache: the run reuses no result from pflow's memo cache (it still keeps its own for later runs).
+--workers N: serve drives runs in N worker threads (default: one per core; 0: in its own thread).
 --mcp-config FILE: MCP servers in pflow's mcp-servers.json shape (default $FLOWMEND_MCP_CONFIG,
   else ~/.pflow/mcp-servers.json when it exists).
 
@@ -111,6 +113,8 @@ export type Command =
       /** A --host that is not loopback: required, with a token checked on every request. */
       allowRemote: boolean;
       token: string | undefined;
+      /** Worker threads that drive runs (0: serve's own thread). */
+      workers: number;
     } & CommonOptions)
   /** The run page in the browser; with `apiUrl`, served here and forwarded to that API. */
   | ({ name: 'open'; runId: string; port: number } & CommonOptions)
@@ -139,6 +143,7 @@ const FLAGS = {
   host: { type: 'string' },
   'allow-remote': { type: 'boolean' },
   token: { type: 'string' },
+  workers: { type: 'string' },
   /** serve: the scheduler ticks only on POST /_scheduler/tick (tests drive its clock). */
   'manual-clock': { type: 'boolean' },
   /** run: open the run's page in the browser. */
@@ -161,7 +166,7 @@ const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
   validate: ['mcp-config', 'online'],
   cancel: ['api'],
   logs: ['follow', 'api'],
-  serve: ['port', 'host', 'manual-clock', 'workspace', 'api', 'allow-remote', 'token'],
+  serve: ['port', 'host', 'manual-clock', 'workspace', 'api', 'allow-remote', 'token', 'workers'],
   open: ['port', 'api'],
 };
 
@@ -290,6 +295,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         manualClock: values['manual-clock'] ?? false,
         allowRemote: values['allow-remote'] ?? false,
         token: values.token,
+        workers: values.workers === undefined ? availableParallelism() : parseOrThrow(CountSchema('--workers'), values.workers),
         ...common,
       };
     case 'open':

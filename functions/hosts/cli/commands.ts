@@ -76,6 +76,7 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
         host: command.host,
         manualClock: command.manualClock,
         workspace,
+        workers: command.workers,
         ...(remote.token === undefined ? {} : { token: remote.token }),
         log: (line) => io.stderr(`${line}\n`),
         onListening: (origin) => viewerIo.stdout(`Run viewer: ${origin}/ui/${remote.token === undefined ? '' : `?token=${remote.token}`}\n`),

@@ -5,8 +5,8 @@ import type { MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
 import { RunLog } from '../../adapters/run-log.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
-import type { Redactor, RunStore } from '../../core/index.ts';
-import { ConfigurationError, claimRun } from '../../core/index.ts';
+import type { Redactor, RunLauncher, RunStore } from '../../core/index.ts';
+import { ConfigurationError, claimRun, EngineCache } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import type { ApiDeps } from '../api/api-deps.ts';
 import { ApiError } from '../api/api-error.ts';
@@ -20,6 +20,7 @@ import { WaitWaker } from '../api/wait-waker.ts';
 import { FileDefinitionMemo } from '../local/definition-memo.ts';
 import { isLocalOwnerAlive, LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { LocalRunLauncher, SERVE_OWNER_PREFIX } from '../local/local-launcher.ts';
+import { findServeWorkerFile, WorkerPoolLauncher } from '../local/worker-pool-launcher.ts';
 import { JsonLines, logThresholdFrom } from '../telemetry/json-lines.ts';
 import { deferredTelemetry } from '../telemetry/load-telemetry.ts';
 import { telemetryConfigFrom } from '../telemetry/telemetry-config.ts';
@@ -39,6 +40,10 @@ export interface ServeOptions {
   /** Checked on every request (`--allow-remote`): see token-guard.ts. */
   token?: string;
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
+  /** Worker threads that drive runs (0: this thread drives them, as it must with host options other than the repair handler). */
+  workers?: number;
+  /** Runs each worker drives at once; the others wait in order. */
+  runsPerWorker?: number;
   /** How often a long-poll reads a run written by another process (this process's own writes wake it at once); 100 ms by default. */
   pollIntervalMs?: number;
   /** Where serve's log lines go (JSON, one a line). */
@@ -53,6 +58,8 @@ export interface ServeOptions {
   redactor?: Redactor;
 }
 
+/** Runs a serve worker drives at once unless told (many in flight let their commits share an fsync). */
+const DEFAULT_RUNS_PER_WORKER = 100;
 /** How often the scheduler's clock ticks in a real serve. */
 const TICK_MS = 1000;
 /** How many recent runs serve looks through on start for its own interrupted ones. */
@@ -63,7 +70,7 @@ const TickBodySchema = z.strictObject({ now: z.iso.datetime({ offset: true }) })
 type Log = (message: string, fields?: Record<string, unknown>) => void;
 
 /** Resumes the runs an earlier serve on this machine was driving when it stopped; another serve racing it gets RunBusyError. */
-const resumeOwnRuns = async (store: RunStore, launcher: LocalRunLauncher, now: number, log: Log): Promise<void> => {
+const resumeOwnRuns = async (store: RunStore, launcher: RunLauncher, now: number, log: Log): Promise<void> => {
   for (const run of await store.listRuns({ limit: RECOVERY_SCAN })) {
     const owner = run.owner;
     if ((run.status !== 'running' && run.status !== 'interrupted') || !owner?.id.startsWith(SERVE_OWNER_PREFIX) || owner.host !== hostname()) continue;
@@ -113,6 +120,8 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     validatedDefinitions: FileDefinitionMemo.inStateDir(stateDir),
     now,
     callbacks: localCallbacks(stateDir, env, () => origin),
+    // When this thread drives runs, it drives all of them at once.
+    cache: EngineCache.forConcurrentRuns(DEFAULT_RUNS_PER_WORKER * 2),
     ...options.hostOptions,
     store,
     blobs,
@@ -124,7 +133,22 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     },
     telemetry,
   });
-  const launcher = new LocalRunLauncher(host, log);
+  // Host options other than the repair handler (tests' runners, clocks, observers) cannot cross into a thread: this thread drives then.
+  const threadable = Object.keys(options.hostOptions ?? {}).every((key) => key === 'makeRepairHandler');
+  const workerFile = (options.workers ?? 0) > 0 && threadable ? findServeWorkerFile() : undefined;
+  const launcher = workerFile
+    ? new WorkerPoolLauncher({
+        stateDir,
+        file: workerFile,
+        workers: options.workers ?? 1,
+        runsPerWorker: options.runsPerWorker ?? DEFAULT_RUNS_PER_WORKER,
+        store: host.store,
+        onWritten: (runId) => changes.noteRun(runId),
+        observe: (observations) => telemetry?.observer.observe(observations),
+        log,
+      })
+    : new LocalRunLauncher(host, log);
+  log(workerFile ? `runs are driven in ${options.workers} worker threads` : 'runs are driven in the main thread', { workers: workerFile ? options.workers : 0 });
   const deps: ApiDeps = {
     // The local host's own catalog: the file family too, which only a host with a workspace runs.
     store: host.store,
@@ -188,6 +212,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
   await new Promise<void>((done) => server.close(() => done()));
   // Runs still going stay durable and `running`: the next serve resumes them.
+  if (launcher instanceof WorkerPoolLauncher) await launcher.close();
   registryDb.close();
   close();
   await telemetry.shutdown();

@@ -17,7 +17,12 @@ export class LocalRunLauncher implements RunLauncher {
     private readonly log: (message: string, fields?: Record<string, unknown>) => void = () => {},
   ) {}
 
-  newOwner(_runId: string, now: number): Owner {
+  newOwner(runId: string, now: number): Owner {
+    return LocalRunLauncher.serveOwner(runId, now);
+  }
+
+  /** An owner of this serve process (its worker threads share its pid). */
+  static serveOwner(_runId: string, now: number): Owner {
     const owner = localOwner(now);
     return { ...owner, id: `${SERVE_OWNER_PREFIX}${owner.id}` };
   }
@@ -47,6 +52,11 @@ export class LocalRunLauncher implements RunLauncher {
     if (!execution) return;
     execution.abort.abort();
     await execution.done;
+  }
+
+  /** Resolves when the execution of `ownerId` stopped (at once when none runs). */
+  async whenDone(ownerId: string): Promise<void> {
+    await this.running.get(ownerId)?.done;
   }
 
   /** Waits for every run this process drives to stop (tests and shutdown). */

@@ -1,0 +1,64 @@
+// One worker thread of `flowmend serve` (worker-pool-launcher.ts): the local host over its own connection to the
+// state dir's SQLite file, driving the runs the pool hands it. The API, the scheduler and every claim stay in
+// serve's main thread; this thread only drives runs whose owner the main thread already wrote.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Owner, RunObservation } from '../../core/index.ts';
+import { EngineCache } from '../../core/index.ts';
+import { openCliStore } from '../cli/cli-store.ts';
+import { FileDefinitionMemo } from './definition-memo.ts';
+import { lazyRepairHandler } from './lazy-repair-handler.ts';
+import { LocalHost } from './local-host.ts';
+import { LocalRunLauncher } from './local-launcher.ts';
+
+/** What the pool sends a worker. */
+export type ToWorker = { type: 'launch'; runId: string; owner: Owner; mode: 'express' | 'standard' } | { type: 'stop'; ownerId: string };
+
+/** What a worker sends the pool. */
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'written'; runId: string }
+  | { type: 'observed'; observations: readonly RunObservation[] }
+  | { type: 'log'; message: string; fields?: Record<string, unknown> }
+  | { type: 'done'; ownerId: string }
+  | { type: 'stopped'; ownerId: string };
+
+export interface ServeWorkerData {
+  stateDir: string;
+  /** Runs the pool hands this worker at once, at most. */
+  runsPerWorker: number;
+}
+
+/** Opens the store and answers the pool (a CommonJS bundle has no top-level await). */
+const serveRuns = async (port: NonNullable<typeof parentPort>): Promise<void> => {
+  const post = (message: FromWorker): void => port.postMessage(message);
+  const { stateDir, runsPerWorker } = workerData as ServeWorkerData;
+  const { store, blobs, memo } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
+  const host = new LocalHost({
+    validatedDefinitions: FileDefinitionMemo.inStateDir(stateDir),
+    store,
+    blobs,
+    memo,
+    makeRepairHandler: lazyRepairHandler,
+    cache: EngineCache.forConcurrentRuns(runsPerWorker),
+    // The main thread wakes the long-polls waiting on a run and tells its telemetry (log lines, metrics) what runs do.
+    onWrite: (write) => {
+      const runId =
+        write.kind === 'run' ? write.run.runId : write.kind === 'step' ? write.step.runId : (write.kind === 'steps' ? write.steps : write.events)[0]?.runId;
+      if (runId !== undefined) post({ type: 'written', runId });
+    },
+    telemetry: { observer: { observe: (observations) => post({ type: 'observed', observations }) }, traced: false },
+  });
+  const launcher = new LocalRunLauncher(host, (message, fields) => post({ type: 'log', message, ...(fields ? { fields } : {}) }));
+  port.on('message', (message: ToWorker) => {
+    if (message.type === 'launch') {
+      void launcher
+        .launch({ runId: message.runId, owner: message.owner, mode: message.mode })
+        .then(() => launcher.whenDone(message.owner.id).then(() => post({ type: 'done', ownerId: message.owner.id })));
+    } else {
+      void launcher.stop({ id: message.ownerId, since: 0 }).then(() => post({ type: 'stopped', ownerId: message.ownerId }));
+    }
+  });
+  post({ type: 'ready' });
+};
+
+if (parentPort) void serveRuns(parentPort);

@@ -1,0 +1,201 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { LaunchRequest, Owner, RunLauncher, RunObservation, RunStore } from '../../core/index.ts';
+import { claimRun } from '../../core/index.ts';
+import { isLocalOwnerAlive } from './local-host.ts';
+import { LocalRunLauncher } from './local-launcher.ts';
+import type { FromWorker, ServeWorkerData, ToWorker } from './serve-worker.ts';
+
+/** Beside the CLI bundle (dist/), or the build's output seen from the sources (functions/hosts/local/). */
+const CANDIDATES = ['./serve-worker.cjs', '../../../dist/serve-worker.cjs'];
+
+/** The serve worker's file, or undefined where none is shipped (serve then drives runs in its own thread). */
+export const findServeWorkerFile = (): string | undefined =>
+  CANDIDATES.map((candidate) => fileURLToPath(new URL(candidate, import.meta.url))).find((path) => existsSync(path));
+
+export interface WorkerPoolOptions {
+  stateDir: string;
+  /** The serve worker's file (findServeWorkerFile). */
+  file: string;
+  workers: number;
+  /** Runs one worker drives at once; the others wait their turn, in the order they came. */
+  runsPerWorker: number;
+  /** serve's own store: a run whose worker died is claimed through it before another worker drives it on. */
+  store: RunStore;
+  /** A worker wrote this run (serve wakes the long-polls waiting on it). */
+  onWritten: (runId: string) => void;
+  /** What the runs did, for serve's telemetry (log lines, metrics, traces). */
+  observe: (observations: readonly RunObservation[]) => void;
+  log: (message: string, fields?: Record<string, unknown>) => void;
+  now?: () => number;
+}
+
+interface Slot {
+  index: number;
+  worker: Worker;
+  /** The runs this worker drives, by owner id. */
+  owners: Map<string, LaunchRequest>;
+}
+
+/**
+ * The launcher of `flowmend serve` on every core: runs are driven in worker threads, each with its own
+ * interpreter, local host and connection to the state dir's SQLite file, while the API answers from the
+ * main thread. A run is driven by one worker at a time (its owner, written by the main thread, names it);
+ * each worker drives at most `runsPerWorker` runs at once, the rest wait in order. A worker that dies
+ * (a crash, or `terminateWorker`) is replaced, and the runs it drove are claimed anew and driven on from
+ * their last durable step, as a restarted serve resumes its own.
+ */
+export class WorkerPoolLauncher implements RunLauncher {
+  private readonly slots: Slot[] = [];
+  private readonly queue: LaunchRequest[] = [];
+  private readonly stopping = new Map<string, () => void>();
+  private readonly idle: (() => void)[] = [];
+  private readonly now: () => number;
+  private closing = false;
+
+  constructor(private readonly options: WorkerPoolOptions) {
+    this.now = options.now ?? Date.now;
+    for (let index = 0; index < Math.max(1, options.workers); index += 1) this.slots.push(this.start(index));
+  }
+
+  newOwner(runId: string, now: number): Owner {
+    return LocalRunLauncher.serveOwner(runId, now);
+  }
+
+  async launch(request: LaunchRequest): Promise<void> {
+    this.queue.push(request);
+    this.dispatch();
+  }
+
+  async isAlive(owner: Owner): Promise<boolean> {
+    if (this.queue.some((r) => r.owner.id === owner.id) || this.slots.some((s) => s.owners.has(owner.id))) return true;
+    if (owner.pid === process.pid) return false;
+    return isLocalOwnerAlive(owner);
+  }
+
+  async stop(owner: Owner): Promise<void> {
+    const queued = this.queue.findIndex((r) => r.owner.id === owner.id);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      this.settleIfIdle();
+      return;
+    }
+    const slot = this.slots.find((s) => s.owners.has(owner.id));
+    if (!slot) return;
+    await new Promise<void>((resolve) => {
+      this.stopping.set(owner.id, resolve);
+      this.post(slot, { type: 'stop', ownerId: owner.id });
+    });
+  }
+
+  /** Waits until no run is driven or waiting (tests and shutdown). */
+  async settle(): Promise<void> {
+    if (this.busy()) await new Promise<void>((resolve) => this.idle.push(resolve));
+  }
+
+  /** Ends a worker at once, wherever it is, as a crash of its thread would (tests). */
+  async terminateWorker(index: number): Promise<void> {
+    await this.slots[index]?.worker.terminate();
+  }
+
+  /** Stops every worker; runs still going stay durable and `running`, for the next serve to resume. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+
+  private start(index: number): Slot {
+    const data: ServeWorkerData = { stateDir: this.options.stateDir, runsPerWorker: this.options.runsPerWorker };
+    const worker = new Worker(this.options.file, { workerData: data });
+    const slot: Slot = { index, worker, owners: new Map() };
+    worker.on('message', (message: FromWorker) => this.receive(slot, message));
+    worker.on('error', (error) => this.options.log(`serve worker ${index} failed: ${error.stack ?? error.message}`, { level: 'ERROR' }));
+    worker.once('exit', (code) => void this.replace(slot, code));
+    return slot;
+  }
+
+  private receive(slot: Slot, message: FromWorker): void {
+    switch (message.type) {
+      case 'ready':
+        return;
+      case 'written':
+        this.options.onWritten(message.runId);
+        return;
+      case 'observed':
+        this.options.observe(message.observations);
+        return;
+      case 'log':
+        this.options.log(message.message, message.fields);
+        return;
+      case 'done':
+        slot.owners.delete(message.ownerId);
+        this.dispatch();
+        return;
+      case 'stopped':
+        this.stopping.get(message.ownerId)?.();
+        this.stopping.delete(message.ownerId);
+        return;
+    }
+  }
+
+  /** Hands waiting runs to the least busy workers with room. */
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const slot = this.slots.reduce((best, s) => (s.owners.size < best.owners.size ? s : best));
+      if (slot.owners.size >= this.options.runsPerWorker) break;
+      const request = this.queue.shift() as LaunchRequest;
+      slot.owners.set(request.owner.id, request);
+      this.post(slot, { type: 'launch', runId: request.runId, owner: request.owner, mode: request.mode });
+    }
+    this.settleIfIdle();
+  }
+
+  private post(slot: Slot, message: ToWorker): void {
+    slot.worker.postMessage(message);
+  }
+
+  private busy(): boolean {
+    return this.queue.length > 0 || this.slots.some((s) => s.owners.size > 0);
+  }
+
+  private settleIfIdle(): void {
+    if (!this.busy()) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  /** A worker stopped: a new one takes its place, and its runs are claimed anew and queued first, in their order. */
+  private async replace(slot: Slot, code: number): Promise<void> {
+    if (this.closing) return;
+    const orphans = [...slot.owners.values()];
+    this.options.log(`serve worker ${slot.index} stopped (exit code ${code}); ${orphans.length} of its runs go on in a new one`, { level: 'WARN' });
+    const fresh = this.start(slot.index);
+    this.slots[slot.index] = fresh;
+    for (const orphan of orphans) {
+      this.stopping.get(orphan.owner.id)?.();
+      this.stopping.delete(orphan.owner.id);
+    }
+    const relaunched: LaunchRequest[] = [];
+    for (const orphan of orphans) {
+      const request = await this.reclaim(orphan);
+      if (request) relaunched.push(request);
+    }
+    this.queue.unshift(...relaunched);
+    this.dispatch();
+  }
+
+  /** Claims a run its dead worker drove, when it is still running under that worker's owner (not cancelled, not ended). */
+  private async reclaim(orphan: LaunchRequest): Promise<LaunchRequest | undefined> {
+    try {
+      const run = await this.options.store.getRun(orphan.runId);
+      if (run?.status !== 'running' || run.owner?.id !== orphan.owner.id) return undefined;
+      const now = this.now();
+      const owner = this.newOwner(orphan.runId, now);
+      await claimRun(this.options.store, orphan.runId, { owner, now, isAlive: async (o) => o.id !== orphan.owner.id && (await this.isAlive(o)) });
+      this.options.log(`run ${orphan.runId} resumed (its worker stopped)`, { run_id: orphan.runId });
+      return { runId: orphan.runId, owner, mode: run.mode };
+    } catch (error) {
+      this.options.log(`run ${orphan.runId} was not resumed: ${(error as Error).message}`, { run_id: orphan.runId, level: 'WARN' });
+      return undefined;
+    }
+  }
+}
