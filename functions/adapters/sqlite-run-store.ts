@@ -56,6 +56,11 @@ const LOCK_RETRY_MS = 1;
 type Statements = ReturnType<typeof prepare>;
 
 const prepare = (db: Database.Database) => ({
+  // Group commits (SqliteRunStore.write): the write lock without waiting, then the usual wait again.
+  lockNoWait: db.prepare('PRAGMA busy_timeout = 0'),
+  lockWait: db.prepare(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`),
+  begin: db.prepare('BEGIN IMMEDIATE'),
+  commit: db.prepare('COMMIT'),
   getRun: db.prepare<[string], Row>('SELECT body FROM runs WHERE run_id = ?'),
   runGuard: db.prepare<[string], { seq: number; owner_id: string | null }>('SELECT seq, owner_id FROM runs WHERE run_id = ?'),
   // Only a takeover asks for it (start-once): it parses the body, so the per-step guard above does not.
@@ -304,7 +309,7 @@ export class SqliteRunStore implements RunStore {
       }
     }
     try {
-      this.db.exec('COMMIT');
+      this.sql.commit.run();
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       for (const entry of batch) entry.reject(sqliteError(this.path, operation, error));
@@ -318,15 +323,15 @@ export class SqliteRunStore implements RunStore {
 
   /** Takes the write lock if no other connection holds it (false when one does), without waiting. */
   private begin(): boolean {
-    this.db.pragma('busy_timeout = 0');
+    this.sql.lockNoWait.get();
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      this.sql.begin.run();
       return true;
     } catch (error) {
       if (codeOf(error) === 'SQLITE_BUSY') return false;
       throw error;
     } finally {
-      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      this.sql.lockWait.get();
     }
   }
 

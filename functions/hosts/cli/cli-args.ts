@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { RepairApproval, RunStatus } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
@@ -31,7 +30,8 @@ flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with yo
 --workspace DIR: where file nodes read and write (default: the current directory; kept with the run;
   for serve, of every run started through it).
 --no-cache: the run reuses no result from pflow's memo cache (it still keeps its own for later runs).
---workers N: serve drives runs in N worker threads (default: one per core; 0: in its own thread).
+--workers N: serve drives runs in N worker threads, each with its own SQLite connection (default 0: in
+  serve's own thread; see docs/performance.md for when more pay).
 --mcp-config FILE: MCP servers in pflow's mcp-servers.json shape (default $FLOWMEND_MCP_CONFIG,
   else ~/.pflow/mcp-servers.json when it exists).
 
@@ -295,7 +295,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         manualClock: values['manual-clock'] ?? false,
         allowRemote: values['allow-remote'] ?? false,
         token: values.token,
-        workers: values.workers === undefined ? availableParallelism() : parseOrThrow(CountSchema('--workers'), values.workers),
+        workers: values.workers === undefined ? 0 : parseOrThrow(CountSchema('--workers'), values.workers),
         ...common,
       };
     case 'open':

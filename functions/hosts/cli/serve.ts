@@ -148,7 +148,9 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
         log,
       })
     : new LocalRunLauncher(host, log);
-  log(workerFile ? `runs are driven in ${options.workers} worker threads` : 'runs are driven in the main thread', { workers: workerFile ? options.workers : 0 });
+  log(workerFile ? `runs are driven in ${options.workers} worker threads` : 'runs are driven in the main thread', {
+    workers: workerFile ? options.workers : 0,
+  });
   const deps: ApiDeps = {
     // The local host's own catalog: the file family too, which only a host with a workspace runs.
     store: host.store,

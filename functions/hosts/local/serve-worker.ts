@@ -2,7 +2,7 @@
 // state dir's SQLite file, driving the runs the pool hands it. The API, the scheduler and every claim stay in
 // serve's main thread; this thread only drives runs whose owner the main thread already wrote.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Owner, RunObservation } from '../../core/index.ts';
+import type { Owner, RunItem, RunObservation } from '../../core/index.ts';
 import { EngineCache } from '../../core/index.ts';
 import { openCliStore } from '../cli/cli-store.ts';
 import { FileDefinitionMemo } from './definition-memo.ts';
@@ -28,9 +28,35 @@ export interface ServeWorkerData {
   runsPerWorker: number;
 }
 
+/**
+ * An observation as the main thread's observers read it (log lines, spans, metrics: the run's id, workflow,
+ * status, trace and parent): without the parts of the run item that grow with the run, which every message
+ * would otherwise copy (structured clone) at every step.
+ */
+const withLightRun = (observation: RunObservation): RunObservation => {
+  const { params, pendingRecords, latest, visits, outputs, children, batch, itemRecords, repairs, ...light } = observation.run;
+  return { ...observation, run: light as RunItem };
+};
+
 /** Opens the store and answers the pool (a CommonJS bundle has no top-level await). */
 const serveRuns = async (port: NonNullable<typeof parentPort>): Promise<void> => {
-  const post = (message: FromWorker): void => port.postMessage(message);
+  // One message a turn of the event loop, the writes' run ids once each: a step makes several writes and observations.
+  let outbox: FromWorker[] = [];
+  const written = new Set<string>();
+  const post = (message: FromWorker): void => {
+    if (message.type === 'written') {
+      if (written.has(message.runId)) return;
+      written.add(message.runId);
+    }
+    outbox.push(message);
+    if (outbox.length === 1) {
+      setImmediate(() => {
+        port.postMessage(outbox);
+        outbox = [];
+        written.clear();
+      });
+    }
+  };
   const { stateDir, runsPerWorker } = workerData as ServeWorkerData;
   const { store, blobs, memo } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
   const host = new LocalHost({
@@ -46,7 +72,7 @@ const serveRuns = async (port: NonNullable<typeof parentPort>): Promise<void> =>
         write.kind === 'run' ? write.run.runId : write.kind === 'step' ? write.step.runId : (write.kind === 'steps' ? write.steps : write.events)[0]?.runId;
       if (runId !== undefined) post({ type: 'written', runId });
     },
-    telemetry: { observer: { observe: (observations) => post({ type: 'observed', observations }) }, traced: false },
+    telemetry: { observer: { observe: (observations) => post({ type: 'observed', observations: observations.map(withLightRun) }) }, traced: false },
   });
   const launcher = new LocalRunLauncher(host, (message, fields) => post({ type: 'log', message, ...(fields ? { fields } : {}) }));
   port.on('message', (message: ToWorker) => {

@@ -109,7 +109,9 @@ export class WorkerPoolLauncher implements RunLauncher {
     const data: ServeWorkerData = { stateDir: this.options.stateDir, runsPerWorker: this.options.runsPerWorker };
     const worker = new Worker(this.options.file, { workerData: data });
     const slot: Slot = { index, worker, owners: new Map() };
-    worker.on('message', (message: FromWorker) => this.receive(slot, message));
+    worker.on('message', (messages: readonly FromWorker[]) => {
+      for (const message of messages) this.receive(slot, message);
+    });
     worker.on('error', (error) => this.options.log(`serve worker ${index} failed: ${error.stack ?? error.message}`, { level: 'ERROR' }));
     worker.once('exit', (code) => void this.replace(slot, code));
     return slot;
