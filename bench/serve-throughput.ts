@@ -7,11 +7,11 @@
 // Completion is read from the state dir's SQLite file by this process (a WAL reader: serve is not asked).
 //
 // Alternate builds in one sitting (the machine is noisy): BENCH_BINS="main=/path/to/bin/flowmend.cjs,new=bin/flowmend.cjs"
-// runs each in turn, BENCH_ROUNDS times, and prints medians per label. BENCH_RUNS (200), BENCH_STEPS (10),
+// runs each in turn (an entry may add serve arguments after the path: "w0=bin/flowmend.cjs --workers 0"), BENCH_ROUNDS times, and prints medians per label. BENCH_RUNS (200), BENCH_STEPS (10),
 // BENCH_SERVE_ARGS (extra arguments for serve, for every label),
 // BENCH_NODE_ARGS (node flags for serve, e.g. --cpu-prof). Prints figures and the machine; no assertions.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,8 +19,9 @@ import Database from 'better-sqlite3';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const BINS = (process.env.BENCH_BINS ?? `this=${join(REPO, 'bin', 'flowmend.cjs')}`).split(',').map((entry) => {
-  const [label, path] = entry.includes('=') ? (entry.split('=', 2) as [string, string]) : [entry, entry];
-  return { label, bin: resolve(path) };
+  const [label, spec] = entry.includes('=') ? (entry.split('=', 2) as [string, string]) : [entry, entry];
+  const [path, ...args] = spec.split(' ').filter(Boolean);
+  return { label, bin: resolve(path as string), args };
 });
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
@@ -82,6 +83,7 @@ const listening = (child: ChildProcess): Promise<string> =>
       log += chunk.toString();
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(log)?.[1];
       if (url) done(url);
+      if (process.env.BENCH_SERVE_LOG) process.stderr.write(chunk);
       if (log.length > 100_000) log = log.slice(-10_000);
     });
     child.once('exit', (code) => fail(new Error(`flowmend serve exited ${code}: ${log}`)));
@@ -129,9 +131,9 @@ const finished = async (database: Database.Database, ids: readonly string[]): Pr
   }
 };
 
-const measure = async (bin: string): Promise<Round> => {
+const measure = async (bin: string, binArgs: readonly string[]): Promise<Round> => {
   const stateDir = mkdtempSync(join(tmpdir(), 'flowmend-throughput-'));
-  const args = ['serve', '--port', '0', '--state-dir', stateDir, ...SERVE_ARGS];
+  const args = ['serve', '--port', '0', '--state-dir', stateDir, ...SERVE_ARGS, ...binArgs];
   // BENCH_NODE_ARGS (e.g. --cpu-prof) runs the bin under node with those flags.
   const server = NODE_ARGS.length
     ? spawn(process.execPath, [...NODE_ARGS, bin, ...args], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] })
@@ -201,6 +203,63 @@ const measure = async (bin: string): Promise<Round> => {
   }
 };
 
+/**
+ * Resume through serve: a 100-node chain whose last node fails until a file exists, resumed through the API
+ * once the file is there. The resume's work is its claim (the run_resumed event) to its final commit; the
+ * first run's, its creation to its failed commit; both on serve's clock, in the state dir. Medians of RESUMES.
+ */
+const RESUMES = Number(process.env.BENCH_RESUMES ?? 5);
+const measureResume = async (bin: string, binArgs: readonly string[]): Promise<{ ratio: number; firstMs: number; resumeMs: number }> => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'flowmend-resume-'));
+  const server = spawn(bin, ['serve', '--port', '0', '--state-dir', stateDir, ...SERVE_ARGS, ...binArgs], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    const api = await listening(server);
+    const database = new Database(join(stateDir, 'flowmend.db'), { readonly: true, timeout: 10_000 });
+    const gate = join(stateDir, 'go');
+    const last = { id: 'n99', type: 'shell', params: { command: `test -f ${gate}` } };
+    const workflow = { ...chain(100), nodes: [...chain(100).nodes.slice(0, 99), last] };
+    const read = database.prepare<[string], { status: string; created: number; updated: number }>(
+      "SELECT json_extract(body, '$.status') AS status, created_at AS created, json_extract(body, '$.updatedAt') AS updated FROM runs WHERE run_id = ?",
+    );
+    const resumedAt = database.prepare<[string], { at: number }>(
+      "SELECT json_extract(body, '$.at') AS at FROM events WHERE run_id = ? AND json_extract(body, '$.type') = 'run_resumed'",
+    );
+    const settled = async (runId: string, status: string) => {
+      for (;;) {
+        const row = read.get(runId);
+        if (row && row.status !== 'running') {
+          if (row.status !== status) throw new Error(`run ${runId} ended ${row.status}, expected ${status}`);
+          return row;
+        }
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    const ratios: number[] = [];
+    const firsts: number[] = [];
+    const resumes: number[] = [];
+    for (let round = 0; round <= RESUMES; round += 1) {
+      rmSync(gate, { force: true });
+      const runId = await startRun(api, workflow);
+      const failed = await settled(runId, 'failed');
+      writeFileSync(gate, '');
+      const response = await fetch(`${api}/runs/${runId}/resume`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      if (response.status !== 202) throw new Error(`resume answered ${response.status}: ${await response.text()}`);
+      const done = await settled(runId, 'succeeded');
+      const claimed = resumedAt.get(runId)?.at as number;
+      if (round === 0) continue; // warm-up
+      firsts.push(failed.updated - failed.created);
+      resumes.push(done.updated - claimed);
+      ratios.push((done.updated - claimed) / (failed.updated - failed.created));
+    }
+    database.close();
+    return { ratio: median(ratios), firstMs: median(firsts), resumeMs: median(resumes) };
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((done) => server.once('exit', done));
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+};
+
 const show = (r: Round): string =>
   `${r.perSecond.toFixed(0)} runs/s, to finish p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms, ` +
   `CPU ${r.cpuMs.map((ms) => ms.toFixed(0)).join('+')} ms (${(r.cpuMs.reduce((a, b) => a + b, 0) / (RUNS * STEPS)).toFixed(2)} ms/step), ` +
@@ -213,13 +272,13 @@ console.log(
 );
 const rounds = new Map<string, Round[]>(BINS.map((b) => [b.label, []]));
 for (let round = 0; round < ROUNDS; round += 1) {
-  for (const { label, bin } of BINS) {
-    const r = await measure(bin);
+  for (const { label, bin, args } of BINS) {
+    const r = await measure(bin, args);
     rounds.get(label)?.push(r);
     console.log(`round ${round + 1} ${label}: ${show(r)}`);
   }
 }
-for (const { label, bin } of BINS) {
+for (const { label, bin } of ROUNDS > 0 ? BINS : []) {
   const rs = rounds.get(label) ?? [];
   const pick = (f: (r: Round) => number) => median(rs.map(f));
   const cpu = pick((r) => r.cpuMs.reduce((a, b) => a + b, 0));
@@ -227,6 +286,14 @@ for (const { label, bin } of BINS) {
     `${label} (median of ${rs.length}; ${bin}): ${pick((r) => r.perSecond).toFixed(0)} runs/s, p50 ${pick((r) => r.p50).toFixed(0)} ms, ` +
       `p99 ${pick((r) => r.p99).toFixed(0)} ms, CPU ${cpu.toFixed(0)} ms (${(cpu / (RUNS * STEPS)).toFixed(2)} ms/step), peak RSS ${pick((r) => r.peakRssMb).toFixed(0)} MiB, ` +
       `API GET p50 ${pick((r) => r.apiP50).toFixed(1)} ms, max ${pick((r) => r.apiMax).toFixed(0)} ms; load ${rs.map((r) => r.load.toFixed(1)).join('/')}`,
+  );
+}
+for (const { label, bin, args } of RESUMES > 0 ? BINS : []) {
+  const load = loadavg()[0]?.toFixed(1);
+  const r = await measureResume(bin, args);
+  console.log(
+    `${label}: resume through serve of a 100-node run failed at its last node: ${r.ratio.toFixed(3)} of the first run's work (target <= 0.1);` +
+      ` first run ${r.firstMs.toFixed(0)} ms, resume ${r.resumeMs.toFixed(0)} ms (medians of ${RESUMES}, on serve's clock; load ${load})`,
   );
 }
 console.log(`load average when done: ${loadavg()[0]?.toFixed(1)}`);
