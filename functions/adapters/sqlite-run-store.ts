@@ -292,7 +292,7 @@ export class SqliteRunStore implements RunStore {
           this.retry = setTimeout(() => this.flush(since), LOCK_RETRY_MS);
           return;
         }
-        this.db.exec('BEGIN IMMEDIATE'); // once more with the busy timeout: fails with SQLITE_BUSY, named below
+        this.db.exec('BEGIN IMMEDIATE'); // a last try that waits out the busy timeout, else fails with SQLITE_BUSY (named below)
       }
     } catch (error) {
       this.queued = [];
