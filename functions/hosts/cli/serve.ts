@@ -199,6 +199,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
       origin = `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`;
       log(`flowmend API listening on ${origin} (state dir ${stateDir})`, { state_dir: stateDir });
+      if (launcher instanceof WorkerPoolLauncher) launcher.setOrigin(origin);
       options.onListening?.(origin);
       // The OpenTelemetry SDK, when anything is exported, loads now that the port is open.
       setImmediate(() => void telemetry.start());

@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Owner, RunItem, RunObservation } from '../../core/index.ts';
 import { EngineCache } from '../../core/index.ts';
+import { localCallbacks } from '../cli/cli-callbacks.ts';
 import { openCliStore } from '../cli/cli-store.ts';
 import { FileDefinitionMemo } from './definition-memo.ts';
 import { lazyRepairHandler } from './lazy-repair-handler.ts';
@@ -11,7 +12,10 @@ import { LocalHost } from './local-host.ts';
 import { LocalRunLauncher } from './local-launcher.ts';
 
 /** What the pool sends a worker. */
-export type ToWorker = { type: 'launch'; runId: string; owner: Owner; mode: 'express' | 'standard' } | { type: 'stop'; ownerId: string };
+export type ToWorker =
+  | { type: 'launch'; runId: string; owner: Owner; mode: 'express' | 'standard'; waitId?: string }
+  | { type: 'stop'; ownerId: string }
+  | { type: 'origin'; origin: string };
 
 /** What a worker sends the pool. */
 export type FromWorker =
@@ -59,8 +63,11 @@ const serveRuns = async (port: NonNullable<typeof parentPort>): Promise<void> =>
   };
   const { stateDir, runsPerWorker } = workerData as ServeWorkerData;
   const { store, blobs, memo } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
+  // Callback URLs of wait-for-event nodes: the state dir's key, and serve's origin once it listens.
+  let origin: string | undefined;
   const host = new LocalHost({
     validatedDefinitions: FileDefinitionMemo.inStateDir(stateDir),
+    callbacks: localCallbacks(stateDir, process.env, () => origin),
     store,
     blobs,
     memo,
@@ -78,8 +85,10 @@ const serveRuns = async (port: NonNullable<typeof parentPort>): Promise<void> =>
   port.on('message', (message: ToWorker) => {
     if (message.type === 'launch') {
       void launcher
-        .launch({ runId: message.runId, owner: message.owner, mode: message.mode })
+        .launch({ runId: message.runId, owner: message.owner, mode: message.mode, ...(message.waitId === undefined ? {} : { waitId: message.waitId }) })
         .then(() => launcher.whenDone(message.owner.id).then(() => post({ type: 'done', ownerId: message.owner.id })));
+    } else if (message.type === 'origin') {
+      origin = message.origin;
     } else {
       void launcher.stop({ id: message.ownerId, since: 0 }).then(() => post({ type: 'stopped', ownerId: message.ownerId }));
     }

@@ -53,6 +53,7 @@ export class WorkerPoolLauncher implements RunLauncher {
   private readonly idle: (() => void)[] = [];
   private readonly now: () => number;
   private closing = false;
+  private origin: string | undefined;
 
   constructor(private readonly options: WorkerPoolOptions) {
     this.now = options.now ?? Date.now;
@@ -89,6 +90,12 @@ export class WorkerPoolLauncher implements RunLauncher {
     });
   }
 
+  /** serve's origin, once it listens: the base of the callback URLs its workers' runs make. */
+  setOrigin(origin: string): void {
+    this.origin = origin;
+    for (const slot of this.slots) this.post(slot, { type: 'origin', origin });
+  }
+
   /** Waits until no run is driven or waiting (tests and shutdown). */
   async settle(): Promise<void> {
     if (this.busy()) await new Promise<void>((resolve) => this.idle.push(resolve));
@@ -109,6 +116,8 @@ export class WorkerPoolLauncher implements RunLauncher {
     const data: ServeWorkerData = { stateDir: this.options.stateDir, runsPerWorker: this.options.runsPerWorker };
     const worker = new Worker(this.options.file, { workerData: data });
     const slot: Slot = { index, worker, owners: new Map() };
+    // A worker started after serve listens (a replacement) learns its origin at once.
+    if (this.origin !== undefined) this.post(slot, { type: 'origin', origin: this.origin });
     worker.on('message', (messages: readonly FromWorker[]) => {
       for (const message of messages) this.receive(slot, message);
     });
@@ -148,7 +157,13 @@ export class WorkerPoolLauncher implements RunLauncher {
       if (slot.owners.size >= this.options.runsPerWorker) break;
       const request = this.queue.shift() as LaunchRequest;
       slot.owners.set(request.owner.id, request);
-      this.post(slot, { type: 'launch', runId: request.runId, owner: request.owner, mode: request.mode });
+      this.post(slot, {
+        type: 'launch',
+        runId: request.runId,
+        owner: request.owner,
+        mode: request.mode,
+        ...(request.waitId === undefined ? {} : { waitId: request.waitId }),
+      });
     }
     this.settleIfIdle();
   }
