@@ -8,6 +8,7 @@ import type { EngineDeps } from './engine-deps.ts';
 import { InvalidInputError } from './errors.ts';
 import { mustContinueBefore, runnerWorstCaseS } from './execution-limits.ts';
 import { FILE_NODE_TYPES } from './file-node-types.ts';
+import { admitNode, underFlowControl } from './flow/flow-step.ts';
 import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES } from './limits.ts';
 import { MCP_TYPE } from './mcp-servers.ts';
@@ -28,6 +29,9 @@ import { isWaitType } from './waits/wait-nodes.ts';
 
 type NodeOutputs = Record<string, Record<string, unknown>>;
 
+/** A batch node's worst case for its run's slot lease: a chunk of items runs within one Express execution's 5 minutes. */
+const BATCH_CHUNK_WORST_S = 300;
+
 export interface PrepareOptions {
   /** Outputs of the nodes on the path, when the caller already has them (the replay walk). */
   nodes?: NodeOutputs;
@@ -42,6 +46,8 @@ export interface PrepareOptions {
   approved?: boolean;
   /** Settles the visit instead of running the node, once it is in flight at `seq` (a denied gate records its failure). */
   settle?: (seq: number) => Promise<AdvanceOutcome>;
+  /** The start this visit reserved in its rate window before the run paused for it (flow/flow-step.ts): it is not reserved again. */
+  rateReservedAt?: number;
 }
 
 /**
@@ -57,6 +63,8 @@ export class Advance {
   readonly failed = new Set<string>();
   /** The host's callback key and URL, loaded by advanceRun when the workflow has a wait-for-event node (waits/callback-values.ts). */
   callbacks: CallbackConfig | undefined;
+  /** Concurrency slots this call is done with (a recorded node's): given back after its commit (flow/flow-step.ts `settleFlow`). */
+  readonly releases: NonNullable<RunItem['holds']> = [];
   /** Callback tokens this call put into params: kept out of what a person is shown. */
   private readonly minted = new Set<string>();
 
@@ -150,7 +158,21 @@ export class Advance {
     const overLimit = this.runLimitReached(nodeId, visit);
     if (overLimit) return this.fail(overLimit);
     const nodes = options.nodes ?? (await this.referencedOutputs(node.batch ? batchTemplates(node) : [templatedParams(node), node.loop]));
-    if (node.batch) return startBatch(this, node, nodes, visit, options.previousBatch);
+    if (node.batch) {
+      // The run's own slot before a batch node (whose items run in the execution's Map, up to Express's 5 minutes a chunk).
+      if (this.ir.concurrency && underFlowControl(this, node)) {
+        const admitted = await admitNode(
+          this,
+          { ...node, concurrency: undefined, rate_limit: undefined },
+          this.context(nodes),
+          BATCH_CHUNK_WORST_S,
+          options,
+          () => true,
+        );
+        if (admitted.kind === 'stop') return admitted.outcome;
+      }
+      return startBatch(this, node, nodes, visit, options.previousBatch);
+    }
     const iteration = node.loop ? (options.iteration ?? 1) : undefined;
     let params: Record<string, unknown>;
     try {
@@ -172,6 +194,16 @@ export class Advance {
       if (!this.run.cursor) this.run.needsWalk = true;
       await this.writes.commit();
       return { kind: 'continue', runId: this.run.runId, owner: this.owner };
+    }
+    // Flow control: the run's and the node's slots, the node's start in its rate window (a delay or a pause).
+    let startAt: number | undefined;
+    if (!options.settle && underFlowControl(this, node)) {
+      // A start later than this execution can wait for (Express's 5 minutes) pauses the run until then instead.
+      const fits = (delayMs: number): boolean =>
+        !mustContinueBefore(this.deps.executionLimits, this.exec, this.run.mode, this.deps.now(), runnerWorstCaseS(timeoutS) + delayMs / 1000);
+      const admitted = await admitNode(this, node, this.context(nodes), timeoutS, options, fits);
+      if (admitted.kind === 'stop') return admitted.outcome;
+      startAt = admitted.startAt;
     }
     const cacheKey = computeCacheKey(node.type, params);
     const seq = this.run.seq + 1;
@@ -214,7 +246,8 @@ export class Advance {
       owner: this.owner,
       exec: this.exec,
       seq,
-      ...(waitS !== undefined ? { waitS } : {}),
+      // A rate limit's start (which counts a retry's wait in) goes to a Wait state until that instant; else a retry's wait.
+      ...(startAt !== undefined ? { waitUntil: new Date(startAt).toISOString() } : waitS !== undefined ? { waitS } : {}),
       node: {
         id: nodeId,
         type: node.type,

@@ -1,6 +1,7 @@
 import type { BlobStore } from './blob-store.ts';
 import type { EngineCache } from './engine-cache.ts';
 import type { ExecutionLimits } from './execution-limits.ts';
+import type { FlowDeps } from './flow/flow-step.ts';
 import type { Ids } from './ids.ts';
 import type { Limits } from './limits.ts';
 import type { MemoStore } from './memo-store.ts';
@@ -35,4 +36,6 @@ export interface EngineDeps {
   wakeups?: Wakeups;
   /** The key callback tokens are minted with and the URL callbacks reach (waits/callback-token.ts); none: no wait-for-event. */
   callbacks?: CallbackSource;
+  /** Concurrency slots and rate windows shared by runs (docs/flow-control.md); a workflow that uses them fails without. */
+  flow?: FlowDeps;
 }

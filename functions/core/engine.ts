@@ -6,6 +6,7 @@ import { throttledError } from './classify.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { failOnUnexpected } from './fail-unexpected.ts';
+import { continueFlowWait, dropNodeHolds, settleFlow } from './flow/flow-step.ts';
 import { startNodeId, type Workflow } from './ir.ts';
 import { rememberResult } from './memo-step.ts';
 import { parentHop } from './nested/parent-hop.ts';
@@ -104,6 +105,7 @@ const advanceOne = async (rawInput: unknown, deps: EngineDeps): Promise<{ outcom
     if (!failed) throw error;
     return { outcome: failed, hop: parentHop(run, input.owner, failed) };
   }
+  await settleFlow(step, outcome);
   return { outcome: run.rev === undefined ? outcome : { ...outcome, rev: run.rev }, hop: step.hop ?? parentHop(run, input.owner, outcome) };
 };
 
@@ -124,7 +126,7 @@ const dispatch = (step: Advance, input: AdvanceInput): Promise<AdvanceOutcome> =
 const start = async (step: Advance): Promise<AdvanceOutcome> => {
   const { run, ir } = step;
   // The run was woken from a wait (claim-wake.ts): its answer decides what comes next.
-  if (run.wait?.answer) return continueWait(step, recordNode, settleHeldRepair);
+  if (run.wait?.answer) return continueWait(step, recordNode, settleHeldRepair, (s, wait) => (wait.kind === 'debounce' ? start(s) : continueFlowWait(s, wait)));
   // The previous execution continued here to give a repair a whole execution's time.
   if (run.repairDue) return step.repairOrFail(run.repairDue);
   // The previous execution continued in the middle of a batch: its next chunk.
@@ -179,6 +181,8 @@ export const recordNode = async (
   if (input.error?.Error === LAMBDA_THROTTLED) return step.interrupt(throttledError(current.nodeId, current.nodeType));
   const { result, outcome } = await classifyRunInput(deps, run, ir, current, input);
   const record = nodeRecordOf(run, current, outcome, result, deps.now());
+  // The visit is over: its node's slots go back once this step is committed (a retry takes them again).
+  dropNodeHolds(step);
   if (outcome.kind === 'success' && !current.fromMemo) await rememberResult(step, record);
   // pflow's node-level retry and loop: another try, or the next iteration, instead of routing on.
   const repeated = await repeatAfterVisit(step, current, record, outcome);

@@ -1,4 +1,5 @@
 import { BatchConfigSchema } from './batch/batch-config.ts';
+import { ConcurrencySchema, DebounceSchema, RateLimitSchema, SingletonSchema } from './flow/flow-config.ts';
 import { builtOnFirstUse } from './lazy-schema.ts';
 import { McpServersSchema } from './mcp-servers.ts';
 import { LoopConfigSchema, PromptCacheSchema, RetryConfigSchema } from './node-config.ts';
@@ -90,6 +91,10 @@ export const NodeSchema = builtOnFirstUse(() =>
     prompt_cache: z.optional(z.array(z.string())),
     /** pflow's batch prewarm of an llm node's prompt cache (accepted; items start as the batch says). */
     prewarm: z.optional(z.boolean()),
+    /** At most `limit` visits of nodes naming this key at once, across runs (docs/flow-control.md). */
+    concurrency: z.optional(ConcurrencySchema),
+    /** At most `limit` starts of nodes naming this key in any `period_s` seconds, across runs. */
+    rate_limit: z.optional(RateLimitSchema),
   }),
 );
 export type WorkflowNode = z.infer<typeof NodeSchema>;
@@ -158,6 +163,10 @@ export const WorkflowSchema = builtOnFirstUse(() =>
     cache: z.optional(PromptCacheSchema),
     /** Whether repairs wait for a person (`{"approval": "llm"}`). */
     repair: z.optional(RepairPolicySchema),
+    /** Flow control across runs (docs/flow-control.md): at most `limit` runs of the key at once; starts debounced; one run at a time. */
+    concurrency: z.optional(ConcurrencySchema),
+    debounce: z.optional(DebounceSchema),
+    singleton: z.optional(SingletonSchema),
     // pflow keys accepted for compatibility; flowmend always namespaces and resolves strictly.
     mappings: z.optional(z.unknown()),
     enable_namespacing: z.optional(z.boolean()),

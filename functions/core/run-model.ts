@@ -59,6 +59,9 @@ export const RunMetricsSchema = builtOnFirstUse(() =>
     repairInputTokens: z._default(z.int(), 0),
     repairOutputTokens: z._default(z.int(), 0),
     repairCostUsd: z._default(z.number(), 0),
+    /** Flow control (docs/flow-control.md): how often the run waited for a slot, a rate limit or a debounce, and for how long in all. */
+    flowWaits: z._default(z.int(), 0),
+    flowWaitMs: z._default(z.number(), 0),
   }),
 );
 export type RunMetrics = z.infer<typeof RunMetricsSchema>;
@@ -205,6 +208,12 @@ export const RunItemSchema = builtOnFirstUse(() =>
     autoApprove: z.optional(z.array(z.string())),
     /** The run's own repair approval policy (`--repair-approval`), over the workflow's `repair.approval`. */
     repairApproval: z.optional(RepairApprovalSchema),
+    /**
+     * Concurrency slots the run holds (flow/flow-step.ts): the store's key, the holder's id, the node that
+     * holds it (a node-level limit) and the lease as last renewed. The flow store is the truth; this says
+     * what to renew and what to give back.
+     */
+    holds: z.optional(z.array(z.object({ key: z.string(), holder: z.string(), nodeId: z.optional(z.string()), expiresAt: z.nullable(z.number()) }))),
   }),
 );
 export type RunItem = z.infer<typeof RunItemSchema>;

@@ -62,6 +62,8 @@ export const RunOutcomeSchema = builtOnFirstUse(() =>
     node: RunNodeSpecSchema,
     /** A retried node (its `retry`) waits this many whole seconds before its runner (a Wait state: no Lambda waits). */
     waitS: z.optional(z.int().check(z.positive())),
+    /** A rate limit's start time for the node (ISO 8601): a Wait state holds the runner until then (flow/flow-step.ts). */
+    waitUntil: z.optional(z.string()),
   }),
 );
 export type RunOutcome = z.infer<typeof RunOutcomeSchema>;

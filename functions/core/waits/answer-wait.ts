@@ -13,7 +13,9 @@ export const MAX_COMMENT_CHARS = 2_000;
 /** An answer to a waiting run: a callback's event (its token is the credential), or a person's decision. */
 export type WaitReply =
   | { kind: 'event'; token: string; payload: unknown }
-  | { kind: 'decision'; approved: boolean; comment?: string; by?: string; waitId?: string };
+  | { kind: 'decision'; approved: boolean; comment?: string; by?: string; waitId?: string }
+  /** A concurrency slot handed to the run's wait `waitId` by the holder that gave it back (flow/flow-step.ts). */
+  | { kind: 'grant'; waitId: string };
 
 const ANSWER_ATTEMPTS = 3;
 
@@ -30,6 +32,10 @@ const answerFor = (run: RunItem, reply: WaitReply, now: number): { wait: Wait; a
   if (reply.kind === 'event') {
     if (run.status !== 'waiting' || wait?.kind !== 'event' || wait.answer || !callbackTokenMatches(reply.token, wait.tokenHash)) refuse(CALLBACK_REFUSED, run);
     return { wait: wait as Wait, answer: { outcome: 'event', at: now, payload: reply.payload } };
+  }
+  if (reply.kind === 'grant') {
+    if (run.status !== 'waiting' || wait?.kind !== 'slot' || wait.id !== reply.waitId) return refuse(`run ${run.runId} no longer waits for that slot`, run);
+    return wait.answer ? { wait, answer: wait.answer, repeated: true } : { wait, answer: { outcome: 'granted', at: now } };
   }
   if (run.status !== 'waiting' || !wait) return refuse(`run ${run.runId} is ${run.status}: it waits for no approval`, run);
   if (reply.waitId !== undefined && reply.waitId !== wait.id) return refuse(`run ${run.runId} no longer waits for that (${describeWait(wait)})`, run);

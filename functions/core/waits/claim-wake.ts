@@ -37,7 +37,7 @@ export const claimWake = async (input: WakeInput, deps: EngineDeps): Promise<Cla
   if (!answer) {
     if (wait.until === undefined || now < wait.until - EARLY_WAKE_TOLERANCE_MS)
       return idle(input, `run ${input.runId}'s wait ${wait.id} is neither answered nor due`);
-    answer = { outcome: wait.kind === 'time' ? 'due' : 'timeout', at: now };
+    answer = { outcome: wait.kind === 'event' ? 'timeout' : 'due', at: now };
   }
   const previous = run.owner?.id;
   const condition = { ...(previous === undefined ? { seq: run.seq } : { ownerId: previous }), eventSeq: run.eventSeq };

@@ -35,12 +35,14 @@ export const deniedError = (nodeId: string, answer: WaitAnswer): RunError => ({
  * The first thing an execution does with a run it claimed after a wait (claim-wake.ts): a wait node
  * completes with its outputs; a wait-for-event node completes with the event's payload, or fails on a
  * timeout (non-repairable, on its `error` action); an approved gate lets its node run, a denied one fails
- * it (DENIED); a held repair is applied or rejected (`onRepair`, repair/held-repair.ts).
+ * it (DENIED); a held repair is applied or rejected (`onRepair`, repair/held-repair.ts); a wait of flow
+ * control (a slot, a rate limit's start, a debounced start) goes on where it paused (`onFlow`, flow/flow-step.ts).
  */
 export const continueWait = async (
   step: Advance,
   recordNode: RecordNode,
   onRepair: (step: Advance, wait: Extract<Wait, { kind: 'repair-approval' }>, answer: WaitAnswer) => Promise<AdvanceOutcome>,
+  onFlow: (step: Advance, wait: Extract<Wait, { kind: 'slot' | 'rate' | 'debounce' }>) => Promise<AdvanceOutcome>,
 ): Promise<AdvanceOutcome> => {
   const { run } = step;
   const wait = run.wait;
@@ -74,5 +76,9 @@ export const continueWait = async (
     }
     case 'repair-approval':
       return onRepair(step, wait, answer);
+    case 'slot':
+    case 'rate':
+    case 'debounce':
+      return onFlow(step, wait);
   }
 };

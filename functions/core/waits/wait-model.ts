@@ -3,9 +3,10 @@ import * as z from '../zod.ts';
 
 /**
  * How a wait was answered. `due`: its time came; `event`: a callback delivered its payload; `timeout`:
- * no event came in time; `approved` / `denied`: a person answered a gate or a held repair.
+ * no event came in time; `approved` / `denied`: a person answered a gate or a held repair; `granted`: a
+ * concurrency slot was handed to the run (flow/flow-step.ts).
  */
-export const WaitOutcomeSchema = builtOnFirstUse(() => z.enum(['due', 'event', 'timeout', 'approved', 'denied']));
+export const WaitOutcomeSchema = builtOnFirstUse(() => z.enum(['due', 'event', 'timeout', 'approved', 'denied', 'granted']));
 export type WaitOutcome = z.infer<typeof WaitOutcomeSchema>;
 
 /** The answer the next execution continues with (waits/continue-wait.ts); the first answer of a wait is the only one. */
@@ -24,7 +25,7 @@ export const WaitAnswerSchema = builtOnFirstUse(() =>
 export type WaitAnswer = z.infer<typeof WaitAnswerSchema>;
 
 /** What a run waits for: the `kind` of its wait. */
-export const WaitKindSchema = builtOnFirstUse(() => z.enum(['time', 'event', 'approval', 'repair-approval']));
+export const WaitKindSchema = builtOnFirstUse(() => z.enum(['time', 'event', 'approval', 'repair-approval', 'slot', 'rate', 'debounce']));
 
 /** Fields of every kind of wait. A kind is added (issue 32: a concurrency slot, a rate limit) as one more member. */
 const common = () => ({
@@ -62,6 +63,40 @@ export const WaitSchema = builtOnFirstUse(() =>
       version: z.int().check(z.positive()),
       attempt: z.int().check(z.positive()),
     }),
+    // Flow control (docs/flow-control.md): a concurrency slot, a rate limit's start time, a debounced start.
+    z.object({
+      kind: z.literal('slot'),
+      ...common(),
+      /** The key as the workflow resolved it, and whether the run (`run`) or one of its nodes waits for it. */
+      key: z.string(),
+      scope: z.enum(['run', 'node']),
+      nodeId: z.optional(z.string()),
+      limit: z.int(),
+      /** Place in the queue when the run paused (1: next), and how many held the key then. */
+      position: z.int(),
+      holders: z.int(),
+      iteration: z.optional(z.int().check(z.positive())),
+      /** A retry's next try that waits for the slot: it goes on as that try, not as a new visit. */
+      retry: z.optional(z.object({ visit: z.int(), attempt: z.int(), waitS: z.optional(z.int()) })),
+    }),
+    z.object({
+      kind: z.literal('rate'),
+      ...common(),
+      key: z.string(),
+      nodeId: z.string(),
+      /** The start time the node reserved in the key's window: it runs then, without reserving again. */
+      until: z.number(),
+      iteration: z.optional(z.int().check(z.positive())),
+    }),
+    z.object({
+      kind: z.literal('debounce'),
+      ...common(),
+      /** Never set: every kind has the field, so that code reading `wait.nodeId` reads it alike. */
+      nodeId: z.optional(z.string()),
+      key: z.string(),
+      until: z.number(),
+      starts: z.int().check(z.positive()),
+    }),
   ]),
 );
 export type Wait = z.infer<typeof WaitSchema>;
@@ -73,7 +108,12 @@ export const ANSWERS: Readonly<Record<WaitKind, readonly WaitOutcome[]>> = {
   event: ['event', 'timeout'],
   approval: ['approved', 'denied'],
   'repair-approval': ['approved', 'denied'],
+  slot: ['due', 'granted'],
+  rate: ['due'],
+  debounce: ['due'],
 };
+
+const ordinal = (n: number): string => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
 
 /** What a person reads about a wait: what it waits for, in a few words. */
 export const describeWait = (wait: Wait): string => {
@@ -86,6 +126,12 @@ export const describeWait = (wait: Wait): string => {
       return `'${wait.nodeId}' waits for approval before it runs`;
     case 'repair-approval':
       return `a repair (workflow version ${wait.version}) waits for approval before it is applied`;
+    case 'slot':
+      return `${wait.scope === 'run' ? 'the run' : `'${wait.nodeId}'`} waits for a concurrency slot of '${wait.key}' (limit ${wait.limit}, ${wait.holders} holding, ${ordinal(wait.position)} in line)`;
+    case 'rate':
+      return `'${wait.nodeId}' waits for the rate limit of '${wait.key}' until ${new Date(wait.until).toISOString()}`;
+    case 'debounce':
+      return `the start waits out the debounce of '${wait.key}' until ${new Date(wait.until).toISOString()} (${wait.starts} start${wait.starts === 1 ? '' : 's'} so far)`;
   }
 };
 

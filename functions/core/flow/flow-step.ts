@@ -1,0 +1,269 @@
+import type { Advance, PrepareOptions } from '../advance.ts';
+import type { EngineDeps } from '../engine-deps.ts';
+import { RunNotFoundError, WaitNotOpenError } from '../errors.ts';
+import { runnerWorstCaseS } from '../execution-limits.ts';
+import type { WorkflowNode } from '../ir.ts';
+import type { RunError, RunItem } from '../run-model.ts';
+import type { AdvanceOutcome } from '../state-io.ts';
+import { resolveValue, type TemplateContext, TemplateResolutionError } from '../templates.ts';
+import { answerWait } from '../waits/answer-wait.ts';
+import { newWaitId, pauseRun } from '../waits/pause.ts';
+import type { Wait } from '../waits/wait-model.ts';
+import { flowKey } from './flow-config.ts';
+import { changeFlow, type FlowStore } from './flow-store.ts';
+import { readRateWindow, reserveStart } from './rate-window.ts';
+import { acquireSlot, type Promoted, readSlots, releaseSlot, renewLease, type SlotDecision } from './slots.ts';
+
+/** What flow control runs with: the store of keys, and the times its leases are made of. */
+export interface FlowDeps {
+  store: FlowStore;
+  /**
+   * Added to a holder's worst case (its node's timeout with every retry): how long after a holder was last
+   * heard of its slot is freed. It covers the engine's own steps around the node and their retries.
+   */
+  leaseMarginMs: number;
+  /** How long a waiter a slot was handed to has to take it up (its wake-up's delivery). */
+  grantMs: number;
+  /** What the host's timer waits to: 1000 on AWS (a Wait state's timestamp is cut to the second), 1 locally. */
+  timerQuantumMs: number;
+}
+
+export const DEFAULT_LEASE_MARGIN_MS = 30_000;
+export const DEFAULT_GRANT_MS = 120_000;
+/**
+ * The longest start delay of a rate limit that the execution sits out in a Wait state (exact, no Lambda);
+ * a longer one pauses the run `waiting` and a wake-up continues it at its start time.
+ */
+export const RATE_DELAY_IN_EXECUTION_MAX_MS = 240_000;
+
+type Hold = NonNullable<RunItem['holds']>[number];
+
+const unavailable = (nodeId: string): RunError => ({
+  node_id: nodeId,
+  category: 'non_repairable',
+  code: 'FLOW_CONTROL_UNAVAILABLE',
+  message: `node '${nodeId}' (or its workflow) has a concurrency or rate limit, and this host has no flow-control store`,
+  fixable: false,
+});
+
+/** A key template resolved against the run's inputs and the outputs the node's templates read; a key is text. */
+const resolveKey = (template: string, context: TemplateContext): string => {
+  const value = resolveValue(template, context);
+  return typeof value === 'string' ? value : JSON.stringify(value);
+};
+
+const keyFailure = (nodeId: string, what: string, error: TemplateResolutionError): RunError => ({
+  node_id: nodeId,
+  category: 'non_repairable',
+  code: 'FLOW_KEY_UNRESOLVED',
+  message: `the ${what} key of '${nodeId}' does not resolve: ${error.message}`,
+  fixable: false,
+});
+
+/**
+ * Wakes the runs a freed slot was handed to: the grant is written into the waiter's wait (durably: `serve`
+ * continues an answered wait at its next tick, `resume` does too), then its wake-up is asked for at once.
+ * A waiter that was cancelled or went on otherwise is skipped; its slot runs out after `grantMs`.
+ */
+export const wakeGranted = async (deps: EngineDeps, promoted: readonly Promoted[], now: number): Promise<void> => {
+  for (const waiter of promoted) {
+    try {
+      const { run } = await answerWait(deps.store, waiter.runId, { kind: 'grant', waitId: waiter.waitId }, now);
+      await deps.wakeups?.schedule({ runId: waiter.runId, waitId: waiter.waitId, at: now, mode: run.mode });
+    } catch (error) {
+      if (!(error instanceof WaitNotOpenError) && !(error instanceof RunNotFoundError)) throw error;
+    }
+  }
+};
+
+/** Gives slots back after the commit that ended their use (a node recorded, a run ended), and wakes the runs they go to. */
+export const releaseHolds = async (deps: EngineDeps, flow: FlowDeps, holds: readonly Hold[], now: number): Promise<void> => {
+  for (const hold of holds) {
+    const promoted = await changeFlow(flow.store, hold.key, (body) => {
+      const released = releaseSlot(readSlots(body), { holderId: hold.holder, now, grantMs: flow.grantMs });
+      return { body: released.changed ? released.slots : undefined, result: released.promoted };
+    });
+    await wakeGranted(deps, promoted, now);
+  }
+};
+
+/** A run that paused durably keeps its slots for as long as it waits: their leases run to its deadline (and a margin), or on while it has none. */
+export const extendHolds = async (flow: FlowDeps, run: RunItem): Promise<void> => {
+  const until = run.wait?.until === undefined ? null : run.wait.until + flow.leaseMarginMs;
+  for (const hold of run.holds ?? []) {
+    await changeFlow(flow.store, hold.key, (body) => ({ body: renewLease(readSlots(body), { holderId: hold.holder, until }), result: undefined }));
+  }
+};
+
+/** The node holds of the visit being recorded leave the run item; they are given back once the step is committed. */
+export const dropNodeHolds = (step: Advance): void => {
+  const holds = step.run.holds;
+  if (!holds?.some((h) => h.holder !== step.run.runId)) return;
+  step.releases.push(...holds.filter((h) => h.holder !== step.run.runId));
+  step.run.holds = holds.filter((h) => h.holder === step.run.runId);
+};
+
+interface SlotRequest {
+  scope: 'run' | 'node';
+  key: string;
+  limit: number;
+  holder: string;
+}
+
+/**
+ * Takes or renews one slot for the node about to run, until `leaseUntil`; when the run already holds it for
+ * longer than `needUntil` nothing is written. Refused, the run pauses `waiting` for it (no execution and no
+ * Lambda while it waits), until the soonest lease of a holder runs out, or until a holder hands it over.
+ */
+const takeSlot = async (
+  step: Advance,
+  flow: FlowDeps,
+  node: WorkflowNode,
+  request: SlotRequest,
+  times: { needUntil: number; leaseUntil: number },
+  options: PrepareOptions,
+): Promise<AdvanceOutcome | undefined> => {
+  const { run, deps } = step;
+  const storeKey = flowKey(request.scope, request.key);
+  const known = run.holds?.find((h) => h.key === storeKey && h.holder === request.holder);
+  if (known && known.expiresAt !== null && known.expiresAt >= times.needUntil) return undefined;
+  const now = deps.now();
+  const waitId = newWaitId(step);
+  const decision: SlotDecision = await changeFlow(flow.store, storeKey, (body) => {
+    const made = acquireSlot(readSlots(body), {
+      holder: { id: request.holder, runId: run.runId },
+      limit: request.limit,
+      now,
+      leaseUntil: times.leaseUntil,
+      waitId,
+      grantMs: flow.grantMs,
+    });
+    return { body: made.slots, result: made };
+  });
+  await wakeGranted(deps, decision.promoted, now);
+  if (decision.granted) {
+    const hold: Hold = { key: storeKey, holder: request.holder, ...(request.scope === 'node' ? { nodeId: node.id } : {}), expiresAt: times.leaseUntil };
+    run.holds = [...(run.holds ?? []).filter((h) => !(h.key === storeKey && h.holder === request.holder)), hold];
+    return undefined;
+  }
+  run.metrics.flowWaits += 1;
+  return pauseRun(step, {
+    kind: 'slot',
+    id: waitId,
+    since: now,
+    key: request.key,
+    scope: request.scope,
+    nodeId: node.id,
+    limit: request.limit,
+    position: decision.position,
+    holders: decision.holders,
+    ...(decision.retryAt === undefined ? {} : { until: decision.retryAt }),
+    ...(options.iteration === undefined ? {} : { iteration: options.iteration }),
+    ...(options.retry
+      ? { retry: { visit: options.retry.visit, attempt: options.retry.attempt, ...(options.retry.waitS ? { waitS: options.retry.waitS } : {}) } }
+      : {}),
+  });
+};
+
+/** Whether a node is under flow control of its own or of its workflow (a run that is not a child run's). */
+export const underFlowControl = (step: Advance, node: WorkflowNode): boolean =>
+  step.run.parent === undefined && (step.ir.concurrency !== undefined || node.concurrency !== undefined || node.rate_limit !== undefined);
+
+/** What admitting a node decided: it runs (at `startAt`, when a rate limit delays it), or the run paused (or failed). */
+export type Admission = { kind: 'run'; startAt?: number } | { kind: 'stop'; outcome: AdvanceOutcome };
+
+/**
+ * Before a node runs (Advance.prepare): the run's slot (the workflow's `concurrency`), the node's slot (its
+ * `concurrency`), then its start time in its rate window (`rate_limit`): slots first, so that a run that
+ * must wait for one reserves no start it would not use. Leases cover the node's worst case (every retry of
+ * its timeout) and the margin: a holder that dies frees its slots when they run out.
+ */
+export const admitNode = async (
+  step: Advance,
+  node: WorkflowNode,
+  context: TemplateContext,
+  timeoutS: number,
+  options: PrepareOptions,
+  fitsExecution: (delayMs: number) => boolean,
+): Promise<Admission> => {
+  const { run, ir, deps } = step;
+  const flow = deps.flow;
+  if (!flow) return { kind: 'stop', outcome: await step.fail(unavailable(node.id)) };
+  const now = deps.now();
+  const needUntil = now + runnerWorstCaseS(timeoutS) * 1000 + (options.retry?.waitS ?? 0) * 1000;
+  const times = { needUntil, leaseUntil: needUntil + flow.leaseMarginMs };
+  const slots: SlotRequest[] = [];
+  try {
+    if (ir.concurrency) slots.push({ scope: 'run', key: resolveKey(ir.concurrency.key, context), limit: ir.concurrency.limit, holder: run.runId });
+    if (node.concurrency)
+      slots.push({ scope: 'node', key: resolveKey(node.concurrency.key, context), limit: node.concurrency.limit, holder: `${run.runId}#${node.id}` });
+  } catch (error) {
+    if (!(error instanceof TemplateResolutionError)) throw error;
+    return { kind: 'stop', outcome: await step.fail(keyFailure(node.id, 'concurrency', error)) };
+  }
+  for (const request of slots) {
+    const paused = await takeSlot(step, flow, node, request, times, options);
+    if (paused) return { kind: 'stop', outcome: paused };
+  }
+  const limit = node.rate_limit;
+  if (!limit) return { kind: 'run' };
+  if (options.rateReservedAt !== undefined) return options.rateReservedAt > now ? { kind: 'run', startAt: options.rateReservedAt } : { kind: 'run' };
+  let key: string;
+  try {
+    key = resolveKey(limit.key, context);
+  } catch (error) {
+    if (!(error instanceof TemplateResolutionError)) throw error;
+    return { kind: 'stop', outcome: await step.fail(keyFailure(node.id, 'rate limit', error)) };
+  }
+  // A retry's next try starts after its own wait: its start is reserved from then.
+  const from = now + (options.retry?.waitS ?? 0) * 1000;
+  const startAt = await changeFlow(flow.store, flowKey('rate', key), (body) => {
+    const reserved = reserveStart(readRateWindow(body), { limit: limit.limit, periodMs: limit.period_s * 1000, now: from, quantumMs: flow.timerQuantumMs });
+    return { body: reserved.window, result: reserved.startAt };
+  });
+  if (startAt <= now) return { kind: 'run' };
+  run.metrics.flowWaits += 1;
+  run.metrics.flowWaitMs += startAt - now;
+  if (startAt - now <= RATE_DELAY_IN_EXECUTION_MAX_MS && fitsExecution(startAt - now)) return { kind: 'run', startAt };
+  const paused = await pauseRun(step, {
+    kind: 'rate',
+    id: newWaitId(step),
+    since: now,
+    key,
+    nodeId: node.id,
+    until: startAt,
+    ...(options.iteration === undefined ? {} : { iteration: options.iteration }),
+  });
+  return { kind: 'stop', outcome: paused };
+};
+
+/** A wait of flow control that was granted or came due: the node it paused before is prepared again (its slot taken, or its reserved start kept). */
+export const continueFlowWait = (step: Advance, wait: Extract<Wait, { kind: 'slot' | 'rate' }>): Promise<AdvanceOutcome> => {
+  const now = step.deps.now();
+  const iteration = wait.iteration === undefined ? {} : { iteration: wait.iteration };
+  if (wait.kind === 'rate') return step.prepare(wait.nodeId, { ...iteration, rateReservedAt: wait.until });
+  step.run.metrics.flowWaitMs += Math.max(0, now - wait.since);
+  const retry = wait.retry ? { retry: { visit: wait.retry.visit, attempt: wait.retry.attempt, waitS: wait.retry.waitS } } : {};
+  return step.prepare(wait.nodeId ?? '', { ...iteration, ...retry });
+};
+
+const ENDED: ReadonlySet<RunItem['status']> = new Set(['succeeded', 'failed', 'interrupted', 'cancelled']);
+
+/**
+ * After a step's commit: the slots it is done with go back (a recorded node's, every slot of a run that
+ * ended), and a run that paused keeps its own for as long as it waits. A failure here loses nothing: the
+ * step is committed, and a slot not given back is freed when its lease runs out.
+ */
+export const settleFlow = async (step: Advance, outcome: AdvanceOutcome): Promise<void> => {
+  const flow = step.deps.flow;
+  const { run } = step;
+  if (!flow || (step.releases.length === 0 && !run.holds?.length)) return;
+  const now = step.deps.now();
+  const ended = ENDED.has(run.status);
+  try {
+    await releaseHolds(step.deps, flow, ended ? [...step.releases, ...(run.holds ?? [])] : step.releases, now);
+    if (!ended && outcome.kind === 'waiting') await extendHolds(flow, run);
+  } catch {
+    // Deliberately quiet: the leases are the recovery, and the run must not fail for a slot it already used.
+  }
+};
