@@ -1,10 +1,20 @@
 import type { EngineDeps } from './engine-deps.ts';
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
+import { releaseHolds, slotsOfRun } from './flow/flow-step.ts';
+import type { FlowStore } from './flow/flow-store.ts';
 import type { Workflow } from './ir.ts';
 import { classifyRunInput, nodeRecordOf } from './node-record.ts';
 import type { NodeRecord, Owner, RunEvent, RunEventFields, RunEventType, RunItem } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
 import type { AdvanceInput, AdvanceOutcome } from './state-io.ts';
+import type { Wakeups } from './waits/pause.ts';
+
+/** Flow control as a cancel gives slots back: the keys' store, how long a waiter has to take a slot up, and how it is woken. */
+export interface CancelFlow {
+  store: FlowStore;
+  grantMs: number;
+  wakeups?: Wakeups | undefined;
+}
 
 /** How often cancel re-reads a run that a racing step moved on before its write landed. */
 const CANCEL_ATTEMPTS = 10;
@@ -24,7 +34,7 @@ export interface CancelResult {
  * execution's next write is conditional on that owner, so a step racing the cancel cannot move the run on.
  * A node in flight gets an `interrupted` record; a later resume walks from the start and runs it again.
  */
-export const cancelRun = async (store: RunStore, runId: string, now: number): Promise<CancelResult> => {
+export const cancelRun = async (store: RunStore, runId: string, now: number, flow?: CancelFlow): Promise<CancelResult> => {
   for (let attempt = 0; attempt < CANCEL_ATTEMPTS; attempt += 1) {
     const run = await store.getRun(runId);
     if (!run) throw new RunNotFoundError(`no run '${runId}' (see GET /runs or \`flowmend runs\`)`);
@@ -41,6 +51,8 @@ export const cancelRun = async (store: RunStore, runId: string, now: number): Pr
       run.eventSeq += 1;
     };
     const waited = run.status === 'waiting';
+    const slots = slotsOfRun(run);
+    delete run.holds;
     if (inFlight) run.current = { ...inFlight, interrupted: true };
     event('run_cancelled', {
       ...(inFlight ? { nodeId: inFlight.nodeId } : {}),
@@ -65,6 +77,8 @@ export const cancelRun = async (store: RunStore, runId: string, now: number): Pr
       if (error instanceof StaleRunError) continue;
       throw error;
     }
+    // Its slots and its place in a queue go to the runs that wait for them; without a flow store, when their leases run out.
+    if (flow && slots.length > 0) await releaseHolds(store, flow.wakeups, flow, slots, now);
     if (inFlight) await recordInterrupted(store, run, inFlight, now);
     if (inFlight) await cancelChildOf(store, run, inFlight, now);
     return {

@@ -82,6 +82,7 @@ export const STATE = {
   unknown: 'UnknownStep',
   retryWait: 'RetryWait',
   retryRoute: 'RouteRetry',
+  rateWait: 'RateWait',
   waiting: 'Waiting',
   idle: 'Idle',
 } as const;
@@ -192,6 +193,8 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
         Choices: [
           // A node's `retry` (pflow's): its next try waits here first, in a Wait state (no Lambda waits).
           { And: [kindIs('run'), { Variable: '$.waitS', IsPresent: true }], Next: STATE.retryWait },
+          // A rate limit's start (flow/flow-step.ts): the runner waits to that instant in a Wait state.
+          { And: [kindIs('run'), { Variable: '$.waitUntil', IsPresent: true }], Next: STATE.rateWait },
           ...types.map((type) => ({
             And: [kindIs('run'), { Variable: '$.node.type', StringEquals: type }],
             Next: runnerStateName(type),
@@ -212,6 +215,7 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
       ...runnerStates,
       ...batchStates,
       [STATE.retryWait]: { Type: 'Wait', SecondsPath: '$.waitS', Next: STATE.retryRoute },
+      [STATE.rateWait]: { Type: 'Wait', TimestampPath: '$.waitUntil', Next: STATE.retryRoute },
       [STATE.retryRoute]: {
         Type: 'Choice',
         Choices: types.map((type) => ({ Variable: '$.node.type', StringEquals: type, Next: runnerStateName(type) })),

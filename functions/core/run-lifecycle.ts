@@ -157,6 +157,8 @@ export const claimRun = async (store: RunStore, runId: string, options: ClaimOpt
     delete run.lastErrorSignature;
   }
   delete run.outputs;
+  // Slots it held were given back when it stopped (or run out): a resumed run takes them again.
+  delete run.holds;
   const key = String(run.eventSeq).padStart(8, '0');
   run.eventSeq += 1;
   const event = {

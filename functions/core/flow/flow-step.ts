@@ -1,13 +1,13 @@
 import type { Advance, PrepareOptions } from '../advance.ts';
-import type { EngineDeps } from '../engine-deps.ts';
 import { RunNotFoundError, WaitNotOpenError } from '../errors.ts';
 import { runnerWorstCaseS } from '../execution-limits.ts';
 import type { WorkflowNode } from '../ir.ts';
 import type { RunError, RunItem } from '../run-model.ts';
+import type { RunStore } from '../run-store.ts';
 import type { AdvanceOutcome } from '../state-io.ts';
 import { resolveValue, type TemplateContext, TemplateResolutionError } from '../templates.ts';
 import { answerWait } from '../waits/answer-wait.ts';
-import { newWaitId, pauseRun } from '../waits/pause.ts';
+import { newWaitId, pauseRun, type Wakeups } from '../waits/pause.ts';
 import type { Wait } from '../waits/wait-model.ts';
 import { flowKey } from './flow-config.ts';
 import { changeFlow, type FlowStore } from './flow-store.ts';
@@ -65,11 +65,11 @@ const keyFailure = (nodeId: string, what: string, error: TemplateResolutionError
  * continues an answered wait at its next tick, `resume` does too), then its wake-up is asked for at once.
  * A waiter that was cancelled or went on otherwise is skipped; its slot runs out after `grantMs`.
  */
-export const wakeGranted = async (deps: EngineDeps, promoted: readonly Promoted[], now: number): Promise<void> => {
+export const wakeGranted = async (runs: RunStore, wakeups: Wakeups | undefined, promoted: readonly Promoted[], now: number): Promise<void> => {
   for (const waiter of promoted) {
     try {
-      const { run } = await answerWait(deps.store, waiter.runId, { kind: 'grant', waitId: waiter.waitId }, now);
-      await deps.wakeups?.schedule({ runId: waiter.runId, waitId: waiter.waitId, at: now, mode: run.mode });
+      const { run } = await answerWait(runs, waiter.runId, { kind: 'grant', waitId: waiter.waitId }, now);
+      await wakeups?.schedule({ runId: waiter.runId, waitId: waiter.waitId, at: now, mode: run.mode });
     } catch (error) {
       if (!(error instanceof WaitNotOpenError) && !(error instanceof RunNotFoundError)) throw error;
     }
@@ -77,14 +77,31 @@ export const wakeGranted = async (deps: EngineDeps, promoted: readonly Promoted[
 };
 
 /** Gives slots back after the commit that ended their use (a node recorded, a run ended), and wakes the runs they go to. */
-export const releaseHolds = async (deps: EngineDeps, flow: FlowDeps, holds: readonly Hold[], now: number): Promise<void> => {
+export const releaseHolds = async (
+  runs: RunStore,
+  wakeups: Wakeups | undefined,
+  flow: Pick<FlowDeps, 'store' | 'grantMs'>,
+  holds: readonly Pick<Hold, 'key' | 'holder'>[],
+  now: number,
+): Promise<void> => {
   for (const hold of holds) {
     const promoted = await changeFlow(flow.store, hold.key, (body) => {
       const released = releaseSlot(readSlots(body), { holderId: hold.holder, now, grantMs: flow.grantMs });
       return { body: released.changed ? released.slots : undefined, result: released.promoted };
     });
-    await wakeGranted(deps, promoted, now);
+    await wakeGranted(runs, wakeups, promoted, now);
   }
+};
+
+/**
+ * What a cancelled run gives back: the slots it holds and its place in a queue (a run waiting for a slot),
+ * as `{ key, holder }` for releaseHolds. Read before the cancel clears the run's wait and holds.
+ */
+export const slotsOfRun = (run: RunItem): Pick<Hold, 'key' | 'holder'>[] => {
+  const held = (run.holds ?? []).map(({ key, holder }) => ({ key, holder }));
+  const wait = run.wait;
+  if (wait?.kind !== 'slot') return held;
+  return [...held, { key: flowKey(wait.scope, wait.key), holder: wait.scope === 'run' ? run.runId : `${run.runId}#${wait.nodeId}` }];
 };
 
 /** A run that paused durably keeps its slots for as long as it waits: their leases run to its deadline (and a margin), or on while it has none. */
@@ -140,7 +157,7 @@ const takeSlot = async (
     });
     return { body: made.slots, result: made };
   });
-  await wakeGranted(deps, decision.promoted, now);
+  await wakeGranted(deps.store, deps.wakeups, decision.promoted, now);
   if (decision.granted) {
     const hold: Hold = { key: storeKey, holder: request.holder, ...(request.scope === 'node' ? { nodeId: node.id } : {}), expiresAt: times.leaseUntil };
     run.holds = [...(run.holds ?? []).filter((h) => !(h.key === storeKey && h.holder === request.holder)), hold];
@@ -261,7 +278,7 @@ export const settleFlow = async (step: Advance, outcome: AdvanceOutcome): Promis
   const now = step.deps.now();
   const ended = ENDED.has(run.status);
   try {
-    await releaseHolds(step.deps, flow, ended ? [...step.releases, ...(run.holds ?? [])] : step.releases, now);
+    await releaseHolds(step.deps.store, step.deps.wakeups, flow, ended ? [...step.releases, ...(run.holds ?? [])] : step.releases, now);
     if (!ended && outcome.kind === 'waiting') await extendHolds(flow, run);
   } catch {
     // Deliberately quiet: the leases are the recovery, and the run must not fail for a slot it already used.

@@ -1,4 +1,4 @@
-import type { NodeCatalog, RegistryStore, RunLauncher, RunStore, Schedule } from '../../core/index.ts';
+import type { FlowStore, NodeCatalog, RegistryStore, RunLauncher, RunStore, Schedule } from '../../core/index.ts';
 import type { StoreChanges } from './long-poll.ts';
 
 /** Mirrors the registry's schedules into something that fires them (EventBridge Scheduler on AWS). */
@@ -12,6 +12,8 @@ export interface ApiDeps {
   store: RunStore;
   registry: RegistryStore;
   launcher: RunLauncher;
+  /** Flow control's keys (docs/flow-control.md): a cancel gives its run's slots back, a start is debounced or kept single. */
+  flow?: FlowStore;
   catalog: NodeCatalog;
   now: () => number;
   /** Largest request body accepted, in bytes (413 beyond). */

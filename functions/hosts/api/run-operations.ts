@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { IrVersionItem, RunItem } from '../../core/index.ts';
+import type { CancelFlow, IrVersionItem, RunItem } from '../../core/index.ts';
 import {
   awaitCancelledStep,
   type CancelledStep,
@@ -8,6 +8,7 @@ import {
   checkRunPatch,
   claimRun,
   createRun,
+  DEFAULT_GRANT_MS,
   DEFAULT_MAX_REPAIRS,
   IDEMPOTENCY_TTL_MS,
   type NewRun,
@@ -169,12 +170,23 @@ export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody, 
   return run;
 };
 
+/** A cancel's slots go to the runs waiting for them, whose executions this API starts at once (as after an answer). */
+const cancelFlowOf = (deps: ApiDeps): CancelFlow | undefined =>
+  deps.flow && {
+    store: deps.flow,
+    grantMs: DEFAULT_GRANT_MS,
+    wakeups: {
+      schedule: (request) =>
+        deps.launcher.launch({ runId: request.runId, owner: deps.launcher.newOwner(request.runId, request.at), mode: request.mode, waitId: request.waitId }),
+    },
+  };
+
 /**
  * Cancels a running run (conditional write first, so no step can move it on), then stops its execution.
  * A run this process drives (`serve`) has recorded what became of its node by the time `stop` returns.
  */
 export const cancelRunAndStop = async (deps: ApiDeps, runId: string): Promise<CancelResult & { nodeOutcome?: CancelledStep }> => {
-  const result = await cancelRun(deps.store, runId, deps.now());
+  const result = await cancelRun(deps.store, runId, deps.now(), cancelFlowOf(deps));
   if (result.previousOwner) await deps.launcher.stop(result.previousOwner);
   if (result.interruptedSeq === undefined) return result;
   const nodeOutcome = await awaitCancelledStep(deps.store, runId, result.interruptedSeq, { timeoutMs: 0, sleep: async () => undefined });

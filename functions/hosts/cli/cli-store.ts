@@ -1,6 +1,6 @@
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import { FileBlobStore } from '../../adapters/file-blob-store.ts';
-import type { BlobStore, MemoStore, RunStore } from '../../core/index.ts';
+import type { BlobStore, FlowStore, MemoStore, RunStore } from '../../core/index.ts';
 
 export interface CliStoreOptions {
   stateDir: string;
@@ -14,6 +14,8 @@ export interface CliStore {
   blobs: BlobStore;
   /** pflow's memo cache, beside the runs. */
   memo: MemoStore;
+  /** Flow control's keys (concurrency slots, rate windows), beside the runs. */
+  flow: FlowStore;
   /** Where the runs are, for messages. */
   where: string;
   /** Removes a held run's blobs that no commit refers to (a commit that failed after writing them). */
@@ -32,16 +34,26 @@ export const openCliStore = async (options: CliStoreOptions, env: Readonly<Recor
     const { openDynamoCliStore } = await import('./dynamo-cli-store.ts');
     const dynamo = await openDynamoCliStore(options.table ?? env.FLOWMEND_TABLE ?? 'flowmend', env);
     const store = new BlobOffloadRunStore(dynamo.store, blobs);
-    return { store, blobs, memo: dynamo.memo, where: dynamo.where, close: dynamo.close, removeOrphanBlobs: (runId) => store.removeOrphanBlobs(runId) };
+    return {
+      store,
+      blobs,
+      memo: dynamo.memo,
+      flow: dynamo.flow,
+      where: dynamo.where,
+      close: dynamo.close,
+      removeOrphanBlobs: (runId) => store.removeOrphanBlobs(runId),
+    };
   }
-  const [{ SqliteRunStore }, { SqliteMemoStore }, { openSqlite }] = await Promise.all([
+  const [{ SqliteRunStore }, { SqliteMemoStore }, { SqliteFlowStore }, { openSqlite }] = await Promise.all([
     import('../../adapters/sqlite-run-store.ts'),
     import('../../adapters/sqlite-memo-store.ts'),
+    import('../../adapters/sqlite-flow-store.ts'),
     import('../../adapters/sqlite-database.ts'),
   ]);
   const database = openSqlite(options.stateDir);
   const sqlite = new SqliteRunStore(database);
   const memo = new SqliteMemoStore(database.db, database.path);
+  const flow = new SqliteFlowStore(database.db, database.path);
   const store = new BlobOffloadRunStore(sqlite, blobs);
-  return { store, blobs, memo, where: options.stateDir, close: () => sqlite.close(), removeOrphanBlobs: (runId) => store.removeOrphanBlobs(runId) };
+  return { store, blobs, memo, flow, where: options.stateDir, close: () => sqlite.close(), removeOrphanBlobs: (runId) => store.removeOrphanBlobs(runId) };
 };

@@ -12,6 +12,7 @@ import {
   Redactor,
 } from '../../core/index.ts';
 import { localSpecCatalog } from '../../nodes/local-specs.ts';
+import { flowLeaseFrom } from '../local/flow-wakeups.ts';
 import type { LocalHost, LocalHostOptions } from '../local/local-host.ts';
 import { loadTelemetry, type Telemetry } from '../telemetry/load-telemetry.ts';
 import { type TelemetryConfig, telemetryConfigFrom } from '../telemetry/telemetry-config.ts';
@@ -134,6 +135,7 @@ export const driveCommand = async (
       removeOrphanBlobs: opened.removeOrphanBlobs,
       memo: opened.memo,
       ...memoTtl(io.env),
+      flow: { store: opened.flow, ...flowLeaseFrom(io.env) },
       onWrite: (write) => {
         progress?.(write);
         if (write.kind === 'run') onRunWritten?.(write.run.runId);

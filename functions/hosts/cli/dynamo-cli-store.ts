@@ -1,3 +1,4 @@
+import { DynamoFlowStore } from '../../adapters/dynamo-flow-store.ts';
 import { type AwsCredentialSource, DynamoJsonClient, dynamoEndpointFromEnv } from '../../adapters/dynamo-json-client.ts';
 import { DynamoMemoStore } from '../../adapters/dynamo-memo-store.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
@@ -13,7 +14,7 @@ import { ConfigurationError, FlowmendError, StoreUnavailableError } from '../../
 export const openDynamoCliStore = async (
   tableName: string,
   env: Readonly<Record<string, string | undefined>>,
-): Promise<{ store: DynamoRunStore; memo: DynamoMemoStore; where: string; close: () => void }> => {
+): Promise<{ store: DynamoRunStore; memo: DynamoMemoStore; flow: DynamoFlowStore; where: string; close: () => void }> => {
   const endpoint = dynamoEndpointFromEnv(env);
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? (endpoint ? 'us-east-1' : undefined);
   if (region === undefined) {
@@ -40,6 +41,7 @@ export const openDynamoCliStore = async (
   return {
     store: new DynamoRunStore({ client: document, tableName }),
     memo: new DynamoMemoStore({ client: document, tableName }),
+    flow: new DynamoFlowStore({ client: document, tableName }),
     where: `DynamoDB table ${tableName}${endpoint ? ` at ${endpoint}` : ` in ${region}`}`,
     close: () => client.destroy(),
   };

@@ -4,6 +4,7 @@ import type { Owner, RunStore } from '../../core/index.ts';
 import {
   awaitCancelledStep,
   cancelRun,
+  DEFAULT_GRANT_MS,
   FlowmendError,
   InvalidInputError,
   listingWindow,
@@ -80,7 +81,8 @@ export const runLocalCommand = async (command: Exclude<Command, { name: 'help' |
       case 'cancel': {
         // The process driving the run (another local one) sees the cancel within a poll, stops its node and
         // records what became of it: this one waits for that record, a few seconds at most.
-        const result = await cancelRun(store, command.runId, Date.now());
+        // Slots it gives back go to waiting runs durably (their waits answered); `serve` or `resume` continues them.
+        const result = await cancelRun(store, command.runId, Date.now(), { store: opened.flow, grantMs: DEFAULT_GRANT_MS });
         const outcome =
           result.interruptedSeq === undefined
             ? undefined

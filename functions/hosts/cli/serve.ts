@@ -5,7 +5,7 @@ import type { MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
 import { RunLog } from '../../adapters/run-log.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
-import type { Redactor, RunLauncher, RunStore } from '../../core/index.ts';
+import type { Redactor, RunLauncher, RunStore, Wakeups } from '../../core/index.ts';
 import { ConfigurationError, claimRun, EngineCache } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import type { ApiDeps } from '../api/api-deps.ts';
@@ -18,6 +18,7 @@ import { ScheduleRunner } from '../api/schedule-runner.ts';
 import { tokenGuard } from '../api/token-guard.ts';
 import { WaitWaker } from '../api/wait-waker.ts';
 import { FileDefinitionMemo } from '../local/definition-memo.ts';
+import { flowLeaseFrom, launchWake } from '../local/flow-wakeups.ts';
 import { isLocalOwnerAlive, LocalHost, type LocalHostOptions } from '../local/local-host.ts';
 import { LocalRunLauncher, SERVE_OWNER_PREFIX } from '../local/local-launcher.ts';
 import { findServeWorkerFile, WorkerPoolLauncher } from '../local/worker-pool-launcher.ts';
@@ -105,7 +106,10 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     // Every run serve starts has a trace id, exported or not: its log lines carry it, as the Lambdas' do.
     traced: true,
   });
-  const { store, blobs, memo, close, removeOrphanBlobs } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
+  const { store, blobs, memo, flow, close, removeOrphanBlobs } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
+  // A slot handed to a waiting run starts its execution at once, not at the next tick (flow/flow-step.ts).
+  let wakeLauncher: LocalRunLauncher | WorkerPoolLauncher | undefined;
+  const wakeups: Wakeups = { schedule: async (request) => (request.at <= now() ? launchWake(wakeLauncher, request) : undefined) };
   const registryDb = openRegistryDatabase(stateDir);
   // Validated as Step Functions validates it, once per definition and state dir.
   // Every write of the runs this process drives (and of the API's own: a cancel) wakes the long-polls waiting on that run.
@@ -127,6 +131,8 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     blobs,
     removeOrphanBlobs,
     memo,
+    flow: { store: flow, ...flowLeaseFrom(env) },
+    wakeups,
     onWrite: (write) => {
       onWrite?.(write);
       changes.noteWrite(write);
@@ -151,11 +157,13 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   log(workerFile ? `runs are driven in ${options.workers} worker threads` : 'runs are driven in the main thread', {
     workers: workerFile ? options.workers : 0,
   });
+  wakeLauncher = launcher;
   const deps: ApiDeps = {
     // The local host's own catalog: the file family too, which only a host with a workspace runs.
     store: host.store,
     registry: new SqliteRegistryStore(registryDb),
     launcher,
+    flow,
     catalog: host.catalog,
     now,
     workspace: options.workspace,

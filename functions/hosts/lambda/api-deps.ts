@@ -1,6 +1,7 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { DynamoFlowStore } from '../../adapters/dynamo-flow-store.ts';
 import { DynamoRegistryStore } from '../../adapters/dynamo-registry-store.ts';
 import { RulesScheduleSync } from '../../adapters/eventbridge-rules.ts';
 import { SchedulerScheduleSync } from '../../adapters/eventbridge-schedules.ts';
@@ -78,6 +79,7 @@ export function apiDepsFromEnv(env: NodeJS.ProcessEnv = process.env): ApiDeps {
     store,
     registry,
     launcher,
+    flow: new DynamoFlowStore({ client: dynamo, tableName: storeEnv.TABLE_NAME }),
     catalog: builtinCatalog,
     now: Date.now,
     traced,

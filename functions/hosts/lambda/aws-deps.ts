@@ -1,5 +1,6 @@
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import type { DynamoDocument } from '../../adapters/dynamo-document.ts';
+import { DynamoFlowStore } from '../../adapters/dynamo-flow-store.ts';
 import { DynamoJsonClient, dynamoEndpointFromEnv } from '../../adapters/dynamo-json-client.ts';
 import { DynamoMemoStore } from '../../adapters/dynamo-memo-store.ts';
 import { createDocumentClient, DynamoRunStore } from '../../adapters/dynamo-run-store.ts';
@@ -7,7 +8,16 @@ import { credentialsFromEnv } from '../../adapters/env-credentials.ts';
 import { ObservingRunStore } from '../../adapters/observing-run-store.ts';
 import { S3BlobStore, s3EndpointFromEnv } from '../../adapters/s3-blob-store.ts';
 import type { BlobStore, EngineDeps, RunStore } from '../../core/index.ts';
-import { ConfigurationError, cryptoIds, DEFAULT_EXECUTION_LIMITS, DEFAULT_MEMO_TTL_S, EngineCache, type ExecutionLimits } from '../../core/index.ts';
+import {
+  ConfigurationError,
+  cryptoIds,
+  DEFAULT_EXECUTION_LIMITS,
+  DEFAULT_GRANT_MS,
+  DEFAULT_LEASE_MARGIN_MS,
+  DEFAULT_MEMO_TTL_S,
+  EngineCache,
+  type ExecutionLimits,
+} from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import { builtinSpecCatalog } from '../../nodes/specs.ts';
 import { lambdaTelemetry } from './lambda-telemetry.ts';
@@ -110,5 +120,23 @@ export async function engineDepsFromEnv(env: NodeJS.ProcessEnv = process.env): P
   const memoTtlS = parsed.FLOWMEND_MEMO_TTL_S ?? DEFAULT_MEMO_TTL_S;
   // pflow's memo cache, in the runs' table (its own key prefix, expired by the table's TTL); 0 turns it off.
   const memo = memoTtlS > 0 ? { store: new DynamoMemoStore({ client: awsDeps(env).dynamo, tableName: parsed.TABLE_NAME }), ttlS: memoTtlS } : undefined;
-  return { store, blobs, catalog: builtinSpecCatalog, now: Date.now, cache: new EngineCache(), ids: cryptoIds, executionLimits, memo, ...waitDepsFromEnv(env) };
+  // Flow control's keys, in the runs' table too. A Wait state's timestamp is cut to the second on AWS: starts are reserved on whole seconds.
+  const flow = {
+    store: new DynamoFlowStore({ client: awsDeps(env).dynamo, tableName: parsed.TABLE_NAME }),
+    leaseMarginMs: DEFAULT_LEASE_MARGIN_MS,
+    grantMs: DEFAULT_GRANT_MS,
+    timerQuantumMs: 1000,
+  };
+  return {
+    store,
+    blobs,
+    catalog: builtinSpecCatalog,
+    now: Date.now,
+    cache: new EngineCache(),
+    ids: cryptoIds,
+    executionLimits,
+    memo,
+    flow,
+    ...waitDepsFromEnv(env),
+  };
 }

@@ -7,6 +7,7 @@ import type {
   BlobStore,
   CallbackSource,
   ExecutionLimits,
+  FlowStore,
   MemoStore,
   Owner,
   RepairApproval,
@@ -26,6 +27,8 @@ import {
   createRun,
   cryptoIds,
   DEFAULT_EXECUTION_LIMITS,
+  DEFAULT_GRANT_MS,
+  DEFAULT_LEASE_MARGIN_MS,
   DEFAULT_MEMO_TTL_S,
   EngineCache,
   type Ids,
@@ -33,6 +36,7 @@ import {
   itemRunnerStateName,
   type Limits,
   loadRunReport,
+  MemoryFlowStore,
   makeCatalog,
   markInterrupted,
   type NodeCatalog,
@@ -131,6 +135,11 @@ export interface LocalHostOptions {
   callbacks?: CallbackSource;
   /** Schedules wake-ups of waiting runs; `serve` needs none (it reads due waits from the store). */
   wakeups?: Wakeups;
+  /**
+   * Flow control's keys (docs/flow-control.md), shared by every process that uses the same store; one in this
+   * process's memory when not given (tests). `leaseMarginMs`: how long after a holder was last heard of its slots free.
+   */
+  flow?: { store: FlowStore; leaseMarginMs?: number; grantMs?: number };
 }
 
 /** An execution that continues a waiting run (waits/claim-wake.ts): the wait it answers, and the owner as the launcher made it. */
@@ -278,6 +287,13 @@ export class LocalHost {
       ...(options.memo && options.memoTtlS !== 0 ? { memo: { store: options.memo, ttlS: options.memoTtlS ?? DEFAULT_MEMO_TTL_S } } : {}),
       ...(options.callbacks ? { callbacks: options.callbacks } : {}),
       ...(options.wakeups ? { wakeups: options.wakeups } : {}),
+      flow: {
+        store: options.flow?.store ?? new MemoryFlowStore(),
+        leaseMarginMs: options.flow?.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS,
+        grantMs: options.flow?.grantMs ?? DEFAULT_GRANT_MS,
+        // aws-local-stepfunctions waits to the millisecond of a Wait state's timestamp.
+        timerQuantumMs: 1,
+      },
     };
     const repair = options.makeRepairHandler?.({ store: this.store, runners }) ?? noRepair;
     this.cancels = new CancelWatch(this.store, options.cancelPollMs ?? CANCEL_POLL_MS);
