@@ -42,9 +42,33 @@ export class SqliteFlowStore implements FlowStore {
     } catch (error) {
       throw sqliteError(this.path, 'reading flow control', error);
     }
-    if (!row) return undefined;
+    return row ? { version: row.version, body: this.parse(key, row.body) } : undefined;
+  }
+
+  /** Read, change and write in one IMMEDIATE transaction: it holds the write lock, so no writer on the machine retries. */
+  async changeAtomically<T>(key: string, change: (body: unknown) => { body: unknown | undefined; result: T }): Promise<T> {
+    let outcome: { body: unknown | undefined; result: T } | undefined;
     try {
-      return { version: row.version, body: JSON.parse(row.body) };
+      this.db
+        .transaction(() => {
+          const row = this.statements.get.get(key);
+          outcome = change(row ? this.parse(key, row.body) : undefined);
+          if (outcome.body === undefined) return;
+          const text = JSON.stringify(outcome.body);
+          if (row) this.statements.update.run(text, key, row.version);
+          else this.statements.insert.run(key, text);
+        })
+        .immediate();
+    } catch (error) {
+      if (error instanceof CorruptItemError) throw error;
+      throw sqliteError(this.path, 'changing flow control', error);
+    }
+    return (outcome as { result: T }).result;
+  }
+
+  private parse(key: string, text: string): unknown {
+    try {
+      return JSON.parse(text);
     } catch (error) {
       throw new CorruptItemError(`corrupt flow-control key ${key} in ${this.path}: ${(error as Error).message}`);
     }

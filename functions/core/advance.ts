@@ -216,7 +216,8 @@ export class Advance {
       visit,
       cacheKey,
       sideEffects: node.side_effects ?? spec.sideEffects(params),
-      startedAt: this.deps.now(),
+      // A node a rate limit delays starts at its reserved start: the wait before it is flow control's (metrics.flow).
+      startedAt: startAt ?? this.deps.now(),
       ...(options.interrupted ? { interrupted: true } : {}),
       ...(this.run.repairedNodes.includes(nodeId) ? { repaired: true } : {}),
       ...(iteration !== undefined ? { iteration } : {}),
@@ -247,7 +248,7 @@ export class Advance {
       exec: this.exec,
       seq,
       // A rate limit's start (which counts a retry's wait in) goes to a Wait state until that instant; else a retry's wait.
-      ...(startAt !== undefined ? { waitUntil: new Date(startAt).toISOString() } : waitS !== undefined ? { waitS } : {}),
+      ...(startAt !== undefined && startAt > this.deps.now() ? { waitUntil: new Date(startAt).toISOString() } : waitS !== undefined ? { waitS } : {}),
       node: {
         id: nodeId,
         type: node.type,

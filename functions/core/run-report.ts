@@ -66,6 +66,8 @@ export interface RunReport {
     llm: { input_tokens: number; output_tokens: number; cost_usd: number };
     repair: { input_tokens: number; output_tokens: number; cost_usd: number };
     total_cost_usd: number;
+    /** Flow control (docs/flow-control.md): how often the run waited for a slot, a rate limit or a debounce, and how long in all. */
+    flow?: { waits: number; wait_ms: number };
   };
 }
 
@@ -207,6 +209,7 @@ export const buildRunReport = (run: RunItem, steps: readonly NodeRecord[], event
       llm: { input_tokens: m.llmInputTokens, output_tokens: m.llmOutputTokens, cost_usd: m.llmCostUsd },
       repair: { input_tokens: m.repairInputTokens, output_tokens: m.repairOutputTokens, cost_usd: m.repairCostUsd },
       total_cost_usd: m.llmCostUsd + m.repairCostUsd,
+      ...(m.flowWaits > 0 ? { flow: { waits: m.flowWaits, wait_ms: Math.round(m.flowWaitMs) } } : {}),
     },
   };
 };

@@ -186,7 +186,10 @@ const takeSlot = async (
 export const underFlowControl = (step: Advance, node: WorkflowNode): boolean =>
   step.run.parent === undefined && (step.ir.concurrency !== undefined || node.concurrency !== undefined || node.rate_limit !== undefined);
 
-/** What admitting a node decided: it runs (at `startAt`, when a rate limit delays it), or the run paused (or failed). */
+/**
+ * What admitting a node decided: it runs (a rate-limited node at `startAt`, the start its window reserved,
+ * which is its record's start; it waits for it when that is still ahead), or the run paused (or failed).
+ */
 export type Admission = { kind: 'run'; startAt?: number } | { kind: 'stop'; outcome: AdvanceOutcome };
 
 /**
@@ -224,7 +227,7 @@ export const admitNode = async (
   }
   const limit = node.rate_limit;
   if (!limit) return { kind: 'run' };
-  if (options.rateReservedAt !== undefined) return options.rateReservedAt > now ? { kind: 'run', startAt: options.rateReservedAt } : { kind: 'run' };
+  if (options.rateReservedAt !== undefined) return { kind: 'run', startAt: options.rateReservedAt };
   let key: string;
   try {
     key = resolveKey(limit.key, context);
@@ -238,7 +241,7 @@ export const admitNode = async (
     const reserved = reserveStart(readRateWindow(body), { limit: limit.limit, periodMs: limit.period_s * 1000, now: from, quantumMs: flow.timerQuantumMs });
     return { body: reserved.window, result: reserved.startAt };
   });
-  if (startAt <= now) return { kind: 'run' };
+  if (startAt <= now) return { kind: 'run', startAt };
   run.metrics.flowWaits += 1;
   run.metrics.flowWaitMs += startAt - now;
   if (startAt - now <= RATE_DELAY_IN_EXECUTION_MAX_MS && fitsExecution(startAt - now)) return { kind: 'run', startAt };

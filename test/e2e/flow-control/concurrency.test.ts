@@ -51,7 +51,7 @@ describe('concurrency limits across runs on the local host', () => {
     const workflow = workflowOf({
       inputs: { customer: { type: 'string' }, n: { type: 'string' } },
       concurrency: { key: 'customer-${customer}', limit: 2 },
-      nodes: [marked('first', log, '${n}', 0.02), marked('second', log, '${n}', 0.02)],
+      nodes: [marked('first', log, '${n}', 0), marked('second', log, '${n}', 0)],
       edges: [{ from: 'first', to: 'second' }],
     });
     const reports = await Promise.all(
