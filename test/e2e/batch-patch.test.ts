@@ -25,7 +25,7 @@ describe('a patched batch resumed (flowmend resume --workflow)', () => {
     });
     const failed = await cli(['run', write('t1.json', wf([1, 2, 3, 4, 5, 6])), '--no-repair']);
     expect(failed.code).toBe(1);
-    expect(failed.json.errors[0]?.message).toContain('item 4 of 6 failed');
+    expect(failed.json.errors[0]?.message).toContain('item 5 of 6 failed');
 
     const resumed = await cli(['resume', failed.json.run_id, '--workflow', write('t2.json', wf([1, 2, 3, 40, 50, 6]))]);
     expect(resumed.code, JSON.stringify(resumed.json)).toBe(0);
@@ -48,7 +48,7 @@ describe('a patched batch resumed (flowmend resume --workflow)', () => {
     expect(blocked.code).toBe(1);
     expect(blocked.json.errors[0]).toMatchObject({
       code: 'SIDE_EFFECT_BLOCKED',
-      message: expect.stringContaining("item 1 of batch node 'send' has side effects"),
+      message: expect.stringContaining("item 2 of batch node 'send' has side effects"),
     });
     expect(readFileSync(side, 'utf8')).toBe('0\n1\n');
   });

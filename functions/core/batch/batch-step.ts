@@ -157,7 +157,7 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
   if (!options.fresh && mustContinueBefore(deps.executionLimits, step.exec, run.mode, deps.now(), (spec?.timeoutS(node.params) ?? 60) + waitS)) {
     step.writes.event('execution_continued', {
       nodeId: node.id,
-      message: `continuing as a new execution after ${step.exec.advances} steps, at item ${batch.next} of ${batch.range.count}`,
+      message: `continuing as a new execution after ${step.exec.advances} steps, at item ${batch.next + 1} of ${batch.range.count}`,
     });
     await step.writes.commit();
     return { kind: 'continue', runId: run.runId, owner: step.owner };
@@ -234,7 +234,7 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
         node_id: node.id,
         category: 'non_repairable',
         code: 'SIDE_EFFECT_BLOCKED',
-        message: `item ${index} of batch node '${node.id}' has side effects and already ran with other params; flowmend will not run it twice. Keep its params (and the upstream outputs they use) unchanged, or start a new run.`,
+        message: `item ${index + 1} of batch node '${node.id}' has side effects and already ran with other params; flowmend will not run it twice. Keep its params (and the upstream outputs they use) unchanged, or start a new run.`,
         fixable: false,
         details: { index, recordedCacheKey: before.cacheKey, newCacheKey: cacheKey },
       });

@@ -58,7 +58,7 @@ export const finishBatch = async (step: Advance, batch: BatchState, count: numbe
     finishedAt: now,
     durationMs: now - batch.startedAt,
     batch: batch.range,
-    ...(failed && first ? { error: { code: 'BATCH_ITEM_FAILED', message: `item ${first.index} of ${count} failed: ${first.message}` } } : {}),
+    ...(failed && first ? { error: { code: 'BATCH_ITEM_FAILED', message: `item ${first.index + 1} of ${count} failed: ${first.message}` } } : {}),
     ...(batch.repaired ? { repaired: true } : {}),
   };
   // Over the running record of the same seq; the store keeps large outputs as a blob (BlobOffloadRunStore).
@@ -73,7 +73,7 @@ export const finishBatch = async (step: Advance, batch: BatchState, count: numbe
       node_id: node.id,
       category: 'execution_failure',
       code: 'BATCH_ITEM_FAILED',
-      message: `batch node '${node.id}': item ${first.index} of ${count} failed: ${first.message}`,
+      message: `batch node '${node.id}': item ${first.index + 1} of ${count} failed: ${first.message}`,
       fixable: true,
       details: { index: first.index, errors: errors.slice(0, MAX_LISTED_ITEM_ERRORS) },
     };
