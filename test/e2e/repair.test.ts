@@ -258,7 +258,7 @@ describe('repair through the local host', () => {
     expect(ruled.repairs).toEqual([expect.objectContaining({ source: 'rules', diff: ['nodes[2].params.command: ${shape.reslt} -> ${shape.result}'] })]);
     const report = await start(host({}), pipeline('exit 1'));
     expect(report.status).toBe('failed');
-    expect(report.errors[0]?.message).toMatch(/an LLM repair needs ANTHROPIC_API_KEY; the rules found no fix for: node 'use'/);
+    expect(report.errors[0]?.message).toMatch(/an LLM repair needs ANTHROPIC_API_KEY; the rules found no fix for node 'use'/);
     expect(report.repairs).toEqual([expect.objectContaining({ outcome: 'failed', reason: expect.stringMatching(/^an LLM repair needs ANTHROPIC_API_KEY/) })]);
     expect(fake.calls).toHaveLength(0);
   });

@@ -20,15 +20,19 @@ export interface PlannerDeps {
   maxTokens?: number;
 }
 
-const firstLine = (text: string): string => text.split('\n')[0] ?? text;
+/** A message's first line, joined with the next when it only introduces it (`Unresolved template:` then the template). */
+const leadLine = (text: string): string => {
+  const [first = '', second] = text.split('\n').filter((line) => line.trim() !== '');
+  return first.trimEnd().endsWith(':') && second ? `${first.trim()} ${second.trim()}` : first;
+};
 
-/** The failure in one line, for messages. */
+/**
+ * What failed, in a few words, for the repair's messages. A node's failure is named by its node only: its
+ * message is printed beside every repair message already (the node's line, the run's error), once is enough.
+ */
 export function summariseFailure(ctx: RepairContext): string {
   const { failure } = ctx;
-  if (failure.kind === 'runtime') {
-    const where = failure.error.node_id === undefined ? '' : `node '${failure.error.node_id}': `;
-    return `${where}${firstLine(failure.error.message)}`;
-  }
+  if (failure.kind === 'runtime') return failure.error.node_id === undefined ? leadLine(failure.error.message) : `node '${failure.error.node_id}'`;
   const shown = failure.issues
     .slice(0, 3)
     .map((i) => i.message)
@@ -45,7 +49,7 @@ export function summariseFailure(ctx: RepairContext): string {
 export async function planRepair(ctx: RepairContext, deps: PlannerDeps, refusals: readonly string[] = []): Promise<RepairPlan> {
   const summary = summariseFailure(ctx);
   const ruled = applyRules(ctx);
-  let rulesNote = `the rules found no fix for: ${summary}`;
+  let rulesNote = `the rules found no fix for ${summary}`;
   if (ruled !== undefined) {
     const check = checkProposal({ before: ctx.workflow, proposal: ruled.ir, completed: ctx.completed, catalog: ctx.catalog });
     if (check.ok) {
@@ -59,7 +63,7 @@ export async function planRepair(ctx: RepairContext, deps: PlannerDeps, refusals
         llmCalls: 0,
       };
     }
-    rulesNote = `the rules' fix (${ruled.edits.map(editLine).join('; ')}) was not enough: ${check.problems.join('; ')}; failure: ${summary}`;
+    rulesNote = `the rules' fix (${ruled.edits.map(editLine).join('; ')}) was not enough for ${summary}: ${check.problems.join('; ')}`;
   }
   if (deps.llm === undefined) return { ok: false, message: `${deps.llmUnavailable ?? 'an LLM repair needs ANTHROPIC_API_KEY'}; ${rulesNote}`, llmCalls: 0 };
 
@@ -79,7 +83,7 @@ export async function planRepair(ctx: RepairContext, deps: PlannerDeps, refusals
   const usage: LlmUsage = { model: deps.model, input_tokens, output_tokens, cost_usd: deps.costOf(deps.model, { input_tokens, output_tokens }) };
   const refused = (problems: string[]): RepairPlan => ({
     ok: false,
-    message: `the LLM's repair proposal was refused (${input_tokens + output_tokens} tokens): ${problems.join('; ')}; failure: ${summary}`,
+    message: `the LLM's repair proposal for ${summary} was refused (${input_tokens + output_tokens} tokens): ${problems.join('; ')}`,
     problems,
     llmCalls: 1,
     usage,

@@ -52,8 +52,8 @@ export const startRepairAttempt = async (step: Advance, error: RunError): Promis
   if (!error.fixable || !run.repairEnabled) return step.fail(error);
   const signature = errorSignature(error);
   const last = run.repairs.at(-1);
-  // A refused proposal changed nothing, so the error did not "come back": only a rerun after a repair can.
-  if (run.repairAttempts > 0 && last?.outcome !== 'refused' && signature === run.lastErrorSignature) {
+  // Only a rerun after an applied repair can bring the error "back": a refused or failed attempt changed nothing.
+  if (last?.outcome === 'applied' && last.attempt === run.repairAttempts && signature === run.lastErrorSignature) {
     return giveUp(step, error, `the same error came back after repair attempt ${run.repairAttempts}; giving up`);
   }
   if (run.repairAttempts >= run.maxRepairs) {

@@ -40,7 +40,9 @@ export const progressLines = (event: ProgressEvent): string[] => {
     case 'node_cached':
       return ((event.data?.nodes ?? []) as { id: string }[]).map((n) => `  ${n.id}... ↻ cached`);
     case 'repair_started':
-      return [`Repairing workflow (attempt ${String(event.data?.attempt)}/${String(event.data?.max)}): ${firstLine(event.message ?? '')}`];
+      return [
+        `Repairing workflow (attempt ${String(event.data?.attempt)}/${String(event.data?.max)}): ${event.node_id ? `node '${event.node_id}'` : firstLine(event.message ?? '')}`,
+      ];
     case 'repair_applied':
       return [`  repaired by ${String(event.data?.source)}: ${event.message ?? ''}`];
     case 'repair_failed':

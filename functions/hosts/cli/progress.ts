@@ -100,7 +100,9 @@ export const makeProgressPrinter = (write: (text: string) => void, nodeCount: ()
               line(`  ${e.nodeId}... ↺ ${retryLine(e.data)}\n`);
               break;
             case 'repair_started':
-              line(`Repairing workflow (attempt ${String(e.data?.attempt)}/${String(e.data?.max)}): ${firstLine(e.message ?? '')}\n`);
+              line(
+                `Repairing workflow (attempt ${String(e.data?.attempt)}/${String(e.data?.max)}): ${e.nodeId ? `node '${e.nodeId}'` : firstLine(e.message ?? '')}\n`,
+              );
               break;
             case 'repair_applied':
               line(`  repaired by ${String(e.data?.source)}: ${e.message ?? ''}\n`);

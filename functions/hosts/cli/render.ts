@@ -35,7 +35,10 @@ export const renderReport = (report: RunReport): string => {
     lines.push('Warnings:');
     for (const w of report.warnings) lines.push(`  ⚠ ${w.node_id ? `${w.node_id}: ` : ''}${w.message}`);
   }
+  // An attempt the run gave up on is told in its error already ("(repair attempt 1 failed: ...)").
+  const told = (reason: string): boolean => report.errors.some((e) => e.message.includes(reason.split('\n')[0] ?? reason));
   for (const r of report.repairs) {
+    if (r.outcome !== 'applied' && told(r.reason)) continue;
     const cost = r.source === 'llm' ? ` (${r.tokens.input}+${r.tokens.output} tokens, $${r.cost_usd.toFixed(4)})` : '';
     const how = r.outcome === 'applied' ? `by ${r.source ?? 'rules'}` : `${r.outcome}${r.source ? ` (${r.source})` : ''}`;
     lines.push(`Repair ${r.attempt} ${how}${cost}: ${r.outcome === 'applied' ? r.reason : (r.reason.split('\n')[0] ?? '')}`);

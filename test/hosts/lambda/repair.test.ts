@@ -176,7 +176,7 @@ describe('makeRepairHandler', () => {
   it('says an LLM repair needs ANTHROPIC_API_KEY when there is no LLM and no rule fits', async () => {
     await setUp(workflow, exitError, [step(1, 'a', 'completed', { stdout: 'hi' })]);
     const report = await handlerWith()(event('b'));
-    expect(report).toEqual({ applied: false, message: "an LLM repair needs ANTHROPIC_API_KEY; the rules found no fix for: node 'b': Command exited with 1" });
+    expect(report).toEqual({ applied: false, message: "an LLM repair needs ANTHROPIC_API_KEY; the rules found no fix for node 'b'" });
   });
 
   it('repairs static validation issues before any node ran (failedNode "")', async () => {
