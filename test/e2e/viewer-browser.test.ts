@@ -75,6 +75,10 @@ describe.skipIf(skipReason !== undefined)('the run viewer in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(e.message));
+    // The server's root leads to the viewer's runs list.
+    await page.goto(`${origin}/`);
+    await page.waitForSelector('table.runs tbody tr');
+    expect(page.url()).toBe(`${origin}/ui/`);
     // From the runs list, filtered to succeeded runs, to the run's page.
     await page.goto(`${origin}/ui/?status=succeeded`);
     await page.waitForSelector('table.runs tbody tr');
@@ -88,6 +92,8 @@ describe.skipIf(skipReason !== undefined)('the run viewer in Chromium', () => {
     expect(await page.locator('.graph [data-node-id="shout"] .badge.repaired').count()).toBe(1);
     expect(await page.locator('.graph .edge[data-taken="true"]').count()).toBe(2);
     await expect.poll(() => page.locator('#run-status').textContent()).toContain('succeeded');
+    // A succeeded run has nothing to resume or cancel: no action is offered.
+    expect(await page.locator('.actions button').count()).toBe(0);
 
     // The repair: its source, the diff line, and the node it changed ringed on the graph when chosen.
     const repair = page.locator('.version[data-version="1"]');
@@ -201,12 +207,14 @@ describe.skipIf(skipReason !== undefined)('the run viewer in Chromium', () => {
     });
     await page.goto(`${origin}/ui/runs/${runId}`);
     await page.waitForSelector('.graph [data-node-id="held"][data-status="running"]');
-    expect(await page.locator('button[data-action="resume"]').isDisabled()).toBe(true);
+    // A running run offers Cancel only; a cancelled one Resume only.
+    expect(await page.locator('button[data-action]').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('data-action')))).toEqual(['cancel']);
 
     await page.getByRole('button', { name: 'Cancel…' }).click();
     await page.waitForSelector('main[data-status="cancelled"]');
     expect(questions.at(-1)).toContain(`Cancel run ${runId}?`);
     expect(await nodeStatus(page, 'then')).toBe('skipped');
+    expect(await page.locator('button[data-action]').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('data-action')))).toEqual(['resume']);
 
     writeFileSync(join(own, 'go'), '');
     await page.getByRole('button', { name: 'Resume…' }).click();

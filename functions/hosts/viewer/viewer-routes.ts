@@ -27,6 +27,8 @@ export const makeViewerPageRoutes = (): Hono => {
   const app = new Hono();
   const page = async (): Promise<Response> =>
     new Response((await viewerAssets()).html, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS } });
+  // The root of `serve` (and of a viewer before a remote API) is the runs list: a person types the host and port.
+  app.get('/', (c) => c.redirect('/ui/'));
   app.get('/ui', (c) => c.redirect('/ui/'));
   // Cheap (no bundle built) for `flowmend open` to find a running viewer.
   app.get('/ui/ping', () => new Response(null, { status: 204, headers: { [VIEWER_HEADER]: '1' } }));

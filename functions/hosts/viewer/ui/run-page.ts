@@ -21,6 +21,9 @@ interface PageState {
 
 /** A run the page keeps following: one that moves, or waits for something that will move it. */
 const isLive = (status: string): boolean => status === 'running' || status === 'waiting';
+/** Cancel stops a run that is running or waiting; Resume continues one that stopped without succeeding. A succeeded run offers neither. */
+const actionsFor = (status: string): ('resume' | 'cancel')[] =>
+  status === 'running' || status === 'waiting' ? ['cancel'] : ['failed', 'cancelled', 'interrupted'].includes(status) ? ['resume'] : [];
 
 /** The run page: header and actions, the graph, the selected node, the versions; follows a live run. */
 export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => {
@@ -117,12 +120,9 @@ export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => 
         h(
           'div',
           { class: 'actions' },
-          h(
-            'button',
-            { type: 'button', 'data-action': 'resume', disabled: isLive(r.status) || r.status === 'succeeded', onclick: () => void act('resume') },
-            'Resume…',
+          ...actionsFor(r.status).map((action) =>
+            h('button', { type: 'button', 'data-action': action, onclick: () => void act(action) }, action === 'resume' ? 'Resume…' : 'Cancel…'),
           ),
-          h('button', { type: 'button', 'data-action': 'cancel', disabled: !isLive(r.status), onclick: () => void act('cancel') }, 'Cancel…'),
         ),
         state.message ? h('p', { class: 'message', role: 'alert' }, state.message) : null,
       ),

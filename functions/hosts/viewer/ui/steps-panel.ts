@@ -26,7 +26,11 @@ export const renderSteps = (view: RunView): HTMLElement =>
             h(
               'td',
               {},
-              [st.repaired ? 'repaired' : '', st.interrupted ? 'rerun after a crash' : '', st.error ? st.error.replace(/\s+/g, ' ').slice(0, 140) : '']
+              [
+                st.repaired ? 'repaired' : '',
+                st.interrupted && st.status !== 'interrupted' ? 'ran again after an interruption' : '',
+                st.error ? st.error.replace(/\s+/g, ' ').slice(0, 140) : '',
+              ]
                 .filter(Boolean)
                 .join(' · '),
             ),
