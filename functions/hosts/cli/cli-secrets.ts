@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Workflow } from '../../core/index.ts';
 
 /** The variable a secret input is read from: `FLOWMEND_SECRET_API_TOKEN` for `api_token` or `api-token`. */
@@ -8,6 +9,27 @@ export const secretInputNames = (workflow: Workflow): string[] =>
   Object.entries(workflow.inputs)
     .filter(([, spec]) => spec.secret === true && spec.from === undefined)
     .map(([name]) => name);
+
+export type SecretRead = { ok: true; value: string | undefined } | { ok: false; message: string };
+
+/**
+ * A secret input's value from the environment: FLOWMEND_SECRET_<NAME>, else the file FLOWMEND_SECRET_<NAME>_FILE
+ * names (one trailing newline dropped, as `echo` and editors leave one), the way container secrets are mounted.
+ * Neither sits in the process's argv, which every user of the machine can read.
+ */
+export const readSecretInput = (name: string, env: Readonly<Record<string, string | undefined>>): SecretRead => {
+  const variable = secretVariable(name);
+  const value = env[variable];
+  if (value !== undefined) return { ok: true, value };
+  const path = env[`${variable}_FILE`];
+  if (path === undefined) return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: readFileSync(path, 'utf8').replace(/\r?\n$/, '') };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { ok: false, message: `${variable}_FILE names '${path}', which cannot be read (${code ?? (error as Error).message}), for secret input '${name}'` };
+  }
+};
 
 /** The engine's own credentials, redacted from everything it prints or stores. */
 export const engineSecrets = (env: Readonly<Record<string, string | undefined>>): (string | undefined)[] => [

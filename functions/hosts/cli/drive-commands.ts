@@ -19,7 +19,7 @@ import { type TelemetryConfig, telemetryConfigFrom } from '../telemetry/telemetr
 import type { Command } from './cli-args.ts';
 import { localCallbacks } from './cli-callbacks.ts';
 import { EXIT } from './cli-output.ts';
-import { engineSecrets, secretInputNames, secretVariable } from './cli-secrets.ts';
+import { engineSecrets, readSecretInput, secretInputNames, secretVariable } from './cli-secrets.ts';
 import type { CliStore } from './cli-store.ts';
 import type { CommandContext } from './commands.ts';
 import { makeNestedProgressPrinter } from './nested-progress.ts';
@@ -58,12 +58,13 @@ const secretsForResume = (
   const missing: string[] = [];
   for (const name of secretInputNames(item.ir)) {
     if (!Object.hasOwn(run.params, name)) continue;
-    const value = env[secretVariable(name)];
-    if (value === undefined) missing.push(name);
-    else inputs[name] = value;
+    const read = readSecretInput(name, env);
+    if (!read.ok) return read;
+    if (read.value === undefined) missing.push(name);
+    else inputs[name] = read.value;
   }
   if (missing.length > 0) {
-    const names = missing.map((name) => `'${name}' (set ${secretVariable(name)})`).join(', ');
+    const names = missing.map((name) => `'${name}' (set ${secretVariable(name)} or ${secretVariable(name)}_FILE)`).join(', ');
     return { ok: false, message: `run ${runId} needs its secret input${missing.length === 1 ? '' : 's'} again, which flowmend never stores: ${names}` };
   }
   return { ok: true, inputs };
@@ -151,8 +152,16 @@ export const driveCommand = async (
       if (streamed !== undefined) progressTo = io.stderr;
       const secretInputs: Record<string, string> = {};
       for (const name of secretInputNames(loaded.workflow)) {
-        const value = params[name] ?? io.env[secretVariable(name)];
+        const read = readSecretInput(name, io.env);
+        if (!read.ok) return fail(EXIT.usage, read.message);
+        const value = params[name] ?? read.value;
         if (value === undefined) continue;
+        if (Object.hasOwn(command.params, name)) {
+          const variable = secretVariable(name);
+          io.stderr(
+            `flowmend: secret input '${name}' was given on the command line, where other users of this machine can read it for the whole run (ps); pass it in ${variable} or ${variable}_FILE\n`,
+          );
+        }
         params[name] = value;
         secretInputs[name] = value;
       }
