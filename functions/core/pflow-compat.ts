@@ -1,5 +1,5 @@
 /**
- * pflow's node types that flowmend does not run, with what to use instead. The README's
+ * pflow's node types that flowmend does not run, with what to use instead. docs/pflow.md's
  * "pflow compatibility" table says the same; validation quotes it for an unknown type.
  */
 const UNSUPPORTED: readonly { match: (type: string) => boolean; family: string; instead: string }[] = [

@@ -37,7 +37,7 @@ export const makeApiApp = (deps: ApiDeps, options: { guard?: MiddlewareHandler }
   app.route('/workflows', makeWorkflowRoutes(deps));
   // Approvals (`/runs/{id}/approve`) and callbacks (`/callbacks/{id}/{token}`, which need no credentials: DESIGN 7b).
   app.route('/', makeWaitRoutes(deps));
-  app.notFound((c) => sendError(c, new ApiError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}; see the README's API section`)));
+  app.notFound((c) => sendError(c, new ApiError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}; see docs/operating-runs.md (Routes)`)));
   app.onError((error, c) => {
     const api = toApiError(error);
     // A 5xx tells the client nothing internal; the whole error goes to the server's log.
