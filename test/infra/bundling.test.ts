@@ -101,7 +101,7 @@ describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
     expect(Buffer.byteLength(bundle)).toBeLessThan(480 * 1024);
   }, 240_000);
 
-  it('the StartRun bundle holds what starting a run uses: DynamoDB (its JSON protocol) and the Step Functions client; no SDK DynamoDB client, S3, JSONata, Anthropic, secrets or node credential chain; under 680 KB', async () => {
+  it('the StartRun bundle holds what starting a run uses: DynamoDB (its JSON protocol) and the Step Functions client; no SDK DynamoDB client, S3, JSONata, Anthropic, secrets or node credential chain; under 760 KB', async () => {
     const { outdir, cfn } = await synthesized();
     const [startRun] = functionIds(cfn, 'StartRunFunction');
     const bundle = readFileSync(join(assetDirOf(outdir, cfn, startRun ?? ''), 'index.mjs'), 'utf8');
@@ -117,8 +117,9 @@ describe('Lambda bundles (real esbuild, as cdk deploy builds them)', () => {
       'credential-provider-ini',
     ])
       expect(bundle.includes(absent), absent).toBe(false);
-    // 411 KB minified when the SDK's DynamoDB client left it; 571 KB with identifiers kept (the SFN client's names): ~15% for growth.
-    expect(Buffer.byteLength(bundle)).toBeLessThan(680 * 1024);
+    // 411 KB minified when the SDK's DynamoDB client left it; 571 KB with identifiers kept (the SFN client's names);
+    // 687 KB with waits' gates, flow control's start decisions and the run observations (issues 28, 31, 32): ~10% for growth.
+    expect(Buffer.byteLength(bundle)).toBeLessThan(760 * 1024);
   }, 240_000);
 
   it("the code runner's asset is its Python handler and the local host's own wrapper, byte for byte", async () => {
