@@ -4,6 +4,7 @@ import { CappedBuffer } from './capped-buffer.ts';
 import { PYTHON_CODE_WRAPPER } from './code-python.ts';
 import { type CodeParams, CodeParamsSchema, codeSpec, codeTimeoutOf } from './code-spec.ts';
 import { commandEnvironment } from './command-env.ts';
+import { scrubEngineEnvironment } from './engine-environ.ts';
 
 /** What one code node may print and return, in all (its answer is JSON on the wrapper's stdout). */
 const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
@@ -36,6 +37,8 @@ export const makeCodeRunner = (options: { python?: string; maxAnswerBytes?: numb
     const timeoutS = codeTimeoutOf(params);
     const answer = new CappedBuffer(options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
     const errors = new CappedBuffer(64 * 1024);
+    // Python can read the engine's start-up environment as /proc/<ppid>/environ, as a shell command can.
+    scrubEngineEnvironment();
     const finish = await new Promise<{ how: 'exit' | 'timeout' | 'aborted' | 'spawn-error'; code?: number | null; error?: Error }>((resolve) => {
       let child: ReturnType<typeof spawn>;
       try {

@@ -38,6 +38,24 @@ describe("the engine's environment, seen from a shell command", () => {
   });
 });
 
+describe("the engine's environment, seen from a code node's Python", () => {
+  it('holds none of its credentials in /proc/<ppid>/environ (the code node runs first: the shell runner never scrubbed)', () => {
+    const path = writeWorkflow(dir, 'peek-python', {
+      nodes: [{ id: 'peek', type: 'code', params: { code: 'import os\nresult = open(f"/proc/{os.getppid()}/environ", "rb").read().decode("latin-1")' } }],
+      outputs: { seen: { source: '${peek.result}' } },
+    });
+    const result = spawnSync(process.execPath, [join(REPO, 'bin', 'flowmend.cjs'), 'run', path, '--state-dir', join(dir, 'state'), '--output-format', 'json'], {
+      cwd: REPO,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: dir, ...CANARIES },
+    });
+    const report = JSON.parse(result.stdout) as { status: string; result: { seen: string } };
+    expect(report.status).toBe('succeeded');
+    expect(report.result.seen).toContain('ANTHROPIC_API_KEY=');
+    for (const value of Object.values(CANARIES)) expect(report.result.seen).not.toContain(value);
+  });
+});
+
 describe("an MCP server's env and headers", () => {
   it("refuse the engine's own variables", async () => {
     const parsed = parseWorkflow({
