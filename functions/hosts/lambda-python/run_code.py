@@ -132,11 +132,47 @@ def params_problems(params):
     return problems
 
 
+_scrubbed = False
+
+
+def scrub_environ_block():
+    """The user's code could read this process's environment as it started (`/proc/<ppid>/environ`): the
+    kernel shows the block the process was started with, which holds the role's credentials. Once, before
+    the first code runs, the values of AWS_*, ANTHROPIC_* and FLOWMEND_* are overwritten with `x` there,
+    through /proc/self/mem (functions/nodes/engine-environ.ts does the same for the Node runners).
+    `os.environ` is Python's own copy, made at start-up: it keeps the values. Linux only; else nothing."""
+    global _scrubbed
+    if _scrubbed:
+        return
+    _scrubbed = True
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            stat = f.read()
+        # Fields after the command name: the first is field 3 (state); env_start is field 50, env_end 51.
+        fields = stat[stat.rindex(b")") + 2 :].split(b" ")
+        start, end = int(fields[47]), int(fields[48])
+        with open("/proc/self/environ", "rb") as f:
+            block = f.read()
+        if start <= 0 or end - start != len(block):
+            return
+        with open("/proc/self/mem", "r+b", buffering=0) as mem:
+            offset = 0
+            for entry in block.split(b"\0"):
+                name, eq, value = entry.partition(b"=")
+                if eq and value and ENGINE_VARIABLE.match(name.decode("latin-1")):
+                    mem.seek(start + offset + len(name) + 1)
+                    mem.write(b"x" * len(value))
+                offset += len(entry) + 1
+    except (OSError, ValueError, IndexError):
+        pass
+
+
 def run_wrapper(params, started):
     timeout_s = params.get("timeout") or DEFAULT_TIMEOUT_S
     env = {k: os.environ[k] for k in COMMAND_ENV_ALLOW_LIST if k in os.environ and not ENGINE_VARIABLE.match(k)}
     env.setdefault("HOME", "/tmp")
     job = json.dumps({"code": params["code"], "inputs": params.get("inputs") or {}, "max_output": MAX_PRINT_BYTES})
+    scrub_environ_block()
     try:
         child = subprocess.Popen([sys.executable, "-I", WRAPPER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd="/tmp")
     except OSError as e:

@@ -128,6 +128,14 @@ describe('the RunCode Lambda (Python) alone', () => {
     expect(names).toContain('LANG');
   });
 
+  it("leaves no credential in the handler's start-up environment, which the code could read as /proc/<ppid>/environ", async () => {
+    const env = { AWS_SECRET_ACCESS_KEY: 'canary-secret-5b1e', AWS_SESSION_TOKEN: 'canary-session-0c3d', LANG: 'C.UTF-8' };
+    const result = await invokePython(event({ code: 'import os\nresult = open(f"/proc/{os.getppid()}/environ", "rb").read().decode("latin-1")' }), env);
+    const seen = (result as RunnerResult).outputs?.result as string;
+    expect(seen).toContain('AWS_SECRET_ACCESS_KEY=');
+    for (const value of Object.values(env).filter((v) => v.startsWith('canary'))) expect(seen).not.toContain(value);
+  });
+
   it('refuses a secret input (`from`) in its params, saying where such a value goes instead', async () => {
     const result = await invokePython(event({ code: 'result = t', inputs: { t: secretReference('ssm:/flowmend/token') } }));
     expect(result).toMatchObject({ kind: 'failed', error: { code: 'SECRET_INPUT_UNSUPPORTED', message: expect.stringContaining('shell node') } });
