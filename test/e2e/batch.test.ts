@@ -54,7 +54,7 @@ describe('batch through the local host', () => {
     };
     const first = await start(host, workflow);
     expect(first).toMatchObject({ success: false, status: 'failed' });
-    expect(first.errors[0]).toMatchObject({ node_id: 'each', code: 'BATCH_ITEM_FAILED', message: expect.stringContaining('item 13 of 20 failed') });
+    expect(first.errors[0]).toMatchObject({ node_id: 'each', code: 'BATCH_ITEM_FAILED', message: expect.stringContaining('item 14 of 20 failed') });
     expect(sideEffects(join(dir, 'side'))).toEqual(Object.fromEntries(range(0, 13).map((i) => [i, 1])));
 
     writeFileSync(join(dir, 'fixed'), '');

@@ -247,7 +247,7 @@ describe('repair through the local host', () => {
     expect(report.status).toBe('failed');
     expect(fake.calls).toHaveLength(2);
     expect(report.errors[0]?.message).toMatch(
-      /gave up after 2 repair attempt\(s\); attempt 2 was refused: the LLM's repair proposal was refused .*not valid JSON/s,
+      /gave up after 2 repair attempt\(s\); attempt 2 was refused: the LLM's repair proposal for node '[^']+' was refused .*not valid JSON/s,
     );
     expect(report.repairs.map((r) => r.outcome)).toEqual(['refused', 'refused']);
   });

@@ -138,7 +138,7 @@ describe('makeRepairHandler', () => {
     const llm = scriptedLlm(['I cannot help with that.', 'never asked for']);
     const report = await handlerWith(llm)(event('b'));
     expect(report.applied).toBe(false);
-    expect(report.message).toMatch(/^the LLM's repair proposal was refused \(1200 tokens\): the reply is neither a bare JSON object/);
+    expect(report.message).toMatch(/^the LLM's repair proposal for node '[^']+' was refused \(1200 tokens\): the reply is neither a bare JSON object/);
     expect(report.problems).toEqual([expect.stringMatching(/^the reply is neither a bare JSON object/)]);
     expect(report.usage).toEqual({ model: 'claude-haiku-4-5', input_tokens: 1000, output_tokens: 200, cost_usd: 0.002 });
     expect(llm.requests).toHaveLength(1);
