@@ -130,7 +130,10 @@ describe('secrets never reach an output channel or the store', () => {
 
     const without = await cli(['resume', runId, '--output-format', 'json']);
     expect(without.code).toBe(2);
-    expect(JSON.parse(without.stdout)).toMatchObject({ success: false, error: expect.stringContaining("'token' (set FLOWMEND_SECRET_TOKEN or FLOWMEND_SECRET_TOKEN_FILE)") });
+    expect(JSON.parse(without.stdout)).toMatchObject({
+      success: false,
+      error: expect.stringContaining("'token' (set FLOWMEND_SECRET_TOKEN or FLOWMEND_SECRET_TOKEN_FILE)"),
+    });
 
     readFileSync(wf); // the workflow is unchanged; only the marker file lets the check pass now
     await import('node:fs').then((fs) => fs.writeFileSync(join(sandbox.dir, 'go'), ''));
