@@ -81,7 +81,7 @@ describe('parseWorkflow', () => {
           path: 'nodes[0].parameters',
           code: 'UNKNOWN_KEY',
           hint: expect.stringMatching(
-            /^Did you mean 'params'\? Valid keys: id, type, purpose, params, side_effects, batch, approval, loop, retry, cache, prompt_cache, prewarm$/,
+            /^Did you mean 'params'\? Valid keys: id, type, purpose, params, side_effects, batch, approval, loop, retry, cache, prompt_cache, prewarm, concurrency, rate_limit$/,
           ),
         },
       ],

@@ -39,8 +39,10 @@ flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with yo
 --repair-approval: which repairs wait for \`flowmend approve\` before they apply (default: the workflow's
   "repair": {"approval": ...}, else none); approve answers whatever a run waits for (a gate, a held repair).
 
-Exit codes: 0 success, 1 the run failed, 2 bad usage or an invalid workflow, 3 a person denied a gate or
-rejected a repair, 4 the run is waiting (a wait, an event, an approval: see \`flowmend runs --status waiting\`).`;
+Exit codes: 0 success (or a run still running, with --api); 1 the run did not succeed: failed,
+  cancelled or interrupted (all resumable), or the command itself failed; 2 bad usage or an invalid
+  workflow; 3 a person denied a gate or rejected a repair; 4 the run is waiting (a wait, an event, an
+  approval: see \`flowmend runs --status waiting\`).`;
 
 /** A command line that does not make sense: exit code 2 with a message that says what to do. */
 export class UsageError extends Error {

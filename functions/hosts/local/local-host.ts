@@ -352,6 +352,7 @@ export class LocalHost {
     // The run item as the claim wrote it: the first Advance takes it from the cache (its rev proves it
     // current) instead of reading and parsing it again.
     this.cache.rememberRun(run);
+    await this.removeOrphanBlobs(runId);
     return this.driveAs(runId, owner.id, run.mode, run.rev);
   }
 
@@ -372,7 +373,17 @@ export class LocalHost {
    * interrupted (resumable) as the stack's watcher marks it there.
    */
   async drive(runId: string, owner: string, signal?: AbortSignal, wake?: WakeOptions): Promise<RunReport> {
+    await this.removeOrphanBlobs(runId);
     return this.driveAs(runId, owner, (await this.store.getRun(runId))?.mode ?? 'express', undefined, signal, wake);
+  }
+
+  /**
+   * What a commit that failed left behind, removed once this process holds the run (a resume, a takeover, a
+   * wake), before it drives it: the resume needs the room. A run created just now has none, so `start`
+   * skips it (and the directory listing it costs). Cleanup only: blobs it could not remove cost room, never the run.
+   */
+  private async removeOrphanBlobs(runId: string): Promise<void> {
+    await this.options.removeOrphanBlobs?.(runId).catch(() => undefined);
   }
 
   /** `drive` for a run whose mode the caller knows, and whose item is in the cache at `rev` when given. */
@@ -387,8 +398,6 @@ export class LocalHost {
     let input: Record<string, unknown> = wake
       ? { kind: 'wake', runId, owner, waitId: wake.waitId, ...(wake.holder ? { holder: wake.holder } : {}) }
       : { kind: 'start', runId, owner, ...(rev === undefined ? {} : { rev }) };
-    // Cleanup only: blobs it could not remove cost room, never the run.
-    await this.options.removeOrphanBlobs?.(runId).catch(() => undefined);
     this.lastDeath = undefined;
     for (;;) {
       if (signal?.aborted) break;
