@@ -55,15 +55,18 @@ export const request = async <T = Record<string, unknown>>(
   return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
 };
 
-/** Waits for a run to leave `running` (long-polling its events), then returns its report. */
-export const waitForRun = async (base: string, runId: string, timeoutMs = 30_000): Promise<Record<string, unknown>> => {
+/**
+ * Waits for a run to leave `running` (long-polling its events), then returns its report; with
+ * `pastWaiting`, to leave `waiting` too (a run just answered reads `waiting` until an execution takes it).
+ */
+export const waitForRun = async (base: string, runId: string, timeoutMs = 30_000, pastWaiting = false): Promise<Record<string, unknown>> => {
   const deadline = Date.now() + timeoutMs;
   let cursor: string | undefined;
   while (Date.now() < deadline) {
     const page = await request<{ status: string; cursor: string }>(base, 'GET', `/runs/${runId}/events?wait=5${cursor ? `&after=${cursor}` : ''}`);
     if (page.status !== 200) throw new Error(`events of ${runId}: ${page.status} ${JSON.stringify(page.body)}`);
     cursor = page.body.cursor;
-    if (page.body.status !== 'running') return (await request(base, 'GET', `/runs/${runId}`)).body;
+    if (page.body.status !== 'running' && !(pastWaiting && page.body.status === 'waiting')) return (await request(base, 'GET', `/runs/${runId}`)).body;
   }
   throw new Error(`run ${runId} did not finish within ${timeoutMs} ms`);
 };

@@ -74,7 +74,7 @@ describe('waits on flowmend serve (a manual clock: nothing sleeps)', () => {
     expect((await tick(b.url, due - DAY_MS)).body.woken).toEqual([]);
     const [tb, tc] = await Promise.all([tick(b.url, due), tick(c.url, due)]);
     expect([...tb.body.woken, ...tc.body.woken]).toContain(runId);
-    expect(await waitForRun(b.url, runId)).toMatchObject({ status: 'succeeded', result: { stdout: 'done' } });
+    expect(await waitForRun(b.url, runId, 30_000, true)).toMatchObject({ status: 'succeeded', result: { stdout: 'done' } });
     await Promise.all([tick(b.url, due + DAY_MS), tick(c.url, due + DAY_MS)]);
     expect(lines(log)).toEqual(['before', 'after']);
     const events = await request<{ events: { type: string }[] }>(b.url, 'GET', `/runs/${runId}/events`);
@@ -117,7 +117,7 @@ describe('waits on flowmend serve (a manual clock: nothing sleeps)', () => {
     expect(forged).toMatchObject({ status: 404, body: { error: { code: 'CALLBACK_NOT_OPEN' } } });
     const accepted = await request(api, 'POST', path, { body: { answer: 42 } });
     expect(accepted).toMatchObject({ status: 202, body: { accepted: true } });
-    expect(await waitForRun(api, runId)).toMatchObject({ status: 'succeeded', result: { said: 'answer=42' } });
+    expect(await waitForRun(api, runId, 30_000, true)).toMatchObject({ status: 'succeeded', result: { said: 'answer=42' } });
     const reused = await request(api, 'POST', path, { body: { answer: 43 } });
     expect(reused.status).toBe(404);
     expect(reused.body).toEqual(forged.body);
@@ -128,7 +128,7 @@ describe('waits on flowmend serve (a manual clock: nothing sleeps)', () => {
     const lateUrl = readFileSync(urlFile, 'utf8');
     expect((await tick(api, timesOut - 60_000)).body.woken).toEqual([]);
     expect((await tick(api, timesOut)).body.woken).toEqual([late]);
-    expect(await waitForRun(api, late)).toMatchObject({
+    expect(await waitForRun(api, late, 30_000, true)).toMatchObject({
       status: 'failed',
       errors: [{ node_id: 'hook', code: 'WAIT_TIMEOUT', category: 'non_repairable', fixable: false }],
     });
