@@ -160,7 +160,7 @@ export class Advance {
     const nodes = options.nodes ?? (await this.referencedOutputs(node.batch ? batchTemplates(node) : [templatedParams(node), node.loop]));
     if (node.batch) {
       // The run's own slot before a batch node (whose items run in the execution's Map, up to Express's 5 minutes a chunk).
-      if (this.ir.concurrency && underFlowControl(this, node)) {
+      if ((this.ir.concurrency || this.ir.singleton) && underFlowControl(this, node)) {
         const admitted = await admitNode(
           this,
           { ...node, concurrency: undefined, rate_limit: undefined },

@@ -14,6 +14,8 @@ export interface CancelFlow {
   store: FlowStore;
   grantMs: number;
   wakeups?: Wakeups | undefined;
+  /** Why, when it is not a person's request: a debounced start superseded by a later one, a singleton's newer run. */
+  reason?: { code: string; message: string };
 }
 
 /** How often cancel re-reads a run that a racing step moved on before its write landed. */
@@ -56,15 +58,19 @@ export const cancelRun = async (store: RunStore, runId: string, now: number, flo
     if (inFlight) run.current = { ...inFlight, interrupted: true };
     event('run_cancelled', {
       ...(inFlight ? { nodeId: inFlight.nodeId } : {}),
-      message: inFlight ? `cancelled by request while '${inFlight.nodeId}' was ${waited ? 'waiting' : 'running'}` : 'cancelled by request',
+      message: flow?.reason
+        ? flow.reason.message
+        : inFlight
+          ? `cancelled by request while '${inFlight.nodeId}' was ${waited ? 'waiting' : 'running'}`
+          : 'cancelled by request',
     });
     delete run.wait;
     run.status = 'cancelled';
     run.lastError = {
       ...(inFlight ? { node_id: inFlight.nodeId } : {}),
       category: 'non_repairable',
-      code: 'CANCELLED',
-      message: 'the run was cancelled by request',
+      code: flow?.reason?.code ?? 'CANCELLED',
+      message: flow?.reason?.message ?? 'the run was cancelled by request',
       fixable: false,
     };
     delete run.owner;

@@ -7,6 +7,7 @@ import type { EngineDeps } from './engine-deps.ts';
 import { InvalidInputError, RunNotFoundError, StaleRunError } from './errors.ts';
 import { failOnUnexpected } from './fail-unexpected.ts';
 import { continueFlowWait, dropNodeHolds, settleFlow } from './flow/flow-step.ts';
+import { debounceStart } from './flow/start-control.ts';
 import { startNodeId, type Workflow } from './ir.ts';
 import { rememberResult } from './memo-step.ts';
 import { parentHop } from './nested/parent-hop.ts';
@@ -123,10 +124,10 @@ const dispatch = (step: Advance, input: AdvanceInput): Promise<AdvanceOutcome> =
   }
 };
 
-const start = async (step: Advance): Promise<AdvanceOutcome> => {
+const start = async (step: Advance, debounced = false): Promise<AdvanceOutcome> => {
   const { run, ir } = step;
   // The run was woken from a wait (claim-wake.ts): its answer decides what comes next.
-  if (run.wait?.answer) return continueWait(step, recordNode, settleHeldRepair, (s, wait) => (wait.kind === 'debounce' ? start(s) : continueFlowWait(s, wait)));
+  if (run.wait?.answer) return continueWait(step, recordNode, settleHeldRepair, (s, wait) => continueFlowWait(s, wait, (again) => start(again, true)));
   // The previous execution continued here to give a repair a whole execution's time.
   if (run.repairDue) return step.repairOrFail(run.repairDue);
   // The previous execution continued in the middle of a batch: its next chunk.
@@ -158,6 +159,11 @@ const start = async (step: Advance): Promise<AdvanceOutcome> => {
       fixable: false,
       details: { servers: names },
     });
+  }
+  // A debounced workflow's new run waits out its period first (flow/start-control.ts); a later start takes its place.
+  if (!debounced && run.seq === 0) {
+    const paused = await debounceStart(step);
+    if (paused) return paused;
   }
   step.writes.event('run_started', { message: `${ir.nodes.length} nodes` });
   return step.prepare(startNodeId(ir));

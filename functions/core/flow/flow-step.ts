@@ -13,6 +13,7 @@ import { flowKey } from './flow-config.ts';
 import { changeFlow, type FlowStore } from './flow-store.ts';
 import { readRateWindow, reserveStart } from './rate-window.ts';
 import { acquireSlot, type Promoted, readSlots, releaseSlot, renewLease, type SlotDecision } from './slots.ts';
+import { singletonKey, supersede } from './start-control.ts';
 
 /** What flow control runs with: the store of keys, and the times its leases are made of. */
 export interface FlowDeps {
@@ -101,7 +102,7 @@ export const slotsOfRun = (run: RunItem): Pick<Hold, 'key' | 'holder'>[] => {
   const held = (run.holds ?? []).map(({ key, holder }) => ({ key, holder }));
   const wait = run.wait;
   if (wait?.kind !== 'slot') return held;
-  return [...held, { key: flowKey(wait.scope, wait.key), holder: wait.scope === 'run' ? run.runId : `${run.runId}#${wait.nodeId}` }];
+  return [...held, { key: wait.storeKey, holder: wait.scope === 'run' ? run.runId : `${run.runId}#${wait.nodeId}` }];
 };
 
 /** A run that paused durably keeps its slots for as long as it waits: their leases run to its deadline (and a margin), or on while it has none. */
@@ -122,10 +123,26 @@ export const dropNodeHolds = (step: Advance): void => {
 
 interface SlotRequest {
   scope: 'run' | 'node';
+  /** Which of the store's namespaces (flowKey): a run's limit, a node's, or the workflow's singleton. */
+  kind: 'run' | 'node' | 'singleton';
   key: string;
   limit: number;
   holder: string;
+  /** What a refused run does: waits its turn, or (a singleton) is skipped, or cancels the run that holds the key. */
+  onBusy: 'wait' | 'skip' | 'cancel-running';
 }
+
+/** A singleton start that found its key held: the run ends cancelled (SINGLETON_SKIPPED) before any node ran. */
+const skipRun = async (step: Advance, key: string, holder: string | undefined): Promise<AdvanceOutcome> => {
+  const { run } = step;
+  const message = `skipped: run ${holder ?? '(another)'} holds the singleton key '${key}'`;
+  run.status = 'cancelled';
+  run.lastError = { category: 'non_repairable', code: 'SINGLETON_SKIPPED', message, fixable: false };
+  delete run.current;
+  step.writes.event('run_cancelled', { message });
+  await step.writes.commit();
+  return { kind: 'done', runId: run.runId, owner: step.owner, exec: step.exec };
+};
 
 /**
  * Takes or renews one slot for the node about to run, until `leaseUntil`; when the run already holds it for
@@ -141,7 +158,7 @@ const takeSlot = async (
   options: PrepareOptions,
 ): Promise<AdvanceOutcome | undefined> => {
   const { run, deps } = step;
-  const storeKey = flowKey(request.scope, request.key);
+  const storeKey = flowKey(request.kind, request.key);
   const known = run.holds?.find((h) => h.key === storeKey && h.holder === request.holder);
   if (known && known.expiresAt !== null && known.expiresAt >= times.needUntil) return undefined;
   const now = deps.now();
@@ -154,6 +171,7 @@ const takeSlot = async (
       leaseUntil: times.leaseUntil,
       waitId,
       grantMs: flow.grantMs,
+      queue: request.onBusy !== 'skip',
     });
     return { body: made.slots, result: made };
   });
@@ -163,12 +181,20 @@ const takeSlot = async (
     run.holds = [...(run.holds ?? []).filter((h) => !(h.key === storeKey && h.holder === request.holder)), hold];
     return undefined;
   }
+  const holder = decision.slots.holders.find((h) => h.runId !== run.runId)?.runId;
+  if (request.onBusy === 'skip') return skipRun(step, request.key, holder);
+  if (request.onBusy === 'cancel-running' && holder !== undefined) {
+    // The running one is cancelled, which gives its slot to this run (queued just now), taken up here.
+    await supersede(step, flow, holder, { code: 'SINGLETON_REPLACED', message: `replaced: run ${run.runId} started with the singleton key '${request.key}'` });
+    return takeSlot(step, flow, node, { ...request, onBusy: 'wait' }, times, options);
+  }
   run.metrics.flowWaits += 1;
   return pauseRun(step, {
     kind: 'slot',
     id: waitId,
     since: now,
     key: request.key,
+    storeKey,
     scope: request.scope,
     nodeId: node.id,
     limit: request.limit,
@@ -184,7 +210,8 @@ const takeSlot = async (
 
 /** Whether a node is under flow control of its own or of its workflow (a run that is not a child run's). */
 export const underFlowControl = (step: Advance, node: WorkflowNode): boolean =>
-  step.run.parent === undefined && (step.ir.concurrency !== undefined || node.concurrency !== undefined || node.rate_limit !== undefined);
+  step.run.parent === undefined &&
+  (step.ir.concurrency !== undefined || step.ir.singleton !== undefined || node.concurrency !== undefined || node.rate_limit !== undefined);
 
 /**
  * What admitting a node decided: it runs (a rate-limited node at `startAt`, the start its window reserved,
@@ -213,10 +240,16 @@ export const admitNode = async (
   const needUntil = now + runnerWorstCaseS(timeoutS) * 1000 + (options.retry?.waitS ?? 0) * 1000;
   const times = { needUntil, leaseUntil: needUntil + flow.leaseMarginMs };
   const slots: SlotRequest[] = [];
+  const single = singletonKey(step);
+  if (single && 'error' in single) return { kind: 'stop', outcome: await step.fail({ ...single.error, node_id: node.id }) };
+  if (single && ir.singleton) slots.push({ scope: 'run', kind: 'singleton', key: single.key, limit: 1, holder: run.runId, onBusy: ir.singleton.mode });
   try {
-    if (ir.concurrency) slots.push({ scope: 'run', key: resolveKey(ir.concurrency.key, context), limit: ir.concurrency.limit, holder: run.runId });
-    if (node.concurrency)
-      slots.push({ scope: 'node', key: resolveKey(node.concurrency.key, context), limit: node.concurrency.limit, holder: `${run.runId}#${node.id}` });
+    if (ir.concurrency)
+      slots.push({ scope: 'run', kind: 'run', key: resolveKey(ir.concurrency.key, context), limit: ir.concurrency.limit, holder: run.runId, onBusy: 'wait' });
+    if (node.concurrency) {
+      const key = resolveKey(node.concurrency.key, context);
+      slots.push({ scope: 'node', kind: 'node', key, limit: node.concurrency.limit, holder: `${run.runId}#${node.id}`, onBusy: 'wait' });
+    }
   } catch (error) {
     if (!(error instanceof TemplateResolutionError)) throw error;
     return { kind: 'stop', outcome: await step.fail(keyFailure(node.id, 'concurrency', error)) };
@@ -257,12 +290,21 @@ export const admitNode = async (
   return { kind: 'stop', outcome: paused };
 };
 
-/** A wait of flow control that was granted or came due: the node it paused before is prepared again (its slot taken, or its reserved start kept). */
-export const continueFlowWait = (step: Advance, wait: Extract<Wait, { kind: 'slot' | 'rate' }>): Promise<AdvanceOutcome> => {
+/**
+ * A wait of flow control that was granted or came due: the node it paused before is prepared again (its slot
+ * taken, or its reserved start kept); a debounced run starts (`startAnew`, the engine's start, past the debounce).
+ */
+export const continueFlowWait = (
+  step: Advance,
+  wait: Extract<Wait, { kind: 'slot' | 'rate' | 'debounce' }>,
+  startAnew: (step: Advance) => Promise<AdvanceOutcome>,
+): Promise<AdvanceOutcome> => {
   const now = step.deps.now();
+  // A rate limit's wait was counted when its start was reserved; a slot's and a debounce's now that they are over.
+  if (wait.kind !== 'rate') step.run.metrics.flowWaitMs += Math.max(0, now - wait.since);
+  if (wait.kind === 'debounce') return startAnew(step);
   const iteration = wait.iteration === undefined ? {} : { iteration: wait.iteration };
   if (wait.kind === 'rate') return step.prepare(wait.nodeId, { ...iteration, rateReservedAt: wait.until });
-  step.run.metrics.flowWaitMs += Math.max(0, now - wait.since);
   const retry = wait.retry ? { retry: { visit: wait.retry.visit, attempt: wait.retry.attempt, waitS: wait.retry.waitS } } : {};
   return step.prepare(wait.nodeId ?? '', { ...iteration, ...retry });
 };

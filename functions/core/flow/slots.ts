@@ -62,7 +62,16 @@ const settle = (slots: Slots, now: number, grantMs: number, except?: string): Pr
  */
 export const acquireSlot = (
   current: Slots,
-  request: { holder: Omit<SlotHolder, 'expiresAt'>; limit: number; now: number; leaseUntil: number | null; waitId: string; grantMs: number },
+  request: {
+    holder: Omit<SlotHolder, 'expiresAt'>;
+    limit: number;
+    now: number;
+    leaseUntil: number | null;
+    waitId: string;
+    grantMs: number;
+    /** false: a refused holder does not join the queue (a singleton's start that is skipped). */
+    queue?: boolean;
+  },
 ): SlotDecision => {
   const slots = structuredClone(current);
   const { holder, now } = request;
@@ -82,7 +91,7 @@ export const acquireSlot = (
   }
   const waiter: SlotWaiter = { ...holder, waitId: request.waitId, since: place >= 0 ? (slots.waiters[place] as SlotWaiter).since : now };
   if (place >= 0) slots.waiters[place] = waiter;
-  else slots.waiters.push(waiter);
+  else if (request.queue !== false) slots.waiters.push(waiter);
   const expiries = slots.holders.flatMap((h) => (h.expiresAt === null ? [] : [h.expiresAt]));
   return {
     granted: false,

@@ -69,6 +69,8 @@ export const WaitSchema = builtOnFirstUse(() =>
       ...common(),
       /** The key as the workflow resolved it, and whether the run (`run`) or one of its nodes waits for it. */
       key: z.string(),
+      /** The key as the flow store names it (flow/flow-config.ts `flowKey`): a cancel takes the run out of its queue. */
+      storeKey: z.string(),
       scope: z.enum(['run', 'node']),
       nodeId: z.optional(z.string()),
       limit: z.int(),
