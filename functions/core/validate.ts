@@ -1,5 +1,6 @@
 import { didYouMean } from './closest-match.ts';
 import { FILE_NODE_TYPES, FILE_NODES_LOCAL_ONLY } from './file-node-types.ts';
+import { checkFlowControl } from './flow/validate-flow.ts';
 import { buildGraph, type WorkflowGraph } from './graph.ts';
 import { startNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import { MCP_TYPE, plainTextSecrets } from './mcp-servers.ts';
@@ -288,6 +289,7 @@ export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog, nesti
     // `nesting`: where this workflow sits under workflow nodes (top level for the one being run).
     ...checkWorkflowNodes(workflow, catalog, nesting, validateWorkflow),
     ...checkWaits(workflow, nesting),
+    ...checkFlowControl(workflow, nesting),
     ...checkNodes(workflow, catalog),
     ...checkGraph(workflow, graph),
     ...checkInputs(workflow),
