@@ -163,7 +163,7 @@ export { answerWait, MAX_COMMENT_CHARS, MAX_EVENT_PAYLOAD_BYTES, type WaitReply 
 export { CALLBACK_TOKEN_PATTERN, type CallbackConfig, type CallbackSource, callbackUrl } from './waits/callback-token.ts';
 export { EARLY_WAKE_TOLERANCE_MS } from './waits/claim-wake.ts';
 export type { WakeRequest, Wakeups } from './waits/pause.ts';
-export { describeWait, type Wait, type WaitAnswer, type WaitKind, WaitSchema, wakeAt } from './waits/wait-model.ts';
+export { describeWait, flowOfWait, type Wait, type WaitAnswer, type WaitFlow, type WaitKind, WaitSchema, wakeAt, withFlow } from './waits/wait-model.ts';
 export {
   CALLBACK_KEYS,
   WAIT_FOR_EVENT_OUTPUT_KEYS,

@@ -2,7 +2,7 @@ import { itemsByBatch, type ReportBatch, reportBatch } from './batch/batch-repor
 import { nextIrVersion } from './repair/next-version.ts';
 import type { IrVersionItem, NodeRecord, NodeRecordStatus, RepairAttempt, RunError, RunEvent, RunItem, RunStatus } from './run-model.ts';
 import type { RunStore } from './run-store.ts';
-import type { Wait, WaitKind } from './waits/wait-model.ts';
+import { type Wait, type WaitFlow, type WaitKind, withFlow } from './waits/wait-model.ts';
 
 export interface ReportStep {
   node_id: string;
@@ -83,6 +83,8 @@ export interface ReportWait {
   /** An answer already given, which an execution has yet to act on. */
   answer?: { outcome: string; at: string; by?: string };
   preview?: Record<string, unknown>;
+  /** A wait of flow control (docs/flow-control.md): its key, and for a slot the limit, the holders and the run's place in line. */
+  flow?: WaitFlow;
   repair?: Omit<ReportRepair, 'attempt' | 'outcome'> & { attempt: number; model?: string };
 }
 
@@ -100,6 +102,7 @@ const reportWait = (wait: Wait, versions: readonly IrVersionItem[]): ReportWait 
       ? { answer: { outcome: wait.answer.outcome, at: new Date(wait.answer.at).toISOString(), ...(wait.answer.by ? { by: wait.answer.by } : {}) } }
       : {}),
     ...(wait.kind === 'approval' ? { preview: wait.preview } : {}),
+    ...withFlow(wait),
     ...(wait.kind === 'repair-approval' && held
       ? { repair: { attempt: wait.attempt, ...withoutOutcome(appliedVersion(held)), ...(held.usage ? { model: held.usage.model } : {}) } }
       : {}),

@@ -137,6 +137,34 @@ export const describeWait = (wait: Wait): string => {
   }
 };
 
+/** The key a wait of flow control waits on, and where the run stands (a slot's queue), for the report, the API's list and the viewer. */
+export interface WaitFlow {
+  key: string;
+  scope?: 'run' | 'node';
+  limit?: number;
+  position?: number;
+  holders?: number;
+  starts?: number;
+}
+export const flowOfWait = (wait: Wait): WaitFlow | undefined => {
+  switch (wait.kind) {
+    case 'slot':
+      return { key: wait.key, scope: wait.scope, limit: wait.limit, position: wait.position, holders: wait.holders };
+    case 'rate':
+      return { key: wait.key };
+    case 'debounce':
+      return { key: wait.key, starts: wait.starts };
+    default:
+      return undefined;
+  }
+};
+
+/** `{ flow }` for a wait of flow control, else nothing: spread into what a wait shows. */
+export const withFlow = (wait: Wait): { flow?: WaitFlow } => {
+  const flow = flowOfWait(wait);
+  return flow ? { flow } : {};
+};
+
 /**
  * When a waiting run should be continued: at its answer (an answered wait nobody took yet is due at
  * once), else at its deadline; undefined for a wait that only an answer ends.

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { ListedRun } from '../../core/index.ts';
-import { changeOf, listingWindow, listRunTree, loadRunReport, ProgressCursorSchema, type ProgressPage, readProgress } from '../../core/index.ts';
+import { changeOf, listingWindow, listRunTree, loadRunReport, ProgressCursorSchema, type ProgressPage, readProgress, withFlow } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { ApiError, invalidRequest, notFound } from './api-error.ts';
@@ -43,6 +43,7 @@ const summaryOf = ({ run: r, children, parentRunId }: ListedRun) => ({
           kind: r.wait.kind,
           ...(r.wait.nodeId ? { node_id: r.wait.nodeId } : {}),
           ...(r.wait.until === undefined ? {} : { until: new Date(r.wait.until).toISOString() }),
+          ...withFlow(r.wait),
         },
       }
     : {}),

@@ -1,11 +1,18 @@
-import type { RunReport } from '../../core/index.ts';
+import type { RunReport, WaitFlow } from '../../core/index.ts';
 
 /** A wait in a few words, as `flowmend runs --status waiting` lists it. */
 export interface WaitRow {
   kind: string;
   node_id?: string;
   until?: string;
+  flow?: WaitFlow;
 }
+
+/** `'customer-acme' (limit 2, 2 holding, 3rd in line)`: where a run stands for a slot. */
+const slotLine = (flow: WaitFlow | undefined): string =>
+  flow
+    ? `'${flow.key}'${flow.limit === undefined ? '' : ` (limit ${flow.limit}, ${flow.holders ?? 0} holding${flow.position === undefined ? '' : `, #${flow.position} in line`})`}`
+    : '';
 
 export const waitSummary = (wait: WaitRow): string => {
   const node = wait.node_id ? ` '${wait.node_id}'` : '';
@@ -19,6 +26,12 @@ export const waitSummary = (wait: WaitRow): string => {
       return `approval of${node}`;
     case 'repair-approval':
       return `approval of a repair${node ? ` of${node}` : ''}`;
+    case 'slot':
+      return `a concurrency slot of ${slotLine(wait.flow)}${node ? ` before${node}` : ''}`;
+    case 'rate':
+      return `the rate limit of '${wait.flow?.key ?? '?'}'${node ? ` before${node}` : ''}${until}`;
+    case 'debounce':
+      return `the debounce of '${wait.flow?.key ?? '?'}'${until}`;
     default:
       return `${wait.kind}${node}${until}`;
   }
@@ -58,6 +71,15 @@ export const renderWaiting = (report: RunReport): string[] => {
       lines.push(`Apply it: flowmend approve ${id}    Reject it: flowmend approve ${id} --deny [--comment TEXT]`);
       break;
     }
+    case 'slot':
+      lines.push(
+        `It goes on when a holder gives the slot back (\`flowmend serve\` starts it then)${wait.until ? `, or when a holder's lease runs out at ${wait.until}` : ''}; \`flowmend cancel ${id}\` takes it out of line`,
+      );
+      break;
+    case 'rate':
+    case 'debounce':
+      lines.push(`It goes on at ${wait.until ?? 'its time'}: \`flowmend serve\` wakes it, or run \`flowmend resume ${id}\` then`);
+      break;
   }
   return lines;
 };

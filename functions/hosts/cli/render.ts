@@ -1,5 +1,5 @@
 import type { ListedRun, RunReport, ValidationIssue, Wait } from '../../core/index.ts';
-import { formatIssues } from '../../core/index.ts';
+import { formatIssues, withFlow } from '../../core/index.ts';
 import { renderWaiting, type WaitRow, waitSummary } from './render-wait.ts';
 
 const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
@@ -115,6 +115,7 @@ export const waitRowOf = (wait: Wait): WaitRow => ({
   kind: wait.kind,
   ...(wait.nodeId ? { node_id: wait.nodeId } : {}),
   ...(wait.until === undefined ? {} : { until: new Date(wait.until).toISOString() }),
+  ...withFlow(wait),
 });
 
 /** Each child row right under its parent's (when listed), indented, so a run reads as its tree. */

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSlots } from '../../../functions/core/flow/slots.ts';
 import type { WorkflowInput } from '../../../functions/core/ir.ts';
 import { parseWorkflow } from '../../../functions/core/parse-workflow.ts';
+import type { RunReport } from '../../../functions/core/run-report.ts';
+import { renderWaiting } from '../../../functions/hosts/cli/render-wait.ts';
 import { killStrayChildren, spawnCli, writeWorkflow } from '../../support/cli-process.ts';
 import { type FlowHost, maxOverlap, readMarks, startFlowHost } from './flow-host.ts';
 
@@ -62,13 +64,21 @@ describe('concurrency limits across runs on the local host', () => {
     // Those that could not start at once paused for a slot (no execution waits), the others ran.
     const waited = reports.filter((r) => r.status === 'waiting');
     expect(waited.length).toBeGreaterThanOrEqual(40);
-    expect(waited[0]?.waiting).toMatchObject({ kind: 'slot', node_id: 'first' });
+    expect(waited[0]?.waiting).toMatchObject({ kind: 'slot', node_id: 'first', flow: { key: 'customer-acme', scope: 'run', limit: 2, holders: 2 } });
+    // What `flowmend status` and `flowmend runs --status waiting` print for it.
+    expect(renderWaiting(waited[0] as RunReport)).toEqual([
+      expect.stringMatching(/^⏸ Run waiting for a concurrency slot of 'customer-acme' \(limit 2, 2 holding, #\d+ in line\) before 'first'$/),
+      expect.stringContaining('gives the slot back'),
+    ]);
     const runs = await flow.settled(reports.map((r) => r.run_id));
     expect(runs.map((r) => r.status)).toEqual(Array(50).fill('succeeded'));
     const intervals = [...intervalsOf(log).values()];
     expect(intervals).toHaveLength(50);
     expect(maxOverlap(intervals)).toBe(2);
     expect(runs.reduce((n, r) => n + r.metrics.flowWaits, 0)).toBeGreaterThanOrEqual(waited.length);
+    const report = await flow.host.report(waited[0]?.run_id as string);
+    expect(report?.metrics.flow).toEqual({ waits: expect.any(Number), wait_ms: expect.any(Number) });
+    expect(report?.metrics.flow?.wait_ms).toBeGreaterThan(0);
     // Every slot was given back: nobody holds the key, nobody waits for it.
     expect(readSlots((await flow.flow.getFlow('run/customer-acme'))?.body)).toMatchObject({ holders: [], waiters: [] });
   });

@@ -7,6 +7,15 @@ import { renderRepairs } from './repairs-panel.ts';
 import { renderSteps } from './steps-panel.ts';
 import { type Answer, renderWaitPanel } from './wait-panel.ts';
 
+/** What a waiting run's status line says it waits for, by the kind of its wait. */
+const WAITS_FOR: Readonly<Record<string, string>> = {
+  time: 'its time',
+  event: 'an event',
+  slot: 'a concurrency slot',
+  rate: 'a rate limit',
+  debounce: 'its debounce',
+};
+
 /** How long one long-poll may wait: under API Gateway's 29 s limit. */
 const WAIT_S = 20;
 
@@ -110,7 +119,7 @@ export const mountRunPage = (root: HTMLElement, runId: string): (() => void) => 
         h(
           'p',
           { class: `run-status status-${r.status}`, role: 'status', 'aria-live': 'polite', id: 'run-status' },
-          `Status: ${r.status}${r.current ? ` (running ${r.current.node_id})` : ''}${r.waiting ? ` (${r.waiting.kind === 'repair-approval' ? 'a repair waits for approval' : `${r.waiting.node_id ?? ''} waits for ${r.waiting.kind === 'time' ? 'its time' : r.waiting.kind === 'event' ? 'an event' : 'approval'}`})` : ''}`,
+          `Status: ${r.status}${r.current ? ` (running ${r.current.node_id})` : ''}${r.waiting ? ` (${r.waiting.kind === 'repair-approval' ? 'a repair waits for approval' : `${r.waiting.node_id ?? ''} waits for ${WAITS_FOR[r.waiting.kind] ?? 'approval'}${r.waiting.flow ? ` of '${r.waiting.flow.key}'` : ''}`})` : ''}`,
         ),
         h(
           'p',

@@ -47,6 +47,27 @@ export const renderWaitPanel = (view: RunView, onAnswer: Answer, busy: boolean):
         buttons('Approve', 'Deny'),
       );
       break;
+    case 'slot':
+      body.push(
+        h(
+          'p',
+          {},
+          `${wait.flow?.scope === 'node' ? `'${wait.node_id ?? ''}'` : 'The run'} waits for a concurrency slot of '${wait.flow?.key ?? ''}': limit ${wait.flow?.limit ?? '?'}, ${wait.flow?.holders ?? '?'} holding, #${wait.flow?.position ?? '?'} in line${wait.until ? `; a holder's lease runs out at ${when(wait.until)}` : ''}.`,
+        ),
+      );
+      break;
+    case 'rate':
+      body.push(h('p', {}, `'${wait.node_id ?? ''}' waits for the rate limit of '${wait.flow?.key ?? ''}' until ${when(wait.until)}.`));
+      break;
+    case 'debounce':
+      body.push(
+        h(
+          'p',
+          {},
+          `The start waits out the debounce of '${wait.flow?.key ?? ''}' until ${when(wait.until)} (${wait.flow?.starts ?? 1} starts so far; the last one runs).`,
+        ),
+      );
+      break;
     case 'repair-approval': {
       const r = wait.repair;
       body.push(
