@@ -18,9 +18,15 @@ export interface WakeTarget {
 /** What a wake-up schedule sends the wake Lambda. */
 export const wakeInput = (request: WakeRequest): string => JSON.stringify({ runId: request.runId, waitId: request.waitId, mode: request.mode });
 
-/** A schedule name (at most 64 characters) per wait: creating it twice is a conflict, not a second wake-up. */
-export const wakeScheduleName = (request: Pick<WakeRequest, 'runId' | 'waitId'>): string =>
-  `wake-${createHash('sha256').update(`${request.runId}/${request.waitId}`).digest('hex').slice(0, 40)}`;
+/**
+ * A schedule name (at most 64 characters) per wait, and per grant of a slot to it: creating it twice is a
+ * conflict, not a second wake-up, and a grant's wake-up is not taken for the deadline's that exists already.
+ */
+export const wakeScheduleName = (request: Pick<WakeRequest, 'runId' | 'waitId' | 'reason'>): string =>
+  `wake-${createHash('sha256')
+    .update(`${request.runId}/${request.waitId}${request.reason ? `/${request.reason}` : ''}`)
+    .digest('hex')
+    .slice(0, 40)}`;
 
 /** `at(yyyy-mm-ddThh:mm:ss)` in UTC, rounded up to the second: never before the deadline. */
 export const atExpression = (at: number): string => `at(${new Date(Math.ceil(at / 1000) * 1000).toISOString().slice(0, 19)})`;

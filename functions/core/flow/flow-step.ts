@@ -70,7 +70,7 @@ export const wakeGranted = async (runs: RunStore, wakeups: Wakeups | undefined, 
   for (const waiter of promoted) {
     try {
       const { run } = await answerWait(runs, waiter.runId, { kind: 'grant', waitId: waiter.waitId }, now);
-      await wakeups?.schedule({ runId: waiter.runId, waitId: waiter.waitId, at: now, mode: run.mode });
+      await wakeups?.schedule({ runId: waiter.runId, waitId: waiter.waitId, at: now, mode: run.mode, reason: 'granted' });
     } catch (error) {
       if (!(error instanceof WaitNotOpenError) && !(error instanceof RunNotFoundError)) throw error;
     }

@@ -10,6 +10,8 @@ export interface WakeRequest {
   at: number;
   /** The run's state machine, which the wake-up starts the next execution of. */
   mode: 'express' | 'standard';
+  /** A wake-up that is not the wait's deadline: a concurrency slot handed to it now (its own schedule, beside the deadline's). */
+  reason?: 'granted';
 }
 
 /**
