@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callsNotAllowed, type DeployedStack, explain, type RunReport, useDeployedStack } from './support/stack.ts';
 
@@ -60,6 +61,17 @@ describe('flow control on the stack deployed to the AWS emulator', () => {
     const waited = seen.filter((r) => r.status === 'waiting');
     expect(waited.length, JSON.stringify(seen.map((r) => r.status))).toBeGreaterThanOrEqual(1);
     expect(waited[0]?.waiting).toMatchObject({ kind: 'slot', flow: { key: 'emulator-tenant', limit: 2 } });
+    // Nothing is open for it: its execution ended at the Waiting state (no Wait state, no Lambda holds the run).
+    const waiter = waited[0]?.run_id as string;
+    let running = true;
+    for (let i = 0; i < 50 && running; i += 1) {
+      const executions = (await stack.sfn.send(new ListExecutionsCommand({ stateMachineArn: stack.outputs.ExpressStateMachineArn }))).executions ?? [];
+      const mine = executions.filter((e) => e.name?.includes(waiter));
+      running = mine.length === 0 || mine.some((e) => e.status === 'RUNNING');
+      if (running && (await stack.api.call<RunReport>('GET', `/runs/${waiter}`)).status !== 'waiting') break;
+      if (running) await new Promise((done) => setTimeout(done, 200));
+    }
+    if ((await stack.api.call<RunReport>('GET', `/runs/${waiter}`)).status === 'waiting') expect(running).toBe(false);
     const done = await Promise.all(runIds.map((id) => stack.waitFor(id, ['succeeded', 'failed', 'cancelled'], 180_000)));
     for (const report of done) expect(report, explain(report)).toMatchObject({ status: 'succeeded' });
     const spans = new Map<string, { start: number; end: number }>();
