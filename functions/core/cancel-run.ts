@@ -1,7 +1,7 @@
 import type { EngineDeps } from './engine-deps.ts';
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
-import { releaseHolds, slotsOfRun } from './flow/flow-step.ts';
 import type { FlowStore } from './flow/flow-store.ts';
+import { releaseHolds, slotsOfRun } from './flow/release-slots.ts';
 import type { Workflow } from './ir.ts';
 import { classifyRunInput, nodeRecordOf } from './node-record.ts';
 import type { NodeRecord, Owner, RunEvent, RunEventFields, RunEventType, RunItem } from './run-model.ts';

@@ -54,7 +54,7 @@ export {
 export { chooseMode, DEFAULT_EXECUTION_LIMITS, type ExecutionLimits, REPAIR_LLM_TIMEOUT_S, REPAIR_MAX_S } from './execution-limits.ts';
 export { CONTINUED_EXECUTION_NAME, continuedExecutionName, ownerExecutionName, runIdOfExecution, runIdOfOwnerName } from './execution-names.ts';
 export { ConcurrencySchema, DebounceSchema, flowKey, RateLimitSchema, SingletonSchema } from './flow/flow-config.ts';
-export { DEFAULT_GRANT_MS, DEFAULT_LEASE_MARGIN_MS, type FlowDeps, wakeGranted } from './flow/flow-step.ts';
+export { DEFAULT_GRANT_MS, DEFAULT_LEASE_MARGIN_MS, type FlowDeps } from './flow/flow-step.ts';
 export { changeFlow, type FlowDocument, type FlowStore, MemoryFlowStore } from './flow/flow-store.ts';
 export { classifyHttpStatus } from './http-status.ts';
 export { cryptoIds, type Ids } from './ids.ts';

@@ -112,7 +112,7 @@ describe('flow control on the stack deployed to the AWS emulator', () => {
     expect(starts).toHaveLength(6);
     // The window's reservations, sorted, are 2 s apart two places on, and the first is after the test began; a node
     // never starts before its reservation, so the i-th start is no sooner than that, whatever the emulator's latency.
-    starts.forEach((at, i) => expect(at).toBeGreaterThanOrEqual(began + 2000 * Math.floor(i / 2)));
+    for (const [i, at] of starts.entries()) expect(at).toBeGreaterThanOrEqual(began + 2000 * Math.floor(i / 2));
     const delayed = done.filter((r) => ((r as RunReport & { metrics?: { flow?: { waits: number } } }).metrics?.flow?.waits ?? 0) > 0);
     expect(delayed.length).toBeGreaterThanOrEqual(1);
   });
