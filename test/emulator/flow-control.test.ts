@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maxOverlap } from '../support/overlap.ts';
 import { callsNotAllowed, type DeployedStack, explain, type RunReport, useDeployedStack } from './support/stack.ts';
 
 /**
@@ -82,18 +83,7 @@ describe('flow control on the stack deployed to the AWS emulator', () => {
       spans.set(m.who, span);
     }
     expect(spans.size).toBe(6);
-    const edges = [...spans.values()].flatMap((s) => [
-      { at: s.start, d: 1 },
-      { at: s.end, d: -1 },
-    ]);
-    edges.sort((a, b) => a.at - b.at || a.d - b.d);
-    let open = 0;
-    let most = 0;
-    for (const e of edges) {
-      open += e.d;
-      most = Math.max(most, open);
-    }
-    expect(most).toBeLessThanOrEqual(2);
+    expect(maxOverlap([...spans.values()])).toBeLessThanOrEqual(2);
   });
 
   it('a rate limit of 2 starts per 2 s over 6 runs: the nodes start no sooner than the window lets them, in whole seconds', async () => {

@@ -10,6 +10,8 @@ import { launchWake } from '../../../functions/hosts/local/flow-wakeups.ts';
 import { LocalHost, type LocalHostOptions } from '../../../functions/hosts/local/local-host.ts';
 import { LocalRunLauncher } from '../../../functions/hosts/local/local-launcher.ts';
 
+export { maxOverlap } from '../../support/overlap.ts';
+
 export interface FlowHost {
   host: LocalHost;
   launcher: LocalRunLauncher;
@@ -81,19 +83,3 @@ export const readMarks = (path: string): { at: number; what: string; who: string
       const [ns, what, who] = line.split(' ');
       return { at: Number(BigInt(ns as string) / 1000n) / 1000, what: what as string, who: who as string };
     });
-
-/** The most intervals open at any instant (an end at the same instant as a start closes first). */
-export const maxOverlap = (intervals: readonly { start: number; end: number }[]): number => {
-  const edges = intervals.flatMap((i) => [
-    { at: i.start, d: 1 },
-    { at: i.end, d: -1 },
-  ]);
-  edges.sort((a, b) => a.at - b.at || a.d - b.d);
-  let open = 0;
-  let most = 0;
-  for (const e of edges) {
-    open += e.d;
-    most = Math.max(most, open);
-  }
-  return most;
-};
