@@ -23,9 +23,19 @@ beforeAll(async () => {
   stack = await useDeployedStack();
   mark = stack.mark();
   dir = await mkdtemp(join(tmpdir(), 'flowmend-emulator-flow-'));
-  // One run first, alone: the emulator unpacks a function's bundle at its first call, and two first calls at once
-  // race on the same directory (a FileNotFoundError in scripts/emulator, a 500 to the execution).
-  const warm = await stack.start({ workflow: { ir_version: '0.1.0', nodes: [{ id: 'warm', type: 'shell', params: { command: 'echo warm' } }] } });
+  // One run first, alone, through a wait (the wake Lambda too): the emulator unpacks a function's bundle at its first
+  // call, and two first calls at once race on the same directory (FileExistsError/FileNotFoundError on `.partial` in
+  // scripts/emulator, a 500 to the execution, or a wake-up lost).
+  const warm = await stack.start({
+    workflow: {
+      ir_version: '0.1.0',
+      nodes: [
+        { id: 'warm', type: 'shell', params: { command: 'echo warm' } },
+        { id: 'pause', type: 'wait', params: { seconds: 1 } },
+      ],
+      edges: [{ from: 'warm', to: 'pause' }],
+    },
+  });
   await stack.waitFor(warm, ['succeeded', 'failed'], 120_000);
 }, 180_000);
 afterAll(async () => {
@@ -100,9 +110,10 @@ describe('flow control on the stack deployed to the AWS emulator', () => {
     for (const report of done) expect(report, explain(report)).toMatchObject({ status: 'succeeded' });
     const starts = (await marks(file)).map((m) => m.at).sort((a, b) => a - b);
     expect(starts).toHaveLength(6);
-    // The window's reservations, sorted, are 2 s apart two places on, and the first is after the test began; a node
-    // never starts before its reservation, so the i-th start is no sooner than that, whatever the emulator's latency.
-    for (const [i, at] of starts.entries()) expect(at).toBeGreaterThanOrEqual(began + 2000 * Math.floor(i / 2));
+    // The window's reservations, sorted, are 2 s apart two places on, and the first is after the test began. Step
+    // Functions waits to a whole-second timestamp exactly; the emulator's Wait waits `int(delta.total_seconds())`
+    // (moto's timestamp.py), up to a second short, so here the i-th start is no sooner than that less a second.
+    for (const [i, at] of starts.entries()) expect(at).toBeGreaterThanOrEqual(began + 2000 * Math.floor(i / 2) - 1000);
     const delayed = done.filter((r) => ((r as RunReport & { metrics?: { flow?: { waits: number } } }).metrics?.flow?.waits ?? 0) > 0);
     expect(delayed.length).toBeGreaterThanOrEqual(1);
   });
