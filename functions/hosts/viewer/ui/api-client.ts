@@ -60,6 +60,17 @@ const WaitSchema = z.object({
       cost_usd: z.number(),
     }),
   ),
+  /** A wait of flow control: the key, and where the run stands (core/waits/wait-model.ts `WaitFlow`). */
+  flow: z.optional(
+    z.object({
+      key: z.string(),
+      scope: z.optional(z.enum(['run', 'node'])),
+      limit: z.optional(z.number()),
+      position: z.optional(z.number()),
+      holders: z.optional(z.number()),
+      starts: z.optional(z.number()),
+    }),
+  ),
 });
 
 const UsageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number(), cost_usd: z.number() });
