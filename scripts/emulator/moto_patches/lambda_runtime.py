@@ -8,6 +8,7 @@ import os
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import zipfile
@@ -95,6 +96,7 @@ class LambdaRuntime:
         self.port = port
         self.calls_file = calls_file
         self.lock = threading.Lock()
+        self.unpacking = threading.Lock()
         self.idle = {}
         self.keys = {}
         self.sandboxes = []
@@ -102,14 +104,16 @@ class LambdaRuntime:
     def code_dir(self, fn):
         digest = fn.code_sha_256 if hasattr(fn, "code_sha_256") else hashlib.sha256(fn.code_bytes).hexdigest()
         target = os.path.join(self.state_dir, "lambda", digest.replace("/", "_").replace("+", "-"))
-        if not os.path.isdir(target):
-            partial = target + ".partial"
-            with zipfile.ZipFile(io.BytesIO(fn.code_bytes)) as archive:
-                archive.extractall(partial)
-            try:
+        # Concurrent first calls of one function once unpacked into one shared `.partial` directory: one
+        # rename could carry a file the other was still writing. One unpacking at a time, into a directory of
+        # its own, checked again under the lock.
+        with self.unpacking:
+            if not os.path.isdir(target):
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                partial = tempfile.mkdtemp(prefix=os.path.basename(target) + ".", dir=os.path.dirname(target))
+                with zipfile.ZipFile(io.BytesIO(fn.code_bytes)) as archive:
+                    archive.extractall(partial)
                 os.rename(partial, target)
-            except OSError:
-                pass
         return target
 
     def environment(self, fn, log_group):
