@@ -123,6 +123,7 @@ export { type ObservedWrite, observationsOf, type RunObservation, type RunObserv
 export { loadRunReport, type RunReport, recordsOfRun } from './run-report.ts';
 export { type AdvanceCommit, type RunStore, type RunWriteCondition, waitingAmong } from './run-store.ts';
 export { changeOf, loadRunView } from './run-view.ts';
+export { loadRunWorkflow, type RunWorkflow } from './run-workflow.ts';
 export { SCHEDULE_EXPRESSION, SCHEDULER_TIME_PLACEHOLDER, ScheduledStartEventSchema, scheduledIdempotencyKey } from './scheduled-start-event.ts';
 export {
   findSecretReferences,

@@ -92,7 +92,7 @@ describe('flowmend run', () => {
     expect(badFormat.code).toBe(2);
     expect(badFormat.stderr).toContain('--output-format is "text" or "json"');
     expect(unknownCommand.code).toBe(2);
-    expect(unknownCommand.stderr).toContain("unknown command 'launch'; commands: run, resume, status, runs, validate");
+    expect(unknownCommand.stderr).toContain("unknown command 'launch'; commands: run, resume, status, show, runs, validate");
     expect(noWorkflow.code).toBe(2);
     expect(noWorkflow.stderr).toContain('needs a workflow file, e.g. flowmend run examples/hello.json');
     for (const out of [unknownFlag, missingInput, badFormat, unknownCommand, noWorkflow]) expect(out.stdout).toBe('');

@@ -162,7 +162,8 @@ export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody, 
     trace: { caller: parseTraceparent(traceparent), traced: deps.traced ?? false },
     ...(patch ? { patch } : {}),
     ...(body.max_repairs !== undefined ? { maxRepairs: body.max_repairs } : {}),
-    ...(body.repair !== undefined ? { repairEnabled: body.repair } : {}),
+    // max_repairs alone says whether to repair (above 0: a run started with repair off asked for repairs), as the CLI's --max-repairs does.
+    ...(body.repair !== undefined ? { repairEnabled: body.repair } : body.max_repairs !== undefined ? { repairEnabled: body.max_repairs > 0 } : {}),
     ...(body.repair_approval !== undefined ? { repairApproval: body.repair_approval } : {}),
     ...(body.no_cache !== undefined ? { noCache: body.no_cache } : {}),
   });

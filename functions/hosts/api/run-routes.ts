@@ -1,6 +1,16 @@
 import { Hono } from 'hono';
 import type { ListedRun } from '../../core/index.ts';
-import { changeOf, listingWindow, listRunTree, loadRunReport, ProgressCursorSchema, type ProgressPage, readProgress, withFlow } from '../../core/index.ts';
+import {
+  changeOf,
+  listingWindow,
+  listRunTree,
+  loadRunReport,
+  loadRunWorkflow,
+  ProgressCursorSchema,
+  type ProgressPage,
+  readProgress,
+  withFlow,
+} from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { ApiError, invalidRequest, notFound } from './api-error.ts';
@@ -136,6 +146,14 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
       );
     }
     return c.json({ run_id: id, status: report.status, result: report.result });
+  });
+
+  // The run's current workflow (a repaired version included): what a person edits for a resume with a patch.
+  app.get('/:id/workflow', async (c) => {
+    const { id } = readParams(c, RunIdParamSchema);
+    const current = await loadRunWorkflow(deps.store, id);
+    if (!current) throw notFound(`run '${id}'`);
+    return c.json(current);
   });
 
   app.get('/:id/events', async (c) => {

@@ -7,9 +7,10 @@ export const USAGE = `flowmend: durable, self-healing JSON workflows
 Usage:
   flowmend run <workflow.json> [name=value ...] [--no-repair] [--max-repairs N] [--no-cache] [--workspace DIR] [--mcp-config FILE] [--open]
                 [--auto-approve NODE ...] [--repair-approval none|llm|all]
-  flowmend resume <run-id> [--workflow patched.json] [--no-repair] [--max-repairs N] [--no-cache] [--force] [--mcp-config FILE] [--repair-approval ...]
+  flowmend resume <run-id> [--workflow patched.json] [--repair | --no-repair] [--max-repairs N] [--no-cache] [--force] [--mcp-config FILE] [--repair-approval ...]
   flowmend approve <run-id> [--deny] [--comment TEXT]
   flowmend status <run-id>
+  flowmend show <run-id> --workflow
   flowmend runs [--limit N] [--all] [--status waiting|running|failed|...]
   flowmend validate <workflow.json> [--mcp-config FILE] [--online]
   flowmend cancel <run-id>
@@ -24,7 +25,7 @@ Every command takes:
                               (AWS_ENDPOINT_URL for a local one, AWS_REGION otherwise)
   --table NAME                the DynamoDB table (default $FLOWMEND_TABLE or flowmend)
 
-run, status, runs, resume, approve, cancel and logs take --api URL (default $FLOWMEND_API_URL) to talk to a
+run, status, show, runs, resume, approve, cancel and logs take --api URL (default $FLOWMEND_API_URL) to talk to a
 flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with your AWS credentials).
 
 --workspace DIR: where file nodes read and write (default: the current directory; kept with the run;
@@ -34,6 +35,14 @@ flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with yo
   serve's own thread; see docs/performance.md for when more pay).
 --mcp-config FILE: MCP servers in pflow's mcp-servers.json shape (default $FLOWMEND_MCP_CONFIG,
   else ~/.pflow/mcp-servers.json when it exists).
+
+show --workflow: prints the run's current workflow (a repaired version included) as JSON; edit it and
+  give it to resume --workflow. A patch made from any earlier version of the run is carried onto the
+  current one, unless it would run again a completed node with side effects.
+resume --repair / --no-repair / --max-repairs N: change the run's repair settings from this resume on.
+
+Secret inputs ("secret": true): pass them in FLOWMEND_SECRET_<NAME>, or FLOWMEND_SECRET_<NAME>_FILE (a
+  file holding the value), not as name=value, which other users of the machine can read in the process list.
 
 --auto-approve NODE: pre-approves the gate ("approval": "required") of that node for this run (repeatable).
 --repair-approval: which repairs wait for \`flowmend approve\` before they apply (default: the workflow's
@@ -49,9 +58,9 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const COMMANDS = ['run', 'resume', 'status', 'runs', 'validate', 'cancel', 'logs', 'serve', 'open', 'approve'] as const;
+const COMMANDS = ['run', 'resume', 'status', 'show', 'runs', 'validate', 'cancel', 'logs', 'serve', 'open', 'approve'] as const;
 /** Commands that talk to an API instead of the local store when given --api or FLOWMEND_API_URL. */
-export const REMOTE_COMMANDS: readonly string[] = ['run', 'resume', 'approve', 'status', 'runs', 'cancel', 'logs'];
+export const REMOTE_COMMANDS: readonly string[] = ['run', 'resume', 'approve', 'status', 'show', 'runs', 'cancel', 'logs'];
 type CommandName = (typeof COMMANDS)[number];
 
 const OutputFormatSchema = z.enum(['text', 'json'], { error: '--output-format is "text" or "json"' });
@@ -102,6 +111,8 @@ export type Command =
     } & CommonOptions)
   | ({ name: 'approve'; runId: string; deny: boolean; comment: string | undefined } & CommonOptions)
   | ({ name: 'status'; runId: string } & CommonOptions)
+  /** A part of a run; only its current workflow (`--workflow`) so far. */
+  | ({ name: 'show'; runId: string; what: 'workflow' } & CommonOptions)
   | ({ name: 'runs'; limit: number; all: boolean; status: RunStatus | undefined } & CommonOptions)
   | ({ name: 'validate'; workflowPath: string; mcpConfig: string | undefined; online: boolean } & CommonOptions)
   | ({ name: 'cancel'; runId: string } & CommonOptions)
@@ -128,10 +139,15 @@ const FLAGS = {
   store: { type: 'string' },
   table: { type: 'string' },
   'no-repair': { type: 'boolean' },
+  /** resume: turn repair on for a run started with --no-repair. */
+  repair: { type: 'boolean' },
   'max-repairs': { type: 'string' },
   /** run, resume: pflow's --no-cache (memo-cache reads skipped, writes kept). */
   'no-cache': { type: 'boolean' },
+  /** resume: a patched workflow file. */
   workflow: { type: 'string' },
+  /** show: the run's current workflow (`show <run-id> --workflow`, renamed by `showFlags`: a flag without a value there). */
+  'show-workflow': { type: 'boolean' },
   force: { type: 'boolean' },
   /** runs: list child runs (of workflow nodes) too, not only top-level runs. */
   all: { type: 'boolean' },
@@ -161,9 +177,10 @@ const FLAGS = {
 /** Which flags each command accepts beyond the common ones. */
 const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
   run: ['no-repair', 'max-repairs', 'no-cache', 'api', 'workspace', 'mcp-config', 'open', 'port', 'auto-approve', 'repair-approval'],
-  resume: ['no-repair', 'max-repairs', 'no-cache', 'workflow', 'force', 'api', 'mcp-config', 'repair-approval'],
+  resume: ['repair', 'no-repair', 'max-repairs', 'no-cache', 'workflow', 'force', 'api', 'mcp-config', 'repair-approval'],
   approve: ['deny', 'comment', 'api'],
   status: ['api'],
+  show: ['show-workflow', 'api'],
   runs: ['limit', 'all', 'api', 'status'],
   validate: ['mcp-config', 'online'],
   cancel: ['api'],
@@ -186,10 +203,35 @@ const parseOrThrow = <T>(schema: z.ZodMiniType<T>, value: unknown): T => {
   return result.data;
 };
 
+/**
+ * Repair for the rest of a resumed run: --repair or --no-repair says so; --max-repairs N above 0 alone turns
+ * it on (a run started with --no-repair asked for N repairs), 0 alone turns it off; nothing keeps the run's.
+ */
+const resumeRepair = (on: boolean | undefined, off: boolean | undefined, maxRepairs: number | undefined): boolean | undefined => {
+  if (on && off) throw new UsageError("'flowmend resume' takes --repair or --no-repair, not both");
+  if (on || off) return on === true;
+  return maxRepairs === undefined ? undefined : maxRepairs > 0;
+};
+
+/** The command word: the first argument that is neither a flag nor a string flag's value. */
+const commandWord = (argv: readonly string[]): string | undefined => {
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('-')) return arg;
+    const flag = FLAGS[arg.replace(/^--?/, '') as keyof typeof FLAGS];
+    if (flag?.type === 'string' && !arg.includes('=')) i += 1;
+  }
+  return undefined;
+};
+
+/** `show`'s --workflow takes no value (resume's names a file): it is read as its own boolean flag. */
+const showFlags = (argv: readonly string[]): string[] =>
+  commandWord(argv) === 'show' ? argv.map((arg) => (arg === '--workflow' ? '--show-workflow' : arg)) : [...argv];
+
 export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Command => {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof FLAGS; allowPositionals: true; strict: true; args: string[] }>>;
   try {
-    parsed = parseArgs({ args: [...argv], options: FLAGS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: showFlags(argv), options: FLAGS, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError(`${(error as Error).message.replace(/\. To specify a positional.*$/s, '')}\n\n${USAGE}`);
   }
@@ -200,7 +242,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
   const command = name as CommandName;
   for (const flag of Object.keys(values) as (keyof typeof FLAGS)[]) {
     if (['output-format', 'state-dir', 'store', 'table', 'help'].includes(flag)) continue;
-    if (!ALLOWED[command].includes(flag)) throw new UsageError(`'flowmend ${command}' does not take --${flag}`);
+    if (!ALLOWED[command].includes(flag)) throw new UsageError(`'flowmend ${command}' does not take --${flag === 'show-workflow' ? 'workflow' : flag}`);
   }
   // serve forwards to an API only when told so on its command line: the environment's API is for the client commands.
   const apiUrl =
@@ -260,7 +302,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         name: 'resume',
         runId: one('a run id (see `flowmend runs`)'),
         workflowPath: values.workflow,
-        repair: values['no-repair'] ? false : undefined,
+        repair: resumeRepair(values.repair, values['no-repair'], maxRepairs),
         maxRepairs,
         noCache: values['no-cache'] ? true : undefined,
         force: values.force ?? false,
@@ -272,6 +314,12 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
       return { name: 'approve', runId: one('a run id (see `flowmend runs --status waiting`)'), deny: values.deny ?? false, comment: values.comment, ...common };
     case 'status':
       return { name: 'status', runId: one('a run id (see `flowmend runs`)'), ...common };
+    case 'show':
+      if (!values['show-workflow'])
+        throw new UsageError(
+          `'flowmend show <run-id>' needs what to show: --workflow (the run's current workflow, as JSON); for its status: flowmend status <run-id>`,
+        );
+      return { name: 'show', runId: one('a run id (see `flowmend runs`)'), what: 'workflow', ...common };
     case 'runs':
       if (rest.length > 0) throw new UsageError(`'flowmend runs' takes no arguments; unexpected: ${rest.join(' ')}`);
       return {

@@ -10,6 +10,7 @@ import {
   listingWindow,
   listRunTree,
   loadRunReport,
+  loadRunWorkflow,
   RedactingRunStore,
   RunBusyError,
   RunNotFoundError,
@@ -38,7 +39,7 @@ const driverMayAnswer = (owner: Owner | undefined): boolean => {
 };
 
 /**
- * The commands on the local store (SQLite, or DynamoDB with --store dynamodb): run, resume, status, runs,
+ * The commands on the local store (SQLite, or DynamoDB with --store dynamodb): run, resume, status, show, runs,
  * cancel, open, logs. `run` and `resume` are in drive-commands.ts, imported only by them.
  */
 export const runLocalCommand = async (command: Exclude<Command, { name: 'help' | 'serve' | 'validate' }>, context: CommandContext): Promise<number> => {
@@ -64,6 +65,12 @@ export const runLocalCommand = async (command: Exclude<Command, { name: 'help' |
         const report = await loadRunReport(store, command.runId);
         if (!report) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
         io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : `${renderStatus(report)}\n`);
+        return EXIT.ok;
+      }
+      case 'show': {
+        const current = await loadRunWorkflow(store, command.runId);
+        if (!current) return fail(EXIT.usage, `no run '${command.runId}' in ${command.stateDir} (see \`flowmend runs\`)`);
+        io.stdout(json ? `${JSON.stringify({ success: true, ...current }, null, 2)}\n` : `${JSON.stringify(current.workflow, null, 2)}\n`);
         return EXIT.ok;
       }
       case 'runs': {

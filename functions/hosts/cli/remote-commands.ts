@@ -1,4 +1,4 @@
-import type { CancelledStep, ProgressEvent, RunReport, RunStatus } from '../../core/index.ts';
+import type { CancelledStep, ProgressEvent, RunReport, RunStatus, RunWorkflow } from '../../core/index.ts';
 import { ApiCallError, ApiClient } from './api-client.ts';
 import type { Command } from './cli-args.ts';
 import { type CliIo, type CliOutput, EXIT } from './cli-output.ts';
@@ -87,7 +87,7 @@ const waitPastWait = async (
   return api.call<RunReport>('GET', `/runs/${encodeURIComponent(runId)}`);
 };
 
-type RemoteCommand = Extract<Command, { name: 'run' | 'resume' | 'approve' | 'status' | 'runs' | 'cancel' | 'logs' }>;
+type RemoteCommand = Extract<Command, { name: 'run' | 'resume' | 'approve' | 'status' | 'show' | 'runs' | 'cancel' | 'logs' }>;
 
 /** The commands that take `--api`: the same output and exit codes as locally, from the API. */
 export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string }, io: CliIo, out: CliOutput): Promise<number> => {
@@ -146,6 +146,11 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
       case 'status': {
         const report = await api.call<RunReport>('GET', `/runs/${encodeURIComponent(command.runId)}`);
         io.stdout(out.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderStatus(report)}\n`);
+        return EXIT.ok;
+      }
+      case 'show': {
+        const current = await api.call<RunWorkflow>('GET', `/runs/${encodeURIComponent(command.runId)}/workflow`);
+        io.stdout(out.json ? `${JSON.stringify({ success: true, ...current }, null, 2)}\n` : `${JSON.stringify(current.workflow, null, 2)}\n`);
         return EXIT.ok;
       }
       case 'runs': {
