@@ -14,20 +14,32 @@ const stateDir = join(dir, 'state');
 let api: HttpTestServer;
 let llm: FakeAnthropic;
 
-type Report = { status: string; result: Record<string, unknown>; repairs: { source: string; outcome: string }[]; errors: unknown[] };
+type Report = {
+  run_id: string;
+  status: string;
+  result: Record<string, unknown>;
+  repairs: { source: string; outcome: string }[];
+  errors: unknown[];
+  waiting?: { kind: string; node_id?: string; preview?: Record<string, unknown> };
+};
 
-/** `flowmend run examples/<file> [name=value ...]` with `--output-format json`; `env` is the CLI's own (secrets). */
-const run = async (file: string, params: string[] = [], options: { args?: string[]; env?: Record<string, string> } = {}): Promise<Report> => {
+/** Any `flowmend` command with `--output-format json`; `env` is the CLI's own (secrets). */
+const cli = async (args: string[], env: Record<string, string> = {}): Promise<{ code: number; report: Report; output: string }> => {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(['run', join(REPO, 'examples', file), ...params, ...(options.args ?? []), '--state-dir', stateDir, '--output-format', 'json'], {
+  const code = await runCli([...args, '--state-dir', stateDir, '--output-format', 'json'], {
     stdout: (t) => (stdout += t),
     stderr: (t) => (stderr += t),
-    env: options.env ?? {},
+    env,
     hostOptions: { makeRepairHandler: envRepairHandler({}) },
   });
-  const report = JSON.parse(stdout) as Report;
-  expect(code, `${stdout}\n${stderr}`).toBe(0);
+  return { code, report: JSON.parse(stdout) as Report, output: `${stdout}\n${stderr}` };
+};
+
+/** `flowmend run examples/<file> [name=value ...]`, which must succeed. */
+const run = async (file: string, params: string[] = [], options: { args?: string[]; env?: Record<string, string> } = {}): Promise<Report> => {
+  const { code, report, output } = await cli(['run', join(REPO, 'examples', file), ...params, ...(options.args ?? [])], options.env);
+  expect(code, output).toBe(0);
   return report;
 };
 
@@ -135,5 +147,59 @@ describe('examples/', () => {
     const report = await run('mcp-announce.json', [base()], { args: ['--mcp-config', config] });
     expect(JSON.parse(String(report.result.posted))).toEqual({ ok: true, channel: 'releases' });
     expect(readFileSync(calls, 'utf8')).toBe('releases:Released v2.4.0: Faster resumes\n');
+  });
+  describe('approval-deploy.json: the deploy waits for a person', () => {
+    const token = { FLOWMEND_SECRET_DEPLOY_TOKEN: 'deploy-token-7f3a9c' };
+    const deploys = () => api.requests.filter((r) => r.url === '/v1/deployments');
+    const said = () => api.requests.filter((r) => r.url === '/hooks/releases').map((r) => (JSON.parse(r.body) as { text: string }).text);
+    const start = async (version: string): Promise<Report> => {
+      const { code, report, output } = await cli(
+        ['run', join(REPO, 'examples/approval-deploy.json'), base(), `version=${version}`, `chat_url=${api.url}/hooks/releases`],
+        token,
+      );
+      expect(code, output).toBe(4);
+      return report;
+    };
+
+    beforeAll(() => {
+      api.route('/v1/releases/2.4.1/checks', { body: { commit: '9c1e2f0', summary: '214 passed, 0 failed' } });
+      api.route('/v1/releases/2.5.0/checks', { body: { commit: 'a77d310', summary: '198 passed, 3 skipped' } });
+      api.route('/v1/deployments', (request) => ({
+        status: 201,
+        body: { id: 'dep-42', url: 'https://deploy.example.com/deployments/dep-42', version: (JSON.parse(request.body) as { version: string }).version },
+      }));
+      api.route('/hooks/releases', { body: 'ok' });
+    });
+
+    it('waits (exit 4) showing the approver the call it will make, then approve deploys once and tells the channel', async () => {
+      const paused = await start('2.4.1');
+      expect(paused).toMatchObject({ status: 'waiting', waiting: { kind: 'approval', node_id: 'deploy' } });
+      expect(paused.waiting?.preview).toMatchObject({
+        url: `${api.url}/v1/deployments`,
+        method: 'POST',
+        headers: { Authorization: '[redacted]' },
+        body: { version: '2.4.1', environment: 'production', commit: '9c1e2f0', checks: '214 passed, 0 failed' },
+      });
+      expect(JSON.stringify(paused)).not.toContain('deploy-token-7f3a9c');
+      expect(deploys()).toHaveLength(0);
+
+      const approved = await cli(['approve', paused.run_id, '--comment', 'go'], token);
+      expect(approved.code, approved.output).toBe(0);
+      expect(approved.report).toMatchObject({ status: 'succeeded', result: { deployment: 'dep-42', announced: 200 } });
+      expect(deploys()).toHaveLength(1);
+      expect(deploys()[0]?.headers.authorization).toBe('Bearer deploy-token-7f3a9c');
+      expect(said()).toEqual(['Deployed 2.4.1 to production: https://deploy.example.com/deployments/dep-42']);
+    });
+
+    it('denied: nothing is deployed, the channel is told, and the run succeeds on its error edge', async () => {
+      const paused = await start('2.5.0');
+      const denied = await cli(['approve', paused.run_id, '--deny', '--comment', 'code freeze until Monday'], token);
+      expect(denied.code, denied.output).toBe(0);
+      expect(denied.report).toMatchObject({ status: 'succeeded', result: { deployment: null, announced: 200 } });
+      expect(deploys().filter((r) => r.body.includes('2.5.0'))).toHaveLength(0);
+      expect(said().at(-1)).toMatch(/^2\.5\.0 was not deployed to production: the deploy was denied/);
+      const status = await cli(['status', paused.run_id]);
+      expect(JSON.stringify(status.report)).toContain('code freeze until Monday');
+    });
   });
 });
