@@ -62,6 +62,10 @@ describe('flowmend cancel from another process', () => {
     expect(countLines(join(at, 'slow.count'))).toBe(0);
     const status = JSON.parse((await runCli(['status', runId, '--output-format', 'json'], { stateDir })).stdout);
     expect(status.steps).toEqual([expect.objectContaining({ node_id: 'slow', status: 'interrupted' })]);
+    // The node did not run again (yet): its status says it was stopped, not that it ran again.
+    const text = (await runCli(['status', runId], { stateDir })).stdout;
+    expect(text).toMatch(/slow\.\.\. ✗ interrupted: 'slow' was stopped by the cancel/);
+    expect(text).not.toContain('ran again');
 
     const resumed = await runCli(['resume', runId, '--output-format', 'json'], { stateDir });
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'succeeded' });

@@ -103,6 +103,12 @@ describe('secret inputs', () => {
     expect(onArgv.stderr).toContain('FLOWMEND_SECRET_API_TOKEN_FILE');
     expect(onArgv.stdout + onArgv.stderr).not.toContain(canary);
 
+    // Missing: the message leads to the variables, not to name=value.
+    const missing = await cli(['run', workflow]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("missing secret input 'api_token': set FLOWMEND_SECRET_API_TOKEN, or FLOWMEND_SECRET_API_TOKEN_FILE");
+    expect(missing.stderr).not.toContain('pass api_token=');
+
     const unreadable = await cli(['run', workflow], { FLOWMEND_SECRET_API_TOKEN_FILE: join(dir, 'missing.txt') });
     expect(unreadable.code).toBe(2);
     expect(unreadable.stderr).toContain('FLOWMEND_SECRET_API_TOKEN_FILE names');

@@ -215,12 +215,18 @@ describe.skipIf(skipReason !== undefined)('the run viewer in Chromium', () => {
     expect(questions.at(-1)).toContain(`Cancel run ${runId}?`);
     expect(await nodeStatus(page, 'then')).toBe('skipped');
     expect(await page.locator('button[data-action]').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('data-action')))).toEqual(['resume']);
+    // The visit the cancel cut off did not run again: its note says neither that nor "after a crash".
+    const notes = () => page.locator('.steps-table tbody tr td:last-child').allTextContents();
+    expect((await notes()).join('|')).not.toMatch(/ran again|crash/);
 
     writeFileSync(join(own, 'go'), '');
     await page.getByRole('button', { name: 'Resume…' }).click();
     await page.waitForSelector('main[data-status="succeeded"]', { timeout: 30_000 });
     expect(questions.at(-1)).toContain(`Resume run ${runId}?`);
     expect(await nodeStatus(page, 'then')).toBe('completed');
+    // The resumed visit did run again, and says so; a succeeded run offers no action.
+    await expect.poll(async () => (await notes()).filter((n) => n.includes('ran again after an interruption')).length).toBe(1);
+    expect(await page.locator('button[data-action]').count()).toBe(0);
     await page.close();
   });
 });

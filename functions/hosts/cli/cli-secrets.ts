@@ -31,6 +31,25 @@ export const readSecretInput = (name: string, env: Readonly<Record<string, strin
   }
 };
 
+/**
+ * An input problem as the CLI words it: a missing secret input is set in its variables, not as
+ * name=value (core's words, which the CLI would then warn about). Other problems are kept.
+ */
+export const cliInputProblem = <P extends { input?: string; message: string }>(
+  workflow: Workflow,
+  problem: P,
+  params: Readonly<Record<string, unknown>>,
+): P => {
+  const name = problem.input;
+  if (name === undefined || params[name] !== undefined || !secretInputNames(workflow).includes(name)) return problem;
+  const variable = secretVariable(name);
+  const about = workflow.inputs[name]?.description;
+  return {
+    ...problem,
+    message: `missing secret input '${name}'${about ? ` (${about})` : ''}: set ${variable}, or ${variable}_FILE to a file holding it (not ${name}=..., which other users of this machine can read in the process list)`,
+  };
+};
+
 /** The engine's own credentials, redacted from everything it prints or stores. */
 export const engineSecrets = (env: Readonly<Record<string, string | undefined>>): (string | undefined)[] => [
   env.ANTHROPIC_API_KEY,

@@ -19,7 +19,7 @@ import { type TelemetryConfig, telemetryConfigFrom } from '../telemetry/telemetr
 import type { Command } from './cli-args.ts';
 import { localCallbacks } from './cli-callbacks.ts';
 import { EXIT } from './cli-output.ts';
-import { engineSecrets, readSecretInput, secretInputNames, secretVariable } from './cli-secrets.ts';
+import { cliInputProblem, engineSecrets, readSecretInput, secretInputNames, secretVariable } from './cli-secrets.ts';
 import type { CliStore } from './cli-store.ts';
 import type { CommandContext } from './commands.ts';
 import { makeNestedProgressPrinter } from './nested-progress.ts';
@@ -180,7 +180,11 @@ export const driveCommand = async (
         catalog,
       );
       if (!prepared.ok) {
-        if (prepared.stage === 'inputs') return fail(EXIT.usage, prepared.message, { problems: prepared.problems });
+        if (prepared.stage === 'inputs') {
+          const problems = (prepared.problems ?? []).map((problem) => cliInputProblem(loaded.workflow, problem, params));
+          const message = problems.length > 0 ? problems.map((p) => p.message).join('\n') : prepared.message;
+          return fail(EXIT.usage, message, { problems: prepared.problems === undefined ? undefined : problems });
+        }
         const issues = loaded.locate(prepared.issues ?? []);
         return fail(EXIT.usage, `invalid workflow ${command.workflowPath}:\n${renderIssues(issues)}`, { issues });
       }
