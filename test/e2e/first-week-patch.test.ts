@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli as runCliInProcess } from '../../functions/hosts/cli/commands.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { type CliResult, countLines, killStrayChildren, makeTempDir, parseJsonOutput } from '../support/cli-process.ts';
-import { request, startServe } from '../support/serve-process.ts';
+import { request, startServe, waitForRun } from '../support/serve-process.ts';
 
 const dir = makeTempDir('first-week-patch');
 const stateDir = join(dir, 'state');
@@ -126,6 +126,17 @@ describe('flowmend serve', () => {
       expect(current.nodes[1]?.params.command).toBe('echo value ${send.stdout}');
       const missing = await cli(['show', 'no-such-run', '--workflow', '--api', serve.url]);
       expect(missing.code).toBe(2);
+
+      // max_repairs alone in a resume's body turns repair on for a run started with `"repair": false`.
+      const failing = {
+        nodes: [{ id: 'b', type: 'shell', params: { command: 'exit 5' } }],
+        edges: [],
+      };
+      const noRepair = await request<{ run_id: string }>(serve.url, 'POST', '/runs', { body: { workflow: failing, repair: false } });
+      expect(await waitForRun(serve.url, noRepair.body.run_id)).toMatchObject({ status: 'failed', repairs: [] });
+      await request(serve.url, 'POST', `/runs/${noRepair.body.run_id}/resume`, { body: { max_repairs: 2 } });
+      const repaired = (await waitForRun(serve.url, noRepair.body.run_id)) as { repairs: { outcome: string }[] };
+      expect(repaired.repairs.map((r) => r.outcome)).toEqual(['failed']);
     } finally {
       await serve.stop();
     }
