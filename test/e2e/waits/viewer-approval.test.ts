@@ -1,11 +1,11 @@
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type WorkflowInput, WorkflowSchema } from '../../../functions/core/ir.ts';
 import { runCli } from '../../../functions/hosts/cli/commands.ts';
 import { envRepairHandler } from '../../../functions/hosts/lambda/repair.ts';
-import { makeTempDir, REPO, writeWorkflow } from '../../support/cli-process.ts';
+import { makeTempDir, REPO, spawnCli, writeWorkflow } from '../../support/cli-process.ts';
 import { runCliJson } from '../../support/cli-sandbox.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../support/fake-anthropic.ts';
 import { launchChromium, noBrowserReason } from '../../support/viewer-browser.ts';
@@ -117,5 +117,25 @@ describe.skipIf(noBrowserReason() !== undefined)('answering a waiting run from t
     await page.waitForSelector('main[data-status="failed"]', { timeout: 30_000 });
     expect(await page.locator('.issue').first().textContent()).toContain('DENIED');
     await page.close();
+  });
+  it('says what a run waiting for a concurrency slot waits for: the key, the limit, the holders, its place in line', async () => {
+    const marker = join(dir, 'holding');
+    const workflow = (command: string): WorkflowInput => ({
+      concurrency: { key: 'deploys', limit: 1 },
+      nodes: [{ id: 'deploy', type: 'shell', params: { command } }],
+    });
+    const holder = spawnCli(['run', writeWorkflow(dir, 'holder', workflow(`touch ${marker}; sleep 30`))], { stateDir });
+    for (let i = 0; i < 600 && !existsSync(marker); i += 1) await new Promise((done) => setTimeout(done, 50));
+    const queued = await runCliJson<{ run_id: string; status: string }>(stateDir, ['run', writeWorkflow(dir, 'queued', workflow('echo mine'))]);
+    expect(queued.json.status).toBe('waiting');
+    const page = await browser.newPage();
+    await page.goto(`${origin}/ui/runs/${queued.json.run_id}`);
+    const panel = page.locator('.wait-panel');
+    await panel.waitFor();
+    expect(await panel.textContent()).toContain("The run waits for a concurrency slot of 'deploys': limit 1, 1 holding, #1 in line");
+    await page.close();
+    holder.child.kill('SIGKILL');
+    await holder.done;
+    await runCliJson(stateDir, ['cancel', queued.json.run_id]);
   });
 });
