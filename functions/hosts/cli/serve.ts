@@ -148,6 +148,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
         file: workerFile,
         workers: options.workers ?? 1,
         runsPerWorker: options.runsPerWorker ?? DEFAULT_RUNS_PER_WORKER,
+        ...flowLeaseFrom(env),
         store: host.store,
         onWritten: (runId) => changes.noteRun(runId),
         observe: (observations) => telemetry?.observer.observe(observations),

@@ -2,7 +2,7 @@
 // state dir's SQLite file, driving the runs the pool hands it. The API, the scheduler and every claim stay in
 // serve's main thread; this thread only drives runs whose owner the main thread already wrote.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Owner, RunItem, RunObservation } from '../../core/index.ts';
+import type { Owner, RunItem, RunObservation, WakeRequest } from '../../core/index.ts';
 import { EngineCache } from '../../core/index.ts';
 import { localCallbacks } from '../cli/cli-callbacks.ts';
 import { openCliStore } from '../cli/cli-store.ts';
@@ -23,6 +23,8 @@ export type FromWorker =
   | { type: 'written'; runId: string }
   | { type: 'observed'; observations: readonly RunObservation[] }
   | { type: 'log'; message: string; fields?: Record<string, unknown> }
+  /** A wake-up due now (a concurrency slot handed to a waiting run): the pool launches it, as serve's own thread does. */
+  | { type: 'wake'; request: WakeRequest }
   | { type: 'done'; ownerId: string }
   | { type: 'stopped'; ownerId: string };
 
@@ -30,6 +32,8 @@ export interface ServeWorkerData {
   stateDir: string;
   /** Runs the pool hands this worker at once, at most. */
   runsPerWorker: number;
+  /** FLOWMEND_FLOW_LEASE_MARGIN_S as serve read it (flowLeaseFrom). */
+  leaseMarginMs?: number;
 }
 
 /**
@@ -61,8 +65,8 @@ const serveRuns = async (port: NonNullable<typeof parentPort>): Promise<void> =>
       });
     }
   };
-  const { stateDir, runsPerWorker } = workerData as ServeWorkerData;
-  const { store, blobs, memo } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
+  const { stateDir, runsPerWorker, leaseMarginMs } = workerData as ServeWorkerData;
+  const { store, blobs, memo, flow } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
   // Callback URLs of wait-for-event nodes: the state dir's key, and serve's origin once it listens.
   let origin: string | undefined;
   const host = new LocalHost({
@@ -71,6 +75,10 @@ const serveRuns = async (port: NonNullable<typeof parentPort>): Promise<void> =>
     store,
     blobs,
     memo,
+    // Flow control's keys in the state dir's database, which serve's other threads and processes share; a slot
+    // freed here and handed to a waiting run starts that run through the pool at once (a later wake-up is serve's tick).
+    flow: { store: flow, ...(leaseMarginMs === undefined ? {} : { leaseMarginMs }) },
+    wakeups: { schedule: async (request) => (request.at <= Date.now() ? post({ type: 'wake', request }) : undefined) },
     makeRepairHandler: lazyRepairHandler,
     cache: EngineCache.forConcurrentRuns(runsPerWorker),
     // The main thread wakes the long-polls waiting on a run and tells its telemetry (log lines, metrics) what runs do.

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { LaunchRequest, Owner, RunLauncher, RunObservation, RunStore } from '../../core/index.ts';
 import { claimRun } from '../../core/index.ts';
+import { launchWake } from './flow-wakeups.ts';
 import { isLocalOwnerAlive } from './local-host.ts';
 import { LocalRunLauncher } from './local-launcher.ts';
 import type { FromWorker, ServeWorkerData, ToWorker } from './serve-worker.ts';
@@ -21,6 +22,8 @@ export interface WorkerPoolOptions {
   workers: number;
   /** Runs one worker drives at once; the others wait their turn, in the order they came. */
   runsPerWorker: number;
+  /** How long after a holder of a concurrency slot was last heard of its slot is freed, past its node's worst case (flowLeaseFrom). */
+  leaseMarginMs?: number;
   /** serve's own store: a run whose worker died is claimed through it before another worker drives it on. */
   store: RunStore;
   /** A worker wrote this run (serve wakes the long-polls waiting on it). */
@@ -113,7 +116,8 @@ export class WorkerPoolLauncher implements RunLauncher {
   }
 
   private start(index: number): Slot {
-    const data: ServeWorkerData = { stateDir: this.options.stateDir, runsPerWorker: this.options.runsPerWorker };
+    const { stateDir, runsPerWorker, leaseMarginMs } = this.options;
+    const data: ServeWorkerData = { stateDir, runsPerWorker, ...(leaseMarginMs === undefined ? {} : { leaseMarginMs }) };
     const worker = new Worker(this.options.file, { workerData: data });
     const slot: Slot = { index, worker, owners: new Map() };
     // A worker started after serve listens (a replacement) learns its origin at once.
@@ -138,6 +142,9 @@ export class WorkerPoolLauncher implements RunLauncher {
         return;
       case 'log':
         this.options.log(message.message, message.fields);
+        return;
+      case 'wake':
+        void launchWake(this, message.request);
         return;
       case 'done':
         slot.owners.delete(message.ownerId);
