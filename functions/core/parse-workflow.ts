@@ -157,6 +157,16 @@ function reservedNameIssues(raw: unknown): ValidationIssue[] {
 }
 
 /**
+ * Workflows this function returned, with the limits they were parsed under. A caller that parses what a
+ * parse returned (the API parses a request's workflow to inline its children, then `prepareRun` parses it
+ * again; the CLI parses the file, then `prepareRun`) gets it back as it is, ~0.3 ms a node here: parsing a
+ * parsed workflow again without pflow options returns the same workflow, and nothing changes a parsed one.
+ */
+const parsedUnder = new WeakMap<object, Limits>();
+
+const sameLimits = (a: Limits, b: Limits): boolean => a === b || (Object.keys(a) as (keyof Limits)[]).every((key) => a[key] === b[key]);
+
+/**
  * Parses raw JSON as a workflow (pflow's forms accepted, see pflow-forms.ts); on failure every problem is
  * an issue naming the field and what would be valid. Size and depth are checked first, on the raw JSON.
  */
@@ -165,11 +175,16 @@ export function parseWorkflow(
   options: PflowFormOptions = {},
   limits: Limits = DEFAULT_LIMITS,
 ): { ok: true; workflow: Workflow } | { ok: false; issues: ValidationIssue[] } {
+  const known = typeof raw === 'object' && raw !== null ? parsedUnder.get(raw) : undefined;
+  if (known && sameLimits(known, limits) && Object.keys(options).length === 0) return { ok: true, workflow: raw as Workflow };
   const shape = checkIrShape(raw, limits);
   if (shape.length > 0) return { ok: false, issues: shape };
   const normalised = normalisePflowForms(raw, options);
   const reserved = reservedNameIssues(normalised);
   const result = WorkflowSchema.safeParse(normalised, { reportInput: true });
-  if (result.success && reserved.length === 0) return { ok: true, workflow: result.data };
+  if (result.success && reserved.length === 0) {
+    parsedUnder.set(result.data, limits);
+    return { ok: true, workflow: result.data };
+  }
   return { ok: false, issues: [...reserved, ...(result.success ? [] : result.error.issues.flatMap(toValidationIssues))] };
 }

@@ -282,8 +282,25 @@ function checkOutputSources(workflow: Workflow, catalog: NodeCatalog): Validatio
   });
 }
 
+/**
+ * Issues of workflows validated at the top level, by the workflow object and the catalog it was checked
+ * against: a run's workflow is validated before the run is created (prepareRun) and again by its first
+ * Advance, which in the same process (the CLI, the local host) is the same object (the engine's cache holds
+ * it), ~0.2 ms a node. A workflow is not changed once parsed (a repair or a patch makes a new version).
+ */
+const validatedTopLevel = new WeakMap<Workflow, { catalog: NodeCatalog; issues: readonly ValidationIssue[] }>();
+
 /** Static checks of a parsed workflow against the node types a host knows; an empty list means it may run. */
 export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog, nesting: Nesting = TOP_LEVEL): ValidationIssue[] {
+  if (nesting !== TOP_LEVEL) return checkWorkflow(workflow, catalog, nesting);
+  const known = validatedTopLevel.get(workflow);
+  if (known?.catalog === catalog) return known.issues.map((issue) => ({ ...issue }));
+  const issues = checkWorkflow(workflow, catalog, nesting);
+  validatedTopLevel.set(workflow, { catalog, issues: issues.map((issue) => ({ ...issue })) });
+  return issues;
+}
+
+function checkWorkflow(workflow: Workflow, catalog: NodeCatalog, nesting: Nesting): ValidationIssue[] {
   const graph = buildGraph(workflow);
   return [
     // `nesting`: where this workflow sits under workflow nodes (top level for the one being run).

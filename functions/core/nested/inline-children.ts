@@ -103,5 +103,7 @@ async function inlineAt(workflow: Workflow, chain: readonly string[], load: Chil
     }
     nodes.push({ ...node, params: { ...node.params, workflow_ir: inner.workflow } });
   }
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, workflow: { ...workflow, nodes } };
+  if (issues.length > 0) return { ok: false, issues };
+  // Nothing inlined: the workflow itself (a parsed workflow is known as such to parseWorkflow, which then does not parse it again).
+  return { ok: true, workflow: nodes.every((node, index) => node === workflow.nodes[index]) ? workflow : { ...workflow, nodes } };
 }

@@ -333,6 +333,9 @@ export class LocalHost {
     const { traceparent, ...rest } = spec;
     const trace = startRunTrace({ caller: parseTraceparent(traceparent), traced: this.options.telemetry?.traced ?? false, now, ids: this.ids });
     await createRun(this.store, { ...rest, mode, runId, owner, now, workspace: spec.workspace ?? process.cwd(), trace });
+    // The version just written, as the first Advance would read it back: it is not read and parsed again (and
+    // its validation before the run, the same object, counts for the Advance's: validate.ts).
+    this.cache.rememberIr(runId, 0, spec.workflow);
     return this.driveAs(runId, owner.id, mode);
   }
 
