@@ -283,18 +283,31 @@ function checkOutputSources(workflow: Workflow, catalog: NodeCatalog): Validatio
 }
 
 /**
- * Issues of workflows validated at the top level, by the workflow object and the catalog it was checked
+ * Issues of workflows validated at the top level, by the workflow object and the node types it was checked
  * against: a run's workflow is validated before the run is created (prepareRun) and again by its first
  * Advance, which in the same process (the CLI, the local host) is the same object (the engine's cache holds
  * it), ~0.2 ms a node. A workflow is not changed once parsed (a repair or a patch makes a new version).
  */
 const validatedTopLevel = new WeakMap<Workflow, { catalog: NodeCatalog; issues: readonly ValidationIssue[] }>();
 
+/**
+ * The same node types: the same specs, or runners made of them (a runner is its spec and a `run`, which
+ * validation does not read). The CLI validates against the specs, its local host against its runners.
+ */
+const sameSpec = (a: NodeTypeSpec, b: NodeTypeSpec | undefined): boolean => {
+  if (a === b) return true;
+  if (b === undefined) return false;
+  const fields = new Set([...Object.keys(a), ...Object.keys(b)]);
+  fields.delete('run');
+  return [...fields].every((field) => a[field as keyof NodeTypeSpec] === b[field as keyof NodeTypeSpec]);
+};
+const sameCatalog = (a: NodeCatalog, b: NodeCatalog): boolean => a === b || (a.size === b.size && [...a].every(([type, spec]) => sameSpec(spec, b.get(type))));
+
 /** Static checks of a parsed workflow against the node types a host knows; an empty list means it may run. */
 export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog, nesting: Nesting = TOP_LEVEL): ValidationIssue[] {
   if (nesting !== TOP_LEVEL) return checkWorkflow(workflow, catalog, nesting);
   const known = validatedTopLevel.get(workflow);
-  if (known?.catalog === catalog) return known.issues.map((issue) => ({ ...issue }));
+  if (known && sameCatalog(known.catalog, catalog)) return known.issues.map((issue) => ({ ...issue }));
   const issues = checkWorkflow(workflow, catalog, nesting);
   validatedTopLevel.set(workflow, { catalog, issues: issues.map((issue) => ({ ...issue })) });
   return issues;

@@ -56,5 +56,12 @@ describe('a workflow validated again', () => {
     expect(validateWorkflow(workflow, builtinCatalog).some((i) => i.code === 'UNKNOWN_NODE_TYPE')).toBe(false);
     const noTransform = makeCatalog([...builtinCatalog.values()].filter((spec) => spec.type !== 'transform'));
     expect(validateWorkflow(workflow, noTransform).map((i) => i.code)).toContain('UNKNOWN_NODE_TYPE');
+    // The same types, one of them changed: shell no longer writes stdout, which 'b' reads.
+    const changed = makeCatalog([...builtinCatalog.values()].map((spec) => (spec.type === 'shell' ? { ...spec, outputKeys: ['other'] } : spec)));
+    const before = validateWorkflow(workflow, builtinCatalog).filter((i) => i.message.includes('a.stdout')).length;
+    expect(validateWorkflow(workflow, changed).filter((i) => i.message.includes('a.stdout')).length).toBeGreaterThan(before);
+    // Runners made of the same specs (a spec and a run function) validate as the specs do.
+    const runners = makeCatalog([...builtinCatalog.values()].map((spec) => ({ ...spec, run: async () => ({}) })));
+    expect(validateWorkflow(workflow, runners)).toEqual(validateWorkflow(workflow, builtinCatalog));
   });
 });
