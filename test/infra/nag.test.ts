@@ -48,9 +48,9 @@ describe('cdk-nag (AwsSolutions and Serverless packs)', () => {
 
   it('can fail: a wildcard action granted to a runner is reported', async () => {
     const findings = await nagFindings({}, (stack) => {
-      const shell = stack.node.findChild('RunShell').node.findChild('Function') as NodejsFunction;
+      const shell = stack.engine.node.findChild('RunShell').node.findChild('Function') as NodejsFunction;
       shell.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:*'], resources: ['arn:aws:dynamodb:us-east-1:123456789012:table/other'] }));
     });
-    expect(findings).toEqual(['AwsSolutions AwsSolutions-IAM5[Action::dynamodb:*] at Flowmend/RunShell/Role/DefaultPolicy/Resource']);
+    expect(findings).toEqual(['AwsSolutions AwsSolutions-IAM5[Action::dynamodb:*] at Flowmend/Default/RunShell/Role/DefaultPolicy/Resource']);
   }, 120_000);
 });
