@@ -9,7 +9,10 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import type { Schedule } from '../core/index.ts';
 import { ConfigurationError, InvalidInputError, StoreUnavailableError } from '../core/index.ts';
+import { API_RULE_INFIX } from './eventbridge-rule-names.ts';
 import { scheduleInput } from './eventbridge-schedules.ts';
+
+export { API_RULE_INFIX };
 
 export interface RuleTarget {
   client: EventBridgeClient;
@@ -23,12 +26,6 @@ export interface RuleTarget {
 
 /** EventBridge's limit on a rule name. */
 const MAX_RULE_NAME = 64;
-/**
- * What the API's rules are named after the stack's name: CloudFormation names the stack's own rules
- * (the watcher's, ScheduledWorkflow's) `<stack>-<LogicalId>-<random>`, never with a dot, so the API, whose
- * grant is `<stack>-schedule.*`, can touch no rule but its own.
- */
-export const API_RULE_INFIX = '-schedule.';
 /** The one target each rule has. */
 const TARGET_ID = 'scheduled-start';
 

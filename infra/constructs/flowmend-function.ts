@@ -19,6 +19,7 @@ import {
   shellWord,
 } from '../bundle-options.ts';
 import { acknowledgeNag, XRAY_REASON } from '../nag.ts';
+import { prebuiltCode, prebuiltLambdaDir } from '../prebuilt-code.ts';
 
 /** Path of a Lambda entry point under functions/hosts/lambda. */
 export const handlerEntry = (name: string): string => fileURLToPath(new URL(`../../functions/hosts/lambda/${name}.ts`, import.meta.url));
@@ -63,7 +64,7 @@ export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
  * grants logs on every group in the account); each caller adds what the handler uses.
  */
 export class FlowmendFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: lambda.Function;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
 
@@ -86,11 +87,7 @@ export class FlowmendFunction extends Construct {
     ];
     const level = props.logLevel ?? 'INFO';
     const writesMetrics = props.environment?.POWERTOOLS_METRICS_NAMESPACE !== undefined;
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: handlerEntry(props.handler),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+    const options = {
       description: props.description,
       runtime: LAMBDA_RUNTIME,
       role: this.role,
@@ -113,35 +110,56 @@ export class FlowmendFunction extends Construct {
         ...(writesMetrics ? { FLOWMEND_LOG_LEVEL: level } : {}),
         ...props.environment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: LAMBDA_NODE_TARGET,
-        platform: 'node',
-        mainFields: ['module', 'main'],
-        // NodejsFunction's `minify` is all or nothing; LAMBDA_MINIFY keeps identifiers (bundle-options.ts says why).
-        minify: false,
-        sourceMap: LAMBDA_SOURCE_MAP,
-        banner: ESM_REQUIRE_SHIM,
-        esbuildArgs: {
-          '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`),
-          '--minify-whitespace': LAMBDA_MINIFY.minifyWhitespace,
-          '--minify-syntax': LAMBDA_MINIFY.minifySyntax,
-          '--minify-identifiers': LAMBDA_MINIFY.minifyIdentifiers,
-        },
-        logLevel: LogLevel.ERROR,
-        // Bundle our pinned SDK versions instead of whatever the runtime ships.
-        externalModules: [],
-        ...(sideFiles.length > 0
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (inputDir: string, outputDir: string) => sideFiles.map(([entry, file]) => sideBundleCommand(inputDir, outputDir, entry, file)),
+    };
+    // Installed from npm, the construct has no sources to bundle: it deploys the bundles the package was built with.
+    const prebuilt = prebuiltLambdaDir();
+    this.fn =
+      prebuilt !== undefined
+        ? new lambda.Function(this, 'Function', {
+            ...options,
+            handler: 'index.handler',
+            code: prebuiltCode(
+              prebuilt,
+              props.handler,
+              sideFiles.map(([, file]) => file),
+            ),
+          })
+        : new NodejsFunction(this, 'Function', {
+            ...options,
+            entry: handlerEntry(props.handler),
+            handler: 'handler',
+            projectRoot: PROJECT_ROOT,
+            depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+            bundling: {
+              format: OutputFormat.ESM,
+              target: LAMBDA_NODE_TARGET,
+              platform: 'node',
+              mainFields: ['module', 'main'],
+              // NodejsFunction's `minify` is all or nothing; LAMBDA_MINIFY keeps identifiers (bundle-options.ts says why).
+              minify: false,
+              sourceMap: LAMBDA_SOURCE_MAP,
+              banner: ESM_REQUIRE_SHIM,
+              esbuildArgs: {
+                '--alias': Object.entries(LAMBDA_ALIASES).map(([from, to]) => `${from}=${to}`),
+                '--minify-whitespace': LAMBDA_MINIFY.minifyWhitespace,
+                '--minify-syntax': LAMBDA_MINIFY.minifySyntax,
+                '--minify-identifiers': LAMBDA_MINIFY.minifyIdentifiers,
               },
-            }
-          : {}),
-      },
-    });
+              logLevel: LogLevel.ERROR,
+              // Bundle our pinned SDK versions instead of whatever the runtime ships.
+              externalModules: [],
+              ...(sideFiles.length > 0
+                ? {
+                    commandHooks: {
+                      beforeBundling: () => [],
+                      beforeInstall: () => [],
+                      afterBundling: (inputDir: string, outputDir: string) =>
+                        sideFiles.map(([entry, file]) => sideBundleCommand(inputDir, outputDir, entry, file)),
+                    },
+                  }
+                : {}),
+            },
+          });
     acknowledgeNag(this.role, 'AwsSolutions', 'AwsSolutions-IAM5[Resource::*]', XRAY_REASON);
     if (props.deadLetterQueue === undefined) {
       acknowledgeNag(

@@ -4,6 +4,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { acknowledgeNag, XRAY_REASON } from '../nag.ts';
+import { prebuiltLambdaDir, prebuiltPythonCode } from '../prebuilt-code.ts';
 import { PYTHON_RUNNER_SOURCE, writePythonRunner } from '../python-runner.ts';
 
 /**
@@ -22,6 +23,26 @@ export interface PythonRunnerFunctionProps {
   reservedConcurrency?: number;
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 }
+
+/** The runner's files: written at synth from the sources, or, installed from npm, those the package was built with. */
+const pythonRunnerCode = (): lambda.Code => {
+  const prebuilt = prebuiltLambdaDir();
+  if (prebuilt !== undefined) return prebuiltPythonCode(prebuilt);
+  return lambda.Code.fromAsset(PYTHON_RUNNER_SOURCE, {
+    // The wrapper comes from TypeScript (code-python.ts): the hash is the output's, so a change there redeploys.
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never pulled: local bundling always succeeds (it only writes two files).
+      image: DockerImage.fromRegistry('scratch'),
+      local: {
+        tryBundle: (outputDir) => {
+          writePythonRunner(outputDir);
+          return true;
+        },
+      },
+    },
+  });
+};
 
 /**
  * pflow's `code` node on AWS: a Python Lambda (run_code.handler) with a role that may write its own log
@@ -44,20 +65,7 @@ export class PythonRunnerFunction extends Construct {
     this.fn = new lambda.Function(this, 'Function', {
       runtime: PYTHON_RUNTIME,
       handler: 'run_code.handler',
-      code: lambda.Code.fromAsset(PYTHON_RUNNER_SOURCE, {
-        // The wrapper comes from TypeScript (code-python.ts): the hash is the output's, so a change there redeploys.
-        assetHashType: AssetHashType.OUTPUT,
-        bundling: {
-          // Never pulled: local bundling always succeeds (it only writes two files).
-          image: DockerImage.fromRegistry('scratch'),
-          local: {
-            tryBundle: (outputDir) => {
-              writePythonRunner(outputDir);
-              return true;
-            },
-          },
-        },
-      }),
+      code: pythonRunnerCode(),
       description: props.description,
       role: this.role,
       architecture: lambda.Architecture.ARM_64,

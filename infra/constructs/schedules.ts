@@ -5,7 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { API_RULE_INFIX } from '../../functions/adapters/eventbridge-rules.ts';
+import { API_RULE_INFIX } from '../../functions/adapters/eventbridge-rule-names.ts';
 import { acknowledgeNag } from '../nag.ts';
 
 /** EventBridge Scheduler (time zones, `at(...)`, the default), or EventBridge rules (LocalStack fires only these). */
