@@ -17,6 +17,7 @@ Usage:
   flowmend logs <run-id> [--follow]
   flowmend serve [--port N] [--host 127.0.0.1] [--allow-remote [--token T]] [--workspace DIR] [--workers N] [--api URL]
   flowmend open <run-id> [--port N] [--api URL]
+  flowmend init [DIR]        a new project: a workflow, its test, a CDK app (DIR: default the current one)
 
 Every command takes:
   --output-format text|json   text progress (default) or one JSON object on stdout
@@ -58,7 +59,7 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const COMMANDS = ['run', 'resume', 'status', 'show', 'runs', 'validate', 'cancel', 'logs', 'serve', 'open', 'approve'] as const;
+const COMMANDS = ['run', 'resume', 'status', 'show', 'runs', 'validate', 'cancel', 'logs', 'serve', 'open', 'approve', 'init'] as const;
 /** Commands that talk to an API instead of the local store when given --api or FLOWMEND_API_URL. */
 export const REMOTE_COMMANDS: readonly string[] = ['run', 'resume', 'approve', 'status', 'show', 'runs', 'cancel', 'logs'];
 type CommandName = (typeof COMMANDS)[number];
@@ -131,6 +132,7 @@ export type Command =
     } & CommonOptions)
   /** The run page in the browser; with `apiUrl`, served here and forwarded to that API. */
   | ({ name: 'open'; runId: string; port: number } & CommonOptions)
+  | ({ name: 'init'; dir: string } & CommonOptions)
   | { name: 'help' };
 
 const FLAGS = {
@@ -187,6 +189,7 @@ const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
   logs: ['follow', 'api'],
   serve: ['port', 'host', 'manual-clock', 'workspace', 'api', 'allow-remote', 'token', 'workers'],
   open: ['port', 'api'],
+  init: [],
 };
 
 /** Where `flowmend serve` listens unless told otherwise; `open` and `run --open` look for a viewer there. */
@@ -350,5 +353,9 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
       };
     case 'open':
       return { name: 'open', runId: one('a run id (see `flowmend runs`)'), port, ...common };
+    case 'init': {
+      if (rest.length > 1) throw new UsageError(`'flowmend init' takes at most one argument (a directory); unexpected: ${rest.slice(1).join(' ')}`);
+      return { name: 'init', dir: rest[0] ?? '.', ...common };
+    }
   }
 };

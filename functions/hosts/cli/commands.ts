@@ -55,6 +55,7 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
   const { fail } = out;
   // In JSON mode stdout carries one object only: the viewer's lines go to stderr.
   const viewerIo = { ...io, stdout: json ? io.stderr : io.stdout };
+  if (command.name === 'init') return (await import('./init-command.ts')).initCommand(command, io, out);
   if ((command.name === 'serve' || command.name === 'open') && command.apiUrl !== undefined) {
     const { openCommand, serveViewerOnly } = await import('./viewer-commands.ts');
     if (command.name === 'serve') return serveViewerOnly({ api: command.apiUrl, port: command.port }, viewerIo);

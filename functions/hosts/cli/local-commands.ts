@@ -42,7 +42,10 @@ const driverMayAnswer = (owner: Owner | undefined): boolean => {
  * The commands on the local store (SQLite, or DynamoDB with --store dynamodb): run, resume, status, show, runs,
  * cancel, open, logs. `run` and `resume` are in drive-commands.ts, imported only by them.
  */
-export const runLocalCommand = async (command: Exclude<Command, { name: 'help' | 'serve' | 'validate' }>, context: CommandContext): Promise<number> => {
+export const runLocalCommand = async (
+  command: Exclude<Command, { name: 'help' | 'serve' | 'validate' | 'init' }>,
+  context: CommandContext,
+): Promise<number> => {
   const { io, out } = context;
   const { json, fail } = out;
   const stateDir = resolve(command.stateDir);
