@@ -5,6 +5,7 @@ import type { LocalHostOptions } from '../local/local-host.ts';
 import { type Command, parseCommandLine, USAGE, UsageError } from './cli-args.ts';
 import { type CliOutput, EXIT, makeOutput, type CliIo as OutputIo } from './cli-output.ts';
 import { engineSecrets } from './cli-secrets.ts';
+import { missingOptionalDependency } from './optional-dependencies.ts';
 
 export interface CliIo extends OutputIo {
   /** Redacts known secrets from everything printed; set once the command knows its secrets. */
@@ -92,8 +93,15 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
     }
     return EXIT.ok;
   }
-  if (command.name !== 'validate' && command.name !== 'open' && command.apiUrl !== undefined)
-    return (await import('./remote-commands.ts')).runRemoteCommand({ ...command, apiUrl: command.apiUrl }, io, out);
+  if (command.name !== 'validate' && command.name !== 'open' && command.apiUrl !== undefined) {
+    try {
+      return await (await import('./remote-commands.ts')).runRemoteCommand({ ...command, apiUrl: command.apiUrl }, io, out);
+    } catch (error) {
+      const missing = missingOptionalDependency(error);
+      if (missing === undefined) throw error;
+      return fail(EXIT.usage, missing);
+    }
+  }
 
   const mcpConfig = 'mcpConfig' in command ? await (await import('./mcp-config.ts')).loadMcpConfig(command.mcpConfig) : { ok: true as const, servers: {} };
   if (!mcpConfig.ok) return fail(EXIT.usage, (await import('./render.ts')).renderIssues(mcpConfig.issues), { issues: mcpConfig.issues });
@@ -110,6 +118,8 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
     if (command.name === 'validate') return await (await import('./validate-command.ts')).validateCommand(command, context);
     return await (await import('./local-commands.ts')).runLocalCommand(command, context);
   } catch (error) {
+    const missing = missingOptionalDependency(error);
+    if (missing !== undefined) return fail(EXIT.usage, missing);
     // A bug or a broken store must still end in one clear line (one JSON object in JSON mode), never a stack trace.
     const name = error instanceof Error ? error.name : 'Error';
     const message = error instanceof Error ? error.message : String(error);
