@@ -233,6 +233,8 @@ export class FlowmendClient {
         // Only the end matters here.
       }
       const report = await this.get(runId);
+      // Running again since the last page (an answer was taken up): follow on.
+      if (report.status === 'running') continue;
       if (report.status !== 'waiting' || report.waiting?.answer === undefined) return report;
       // Answered, and no execution has taken the run on yet.
       await new Promise((resolve) => setTimeout(resolve, ANSWERED_POLL_MS));
