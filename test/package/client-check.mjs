@@ -35,6 +35,7 @@ const byName = await client.wait((await client.start({ workflowName: 'hello', pa
 const workflows = await client.listWorkflows();
 
 const failed = await client.wait((await client.start({ workflow: broken, repair: false })).run_id);
+const current = await client.runWorkflow(failed.run_id);
 await client.resume(failed.run_id, { workflow: fixed });
 const resumed = await client.wait(failed.run_id);
 
@@ -68,6 +69,7 @@ console.log(
     byName: { status: byName.status, greeting: byName.result?.greeting },
     workflows: workflows.workflows.map((w) => w.name),
     failed: failed.status,
+    current: { version: current.version, node: current.workflow.nodes[0]?.params.command },
     resumed: { status: resumed.status, out: resumed.result?.out },
     approval: { held: held.status, answered: approved.answered, shipped: shipped.status, out: shipped.result?.out },
     denial: { answered: denied.answered, status: stopped.status },

@@ -115,7 +115,7 @@ describe.sequential('the npm package, installed from its tarball in a new direct
     expect(JSON.parse(dynamo.stdout).error).toMatch(/needs @(aws-sdk|smithy)\/[a-z0-9-]+, which flowmend leaves optional.*npm install @/);
   }, 120_000);
 
-  it('calls a serve through flowmend/client: start, follow, get, list, register, schedule, resume, approve, deny, cancel', async () => {
+  it('calls a serve through flowmend/client: start, follow, get, list, register, schedule, its workflow, resume, approve, deny, cancel', async () => {
     writeFileSync(join(pkg.dir, 'client-check.mjs'), readFileSync(new URL('./client-check.mjs', import.meta.url)));
     const seen = await checkClient(process.execPath);
     expect(seen).toMatchObject({
@@ -127,6 +127,7 @@ describe.sequential('the npm package, installed from its tarball in a new direct
       byName: { status: 'succeeded', greeting: 'Hello, Bo' },
       workflows: ['hello'],
       failed: 'failed',
+      current: { version: 0, node: 'exit 3' },
       resumed: { status: 'succeeded', out: 'fixed' },
       approval: { held: 'waiting', answered: 'approved', shipped: 'succeeded', out: 'shipped' },
       denial: { answered: 'denied', status: 'failed' },

@@ -1,9 +1,9 @@
 // `flowmend/client`: the typed client of the flowmend API, for `flowmend serve` and for the deployed REST API.
 // Every request goes through the CLI's own ApiClient (JSON, errors as ApiCallError, SigV4 for API Gateway).
-import type { CancelledStep, ProgressEvent, RunReport, RunStatus } from '../../core/index.ts';
+import type { CancelledStep, ProgressEvent, RunReport, RunStatus, RunWorkflow } from '../../core/index.ts';
 import { ApiCallError, ApiClient, makeSigV4Signer, type RequestSigner, type SigningCredentials } from '../cli/api-client.ts';
 
-export type { CancelledStep, ProgressEvent, RequestSigner, RunReport, RunStatus, SigningCredentials };
+export type { CancelledStep, ProgressEvent, RequestSigner, RunReport, RunStatus, RunWorkflow, SigningCredentials };
 export { ApiCallError };
 
 export interface FlowmendClientOptions {
@@ -187,6 +187,11 @@ export class FlowmendClient {
   /** The run's report: status, result, errors, steps, repairs and metrics (what `flowmend status --output-format json` prints). */
   get(runId: string): Promise<RunReport> {
     return this.api.call('GET', `/runs/${path(runId)}`);
+  }
+
+  /** The run's current workflow (a repaired version included), its version and where it came from: the base of a patch for `resume`. */
+  runWorkflow(runId: string): Promise<RunWorkflow> {
+    return this.api.call('GET', `/runs/${path(runId)}/workflow`);
   }
 
   /** Runs, newest first. */
