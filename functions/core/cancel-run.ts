@@ -87,6 +87,8 @@ export const cancelRun = async (store: RunStore, runId: string, now: number, flo
     if (flow && slots.length > 0) await releaseHolds(store, flow.wakeups, flow, slots, now);
     if (inFlight) await recordInterrupted(store, run, inFlight, now);
     if (inFlight) await cancelChildOf(store, run, inFlight, now);
+    // A batch over a workflow node has no node in flight: the child run of its item in flight is cancelled with it.
+    if (run.batch?.child) await cancelChild(store, run.batch.child, now);
     return {
       run,
       alreadyCancelled: false,
@@ -124,10 +126,13 @@ const recordInterrupted = async (store: RunStore, run: RunItem, inFlight: NonNul
 
 /** A workflow node in flight has a child run that the same execution drives: it is cancelled with its parent. */
 const cancelChildOf = async (store: RunStore, run: RunItem, inFlight: NonNullable<RunItem['current']>, now: number): Promise<void> => {
-  const child = run.children?.find((c) => c.nodeId === inFlight.nodeId && c.visit === inFlight.visit);
-  if (!child) return;
+  const child = run.children?.find((c) => c.nodeId === inFlight.nodeId && c.visit === inFlight.visit && c.index === undefined);
+  if (child) await cancelChild(store, child.runId, now);
+};
+
+const cancelChild = async (store: RunStore, childRunId: string, now: number): Promise<void> => {
   try {
-    await cancelRun(store, child.runId, now);
+    await cancelRun(store, childRunId, now);
   } catch (error) {
     // A child that already ended (or is gone) has nothing to cancel; its parent's resume reads its end.
     if (!(error instanceof RunBusyError) && !(error instanceof RunNotFoundError)) throw error;

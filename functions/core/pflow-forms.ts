@@ -45,8 +45,9 @@ const isSavedName = (ref: string): boolean => !/[/\\]/.test(ref) && !/\.(json|md
 const canonicalWorkflowNode = (node: unknown): unknown => {
   if (!isRecord(node) || node.type !== 'workflow' || !isRecord(node.params)) return node;
   const { workflow, inputs, ...rest } = node.params;
-  if (typeof workflow !== 'string' || workflow.includes('${')) return node;
-  const source = isSavedName(workflow) ? { workflow_name: workflow } : { workflow_ref: workflow };
+  if (typeof workflow !== 'string') return node;
+  // A templated reference (`${item.workflow}` on a batch) names files: the loader resolves it from the batch's items.
+  const source = !workflow.includes('${') && isSavedName(workflow) ? { workflow_name: workflow } : { workflow_ref: workflow };
   return { ...node, params: { ...source, ...(inputs !== undefined ? { param_mapping: inputs } : {}), ...rest } };
 };
 

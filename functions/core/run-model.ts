@@ -109,12 +109,17 @@ export const ParentLinkSchema = builtOnFirstUse(() =>
     irKey: z.optional(z.string()),
     outputMapping: z.optional(z.record(z.string(), z.string())),
     errorAction: z._default(z.string(), 'error'),
+    /** A child of one item of a batch over a workflow node: its end is that item's record (at `seq`), with this cache key. */
+    item: z.optional(ItemOfSchema),
+    cacheKey: z.optional(z.string()),
   }),
 );
 export type ParentLink = z.infer<typeof ParentLinkSchema>;
 
-/** A child run a workflow node started (one per node visit). */
-export const ChildRefSchema = builtOnFirstUse(() => z.object({ nodeId: z.string(), visit: z.int().check(z.positive()), runId: RunIdSchema }));
+/** A child run a workflow node started (one per node visit, or per item of a batch visit). */
+export const ChildRefSchema = builtOnFirstUse(() =>
+  z.object({ nodeId: z.string(), visit: z.int().check(z.positive()), runId: RunIdSchema, index: z.optional(z.int().check(z.nonnegative())) }),
+);
 export type ChildRef = z.infer<typeof ChildRefSchema>;
 
 /** The run item: one per run, read by every engine step. */

@@ -71,7 +71,8 @@ export interface RunReport {
   };
 }
 
-export type ChildReport = RunReport & { node_id: string; visit: number };
+/** A child run in a report: the workflow node and visit that started it, and the batch item it ran when the node has a batch. */
+export type ChildReport = RunReport & { node_id: string; visit: number; index?: number };
 
 /** A waiting run's wait: a gate shows the node's resolved params (`preview`), a held repair its proposal (`repair`). */
 export interface ReportWait {
@@ -241,7 +242,7 @@ export const loadRunReport = async (store: RunStore, runId: string): Promise<Run
   const children: ChildReport[] = [];
   for (const child of run.children ?? []) {
     const nested = await loadRunReport(store, child.runId);
-    if (nested) children.push({ node_id: child.nodeId, visit: child.visit, ...nested });
+    if (nested) children.push({ node_id: child.nodeId, visit: child.visit, ...(child.index === undefined ? {} : { index: child.index }), ...nested });
   }
   return children.length > 0 ? { ...report, children } : report;
 };

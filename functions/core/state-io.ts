@@ -155,7 +155,8 @@ export const AdvanceInputSchema = builtOnFirstUse(() =>
       kind: z.literal('batch'),
       ...envelope(),
       seq: z.int().check(z.positive()),
-      items: z.array(z.object({ seq: z.int().check(z.positive()), item: ItemOfSchema })),
+      // `child`: an item of a batch over a workflow node, ended by its child run in this call (no RecordItem state wrote it).
+      items: z.array(z.object({ seq: z.int().check(z.positive()), item: ItemOfSchema, child: z.optional(ItemResultInputSchema) })),
       error: z.optional(TaskErrorSchema),
     }),
     WakeInputSchema.unwrap(),

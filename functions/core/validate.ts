@@ -5,7 +5,6 @@ import { buildGraph, type WorkflowGraph } from './graph.ts';
 import { startNodeId, type Workflow, type WorkflowNode } from './ir.ts';
 import { MCP_TYPE, plainTextSecrets } from './mcp-servers.ts';
 import { checkWorkflowNodes, type Nesting, TOP_LEVEL } from './nested/validate-children.ts';
-import { WORKFLOW_TYPE } from './nested/workflow-params.ts';
 import type { NodeCatalog, NodeTypeSpec } from './node-type.ts';
 import { pflowAlternative } from './pflow-compat.ts';
 import { checkSensitiveHeaders } from './sensitive-headers.ts';
@@ -109,17 +108,6 @@ function checkNodes(workflow: Workflow, catalog: NodeCatalog): ValidationIssue[]
       );
     } else {
       issues.push(...checkParams(node, index, spec));
-    }
-    // A batch runs its items on the type's runner; a workflow node has none (the engine drives its child run).
-    if (node.batch !== undefined && node.type === WORKFLOW_TYPE) {
-      issues.push(
-        error(
-          `nodes[${index}].batch`,
-          'BATCH_UNSUPPORTED',
-          `Node '${node.id}' (workflow): batch over a nested workflow is not supported`,
-          'Put the batch on a node inside the child workflow, or use one workflow node per item',
-        ),
-      );
     }
   });
   return issues;

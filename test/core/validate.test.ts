@@ -520,17 +520,15 @@ describe("batch (pflow's batch on a node)", () => {
     expect(issues[1]?.hint).toContain('results, count, success_count, error_count, errors');
   });
 
-  it('refuses a batch on a workflow node (its child run has no runner to fan out to), naming the field', () => {
+  it('accepts a batch on a workflow node, its item in param_mapping (each item is a child run)', () => {
+    const child = { inputs: { n: { type: 'number', required: true } }, nodes: [{ id: 'x', type: 'shell', params: { command: 'echo ${n}' } }] };
     const parsed = parseWorkflow({
-      nodes: [
-        { id: 'w', type: 'workflow', batch: { items: [1, 2] }, params: { workflow_ir: { nodes: [{ id: 'x', type: 'shell', params: { command: 'true' } }] } } },
-      ],
+      nodes: [{ id: 'w', type: 'workflow', batch: { items: [1, 2] }, params: { workflow_ir: child, param_mapping: { n: '${item}', m: '${itme}' } } }],
     });
     if (!parsed.ok) throw new Error('does not parse');
     const issues = validateWorkflow(parsed.workflow, builtinCatalog).filter((i) => i.severity === 'error');
-    expect(issues).toEqual([
-      expect.objectContaining({ path: 'nodes[0].batch', code: 'BATCH_UNSUPPORTED', message: expect.stringContaining("Node 'w' (workflow)") }),
-    ]);
+    // Only the typo: the item is a name the batch binds, the child's unknown input is named.
+    expect(issues.map((i) => i.code).sort()).toEqual(['PARAM_MAPPING_UNKNOWN_INPUT', 'TEMPLATE_UNKNOWN_ROOT']);
   });
 
   it("reads pflow's `approval: required` on a node, refuses any other value, and refuses a gate on a batch node", () => {

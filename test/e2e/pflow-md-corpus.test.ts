@@ -19,11 +19,6 @@ import { engineNodeSpecs } from '../../functions/nodes/workflow.ts';
 const EXAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'pflow-examples', 'md');
 const present = existsSync(EXAMPLES);
 
-/** The files pflow accepts that do not validate here yet, and why (the README's compatibility table says the same). */
-const NOT_YET: Readonly<Record<string, string>> = {
-  'tests/fixtures/graph/multi-output-batch/parent.pflow.md': 'a batch of workflow nodes, each item naming its child by a template',
-};
-
 let dir: string;
 /** The examples laid out at their paths in pflow's repository (the copies name them `a__b__c.pflow.md`), so relative refs resolve. */
 const files: string[] = [];
@@ -78,15 +73,15 @@ describe.skipIf(!present)(`pflow's own .pflow.md examples (${present ? EXAMPLES 
     expect(files).toHaveLength(25);
   });
 
-  it('validates every file pflow accepts, except those that need what is listed as not yet supported', async () => {
+  it('validates every file pflow accepts', async () => {
     const results: Record<string, string[]> = {};
     for (const path of files) {
-      if (path.startsWith('examples/invalid/') || Object.hasOwn(NOT_YET, path)) continue;
+      if (path.startsWith('examples/invalid/')) continue;
       const { issues } = await validate(path);
       results[path] = issues.filter((i) => i.severity === 'error').map((i) => `${i.path}: ${i.message}`);
     }
     expect(Object.values(results).flat()).toEqual([]);
-    expect(Object.keys(results).length).toBe(files.length - 1 - Object.keys(NOT_YET).length);
+    expect(Object.keys(results).length).toBe(files.length - 1);
   });
 
   it('refuses the negative case (a step without a type) at its line, saying what the format expects', async () => {
@@ -130,6 +125,12 @@ describe.skipIf(!present)(`pflow's own .pflow.md examples (${present ? EXAMPLES 
       status: 'succeeded',
       result: { summary: 'ok', score: 1 },
     });
+    // A batch over a workflow node, each item naming its child by a template: one child run per item, results in item order.
+    const fan = await run('tests/fixtures/graph/multi-output-batch/parent.pflow.md');
+    expect(fan).toMatchObject({ status: 'succeeded', result: { result: { combined: true } } });
+    expect(fan.steps[0]?.batch).toMatchObject({ count: 5, success_count: 5, error_count: 0 });
+    const children = (fan as { children?: { index?: number; result: unknown }[] }).children ?? [];
+    expect(children.map((c) => [c.index, c.result])).toEqual([0, 1, 2, 3, 4].map((i) => [i, { summary: 'ok', score: 1 }]));
     // pflow's shared store: the writer with no content writes what the reader read (its prose: "flows ... via the shared store").
     const pipeline = await run('examples/core/simple-pipeline.pflow.md', {}, { 'input.txt': 'pipeline data\n' }, (ws) => {
       expect(readFileSync(join(ws, 'output.txt'), 'utf8')).toBe('pipeline data\n');

@@ -36,6 +36,8 @@ export const BatchStateSchema = builtOnFirstUse(() =>
     /** Failed items with tries left (`max_retries`), dispatched again before new items, at the same record slot. */
     retry: z.optional(z.array(z.object({ index: z.int().check(z.nonnegative()), attempt: z.int().check(z.positive()) }))),
     sideEffects: z.boolean(),
+    /** The child run of the item in flight, when the batch is over a workflow node (a cancel of the run cancels it). */
+    child: z.optional(z.string()),
     startedAt: z.number(),
     repaired: z.optional(z.boolean()),
   }),

@@ -4,6 +4,8 @@ import { computeCacheKey } from '../cache-key.ts';
 import { mustContinueBefore } from '../execution-limits.ts';
 import type { WorkflowNode } from '../ir.ts';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES } from '../limits.ts';
+import { enterItemChild, WORKFLOW_BATCH_MAX_ITEMS } from '../nested/batch-child.ts';
+import { WORKFLOW_TYPE } from '../nested/workflow-params.ts';
 import type { NodeRecord } from '../run-model.ts';
 import type { AdvanceOutcome, BatchItemSpec } from '../state-io.ts';
 import { TemplateResolutionError } from '../templates.ts';
@@ -76,6 +78,12 @@ export const startBatch = async (
     return tooMany(
       'BATCH_ITEM_LIMIT',
       `node '${node.id}' has ${items.length} batch items, over the limit (${LIMIT_VARIABLES.maxBatchItems}=${limits.maxBatchItems}); split the items or raise the limit`,
+    );
+  }
+  if (node.type === WORKFLOW_TYPE && items.length > WORKFLOW_BATCH_MAX_ITEMS) {
+    return tooMany(
+      'BATCH_ITEM_LIMIT',
+      `node '${node.id}' has ${items.length} batch items, over the ${WORKFLOW_BATCH_MAX_ITEMS} a batch over a nested workflow may have (each item is a child run the parent lists); split the items over several nodes`,
     );
   }
   const used = run.itemRecords ?? 0;
@@ -164,7 +172,8 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
   }
   const nodes = await step.referencedOutputs(batchTemplates(node));
   const items = resolveItems(config, step.context(nodes));
-  const width = batchWidth(config);
+  // A batch over a workflow node runs one item's child run at a time (see nested/batch-child.ts).
+  const width = node.type === WORKFLOW_TYPE ? 1 : batchWidth(config);
   const failFast = config.error_handling === 'fail_fast';
   const specs: BatchItemSpec[] = [];
   const written: NodeRecord[] = [];
@@ -249,6 +258,7 @@ export const nextChunk = async (step: Advance, options: { fresh?: boolean } = {}
     if (batch.next >= items.length || (failFast && batch.errorCount > 0)) return finishBatch(step, batch, items.length);
     return nextChunk(step, { fresh: true });
   }
+  if (node.type === WORKFLOW_TYPE && specs[0]) return enterItemChild(step, specs[0]);
   await step.writes.commit({ flushAll: false });
   return {
     kind: 'batch',
@@ -273,6 +283,9 @@ const dispatchSpec = async (
   waitS = 0,
 ): Promise<BatchItemSpec> => {
   const { run, deps, ir } = step;
+  // A workflow item's child starts in this same call: its params never travel in a state payload.
+  if (node.type === WORKFLOW_TYPE)
+    return { kind: 'run', runId: run.runId, owner: step.owner, seq, item, node: { id: node.id, type: node.type, params, cacheKey, timeoutS: 1 } };
   const spec = deps.catalog.get(node.type);
   const blobs = deps.blobs;
   const timeoutS = spec?.timeoutS(params) ?? 60;

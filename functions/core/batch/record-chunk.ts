@@ -6,6 +6,7 @@ import { configOf } from './batch-config.ts';
 import { countItem } from './batch-state.ts';
 import { nextChunk } from './batch-step.ts';
 import { finishBatch } from './finish-batch.ts';
+import { itemRecordOf } from './record-item.ts';
 
 /** After the RunBatch Map: reads the chunk's item records (RecordItem wrote them) and goes on to the next chunk or the end. */
 export const recordChunk = async (step: Advance, input: Extract<AdvanceInput, { kind: 'batch' }>): Promise<AdvanceOutcome> => {
@@ -13,6 +14,12 @@ export const recordChunk = async (step: Advance, input: Extract<AdvanceInput, { 
   const batch = run.batch;
   if (!batch || batch.seq !== input.seq) {
     throw new StaleRunError(`run ${run.runId} is not waiting for batch step ${input.seq} (in flight: ${batch?.seq ?? 'none'})`);
+  }
+  // Items of a batch over a workflow node ended by their child run in this call: their records first, as RecordItem would write them.
+  const ended = input.items.flatMap((i) => (i.child ? [i.child] : []));
+  if (ended.length > 0) {
+    await deps.store.putRecords(await Promise.all(ended.map((child) => itemRecordOf(child, deps))));
+    delete batch.child;
   }
   const records = new Map(
     (

@@ -3,7 +3,7 @@ import { classifyOutcome } from '../classify.ts';
 import type { EngineDeps } from '../engine-deps.ts';
 import { InvalidInputError } from '../errors.ts';
 import type { NodeRecord } from '../run-model.ts';
-import { type ItemRecorded, ItemResultInputSchema } from '../state-io.ts';
+import { type ItemRecorded, type ItemResultInput, ItemResultInputSchema } from '../state-io.ts';
 import { writeItemRecord } from './item-writes.ts';
 
 /** Whether an event for the engine Lambda is an item's result (RecordItem) rather than an Advance input. */
@@ -19,7 +19,13 @@ export const isItemResult = (event: unknown): boolean =>
 export const recordBatchItem = async (event: unknown, deps: EngineDeps): Promise<ItemRecorded> => {
   const parsed = ItemResultInputSchema.safeParse(event);
   if (!parsed.success) throw new InvalidInputError(`RecordItem got an input it cannot read: ${parsed.error.message}`);
-  const input = parsed.data;
+  const record = await itemRecordOf(parsed.data, deps);
+  await writeItemRecord(deps.store, record);
+  return { index: parsed.data.item.index, status: record.status };
+};
+
+/** An item's record from its runner's result or caught error, classified as a single node's outcome is. */
+export const itemRecordOf = async (input: ItemResultInput, deps: EngineDeps): Promise<NodeRecord> => {
   const { node } = input;
   const result =
     input.result?.outputs && deps.blobs
@@ -36,7 +42,7 @@ export const recordBatchItem = async (event: unknown, deps: EngineDeps): Promise
   });
   const now = deps.now();
   const durationMs = result?.durationMs ?? 0;
-  const record: NodeRecord = {
+  return {
     runId: input.runId,
     seq: input.seq,
     nodeId: node.id,
@@ -55,6 +61,4 @@ export const recordBatchItem = async (event: unknown, deps: EngineDeps): Promise
     ...(outcome.kind !== 'success' ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
     ...(result?.usage ? { usage: result.usage } : {}),
   };
-  await writeItemRecord(deps.store, record);
-  return { index: input.item.index, status: record.status };
 };

@@ -10,7 +10,7 @@ import type { ParentLink, RunItem } from '../run-model.ts';
 import type { AdvanceInput, AdvanceOutcome } from '../state-io.ts';
 import { childRunTrace, resumeRunTrace, visitSpanId } from '../trace-context.ts';
 import { formatIssues } from '../validation-issue.ts';
-import { type ChildEnd, childEnd, recordWorkflowNode } from './parent-hop.ts';
+import { type ChildEnd, childEnd, type ItemSlot, recordItemChild, recordWorkflowNode } from './parent-hop.ts';
 import { STORAGE_MODE_REFUSALS, WorkflowParamsSchema } from './workflow-params.ts';
 
 /**
@@ -18,10 +18,12 @@ import { STORAGE_MODE_REFUSALS, WorkflowParamsSchema } from './workflow-params.t
  * so a resumed parent finds (and resumes) the child it started instead of starting another. Readable
  * prefix (the root run), hashed rest (the path), within the 64 characters a run id may have.
  */
-export const childRunId = (parent: RunItem, nodeId: string, visit: number): string => {
+export const childRunId = (parent: RunItem, nodeId: string, visit: number, index?: number): string => {
   // A child's id ends in `-c` and hex (no dash): its root is what comes before the last `-c`.
   const root = parent.parent ? parent.runId.slice(0, parent.runId.lastIndexOf('-c')) : parent.runId;
-  const path = createHash('sha256').update(`${parent.runId}/${nodeId}/${visit}`).digest('hex').slice(0, 12);
+  // One item of a batch over a workflow node: the same id for that item on every attempt of the batch's visit.
+  const at = index === undefined ? `${parent.runId}/${nodeId}/${visit}` : `${parent.runId}/${nodeId}/${visit}/${index}`;
+  const path = createHash('sha256').update(at).digest('hex').slice(0, 12);
   return `${root.slice(0, 48)}-c${path}`;
 };
 
@@ -32,12 +34,20 @@ const hopTo = (step: Advance, input: AdvanceInput): AdvanceOutcome => {
   return { kind: 'continue', runId: step.run.runId, owner: step.owner };
 };
 
-/** Ends the workflow node without a child run (bad params, too deep): recorded like any node outcome. */
-const endWithout = async (step: Advance, end: ChildEnd): Promise<AdvanceOutcome> => {
+/** Where a child run's end is recorded in the parent: a workflow node's visit, or one item of a batch over the node (`slot`). */
+export interface ChildAt {
+  nodeId: string;
+  visit: number;
+  seq: number;
+  childId: string;
+  slot?: ItemSlot | undefined;
+}
+
+/** Ends the workflow node (or its item) without a child run, or with one that already ended: recorded like any node outcome. */
+const endChild = async (step: Advance, at: ChildAt, end: ChildEnd): Promise<AdvanceOutcome> => {
   await step.writes.commit({ flushAll: false });
-  const current = step.run.current;
-  if (!current) throw new StaleRunError(`run ${step.run.runId} has no workflow node in flight`);
-  return hopTo(step, recordWorkflowNode(step.run.runId, step.owner, current.seq, current.nodeId, end));
+  const { runId } = step.run;
+  return hopTo(step, at.slot ? recordItemChild(runId, step.owner, at.nodeId, at.slot, end) : recordWorkflowNode(runId, step.owner, at.seq, at.nodeId, end));
 };
 
 /** Identifies the child IR a parent's workflow node holds, so that a change by a repair or a patch of the parent shows. */
@@ -109,54 +119,62 @@ const takeOver = async (step: Advance, child: RunItem, link: ParentLink, params:
  * or find the one an earlier execution started, and go on advancing the child in this same call. The
  * parent waits with the node in flight; when the child ends, `parentHop` records the node.
  */
-export const enterChild = async (step: Advance, resolved: Record<string, unknown>): Promise<AdvanceOutcome> => {
+export const enterChild = (step: Advance, resolved: Record<string, unknown>): Promise<AdvanceOutcome> => {
+  const current = step.run.current;
+  if (!current) throw new StaleRunError(`run ${step.run.runId} has no workflow node in flight`);
+  const { nodeId, visit, seq } = current;
+  return startChildAt(step, resolved, { nodeId, visit, seq, childId: childRunId(step.run, nodeId, visit) });
+};
+
+/** Starts (or takes over, or records the end of) the child run at `at`, and hops down into it in this same call. */
+export const startChildAt = async (step: Advance, resolved: Record<string, unknown>, at: ChildAt): Promise<AdvanceOutcome> => {
   const { run, deps } = step;
-  const current = run.current;
-  if (!current) throw new StaleRunError(`run ${run.runId} has no workflow node in flight`);
+  const endWithout = (end: ChildEnd): Promise<AdvanceOutcome> => endChild(step, at, end);
   const parsed = WorkflowParamsSchema.safeParse(resolved);
   if (!parsed.success) {
     const message = parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ');
-    return endWithout(step, { kind: 'failed', code: 'PARAMS_INVALID', message: `workflow node '${current.nodeId}': ${message}` });
+    return endWithout({ kind: 'failed', code: 'PARAMS_INVALID', message: `workflow node '${at.nodeId}': ${message}` });
   }
   const p = parsed.data;
   const refusal = STORAGE_MODE_REFUSALS[p.storage_mode];
-  if (refusal) return endWithout(step, { kind: 'fatal', code: 'StorageModeUnsupported', message: `storage_mode '${p.storage_mode}': ${refusal}` });
+  if (refusal) return endWithout({ kind: 'fatal', code: 'StorageModeUnsupported', message: `storage_mode '${p.storage_mode}': ${refusal}` });
   const depth = (run.parent?.depth ?? 0) + 1;
   const limit = Math.min(p.max_depth, run.parent?.limit ?? p.max_depth);
   if (depth > limit) {
-    return endWithout(step, {
+    return endWithout({
       kind: 'fatal',
       code: 'NestingTooDeep',
-      message: `node '${current.nodeId}' would start a child run at nesting depth ${depth}, past the max_depth ${limit} (its own, or the smallest above it); flatten the nesting or raise max_depth (at most 100)`,
+      message: `node '${at.nodeId}' would start a child run at nesting depth ${depth}, past the max_depth ${limit} (its own, or the smallest above it); flatten the nesting or raise max_depth (at most 100)`,
     });
   }
   if (!p.workflow_ir) {
-    return endWithout(step, {
+    return endWithout({
       kind: 'fatal',
       code: 'WorkflowNotResolved',
-      message: `node '${current.nodeId}': ${p.workflow_ref ?? p.workflow_name ?? 'its child'} was not resolved to a workflow by the host that started the run`,
+      message: `node '${at.nodeId}': ${p.workflow_ref ?? p.workflow_name ?? 'its child'} was not resolved to a workflow by the host that started the run`,
     });
   }
   const child = parseWorkflow(p.workflow_ir);
   if (!child.ok)
-    return endWithout(step, {
+    return endWithout({
       kind: 'fatal',
       code: 'ChildWorkflowInvalid',
-      message: `the child workflow of node '${current.nodeId}' does not parse:\n${formatIssues(child.issues)}`,
+      message: `the child workflow of node '${at.nodeId}' does not parse:\n${formatIssues(child.issues)}`,
     });
   const inputs = prepareInputs(child.workflow, p.param_mapping);
   if (!inputs.ok) {
-    return endWithout(step, {
+    return endWithout({
       kind: 'failed',
       code: 'PARAM_MAPPING_INVALID',
-      message: `param_mapping of node '${current.nodeId}': ${inputs.problems.map((q) => q.message).join('; ')}`,
+      message: `param_mapping of node '${at.nodeId}': ${inputs.problems.map((q) => q.message).join('; ')}`,
     });
   }
-  const childId = childRunId(run, current.nodeId, current.visit);
+  const { childId, slot } = at;
   const link: ParentLink = {
     runId: run.runId,
-    nodeId: current.nodeId,
-    seq: current.seq,
+    nodeId: at.nodeId,
+    seq: at.seq,
+    ...(slot ? { item: slot.item, cacheKey: slot.cacheKey } : {}),
     depth,
     limit,
     irKey: irKey(child.workflow),
@@ -166,7 +184,7 @@ export const enterChild = async (step: Advance, resolved: Record<string, unknown
   const existing = await deps.store.getRun(childId);
   if (existing?.status === 'succeeded') {
     // The child ended but the parent's record of it was lost with the process: record it now, run nothing.
-    return endWithout(step, childEnd(existing, link));
+    return endWithout(childEnd(existing, link));
   }
   if (existing) await takeOver(step, existing, link, inputs.params, child.workflow);
   else {
@@ -174,7 +192,7 @@ export const enterChild = async (step: Advance, resolved: Record<string, unknown
     await createRun(deps.store, {
       runId: childId,
       workflow: child.workflow,
-      workflowName: `${run.workflowName}/${current.nodeId}`,
+      workflowName: `${run.workflowName}/${at.nodeId}${slot ? `[${slot.item.index}]` : ''}`,
       params: inputs.params,
       owner: run.owner,
       repairEnabled: run.repairEnabled,
@@ -183,12 +201,15 @@ export const enterChild = async (step: Advance, resolved: Record<string, unknown
       mode: run.mode,
       ...(run.workspace === undefined ? {} : { workspace: run.workspace }),
       parent: link,
-      ...(run.trace ? { trace: childRunTrace(run.trace, run.runId, current.seq, deps.now(), deps.ids) } : {}),
+      ...(run.trace ? { trace: childRunTrace(run.trace, run.runId, at.seq, deps.now(), deps.ids) } : {}),
       now: deps.now(),
     });
   }
   const children = run.children ?? [];
-  if (!children.some((c) => c.runId === childId)) run.children = [...children, { nodeId: current.nodeId, visit: current.visit, runId: childId }];
+  if (!children.some((c) => c.runId === childId))
+    run.children = [...children, { nodeId: at.nodeId, visit: at.visit, runId: childId, ...(slot ? { index: slot.item.index } : {}) }];
+  // A cancel of the parent finds the item's child here (a batch has no node in flight).
+  if (slot && run.batch) run.batch.child = childId;
   await step.writes.commit({ flushAll: false });
   return hopTo(step, { kind: 'start', runId: childId, owner: step.owner });
 };

@@ -1,6 +1,7 @@
 import type { Workflow, WorkflowNode } from '../ir.ts';
 import { parseWorkflow } from '../parse-workflow.ts';
 import { formatIssuePath, type ValidationIssue } from '../validation-issue.ts';
+import { isTemplatedRef, refOfItems } from './templated-ref.ts';
 import { nestingLimit } from './validate-children.ts';
 import { WORKFLOW_TYPE } from './workflow-params.ts';
 
@@ -20,8 +21,12 @@ const issue = (path: string, code: string, message: string, hint?: string): Vali
   ...(hint ? { hint } : {}),
 });
 
-const sourceOf = (node: WorkflowNode, from: string): ChildSource | undefined => {
+const sourceOf = (node: WorkflowNode, from: string): ChildSource | { kind: 'refused'; message: string } | undefined => {
   const { workflow_ref: ref, workflow_name: name } = node.params;
+  if (typeof ref === 'string' && isTemplatedRef(ref)) {
+    const one = refOfItems(node, ref);
+    return one.ok ? { kind: 'ref', ref: one.ref, from } : { kind: 'refused', message: one.message };
+  }
   if (typeof ref === 'string' && ref !== '') return { kind: 'ref', ref, from };
   if (typeof name === 'string' && name !== '') return { kind: 'name', name };
   return undefined;
@@ -49,7 +54,11 @@ async function inlineAt(workflow: Workflow, chain: readonly string[], load: Chil
     const source = sourceOf(node, from);
     let raw: unknown = node.params.workflow_ir;
     let childChain = chain;
-    if (source !== undefined && raw === undefined) {
+    if (source?.kind === 'refused' && raw === undefined) {
+      issues.push(issue(at('workflow_ref'), 'WORKFLOW_REF_TEMPLATED', `Node '${node.id}' ${source.message}`));
+      continue;
+    }
+    if (source !== undefined && source.kind !== 'refused' && raw === undefined) {
       const loaded = await load(source);
       const named = source.kind === 'ref' ? `workflow_ref '${source.ref}'` : `workflow_name '${source.name}'`;
       if (!loaded.ok) {

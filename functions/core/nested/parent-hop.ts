@@ -1,3 +1,4 @@
+import type { ItemOf } from '../batch/batch-state.ts';
 import type { ParentLink, RunError, RunItem } from '../run-model.ts';
 import type { AdvanceInput, AdvanceOutcome } from '../state-io.ts';
 import { WORKFLOW_TYPE } from './workflow-params.ts';
@@ -39,41 +40,71 @@ const mapOutputs = (
   return { ok: true, outputs: Object.fromEntries(Object.entries(mapping).map(([from, to]) => [to, outputs[from]])) };
 };
 
-/**
- * The input that records a workflow node's visit in the parent, as if its RunNode Task had returned:
- * the same `recordNode` path classifies it, stages its record and routes on.
- */
-export const recordWorkflowNode = (parentRunId: string, owner: string, seq: number, nodeId: string, end: ChildEnd): AdvanceInput => {
-  const base = { kind: 'run' as const, runId: parentRunId, owner, seq, node: { id: nodeId, type: WORKFLOW_TYPE, params: {}, cacheKey: '', timeoutS: 1 } };
+type ChildResult = Pick<Extract<AdvanceInput, { kind: 'run' }>, 'result' | 'error'>;
+
+/** What a workflow node's visit (or one item of it) returns, as if a RunNode Task had: a runner result or a caught error. */
+const childResult = (end: ChildEnd): ChildResult => {
   switch (end.kind) {
     case 'failed':
-      return { ...base, result: { kind: 'failed', error: { code: end.code, message: end.message }, durationMs: 0 } };
+      return { result: { kind: 'failed', error: { code: end.code, message: end.message }, durationMs: 0 } };
     case 'fatal':
-      return { ...base, error: { Error: end.code, Cause: end.message } };
+      return { error: { Error: end.code, Cause: end.message } };
     case 'child': {
       const details = { child_run_id: end.childRunId };
       if (end.succeeded) {
         const mapped = mapOutputs(end.outputs, end.link.outputMapping);
-        if (mapped.ok) return { ...base, result: { kind: 'ok', outputs: mapped.outputs, action: 'default', durationMs: end.durationMs } };
+        if (mapped.ok) return { result: { kind: 'ok', outputs: mapped.outputs, action: 'default', durationMs: end.durationMs } };
         const message = `child run ${end.childRunId} has no output ${mapped.missing.map((m) => `'${m}'`).join(', ')} named in output_mapping; it output: ${Object.keys(end.outputs).join(', ') || 'nothing'}`;
-        return { ...base, result: { kind: 'failed', error: { code: 'OUTPUT_MAPPING_MISSING', message, details }, durationMs: end.durationMs } };
+        return { result: { kind: 'failed', error: { code: 'OUTPUT_MAPPING_MISSING', message, details }, durationMs: end.durationMs } };
       }
       const where = end.error?.node_id ? ` at node '${end.error.node_id}'` : '';
       const message = `child run ${end.childRunId} failed${where}: ${end.error?.message ?? 'no error recorded'}`;
       // pflow's error_action: a failed child takes that action (its edge routes on) instead of failing the parent.
       if (end.link.errorAction !== 'error') {
-        return { ...base, result: { kind: 'ok', outputs: { error: message, ...details }, action: end.link.errorAction, durationMs: end.durationMs } };
+        return { result: { kind: 'ok', outputs: { error: message, ...details }, action: end.link.errorAction, durationMs: end.durationMs } };
       }
       // The child had its own repairs; repairing the parent for it would be futile, so it is not repairable here.
-      return { ...base, error: { Error: 'ChildRunFailed', Cause: message } };
+      return { error: { Error: 'ChildRunFailed', Cause: message } };
     }
   }
 };
 
-/** After an Advance of a child run that ended it: the input that records its workflow node in the parent. */
+/**
+ * The input that records a workflow node's visit in the parent, as if its RunNode Task had returned:
+ * the same `recordNode` path classifies it, stages its record and routes on.
+ */
+export const recordWorkflowNode = (parentRunId: string, owner: string, seq: number, nodeId: string, end: ChildEnd): AdvanceInput => ({
+  kind: 'run',
+  runId: parentRunId,
+  owner,
+  seq,
+  node: { id: nodeId, type: WORKFLOW_TYPE, params: {}, cacheKey: '', timeoutS: 1 },
+  ...childResult(end),
+});
+
+/** Where one item of a batch over a workflow node is recorded in the parent: its record's seq, the item, its cache key. */
+export interface ItemSlot {
+  seq: number;
+  item: ItemOf;
+  cacheKey: string;
+}
+
+/**
+ * The input that records one item of a batch over a workflow node, as if the RunBatch Map had run a chunk
+ * of that one item: `recordChunk` writes the item's record from `child` (classified as RecordItem would) and goes on.
+ */
+export const recordItemChild = (parentRunId: string, owner: string, nodeId: string, slot: ItemSlot, end: ChildEnd): AdvanceInput => {
+  const node = { id: nodeId, type: WORKFLOW_TYPE, params: {}, cacheKey: slot.cacheKey, timeoutS: 1 };
+  const child = { kind: 'run' as const, runId: parentRunId, owner, seq: slot.seq, item: slot.item, node, ...childResult(end) };
+  return { kind: 'batch', runId: parentRunId, owner, seq: slot.item.batchSeq, items: [{ seq: slot.seq, item: slot.item, child }] };
+};
+
+/** After an Advance of a child run that ended it: the input that records its workflow node (or its batch item) in the parent. */
 export const parentHop = (run: RunItem, owner: string, outcome: AdvanceOutcome): AdvanceInput | undefined => {
   const link = run.parent;
   if (!link || (outcome.kind !== 'done' && outcome.kind !== 'failed')) return undefined;
   const ended: RunItem = { ...run, status: outcome.kind === 'done' ? 'succeeded' : 'failed' };
-  return recordWorkflowNode(link.runId, owner, link.seq, link.nodeId, childEnd(ended, link, outcome.kind === 'failed' ? outcome.error : undefined));
+  const end = childEnd(ended, link, outcome.kind === 'failed' ? outcome.error : undefined);
+  if (link.item) return recordItemChild(link.runId, owner, link.nodeId, { seq: link.seq, item: link.item, cacheKey: link.cacheKey ?? '' }, end);
+  return recordWorkflowNode(link.runId, owner, link.seq, link.nodeId, end);
 };
