@@ -29,7 +29,7 @@ describe("pflow's 2026 IR", () => {
     expect(prepareInputs(workflow, { n: '3.5' })).toMatchObject({ ok: false, problems: [{ message: expect.stringContaining('integer') }] });
   });
 
-  it('reads the nested form `workflow:` + `inputs:` as a file ref (a path) or a registered name, with the inputs as param_mapping', () => {
+  it('reads the nested form `workflow:` + `inputs:` as a file ref (a path or a template) or a registered name, with the inputs as param_mapping', () => {
     const workflow = parsed({
       nodes: [
         { id: 'file', type: 'workflow', params: { workflow: './child.pflow.md', inputs: { text: '${title}' } } },
@@ -40,7 +40,8 @@ describe("pflow's 2026 IR", () => {
     expect(workflow.nodes.map((n) => n.params)).toEqual([
       { workflow_ref: './child.pflow.md', param_mapping: { text: '${title}' } },
       { workflow_name: 'saved-child' },
-      { workflow: '${item.workflow}' },
+      // A template names files (a batch's items say which one): the loader resolves it (nested/templated-ref.ts).
+      { workflow_ref: '${item.workflow}' },
     ]);
   });
 
