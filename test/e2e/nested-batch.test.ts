@@ -91,9 +91,11 @@ describe('batch over a workflow node', () => {
     const gate = join(where, 'gate');
     // Item b's c2 fails until the gate exists (a fault a person fixes before resuming).
     const path = writeWorkflow(where, 'parent', parent(where, `test "\${name}" != b -o -f ${gate} &&`));
-    const failed = await cli(stateDir, ['run', path, '--no-repair']);
+    // Repair on (rules only, no LLM key): the child tries its own; the parent does not try again for it.
+    const failed = await cli(stateDir, ['run', path]);
     expect(failed.code).toBe(1);
-    expect(failed.json.errors[0]).toMatchObject({ node_id: 'each', code: 'BATCH_ITEM_FAILED' });
+    expect(failed.json.errors[0]).toMatchObject({ node_id: 'each', code: 'BATCH_ITEM_FAILED', fixable: false });
+    expect(failed.json.repairs).toEqual([]);
     expect(failed.json.errors[0]?.message).toMatch(/item 2 of 3 failed: .*child run .* failed at node 'c2'/);
     // fail_fast (pflow's default): item c never started.
     expect([ranPerItem(where, 'c1'), ranPerItem(where, 'c2')]).toEqual([
@@ -122,7 +124,10 @@ describe('batch over a workflow node', () => {
       ['c1', 'cached'],
       ['c2', 'completed'],
     ]);
-    expect(resumed.json.steps.find((s) => s.node_id === 'each' && s.batch)?.batch?.replayed_count).toBe(1);
+    expect(resumed.json.steps.filter((s) => s.node_id === 'each').map((s) => [s.status, s.batch?.replayed_count])).toEqual([
+      ['failed', 0],
+      ['completed', 1],
+    ]);
   });
 
   it('resumes a parent killed (SIGKILL) while an item’s child ran: that child is taken over, no second one starts', async () => {

@@ -3,6 +3,7 @@ import { computeCacheKey } from '../cache-key.ts';
 import { nextNodeId } from '../ir.ts';
 import type { NodeRecord, RunError } from '../run-model.ts';
 import type { AdvanceOutcome } from '../state-io.ts';
+import { CHILD_RUN_FAILED } from '../nested/workflow-params.ts';
 import { configOf } from './batch-config.ts';
 import { type BatchState, itemMessage, MAX_LISTED_ITEM_ERRORS, READ_WINDOW } from './batch-state.ts';
 
@@ -20,6 +21,7 @@ export const finishBatch = async (step: Advance, batch: BatchState, count: numbe
   const results: unknown[] = new Array(count).fill(null);
   const keys: string[] = new Array(count).fill('');
   const errors: { index: number; message: string }[] = [];
+  const codes = new Map<number, string | undefined>();
   for (let start = 0; start < count; start += READ_WINDOW) {
     const seqs = [];
     for (let i = start; i < Math.min(start + READ_WINDOW, count); i += 1) seqs.push(batch.range.base + i);
@@ -34,6 +36,7 @@ export const finishBatch = async (step: Advance, batch: BatchState, count: numbe
       const message = itemMessage(r);
       results[index] = { ...(r.outputs ?? {}), error: message };
       errors.push({ index, message });
+      codes.set(index, r.error?.code);
     }
   }
   errors.sort((a, b) => a.index - b.index);
@@ -74,7 +77,8 @@ export const finishBatch = async (step: Advance, batch: BatchState, count: numbe
       category: 'execution_failure',
       code: 'BATCH_ITEM_FAILED',
       message: `batch node '${node.id}': item ${first.index + 1} of ${count} failed: ${first.message}`,
-      fixable: true,
+      // An item's child run had its own repairs: repairing the parent for it would be futile (as for a single workflow node).
+      fixable: codes.get(first.index) !== CHILD_RUN_FAILED,
       details: { index: first.index, errors: errors.slice(0, MAX_LISTED_ITEM_ERRORS) },
     };
     return step.afterError(node.id, error);

@@ -1,7 +1,7 @@
 import type { ItemOf } from '../batch/batch-state.ts';
 import type { ParentLink, RunError, RunItem } from '../run-model.ts';
 import type { AdvanceInput, AdvanceOutcome } from '../state-io.ts';
-import { WORKFLOW_TYPE } from './workflow-params.ts';
+import { CHILD_RUN_FAILED, WORKFLOW_TYPE } from './workflow-params.ts';
 
 /** How a workflow node's visit ended: its child run ended, or it could not start one. */
 export type ChildEnd =
@@ -64,7 +64,7 @@ const childResult = (end: ChildEnd): ChildResult => {
         return { result: { kind: 'ok', outputs: { error: message, ...details }, action: end.link.errorAction, durationMs: end.durationMs } };
       }
       // The child had its own repairs; repairing the parent for it would be futile, so it is not repairable here.
-      return { error: { Error: 'ChildRunFailed', Cause: message } };
+      return { error: { Error: CHILD_RUN_FAILED, Cause: message } };
     }
   }
 };

@@ -5,6 +5,8 @@ import * as z from '../zod.ts';
 /** The node type the engine runs itself, as a child run (no runner, no RunNode state). */
 export const WORKFLOW_TYPE = 'workflow';
 export const DEFAULT_MAX_NESTING = 10;
+/** The error of a workflow node (or a batch item of one) whose child run failed: not repairable in the parent. */
+export const CHILD_RUN_FAILED = 'ChildRunFailed';
 
 /**
  * pflow's storage modes. A child is its own run with its own records, so only `mapped` (inputs from

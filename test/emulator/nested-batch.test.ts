@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callsNotAllowed, type DeployedStack, explain, useDeployedStack } from './support/stack.ts';
+
+let stack: DeployedStack;
+let mark = 0;
+let dir = '';
+
+beforeAll(async () => {
+  stack = await useDeployedStack();
+  mark = stack.mark();
+  dir = await mkdtemp(join(tmpdir(), 'flowmend-emulator-nested-batch-'));
+});
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** How often each item's node ran: `{ a: 1, b: 2 }` from a log of item names the shell Lambda appends to. */
+const ranPerItem = async (file: string): Promise<Record<string, number>> => {
+  const counts: Record<string, number> = {};
+  const lines = existsSync(file) ? (await readFile(file, 'utf8')).split('\n').filter(Boolean) : [];
+  for (const line of lines) counts[line] = (counts[line] ?? 0) + 1;
+  return counts;
+};
+
+describe('a batch over a workflow node on the stack deployed to the AWS emulator', () => {
+  it("runs a child run per item in item order; a resume runs only the failed item's child again, from its failed node", async () => {
+    const c1 = join(dir, 'c1.log');
+    const c2 = join(dir, 'c2.log');
+    const gate = join(dir, 'gate');
+    const child = {
+      ir_version: '0.1.0',
+      inputs: { name: { type: 'string', required: true } },
+      nodes: [
+        { id: 'c1', type: 'shell', params: { command: `echo "\${name}" >> ${c1}; echo "\${name}" | tr a-z A-Z` } },
+        // Item b fails until the gate exists.
+        { id: 'c2', type: 'shell', params: { command: `echo "\${name}" >> ${c2}; test "\${name}" != b -o -f ${gate} && echo "\${c1.stdout}!"` } },
+      ],
+      edges: [{ from: 'c1', to: 'c2' }],
+      outputs: { shout: { source: '${c2.stdout}' } },
+    };
+    const workflow = {
+      ir_version: '0.1.0',
+      nodes: [
+        {
+          id: 'each',
+          type: 'workflow',
+          params: { workflow_ir: child, param_mapping: { name: '${item}' } },
+          batch: { items: ['a', 'b', 'c'], parallel: true, max_concurrent: 3 },
+        },
+        { id: 'after', type: 'shell', params: { command: 'echo "${each.success_count}"' } },
+      ],
+      edges: [{ from: 'each', to: 'after' }],
+      outputs: { shouts: { source: '${each.results}' }, done: { source: '${after.stdout}' } },
+    };
+    const runId = await stack.start({ workflow, repair: false });
+    const first = await stack.waitFor(runId);
+    // fail_fast (pflow's default): b's child failed, c never started.
+    expect(first.status, explain(first)).toBe('failed');
+    expect(JSON.stringify(first.errors)).toMatch(/item 2 of 3 failed: .*child run .* failed at node 'c2'/);
+    expect([await ranPerItem(c1), await ranPerItem(c2)]).toEqual([
+      { a: 1, b: 1 },
+      { a: 1, b: 1 },
+    ]);
+
+    await writeFile(gate, '');
+    await stack.api.call('POST', `/runs/${runId}/resume`, { body: {} });
+    const resumed = await stack.waitFor(runId, ['succeeded', 'failed', 'cancelled', 'interrupted']);
+    expect(resumed, explain(resumed)).toMatchObject({
+      status: 'succeeded',
+      result: { done: '3', shouts: [{ shout: 'A!' }, { shout: 'B!' }, { shout: 'C!' }] },
+    });
+    // a replayed from its item record; b the same child, only its failed node again; c a new child.
+    expect([await ranPerItem(c1), await ranPerItem(c2)]).toEqual([
+      { a: 1, b: 1, c: 1 },
+      { a: 1, b: 2, c: 1 },
+    ]);
+  });
+
+  it("makes only AWS calls its Lambdas' roles allow", async () => {
+    expect(await callsNotAllowed(stack, mark)).toEqual([]);
+  });
+});
