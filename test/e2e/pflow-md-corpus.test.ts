@@ -91,6 +91,14 @@ describe.skipIf(!present)(`pflow's own .pflow.md examples (${present ? EXAMPLES 
     ]);
   });
 
+  it('runs the batch over a workflow node, each item naming its child by a template: a child run per item, in item order', async () => {
+    const fan = await run('tests/fixtures/graph/multi-output-batch/parent.pflow.md');
+    expect(fan).toMatchObject({ status: 'succeeded', result: { result: { combined: true } } });
+    expect(fan.steps[0]?.batch).toMatchObject({ count: 5, success_count: 5, error_count: 0 });
+    const children = (fan as { children?: { index?: number; result: unknown }[] }).children ?? [];
+    expect(children.map((c) => [c.index, c.result])).toEqual([0, 1, 2, 3, 4].map((i) => [i, { summary: 'ok', score: 1 }]));
+  });
+
   it("runs the self-contained ones with pflow's results", async () => {
     expect((await run('examples/core/minimal.pflow.md')).status).toBe('succeeded');
     expect(await run('examples/core/stdout-result.pflow.md', { greeting: 'hi alice' })).toMatchObject({
@@ -125,12 +133,6 @@ describe.skipIf(!present)(`pflow's own .pflow.md examples (${present ? EXAMPLES 
       status: 'succeeded',
       result: { summary: 'ok', score: 1 },
     });
-    // A batch over a workflow node, each item naming its child by a template: one child run per item, results in item order.
-    const fan = await run('tests/fixtures/graph/multi-output-batch/parent.pflow.md');
-    expect(fan).toMatchObject({ status: 'succeeded', result: { result: { combined: true } } });
-    expect(fan.steps[0]?.batch).toMatchObject({ count: 5, success_count: 5, error_count: 0 });
-    const children = (fan as { children?: { index?: number; result: unknown }[] }).children ?? [];
-    expect(children.map((c) => [c.index, c.result])).toEqual([0, 1, 2, 3, 4].map((i) => [i, { summary: 'ok', score: 1 }]));
     // pflow's shared store: the writer with no content writes what the reader read (its prose: "flows ... via the shared store").
     const pipeline = await run('examples/core/simple-pipeline.pflow.md', {}, { 'input.txt': 'pipeline data\n' }, (ws) => {
       expect(readFileSync(join(ws, 'output.txt'), 'utf8')).toBe('pipeline data\n');
