@@ -80,6 +80,45 @@ describe('a batch over a workflow node on the stack deployed to the AWS emulator
     ]);
   });
 
+  it('cancels the child run of the item in flight with its parent; later items never start', async () => {
+    const log = join(dir, 'cancel-c1.log');
+    const started = join(dir, 'b.started');
+    const go = join(dir, 'go');
+    const child = {
+      ir_version: '0.1.0',
+      inputs: { name: { type: 'string', required: true } },
+      nodes: [
+        { id: 'c1', type: 'shell', params: { command: `echo "\${name}" >> ${log}` } },
+        // Item b waits (at most 20 s) until the test has cancelled the parent.
+        {
+          id: 'c2',
+          type: 'shell',
+          params: { command: `if [ "\${name}" = b ]; then touch ${started}; for i in $(seq 200); do [ -f ${go} ] && break; sleep 0.1; done; fi; echo ok` },
+        },
+      ],
+      edges: [{ from: 'c1', to: 'c2' }],
+    };
+    const workflow = {
+      ir_version: '0.1.0',
+      nodes: [{ id: 'each', type: 'workflow', params: { workflow_ir: child, param_mapping: { name: '${item}' } }, batch: { items: ['a', 'b', 'c'] } }],
+    };
+    const runId = await stack.start({ workflow, repair: false });
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(started) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(started)).toBe(true);
+    const cancelled = await stack.api.call<{ status: string }>('POST', `/runs/${runId}/cancel`, { body: {} });
+    expect(cancelled.status).toBe('cancelled');
+    await writeFile(go, '');
+    const report = (await stack.waitFor(runId)) as Awaited<ReturnType<DeployedStack['waitFor']>> & { children?: { index?: number; run_id: string }[] };
+    expect(report.status).toBe('cancelled');
+    const b = report.children?.find((c) => c.index === 1);
+    expect(b, JSON.stringify(report.children)).toBeDefined();
+    expect((await stack.waitFor(b?.run_id ?? '')).status).toBe('cancelled');
+    // The execution ends at b's child: c's child never starts.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    expect(await ranPerItem(log)).toEqual({ a: 1, b: 1 });
+  });
+
   it("makes only AWS calls its Lambdas' roles allow", async () => {
     expect(await callsNotAllowed(stack, mark)).toEqual([]);
   });
