@@ -191,6 +191,17 @@ describe('batch over a workflow node', () => {
 });
 
 describe('batch over a workflow node: validation', () => {
+  it('refuses more items than the parent can list children for, before any child starts', async () => {
+    const where = makeTempDir('nb-limit');
+    const items = Array.from({ length: 251 }, (_, i) => `i${i}`);
+    const many = { nodes: [{ id: 'each', type: 'workflow', params: { workflow_ir: child(where, ''), param_mapping: { name: '${item}' } }, batch: { items } }] };
+    const { code, json } = await cli(join(where, 'state'), ['run', writeWorkflow(where, 'many', many)]);
+    expect(code).toBe(1);
+    expect(json.errors[0]).toMatchObject({ node_id: 'each', code: 'BATCH_ITEM_LIMIT', message: expect.stringContaining('over the 250'), fixable: false });
+    expect(json.children ?? []).toEqual([]);
+    expect(ranPerItem(where, 'c1')).toEqual({});
+  });
+
   it('resolves a templated workflow_ref from the literal items, and refuses one it cannot resolve to one file', async () => {
     const where = makeTempDir('nb-ref');
     writeWorkflow(where, 'child', child(where, ''));

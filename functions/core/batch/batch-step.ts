@@ -4,7 +4,7 @@ import { computeCacheKey } from '../cache-key.ts';
 import { mustContinueBefore } from '../execution-limits.ts';
 import type { WorkflowNode } from '../ir.ts';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES } from '../limits.ts';
-import { enterItemChild, WORKFLOW_BATCH_MAX_ITEMS } from '../nested/batch-child.ts';
+import { childLimitRefusal, enterItemChild } from '../nested/batch-child.ts';
 import { WORKFLOW_TYPE } from '../nested/workflow-params.ts';
 import type { NodeRecord } from '../run-model.ts';
 import type { AdvanceOutcome, BatchItemSpec } from '../state-io.ts';
@@ -80,12 +80,8 @@ export const startBatch = async (
       `node '${node.id}' has ${items.length} batch items, over the limit (${LIMIT_VARIABLES.maxBatchItems}=${limits.maxBatchItems}); split the items or raise the limit`,
     );
   }
-  if (node.type === WORKFLOW_TYPE && items.length > WORKFLOW_BATCH_MAX_ITEMS) {
-    return tooMany(
-      'BATCH_ITEM_LIMIT',
-      `node '${node.id}' has ${items.length} batch items, over the ${WORKFLOW_BATCH_MAX_ITEMS} a batch over a nested workflow may have (each item is a child run the parent lists); split the items over several nodes`,
-    );
-  }
+  const tooManyChildren = node.type === WORKFLOW_TYPE ? childLimitRefusal(node.id, items.length) : undefined;
+  if (tooManyChildren) return tooMany('BATCH_ITEM_LIMIT', tooManyChildren);
   const used = run.itemRecords ?? 0;
   if (used + items.length > limits.maxItemRecords) {
     return tooMany(

@@ -1,9 +1,9 @@
 import type { Advance } from '../advance.ts';
 import { computeCacheKey } from '../cache-key.ts';
 import { nextNodeId } from '../ir.ts';
+import { CHILD_RUN_FAILED } from '../nested/workflow-params.ts';
 import type { NodeRecord, RunError } from '../run-model.ts';
 import type { AdvanceOutcome } from '../state-io.ts';
-import { CHILD_RUN_FAILED } from '../nested/workflow-params.ts';
 import { configOf } from './batch-config.ts';
 import { type BatchState, itemMessage, MAX_LISTED_ITEM_ERRORS, READ_WINDOW } from './batch-state.ts';
 

@@ -9,6 +9,12 @@ import { childRunId, startChildAt } from './child-run.ts';
  */
 export const WORKFLOW_BATCH_MAX_ITEMS = 250;
 
+/** Why a batch over a workflow node cannot have this many items, if it cannot. */
+export const childLimitRefusal = (nodeId: string, count: number): string | undefined =>
+  count > WORKFLOW_BATCH_MAX_ITEMS
+    ? `node '${nodeId}' has ${count} batch items, over the ${WORKFLOW_BATCH_MAX_ITEMS} a batch over a nested workflow may have (each item is a child run the parent lists); split the items over several nodes`
+    : undefined;
+
 /**
  * One item of a batch over a workflow node: its child run, with an id of its own for that item of that
  * visit, so a later attempt of the batch (a resume, a retry) finds the child it started: a child that
