@@ -3,11 +3,11 @@
 // `flowmend init` and its own `npm test`, the CDK app init wrote synthesized with `flowmend/cdk` from node_modules,
 // and both entry points' types checked. Node 22 and 24 run the installed CLI and the client; Node 24 the synth.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureNode, LAMBDA_NODE_VERSION } from '../../scripts/emulator/lambda-node.ts';
-import { exec, type InstalledPackage, linkCdkPeers, packAndInstall, REPO, userEnv } from './support/packed-install.ts';
+import { exec, type InstalledPackage, linkCdkPeers, PACKAGE_APP_ASSEMBLY, packAndInstall, REPO, userEnv } from './support/packed-install.ts';
 
 /**
  * What the tarball may weigh (bytes, packed), 3.10 MB measured at 0.1.0, plus room: the CLI bundles, the viewer,
@@ -171,6 +171,10 @@ describe.sequential('the npm package, installed from its tarball in a new direct
     expect(assets.some((d) => existsSync(join(pkg.dir, 'cdk.out', d, 'aws-waits.mjs')))).toBe(true);
     expect(assets.some((d) => existsSync(join(pkg.dir, 'cdk.out', d, 'code_wrapper.py')))).toBe(true);
     expect(readFileSync(join(pkg.dir, 'cdk.out', 'manifest.json'), 'utf8')).not.toContain(REPO);
+    // For the emulator's scenario, which deploys this assembly beside its own stack.
+    rmSync(dirname(PACKAGE_APP_ASSEMBLY), { recursive: true, force: true });
+    cpSync(join(pkg.dir, 'cdk.out'), PACKAGE_APP_ASSEMBLY, { recursive: true });
+    cpSync(join(pkg.dir, 'workflows', 'hello.json'), join(dirname(PACKAGE_APP_ASSEMBLY), 'hello.json'));
 
     writeFileSync(join(pkg.dir, 'typed.ts'), readFileSync(new URL('./typed-use.ts.txt', import.meta.url)));
     writeFileSync(

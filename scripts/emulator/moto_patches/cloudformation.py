@@ -273,3 +273,54 @@ class SchedulerScheduleGroup(CloudFormationModel):
         name = props.get("Name") or resource_name
         group = scheduler_backends[account_id][region_name].create_schedule_group(name, props.get("Tags") or [])
         return cls(name, group.arn)
+
+
+class SchedulerSchedule(CloudFormationModel):
+    """AWS::Scheduler::Schedule (a ScheduledWorkflow of a stack in the default Scheduler mode, as `flowmend init` writes it)."""
+
+    __module__ = "moto.scheduler.flowmend_emulator"
+
+    def __init__(self, name, arn):
+        self.name = name
+        self.arn = arn
+
+    @staticmethod
+    def cloudformation_type():
+        return "AWS::Scheduler::Schedule"
+
+    @staticmethod
+    def cloudformation_name_type():
+        return "Name"
+
+    @property
+    def physical_resource_id(self):
+        return self.name
+
+    @classmethod
+    def has_cfn_attr(cls, attr):
+        return attr == "Arn"
+
+    def get_cfn_attribute(self, attribute_name):
+        return self.arn
+
+    @classmethod
+    def create_from_cloudformation_json(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs):
+        from moto.scheduler.models import scheduler_backends
+
+        props = cloudformation_json.get("Properties", {})
+        name = props.get("Name") or resource_name
+        schedule = scheduler_backends[account_id][region_name].create_schedule(
+            description=props.get("Description"),
+            end_date=props.get("EndDate"),
+            flexible_time_window=props.get("FlexibleTimeWindow") or {"Mode": "OFF"},
+            group_name=props.get("GroupName") or "default",
+            kms_key_arn=props.get("KmsKeyArn"),
+            name=name,
+            schedule_expression=props["ScheduleExpression"],
+            schedule_expression_timezone=props.get("ScheduleExpressionTimezone"),
+            start_date=props.get("StartDate"),
+            state=props.get("State") or "ENABLED",
+            target=props["Target"],
+            action_after_completion=props.get("ActionAfterCompletion"),
+        )
+        return cls(name, schedule.arn)

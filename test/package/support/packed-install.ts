@@ -11,6 +11,13 @@ export const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 
 const CDK_PEERS = ['aws-cdk-lib', 'constructs'];
 
+/**
+ * Where the package test leaves the cloud assembly of init's app (and its workflow) for the emulator's
+ * scenario (test/emulator/package-app.test.ts), which npm test runs after the unit project.
+ */
+export const PACKAGE_APP_ASSEMBLY = join(REPO, 'node_modules', '.cache', 'flowmend-package', 'cdk.out');
+export const PACKAGE_APP_STACK = 'MyFlows';
+
 export interface Exec {
   stdout: string;
   stderr: string;
