@@ -216,8 +216,9 @@ export class Advance {
       visit,
       cacheKey,
       sideEffects: node.side_effects ?? spec.sideEffects(params),
-      // A node a rate limit delays starts at its reserved start: the wait before it is flow control's (metrics.flow).
-      startedAt: startAt ?? this.deps.now(),
+      // A node a rate limit delays starts at its reserved start: the wait before it is flow control's (metrics.flow);
+      // a retried try starts after its wait (a cancel before then finds it not started).
+      startedAt: startAt ?? this.deps.now() + (waitS ?? 0) * 1000,
       ...(options.interrupted ? { interrupted: true } : {}),
       ...(this.run.repairedNodes.includes(nodeId) ? { repaired: true } : {}),
       ...(iteration !== undefined ? { iteration } : {}),
@@ -241,14 +242,17 @@ export class Advance {
     const byReference = blobs !== undefined && utf8Length(body) > MAX_INLINE_PARAMS_BYTES;
     const paramsRef = byReference ? await blobs.put(paramsBlobKey(this.run.runId, seq), body) : undefined;
     await this.writes.commit({ flushAll: false });
+    // A rate limit's start (which counts a retry's wait in) goes to a Wait state until that instant; else a retry's wait.
+    const wait =
+      startAt !== undefined && startAt > this.deps.now() ? { waitUntil: new Date(startAt).toISOString() } : waitS !== undefined ? { waitS } : undefined;
     return {
       kind: 'run',
       runId: this.run.runId,
       owner: this.owner,
-      exec: this.exec,
+      // A wait is followed by CheckRun, an engine call of its own: it counts as a step of the execution's history.
+      exec: wait ? { ...this.exec, advances: this.exec.advances + 1 } : this.exec,
       seq,
-      // A rate limit's start (which counts a retry's wait in) goes to a Wait state until that instant; else a retry's wait.
-      ...(startAt !== undefined && startAt > this.deps.now() ? { waitUntil: new Date(startAt).toISOString() } : waitS !== undefined ? { waitS } : {}),
+      ...wait,
       node: {
         id: nodeId,
         type: node.type,

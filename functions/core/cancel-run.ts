@@ -21,6 +21,12 @@ export interface CancelFlow {
 /** How often cancel re-reads a run that a racing step moved on before its write landed. */
 const CANCEL_ATTEMPTS = 10;
 
+/**
+ * How long before its start a try must be for a cancel to call it not started: a Wait state may end up to a
+ * second early (moto cuts a timestamp's fraction), and CheckRun then reads the run before the runner starts.
+ */
+const NOT_STARTED_MARGIN_MS = 1_000;
+
 export interface CancelResult {
   run: RunItem;
   /** The owner whose execution should now be stopped; undefined when the run had none or was already cancelled. */
@@ -28,6 +34,8 @@ export interface CancelResult {
   /** The node that was in flight, now reported interrupted, and its step. */
   interruptedNode?: string;
   interruptedSeq?: number;
+  /** The node in flight was still waiting for its start (a retry's or a rate limit's wait): CheckRun stops it before it runs. */
+  notStarted?: boolean;
   alreadyCancelled: boolean;
 }
 
@@ -53,6 +61,8 @@ export const cancelRun = async (store: RunStore, runId: string, now: number, flo
       run.eventSeq += 1;
     };
     const waited = run.status === 'waiting';
+    const notStarted = inFlight !== undefined && !waited && inFlight.startedAt - now > NOT_STARTED_MARGIN_MS;
+    const try_ = inFlight?.attempt === undefined ? '' : ` (try ${inFlight.attempt})`;
     const slots = slotsOfRun(run);
     delete run.holds;
     if (inFlight) run.current = { ...inFlight, interrupted: true };
@@ -61,7 +71,7 @@ export const cancelRun = async (store: RunStore, runId: string, now: number, flo
       message: flow?.reason
         ? flow.reason.message
         : inFlight
-          ? `cancelled by request while '${inFlight.nodeId}' was ${waited ? 'waiting' : 'running'}`
+          ? `cancelled by request while '${inFlight.nodeId}' was ${waited ? 'waiting' : notStarted ? `waiting to start${try_}` : 'running'}`
           : 'cancelled by request',
     });
     delete run.wait;
@@ -94,12 +104,13 @@ export const cancelRun = async (store: RunStore, runId: string, now: number, flo
       alreadyCancelled: false,
       ...(previousOwner ? { previousOwner } : {}),
       ...(inFlight ? { interruptedNode: inFlight.nodeId, interruptedSeq: inFlight.seq } : {}),
+      ...(notStarted ? { notStarted } : {}),
     };
   }
   throw new RunBusyError(`run ${runId} kept moving on while it was being cancelled; retry`);
 };
 
-const interruptedRecord = (run: RunItem, inFlight: NonNullable<RunItem['current']>, now: number): NodeRecord => ({
+export const interruptedRecord = (run: RunItem, inFlight: NonNullable<RunItem['current']>, now: number): NodeRecord => ({
   runId: run.runId,
   seq: inFlight.seq,
   nodeId: inFlight.nodeId,
@@ -110,8 +121,9 @@ const interruptedRecord = (run: RunItem, inFlight: NonNullable<RunItem['current'
   sideEffects: inFlight.sideEffects,
   irVersion: run.irVersion,
   startedAt: inFlight.startedAt,
-  finishedAt: now,
-  durationMs: now - inFlight.startedAt,
+  // A node cancelled while it waited for its start (a retry's or a rate limit's wait) never ran.
+  finishedAt: Math.max(now, inFlight.startedAt),
+  durationMs: Math.max(0, now - inFlight.startedAt),
   interrupted: true,
 });
 
@@ -140,10 +152,25 @@ const cancelChild = async (store: RunStore, childRunId: string, now: number): Pr
 };
 
 /** What became of the node in flight at a cancel, as the process that ran it recorded. */
-export type CancelledStep = 'finished' | 'stopped' | 'unconfirmed';
+export type CancelledStep = 'finished' | 'stopped' | 'not_started' | 'unconfirmed';
 
 /** The code on an interrupted record whose node the cancel stopped (its process group killed, its request aborted). */
 export const STOPPED_BY_CANCEL = 'STOPPED_BY_CANCEL';
+/** The code on an interrupted record whose try the cancel caught in its wait (a retry's, a rate limit's): it never started. */
+export const NOT_STARTED_BY_CANCEL = 'NOT_STARTED_BY_CANCEL';
+
+/** Writes the record of the step a cancel found in flight, over the cancel's own `interrupted` one (or before it lands). */
+export const replaceInterruptedRecord = async (store: RunStore, record: NodeRecord): Promise<void> => {
+  try {
+    await store.putRecord(record, 'interrupted');
+  } catch (failure) {
+    if (!(failure instanceof StaleRunError)) throw failure;
+    // The cancel's own record has not landed yet (it is written after the run item): this one comes first.
+    await store.putRecord(record, null).catch((again: unknown) => {
+      if (!(again instanceof StaleRunError)) throw again;
+    });
+  }
+};
 
 type AdvanceRunInput = Extract<AdvanceInput, { kind: 'run' }>;
 
@@ -172,15 +199,7 @@ export const settleCancelledStep = async (run: RunItem, input: AdvanceInput, dep
     const { interrupted: _interrupted, ...finished } = nodeRecordOf(run, current, classified, result, now);
     record = finished;
   }
-  try {
-    await deps.store.putRecord(record, 'interrupted');
-  } catch (failure) {
-    if (!(failure instanceof StaleRunError)) throw failure;
-    // The cancel's own record has not landed yet (it is written after the run item): this one comes first.
-    await deps.store.putRecord(record, null).catch((again: unknown) => {
-      if (!(again instanceof StaleRunError)) throw again;
-    });
-  }
+  await replaceInterruptedRecord(deps.store, record);
   return outcome;
 };
 
@@ -199,6 +218,7 @@ export const awaitCancelledStep = async (
     const [record] = await store.getRecords(runId, [seq]);
     if (record !== undefined && record.status !== 'interrupted') return 'finished';
     if (record?.error?.code === STOPPED_BY_CANCEL) return 'stopped';
+    if (record?.error?.code === NOT_STARTED_BY_CANCEL) return 'not_started';
     if (waited >= wait.timeoutMs) return 'unconfirmed';
     await wait.sleep(pollMs);
   }

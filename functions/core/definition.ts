@@ -13,6 +13,7 @@ import { ENGINE_RETRY, LAMBDA_SERVICE_RETRY, type RetryPolicy, THROTTLE_RETRY, T
  *                                             (start failed) -> Interrupted -> InterruptedFail
  *                    -> Done | Failed
  *                    -> Waiting (the run waits: a wake-up or an answer starts the next execution) | Idle
+ *                    -> RetryWait | RateWait -> CheckRun (may the try still start?) -> RouteRetry -> Run<Type>
  *
  * Every Task has a TimeoutSeconds, so no execution can wait for ever on a lost call.
  */
@@ -83,6 +84,8 @@ export const STATE = {
   retryWait: 'RetryWait',
   retryRoute: 'RouteRetry',
   rateWait: 'RateWait',
+  checkRun: 'CheckRun',
+  checkRefused: 'CheckRefused',
   waiting: 'Waiting',
   idle: 'Idle',
 } as const;
@@ -214,13 +217,32 @@ export const buildDefinition = (resources: DefinitionResources): AslDefinition =
       },
       ...runnerStates,
       ...batchStates,
-      [STATE.retryWait]: { Type: 'Wait', SecondsPath: '$.waitS', Next: STATE.retryRoute },
-      [STATE.rateWait]: { Type: 'Wait', TimestampPath: '$.waitUntil', Next: STATE.retryRoute },
+      [STATE.retryWait]: { Type: 'Wait', SecondsPath: '$.waitS', Next: STATE.checkRun },
+      [STATE.rateWait]: { Type: 'Wait', TimestampPath: '$.waitUntil', Next: STATE.checkRun },
+      // After a wait, the engine checks that the run still wants the try (check-run.ts): a cancel during the
+      // wait stops it there, before its runner (an Express execution cannot be stopped from outside).
+      [STATE.checkRun]: {
+        Type: 'Task',
+        Resource: resources.advance,
+        TimeoutSeconds: timeouts.advance,
+        Parameters: { kind: 'check', 'runId.$': '$.runId', 'owner.$': '$.owner', 'seq.$': '$.seq' },
+        ResultPath: '$.check',
+        Retry: [retryOf(ENGINE_RETRY), ...lambdaRetries],
+        Next: STATE.retryRoute,
+      },
       [STATE.retryRoute]: {
         Type: 'Choice',
-        Choices: types.map((type) => ({ Variable: '$.node.type', StringEquals: type, Next: runnerStateName(type) })),
-        Default: STATE.unknown,
+        Choices: types.map((type) => ({
+          And: [
+            { Variable: '$.check.kind', StringEquals: 'go' },
+            { Variable: '$.node.type', StringEquals: type },
+          ],
+          Next: runnerStateName(type),
+        })),
+        Default: STATE.checkRefused,
       },
+      // The check's outcome (the cancel's failure) is what Route then ends the execution with.
+      [STATE.checkRefused]: { Type: 'Pass', InputPath: '$.check', Next: STATE.route },
       [STATE.repair]: {
         Type: 'Task',
         Resource: resources.repair,

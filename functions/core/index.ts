@@ -19,7 +19,16 @@ export {
   stepBlobKey,
   utf8Length,
 } from './blob-store.ts';
-export { awaitCancelledStep, type CancelFlow, type CancelledStep, type CancelResult, cancelRun, STOPPED_BY_CANCEL } from './cancel-run.ts';
+export {
+  awaitCancelledStep,
+  type CancelFlow,
+  type CancelledStep,
+  type CancelResult,
+  cancelRun,
+  NOT_STARTED_BY_CANCEL,
+  STOPPED_BY_CANCEL,
+} from './cancel-run.ts';
+export { type CheckOutcome, checkBeforeTry, isCheckInput } from './check-run.ts';
 export { sampleOf } from './classify.ts';
 export { closestMatch } from './closest-match.ts';
 export {

@@ -61,7 +61,7 @@ describe('decideLoop (after an iteration that succeeded)', () => {
 });
 
 describe('the definition: a retried try waits in a Wait state before its runner', () => {
-  it("routes a run with waitS through RetryWait (SecondsPath) and RouteRetry to the type's runner", () => {
+  it("routes a run with waitS through RetryWait (SecondsPath), CheckRun and RouteRetry to the type's runner", () => {
     const asl = buildDefinition({ advance: 'a', repair: 'r', runners: { shell: 's', http: 'h' }, continueRun: 'c', interrupted: 'i' });
     const route = asl.States[STATE.route] as { Choices: { Next: string }[] };
     expect(route.Choices[0]).toEqual({
@@ -71,14 +71,24 @@ describe('the definition: a retried try waits in a Wait state before its runner'
       ],
       Next: STATE.retryWait,
     });
-    expect(asl.States[STATE.retryWait]).toEqual({ Type: 'Wait', SecondsPath: '$.waitS', Next: STATE.retryRoute });
+    expect(asl.States[STATE.retryWait]).toEqual({ Type: 'Wait', SecondsPath: '$.waitS', Next: STATE.checkRun });
+    // After the wait the engine checks the run (a cancel during the wait stops the try), keeping the payload.
+    expect(asl.States[STATE.checkRun]).toMatchObject({
+      Type: 'Task',
+      Resource: 'a',
+      Parameters: { kind: 'check', 'runId.$': '$.runId', 'owner.$': '$.owner', 'seq.$': '$.seq' },
+      ResultPath: '$.check',
+      Next: STATE.retryRoute,
+    });
+    const go = { Variable: '$.check.kind', StringEquals: 'go' };
     expect(asl.States[STATE.retryRoute]).toMatchObject({
       Type: 'Choice',
       Choices: [
-        { Variable: '$.node.type', StringEquals: 'http', Next: 'RunHttp' },
-        { Variable: '$.node.type', StringEquals: 'shell', Next: 'RunShell' },
+        { And: [go, { Variable: '$.node.type', StringEquals: 'http' }], Next: 'RunHttp' },
+        { And: [go, { Variable: '$.node.type', StringEquals: 'shell' }], Next: 'RunShell' },
       ],
-      Default: STATE.unknown,
+      Default: STATE.checkRefused,
     });
+    expect(asl.States[STATE.checkRefused]).toEqual({ Type: 'Pass', InputPath: '$.check', Next: STATE.route });
   });
 });

@@ -190,6 +190,7 @@ export const cancelRunAndStop = async (deps: ApiDeps, runId: string): Promise<Ca
   const result = await cancelRun(deps.store, runId, deps.now(), cancelFlowOf(deps));
   if (result.previousOwner) await deps.launcher.stop(result.previousOwner);
   if (result.interruptedSeq === undefined) return result;
+  if (result.notStarted) return { ...result, nodeOutcome: 'not_started' };
   const nodeOutcome = await awaitCancelledStep(deps.store, runId, result.interruptedSeq, { timeoutMs: 0, sleep: async () => undefined });
   return { ...result, nodeOutcome };
 };

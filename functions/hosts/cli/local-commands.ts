@@ -96,10 +96,12 @@ export const runLocalCommand = async (
         const outcome =
           result.interruptedSeq === undefined
             ? undefined
-            : await awaitCancelledStep(store, command.runId, result.interruptedSeq, {
-                timeoutMs: driverMayAnswer(result.previousOwner) ? CANCEL_CONFIRM_MS : 0,
-                sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-              });
+            : result.notStarted
+              ? 'not_started'
+              : await awaitCancelledStep(store, command.runId, result.interruptedSeq, {
+                  timeoutMs: driverMayAnswer(result.previousOwner) ? CANCEL_CONFIRM_MS : 0,
+                  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+                });
         const node = result.interruptedNode ? { interrupted_node: result.interruptedNode, node_outcome: outcome } : {};
         io.stdout(
           json

@@ -160,6 +160,7 @@ export const renderIssues = (issues: readonly ValidationIssue[]): string => form
 const NODE_OUTCOME_TEXT = {
   finished: 'had finished before the cancel reached it: its result is recorded, and a resume does not run it again',
   stopped: 'was stopped (its processes killed, its request aborted): a resume runs it again, as after a crash',
+  not_started: 'was waiting to start (a retry or a rate limit): it will not start, and a resume runs it',
   unconfirmed: 'was running and no process has confirmed stopping it: it is reported interrupted, and a resume runs it again',
 } as const;
 

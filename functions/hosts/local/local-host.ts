@@ -301,6 +301,7 @@ export class LocalHost {
     this.runnerStates = new Set(runners.flatMap((r) => [runnerStateName(r.type), itemRunnerStateName(r.type)]));
     this.handlers = {
       [STATE.advance]: makeAdvanceHandler(engineDeps),
+      [STATE.checkRun]: makeAdvanceHandler(engineDeps),
       [STATE.repair]: repair,
       [STATE.continueRun]: (request: unknown) => this.startExecution(request),
       [STATE.interrupted]: makeMarkInterruptedHandler({ store: this.store, now: this.now }),
@@ -317,6 +318,7 @@ export class LocalHost {
               ...runners.flatMap((r) => [runnerStateName(r.type), itemRunnerStateName(r.type), recordItemStateName(r.type)]),
               STATE.continueRun,
               STATE.advance,
+              STATE.checkRun,
               STATE.repair,
               STATE.interrupted,
             ].map((state) => [state, options.retryIntervalMs as number]),
@@ -505,7 +507,7 @@ export class LocalHost {
         state,
         async (input: never) => {
           this.stats.tasks[state] = (this.stats.tasks[state] ?? 0) + 1;
-          this.stats.transitions += state === STATE.advance ? 2 : 1;
+          this.stats.transitions += state === STATE.advance || state === STATE.checkRun ? 2 : 1;
           const event = input as { runId?: string; owner?: string };
           const result =
             this.runnerStates.has(state) && event.runId !== undefined && event.owner !== undefined
