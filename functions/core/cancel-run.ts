@@ -1,3 +1,4 @@
+import type { BatchState } from './batch/batch-state.ts';
 import type { EngineDeps } from './engine-deps.ts';
 import { RunBusyError, RunNotFoundError, StaleRunError } from './errors.ts';
 import type { FlowStore } from './flow/flow-store.ts';
@@ -36,15 +37,27 @@ export interface CancelResult {
   interruptedSeq?: number;
   /** The node in flight was still waiting for its start (a retry's or a rate limit's wait): CheckRun stops it before it runs. */
   notStarted?: boolean;
+  /** A batch node was in flight (`interruptedNode`): how many of its items had started. */
+  batch?: { started: number; total: number };
+  /** A workflow node was in flight: its child run, cancelled with it. */
+  child?: CancelResult;
   alreadyCancelled: boolean;
 }
 
 /**
  * Marks a running run cancelled with a write conditional on its owner (or seq), and drops the owner: the
  * execution's next write is conditional on that owner, so a step racing the cancel cannot move the run on.
- * A node in flight gets an `interrupted` record; a later resume walks from the start and runs it again.
+ * A node in flight (or a batch) gets an `interrupted` record; a later resume walks from the start and runs it
+ * again (a batch: the items that did not complete). `why` replaces "by request" (a child cancelled with its parent).
  */
-export const cancelRun = async (store: RunStore, runId: string, now: number, flow?: CancelFlow): Promise<CancelResult> => {
+export const cancelRun = async (
+  store: RunStore,
+  runId: string,
+  now: number,
+  flow?: CancelFlow,
+  why?: { code: string; message: string },
+): Promise<CancelResult> => {
+  const reason = flow?.reason ?? why;
   for (let attempt = 0; attempt < CANCEL_ATTEMPTS; attempt += 1) {
     const run = await store.getRun(runId);
     if (!run) throw new RunNotFoundError(`no run '${runId}' (see GET /runs or \`flowmend runs\`)`);
@@ -55,6 +68,8 @@ export const cancelRun = async (store: RunStore, runId: string, now: number, flo
       throw new RunBusyError(`run ${runId} already ${run.status}; only a running, waiting or interrupted run can be cancelled`);
     const previousOwner = run.owner;
     const inFlight = run.current;
+    // A batch's items run with no node in flight: the batch is what the cancel cuts.
+    const batch = inFlight ? undefined : run.batch;
     const events: RunEvent[] = [];
     const event = <T extends RunEventType>(type: T, fields: RunEventFields<T>): void => {
       events.push({ runId, key: String(run.eventSeq).padStart(8, '0'), at: now, type, ...fields } as RunEvent);
@@ -66,21 +81,24 @@ export const cancelRun = async (store: RunStore, runId: string, now: number, flo
     const slots = slotsOfRun(run);
     delete run.holds;
     if (inFlight) run.current = { ...inFlight, interrupted: true };
+    const cutNode = inFlight?.nodeId ?? batch?.nodeId;
     event('run_cancelled', {
-      ...(inFlight ? { nodeId: inFlight.nodeId } : {}),
-      message: flow?.reason
-        ? flow.reason.message
+      ...(cutNode ? { nodeId: cutNode } : {}),
+      message: reason
+        ? reason.message
         : inFlight
           ? `cancelled by request while '${inFlight.nodeId}' was ${waited ? 'waiting' : notStarted ? `waiting to start${try_}` : 'running'}`
-          : 'cancelled by request',
+          : batch
+            ? `cancelled by request while batch '${batch.nodeId}' ran (${batch.next} of ${batch.range.count} items started)`
+            : 'cancelled by request',
     });
     delete run.wait;
     run.status = 'cancelled';
     run.lastError = {
-      ...(inFlight ? { node_id: inFlight.nodeId } : {}),
+      ...(cutNode ? { node_id: cutNode } : {}),
       category: 'non_repairable',
-      code: flow?.reason?.code ?? 'CANCELLED',
-      message: flow?.reason?.message ?? 'the run was cancelled by request',
+      code: reason?.code ?? 'CANCELLED',
+      message: reason?.message ?? 'the run was cancelled by request',
       fixable: false,
     };
     delete run.owner;
@@ -96,15 +114,21 @@ export const cancelRun = async (store: RunStore, runId: string, now: number, flo
     // Its slots and its place in a queue go to the runs that wait for them; without a flow store, when their leases run out.
     if (flow && slots.length > 0) await releaseHolds(store, flow.wakeups, flow, slots, now);
     if (inFlight) await recordInterrupted(store, run, inFlight, now);
-    if (inFlight) await cancelChildOf(store, run, inFlight, now);
+    if (batch) await recordBatchInterrupted(store, run, batch, now);
     // A batch over a workflow node has no node in flight: the child run of its item in flight is cancelled with it.
-    if (run.batch?.child) await cancelChild(store, run.batch.child, now);
+    const child = inFlight
+      ? await cancelChildOf(store, run, inFlight, now)
+      : batch?.child
+        ? await cancelChild(store, run, batch.nodeId, batch.child, now)
+        : undefined;
     return {
       run,
       alreadyCancelled: false,
       ...(previousOwner ? { previousOwner } : {}),
       ...(inFlight ? { interruptedNode: inFlight.nodeId, interruptedSeq: inFlight.seq } : {}),
+      ...(batch ? { interruptedNode: batch.nodeId, interruptedSeq: batch.seq, batch: { started: batch.next, total: batch.range.count } } : {}),
       ...(notStarted ? { notStarted } : {}),
+      ...(child ? { child } : {}),
     };
   }
   throw new RunBusyError(`run ${runId} kept moving on while it was being cancelled; retry`);
@@ -136,18 +160,47 @@ const recordInterrupted = async (store: RunStore, run: RunItem, inFlight: NonNul
   }
 };
 
-/** A workflow node in flight has a child run that the same execution drives: it is cancelled with its parent. */
-const cancelChildOf = async (store: RunStore, run: RunItem, inFlight: NonNullable<RunItem['current']>, now: number): Promise<void> => {
-  const child = run.children?.find((c) => c.nodeId === inFlight.nodeId && c.visit === inFlight.visit && c.index === undefined);
-  if (child) await cancelChild(store, child.runId, now);
+/** The batch's record (written `running` when it started) says it was cut; it keeps its item range for a resume's replay. */
+const recordBatchInterrupted = async (store: RunStore, run: RunItem, batch: BatchState, now: number): Promise<void> => {
+  const record: NodeRecord = {
+    runId: run.runId,
+    seq: batch.seq,
+    nodeId: batch.nodeId,
+    nodeType: batch.nodeType,
+    visit: batch.visit,
+    status: 'interrupted',
+    cacheKey: '',
+    sideEffects: batch.sideEffects,
+    irVersion: run.irVersion,
+    startedAt: batch.startedAt,
+    finishedAt: now,
+    durationMs: Math.max(0, now - batch.startedAt),
+    interrupted: true,
+    batch: batch.range,
+    error: { code: 'CANCELLED', message: `cancelled after ${batch.next} of ${batch.range.count} items had started` },
+  };
+  await store.putRecord(record, 'running').catch((error: unknown) => {
+    // The batch ended (its record is final) before the cancel landed: that record stays the truth.
+    if (!(error instanceof StaleRunError)) throw error;
+  });
 };
 
-const cancelChild = async (store: RunStore, childRunId: string, now: number): Promise<void> => {
+/** A workflow node in flight has a child run that the same execution drives: it is cancelled with its parent, and says so. */
+const cancelChildOf = async (store: RunStore, run: RunItem, inFlight: NonNullable<RunItem['current']>, now: number): Promise<CancelResult | undefined> => {
+  const child = run.children?.find((c) => c.nodeId === inFlight.nodeId && c.visit === inFlight.visit && c.index === undefined);
+  return child ? cancelChild(store, run, inFlight.nodeId, child.runId, now) : undefined;
+};
+
+const cancelChild = async (store: RunStore, run: RunItem, nodeId: string, childRunId: string, now: number): Promise<CancelResult | undefined> => {
   try {
-    await cancelRun(store, childRunId, now);
+    return await cancelRun(store, childRunId, now, undefined, {
+      code: 'CANCELLED',
+      message: `cancelled with its parent run ${run.runId} (node '${nodeId}')`,
+    });
   } catch (error) {
     // A child that already ended (or is gone) has nothing to cancel; its parent's resume reads its end.
     if (!(error instanceof RunBusyError) && !(error instanceof RunNotFoundError)) throw error;
+    return undefined;
   }
 };
 

@@ -19,6 +19,7 @@ export {
   stepBlobKey,
   utf8Length,
 } from './blob-store.ts';
+export { type CancelOutcome, cancelOutcomeOf } from './cancel-outcome.ts';
 export {
   awaitCancelledStep,
   type CancelFlow,

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import type { CancelFlow, IrVersionItem, RunItem } from '../../core/index.ts';
 import {
   awaitCancelledStep,
-  type CancelledStep,
+  type CancelOutcome,
   type CancelResult,
+  cancelOutcomeOf,
   cancelRun,
   checkRunPatch,
   claimRun,
@@ -186,11 +187,9 @@ const cancelFlowOf = (deps: ApiDeps): CancelFlow | undefined =>
  * Cancels a running run (conditional write first, so no step can move it on), then stops its execution.
  * A run this process drives (`serve`) has recorded what became of its node by the time `stop` returns.
  */
-export const cancelRunAndStop = async (deps: ApiDeps, runId: string): Promise<CancelResult & { nodeOutcome?: CancelledStep }> => {
+export const cancelRunAndStop = async (deps: ApiDeps, runId: string): Promise<CancelResult & { outcome?: CancelOutcome }> => {
   const result = await cancelRun(deps.store, runId, deps.now(), cancelFlowOf(deps));
   if (result.previousOwner) await deps.launcher.stop(result.previousOwner);
-  if (result.interruptedSeq === undefined) return result;
-  if (result.notStarted) return { ...result, nodeOutcome: 'not_started' };
-  const nodeOutcome = await awaitCancelledStep(deps.store, runId, result.interruptedSeq, { timeoutMs: 0, sleep: async () => undefined });
-  return { ...result, nodeOutcome };
+  const outcome = await cancelOutcomeOf(result, (id, seq) => awaitCancelledStep(deps.store, id, seq, { timeoutMs: 0, sleep: async () => undefined }));
+  return { ...result, ...(outcome ? { outcome } : {}) };
 };

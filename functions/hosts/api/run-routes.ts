@@ -200,7 +200,7 @@ export const makeRunRoutes = (deps: ApiDeps): Hono => {
       run_id: id,
       status: 'cancelled',
       already_cancelled: result.alreadyCancelled,
-      ...(result.interruptedNode ? { interrupted_node: result.interruptedNode, node_outcome: result.nodeOutcome } : {}),
+      ...result.outcome,
       links: linksOf(id),
     });
   });

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Owner, RunStore } from '../../core/index.ts';
 import {
   awaitCancelledStep,
+  cancelOutcomeOf,
   cancelRun,
   DEFAULT_GRANT_MS,
   FlowmendError,
@@ -93,20 +94,14 @@ export const runLocalCommand = async (
         // records what became of it: this one waits for that record, a few seconds at most.
         // Slots it gives back go to waiting runs durably (their waits answered); `serve` or `resume` continues them.
         const result = await cancelRun(store, command.runId, Date.now(), { store: opened.flow, grantMs: DEFAULT_GRANT_MS });
-        const outcome =
-          result.interruptedSeq === undefined
-            ? undefined
-            : result.notStarted
-              ? 'not_started'
-              : await awaitCancelledStep(store, command.runId, result.interruptedSeq, {
-                  timeoutMs: driverMayAnswer(result.previousOwner) ? CANCEL_CONFIRM_MS : 0,
-                  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-                });
-        const node = result.interruptedNode ? { interrupted_node: result.interruptedNode, node_outcome: outcome } : {};
+        const timeoutMs = driverMayAnswer(result.previousOwner) ? CANCEL_CONFIRM_MS : 0;
+        const outcome = await cancelOutcomeOf(result, (runId, seq) =>
+          awaitCancelledStep(store, runId, seq, { timeoutMs, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) }),
+        );
         io.stdout(
           json
-            ? `${JSON.stringify({ success: true, run_id: command.runId, status: 'cancelled', already_cancelled: result.alreadyCancelled, ...node }, null, 2)}\n`
-            : `${cancelLine(command.runId, result.alreadyCancelled, result.interruptedNode, outcome)}\n`,
+            ? `${JSON.stringify({ success: true, run_id: command.runId, status: 'cancelled', already_cancelled: result.alreadyCancelled, ...outcome }, null, 2)}\n`
+            : `${cancelLine(command.runId, result.alreadyCancelled, outcome)}\n`,
         );
         return EXIT.ok;
       }

@@ -1,4 +1,4 @@
-import type { CancelledStep, ProgressEvent, RunReport, RunStatus, RunWorkflow } from '../../core/index.ts';
+import type { CancelOutcome, ProgressEvent, RunReport, RunStatus, RunWorkflow } from '../../core/index.ts';
 import { ApiCallError, ApiClient } from './api-client.ts';
 import type { Command } from './cli-args.ts';
 import { type CliIo, type CliOutput, EXIT } from './cli-output.ts';
@@ -172,17 +172,14 @@ export const runRemoteCommand = async (command: RemoteCommand & { apiUrl: string
         return EXIT.ok;
       }
       case 'cancel': {
-        const result = await api.call<{
-          run_id: string;
-          status: string;
-          interrupted_node?: string;
-          node_outcome?: CancelledStep;
-          already_cancelled: boolean;
-        }>('POST', `/runs/${encodeURIComponent(command.runId)}/cancel`);
+        const result = await api.call<{ run_id: string; status: string; already_cancelled: boolean } & Partial<CancelOutcome>>(
+          'POST',
+          `/runs/${encodeURIComponent(command.runId)}/cancel`,
+        );
+        const { interrupted_node, node_outcome } = result;
+        const outcome = interrupted_node && node_outcome ? { ...result, interrupted_node, node_outcome } : undefined;
         io.stdout(
-          out.json
-            ? `${JSON.stringify({ success: true, ...result }, null, 2)}\n`
-            : `${cancelLine(command.runId, result.already_cancelled, result.interrupted_node, result.node_outcome)}\n`,
+          out.json ? `${JSON.stringify({ success: true, ...result }, null, 2)}\n` : `${cancelLine(command.runId, result.already_cancelled, outcome)}\n`,
         );
         return EXIT.ok;
       }

@@ -1,4 +1,4 @@
-import type { ListedRun, RunReport, ValidationIssue, Wait } from '../../core/index.ts';
+import type { CancelOutcome, ListedRun, RunReport, ValidationIssue, Wait } from '../../core/index.ts';
 import { formatIssues, withFlow } from '../../core/index.ts';
 import { renderWaiting, type WaitRow, waitSummary } from './render-wait.ts';
 
@@ -164,8 +164,26 @@ const NODE_OUTCOME_TEXT = {
   unconfirmed: 'was running and no process has confirmed stopping it: it is reported interrupted, and a resume runs it again',
 } as const;
 
+/** What was cut: a node, a batch part-way, or a workflow node and its child run (and what ran in it). */
+const cutText = (outcome: CancelOutcome): string => {
+  const node = outcome.interrupted_node;
+  switch (outcome.node_outcome) {
+    case 'batch_cut':
+      return `batch '${node}' was cut after ${outcome.batch?.started ?? '?'} of ${outcome.batch?.total ?? '?'} items had started: a resume runs only the items that did not complete`;
+    case 'child_cancelled': {
+      const child = outcome.child;
+      const inner =
+        child?.interrupted_node && child.node_outcome ? { ...child, interrupted_node: child.interrupted_node, node_outcome: child.node_outcome } : undefined;
+      const what = inner ? (inner.node_outcome === 'batch_cut' ? cutText(inner) : `its node ${cutText(inner)}`) : 'no node of it was running';
+      return `'${node}' ran child run ${child?.run_id ?? '?'}, cancelled with it: ${what}`;
+    }
+    default:
+      return `'${node}' ${NODE_OUTCOME_TEXT[outcome.node_outcome]}`;
+  }
+};
+
 /** The line a cancel prints in text mode, the same for a local and a remote run. */
-export const cancelLine = (runId: string, already: boolean, interrupted: string | undefined, outcome?: keyof typeof NODE_OUTCOME_TEXT): string =>
+export const cancelLine = (runId: string, already: boolean, outcome?: CancelOutcome): string =>
   already
     ? `Run ${runId} was already cancelled`
-    : `✗ Run ${runId} cancelled${interrupted ? `: '${interrupted}' ${NODE_OUTCOME_TEXT[outcome ?? 'unconfirmed']}` : ' (no node was running)'}\nResume it with: flowmend resume ${runId}`;
+    : `✗ Run ${runId} cancelled${outcome ? `: ${cutText(outcome)}` : ' (no node was running)'}\nResume it with: flowmend resume ${runId}`;
