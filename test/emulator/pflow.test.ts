@@ -125,8 +125,9 @@ describe("pflow's 2026 features on the stack deployed to the AWS emulator", () =
     expect(report, explain(report)).toMatchObject({ status: 'succeeded', result: { said: 'third' } });
     expect(await lines(tries)).toHaveLength(3);
     const states = await statesEntered(runId);
-    // Two waits, each followed by the runner again: Route -> RetryWait -> RouteRetry -> RunShell.
+    // Two waits, each followed by the runner again: Route -> RetryWait -> CheckRun -> RouteRetry -> RunShell.
     expect(states.filter((s) => s === 'RetryWait')).toHaveLength(2);
+    expect(states.filter((s) => s === 'CheckRun')).toHaveLength(2);
     expect(states.filter((s) => s === 'RunShell')).toHaveLength(3);
   });
 
