@@ -117,7 +117,7 @@ describe.skipIf(!present)(`pflow's own .pflow.md examples (${present ? EXAMPLES 
       const report = await run(path);
       expect(report, path).toMatchObject({ status: 'succeeded', result: { stdout: expect.stringContaining('example complete') } });
       expect(report.steps.map((s) => s.node_id)).toEqual([
-        'prepare-' + (path.includes('backoff') ? 'path' : 'directory'),
+        `prepare-${path.includes('backoff') ? 'path' : 'directory'}`,
         expect.any(String),
         expect.any(String),
         'done',
