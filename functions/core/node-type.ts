@@ -59,6 +59,8 @@ export interface RunContext {
   readonly nodeId: string;
   readonly seq: number;
   readonly cacheKey: string;
+  /** A batch item's index: the items of one node run side by side, each a call of its own. */
+  readonly item?: number;
   readonly signal?: AbortSignal;
   /** The workflow's classification rules, for a node type that declares `capabilities.classificationRules`. */
   readonly classification?: ClassificationRules;

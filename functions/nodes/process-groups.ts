@@ -24,9 +24,14 @@ interface GroupRecord {
   startTime?: string;
 }
 
-/** One file per run and node: a node runs once at a time within its run. */
-export const groupRecordPath = (dir: string, runId: string, nodeId: string): string =>
-  join(dir, `${createHash('sha256').update(`${runId}\0${nodeId}`).digest('hex').slice(0, 32)}.json`);
+/**
+ * One file per run and node, and per item of a batch node: a node runs once at a time within its run, but
+ * the items of a batch node run side by side (one file for all of them let each item end another's command).
+ */
+export const groupRecordPath = (dir: string, runId: string, nodeId: string, item?: number): string => {
+  const key = item === undefined ? `${runId}\0${nodeId}` : `${runId}\0${nodeId}\0${item}`;
+  return join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`);
+};
 
 interface ProcStat {
   state: string;

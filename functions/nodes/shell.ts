@@ -117,7 +117,7 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
     const stderr = new CappedBuffer(maxBytes);
 
     // A copy of this node's command that outlived a killed host would run beside the new one: end it first.
-    const groupFile = groupRecordPath(options.groupDir ?? DEFAULT_GROUP_DIR, context.runId, context.nodeId);
+    const groupFile = groupRecordPath(options.groupDir ?? DEFAULT_GROUP_DIR, context.runId, context.nodeId, context.item);
     await endLeftoverGroup(groupFile);
 
     let child: ChildProcessWithoutNullStreams;

@@ -168,6 +168,16 @@ describe('shellRunner', () => {
     for (const pid of pids) expect(await processGone(pid), `escaped process ${pid}`).toBe(true);
   });
 
+  it("runs the items of one batch node side by side: an item's start does not end another item's command", async () => {
+    const batchRun = { ...context, runId: 'run-items', nodeId: 'each' };
+    const first = run({ command: 'sleep 0.8; echo first' }, { ...batchRun, item: 0 });
+    // The first item's command runs (its group is recorded) when the second starts.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = await run({ command: 'echo second' }, { ...batchRun, item: 1 });
+    expect(second).toMatchObject({ kind: 'ok', outputs: { stdout: 'second' } });
+    expect(await first).toMatchObject({ kind: 'ok', outputs: { stdout: 'first', exit_code: 0 } });
+  });
+
   it('truncates output past the cap and says so in a warning, not in the output the next node reads', async () => {
     const runner = makeShellRunner({ maxOutputBytes: 1000 });
     const result = await runner.run(ShellParamsSchema.parse({ command: "head -c 5000 /dev/zero | tr '\\0' a; echo tail >&2" }), context);

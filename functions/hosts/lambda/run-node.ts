@@ -1,6 +1,7 @@
 import { readParamsRef, shrinkRunnerResult } from '../../adapters/blob-upload.ts';
 import type { NodeError, NodeRunner, RunnerResult } from '../../core/index.ts';
 import {
+  BatchItemSpecSchema,
   ConfigurationError,
   closestMatch,
   findSecretReferences,
@@ -91,11 +92,13 @@ export const makeRunNodeHandler =
     if (misplaced) return { kind: 'failed', error: misplaced, durationMs: 0 };
     const secretValues = await resolveSecretReferences(raw, options.secrets ?? noSecrets);
     const signal = options.signal?.();
-    if (secretValues.size === 0) return shrinkRunnerResult(await runParsed(runner, raw, parsed.data, signal), node.upload);
+    // A batch item's event carries its item: items of one node run side by side, each its own command.
+    const item = typeof event === 'object' && event !== null && 'item' in event ? BatchItemSpecSchema.safeParse(event).data?.item.index : undefined;
+    if (secretValues.size === 0) return shrinkRunnerResult(await runParsed(runner, raw, parsed.data, signal, item), node.upload);
     const redactor = new Redactor(secretValues.values());
     let result: RunnerResult;
     try {
-      result = await runParsed(runner, replaceSecretReferences(raw, secretValues), parsed.data, signal);
+      result = await runParsed(runner, replaceSecretReferences(raw, secretValues), parsed.data, signal, item);
     } catch (error) {
       // A thrown error's message becomes the execution's Cause: it must not carry a value either.
       if (error instanceof Error) error.message = redactor.text(error.message);
@@ -105,7 +108,13 @@ export const makeRunNodeHandler =
     return shrinkRunnerResult(redactor.value(result), node.upload);
   };
 
-const runParsed = async (runner: NodeRunner, raw: unknown, { runId, seq, node }: RunOutcome, signal: AbortSignal | undefined): Promise<RunnerResult> => {
+const runParsed = async (
+  runner: NodeRunner,
+  raw: unknown,
+  { runId, seq, node }: RunOutcome,
+  signal: AbortSignal | undefined,
+  item: number | undefined,
+): Promise<RunnerResult> => {
   const params = runner.paramsSchema.safeParse(raw);
   if (!params.success) {
     return {
@@ -123,6 +132,7 @@ const runParsed = async (runner: NodeRunner, raw: unknown, { runId, seq, node }:
     nodeId: node.id,
     seq,
     cacheKey: node.cacheKey,
+    ...(item === undefined ? {} : { item }),
     ...(node.classification ? { classification: node.classification } : {}),
     ...(node.traceparent ? { traceparent: node.traceparent } : {}),
     ...(signal ? { signal } : {}),

@@ -52,6 +52,9 @@ describe('makeRunNodeHandler', () => {
     );
     await handler(runEvent('probe', { label: 'x' }));
     expect(seen).toEqual({ params: { size: 1, label: 'x' }, context: { runId: 'run-abc', nodeId: 'n1', seq: 3, cacheKey: 'ck-1' } });
+    // A batch item's event (the RunBatch Map's iteration) carries its item: the runner is told which one.
+    await handler({ ...runEvent('probe', {}), item: { batchSeq: 2, index: 4 } });
+    expect(seen?.context).toEqual({ runId: 'run-abc', nodeId: 'n1', seq: 3, cacheKey: 'ck-1', item: 4 });
   });
 
   it('returns PARAMS_INVALID naming each bad param and the valid ones, without running', async () => {
