@@ -18,12 +18,13 @@ export default defineConfig({
         extends: true,
         test: {
           // The stack deployed to the AWS emulator: deployed by the global setup while the other tests run
-          // (it returns at once), its scenarios after them, one file at a time against the one stack.
+          // (it returns at once), its scenarios after them, two files at a time against the one stack (each
+          // scenario works on runs of its own; two at once keep both cores busy while moto's Lambdas run).
           name: 'emulator',
           include: ['test/emulator/**/*.test.ts'],
           globalSetup: ['./test/emulator/global-setup.ts'],
           sequence: { groupOrder: 1 },
-          maxWorkers: 1,
+          maxWorkers: 2,
           testTimeout: 240_000,
           hookTimeout: 600_000,
         },
