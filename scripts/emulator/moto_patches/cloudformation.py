@@ -237,18 +237,13 @@ class SecretsManagerSecret(CloudFormationModel):
         return cls(json.loads(created)["ARN"], name, account_id, region_name)
 
 
-class SchedulerScheduleGroup(CloudFormationModel):
-    """AWS::Scheduler::ScheduleGroup (the group of waiting runs' one-time wake-ups)."""
-
-    __module__ = "moto.scheduler.flowmend_emulator"
+class _NamedWithArn:
+    """A Scheduler resource CloudFormation names by its Name and whose one attribute is its Arn. A mixin, not a
+    base class: moto finds models among CloudFormationModel's direct subclasses only."""
 
     def __init__(self, name, arn):
         self.name = name
         self.arn = arn
-
-    @staticmethod
-    def cloudformation_type():
-        return "AWS::Scheduler::ScheduleGroup"
 
     @staticmethod
     def cloudformation_name_type():
@@ -264,6 +259,16 @@ class SchedulerScheduleGroup(CloudFormationModel):
 
     def get_cfn_attribute(self, attribute_name):
         return self.arn
+
+
+class SchedulerScheduleGroup(_NamedWithArn, CloudFormationModel):
+    """AWS::Scheduler::ScheduleGroup (the group of waiting runs' one-time wake-ups)."""
+
+    __module__ = "moto.scheduler.flowmend_emulator"
+
+    @staticmethod
+    def cloudformation_type():
+        return "AWS::Scheduler::ScheduleGroup"
 
     @classmethod
     def create_from_cloudformation_json(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs):
@@ -275,33 +280,14 @@ class SchedulerScheduleGroup(CloudFormationModel):
         return cls(name, group.arn)
 
 
-class SchedulerSchedule(CloudFormationModel):
+class SchedulerSchedule(_NamedWithArn, CloudFormationModel):
     """AWS::Scheduler::Schedule (a ScheduledWorkflow of a stack in the default Scheduler mode, as `flowmend init` writes it)."""
 
     __module__ = "moto.scheduler.flowmend_emulator"
 
-    def __init__(self, name, arn):
-        self.name = name
-        self.arn = arn
-
     @staticmethod
     def cloudformation_type():
         return "AWS::Scheduler::Schedule"
-
-    @staticmethod
-    def cloudformation_name_type():
-        return "Name"
-
-    @property
-    def physical_resource_id(self):
-        return self.name
-
-    @classmethod
-    def has_cfn_attr(cls, attr):
-        return attr == "Arn"
-
-    def get_cfn_attribute(self, attribute_name):
-        return self.arn
 
     @classmethod
     def create_from_cloudformation_json(cls, resource_name, cloudformation_json, account_id, region_name, **kwargs):
