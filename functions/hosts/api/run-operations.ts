@@ -132,7 +132,7 @@ const createAndLaunch = async (deps: ApiDeps, spec: Omit<NewRun, 'owner' | 'mode
     if (error instanceof StaleRunError) return;
     throw error;
   }
-  await deps.launcher.launch({ runId: spec.runId, owner, mode: spec.mode });
+  await deps.launcher.launch({ runId: spec.runId, owner, mode: spec.mode, created: { workflow: spec.workflow } });
 };
 
 /** Resumes a failed, interrupted or cancelled run, optionally with a person's patch checked as `flowmend resume --workflow` does. */

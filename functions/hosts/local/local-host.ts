@@ -34,6 +34,7 @@ import {
   type Ids,
   InvalidInputError,
   itemRunnerStateName,
+  type LaunchRequest,
   type Limits,
   loadRunReport,
   MemoryFlowStore,
@@ -44,6 +45,7 @@ import {
   newRunId,
   parseTraceparent,
   RunIdSchema,
+  type RunItem,
   type RunReport,
   recordItemStateName,
   runnerStateName,
@@ -383,6 +385,19 @@ export class LocalHost {
   }
 
   /**
+   * `drive` for a launcher (`serve`): the mode as the request says it; a run the request created is driven
+   * on the workflow it was created with (not read back) and has no blobs to clear. Returns what the run
+   * became (its status), not its report, which serve's launcher does not read.
+   */
+  async driveLaunched(request: LaunchRequest, signal?: AbortSignal): Promise<RunItem['status'] | undefined> {
+    if (request.created) this.cache.rememberIr(request.runId, 0, request.created.workflow);
+    else await this.removeOrphanBlobs(request.runId);
+    const wake = request.waitId === undefined ? undefined : { waitId: request.waitId, holder: request.owner };
+    await this.execute(request.runId, request.owner.id, request.mode, undefined, signal, wake);
+    return (await this.store.getRun(request.runId))?.status;
+  }
+
+  /**
    * What a commit that failed left behind, removed once this process holds the run (a resume, a takeover, a
    * wake), before it drives it: the resume needs the room. A run created just now has none, so `start`
    * skips it (and the directory listing it costs). Cleanup only: blobs it could not remove cost room, never the run.
@@ -400,6 +415,14 @@ export class LocalHost {
     signal?: AbortSignal,
     wake?: WakeOptions,
   ): Promise<RunReport> {
+    await this.execute(runId, owner, mode, rev, signal, wake);
+    const report = await this.report(runId);
+    if (!report) throw new Error(`run ${runId} vanished from the store`);
+    return report;
+  }
+
+  /** The executions of `drive`, one after another while the run continues as a new one. */
+  private async execute(runId: string, owner: string, mode: 'express' | 'standard', rev?: string, signal?: AbortSignal, wake?: WakeOptions): Promise<void> {
     let input: Record<string, unknown> = wake
       ? { kind: 'wake', runId, owner, waitId: wake.waitId, ...(wake.holder ? { holder: wake.holder } : {}) }
       : { kind: 'start', runId, owner, ...(rev === undefined ? {} : { rev }) };
@@ -422,9 +445,6 @@ export class LocalHost {
       if (!next) break;
       input = next;
     }
-    const report = await this.report(runId);
-    if (!report) throw new Error(`run ${runId} vanished from the store`);
-    return report;
   }
 
   /** One execution; returns why it died if it hit an AWS limit. */

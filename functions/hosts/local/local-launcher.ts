@@ -30,8 +30,8 @@ export class LocalRunLauncher implements RunLauncher {
   async launch(request: LaunchRequest): Promise<void> {
     const abort = new AbortController();
     const done = this.host
-      .drive(request.runId, request.owner.id, abort.signal, request.waitId === undefined ? undefined : { waitId: request.waitId, holder: request.owner })
-      .then((report) => this.log(`run ${request.runId} ${report.status}`, { run_id: request.runId }))
+      .driveLaunched(request, abort.signal)
+      .then((status) => this.log(`run ${request.runId} ${status ?? 'vanished from the store'}`, { run_id: request.runId }))
       .catch((error: unknown) => {
         // A cancel or a takeover moved the owner: the execution stops, as it does on AWS.
         if (error instanceof StaleRunError) this.log(`run ${request.runId}: execution stopped (${error.message})`, { run_id: request.runId });

@@ -2,7 +2,7 @@
 // state dir's SQLite file, driving the runs the pool hands it. The API, the scheduler and every claim stay in
 // serve's main thread; this thread only drives runs whose owner the main thread already wrote.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Owner, RunItem, RunObservation, WakeRequest } from '../../core/index.ts';
+import type { LaunchRequest, RunItem, RunObservation, WakeRequest } from '../../core/index.ts';
 import { EngineCache } from '../../core/index.ts';
 import { localCallbacks } from '../cli/cli-callbacks.ts';
 import { openCliStore } from '../cli/cli-store.ts';
@@ -12,10 +12,7 @@ import { LocalHost } from './local-host.ts';
 import { LocalRunLauncher } from './local-launcher.ts';
 
 /** What the pool sends a worker. */
-export type ToWorker =
-  | { type: 'launch'; runId: string; owner: Owner; mode: 'express' | 'standard'; waitId?: string }
-  | { type: 'stop'; ownerId: string }
-  | { type: 'origin'; origin: string };
+export type ToWorker = ({ type: 'launch' } & LaunchRequest) | { type: 'stop'; ownerId: string } | { type: 'origin'; origin: string };
 
 /** What a worker sends the pool. */
 export type FromWorker =
@@ -92,9 +89,8 @@ const serveRuns = async (port: NonNullable<typeof parentPort>): Promise<void> =>
   const launcher = new LocalRunLauncher(host, (message, fields) => post({ type: 'log', message, ...(fields ? { fields } : {}) }));
   port.on('message', (message: ToWorker) => {
     if (message.type === 'launch') {
-      void launcher
-        .launch({ runId: message.runId, owner: message.owner, mode: message.mode, ...(message.waitId === undefined ? {} : { waitId: message.waitId }) })
-        .then(() => launcher.whenDone(message.owner.id).then(() => post({ type: 'done', ownerId: message.owner.id })));
+      const { type: _type, ...request } = message;
+      void launcher.launch(request).then(() => launcher.whenDone(message.owner.id).then(() => post({ type: 'done', ownerId: message.owner.id })));
     } else if (message.type === 'origin') {
       origin = message.origin;
     } else {

@@ -164,13 +164,8 @@ export class WorkerPoolLauncher implements RunLauncher {
       if (slot.owners.size >= this.options.runsPerWorker) break;
       const request = this.queue.shift() as LaunchRequest;
       slot.owners.set(request.owner.id, request);
-      this.post(slot, {
-        type: 'launch',
-        runId: request.runId,
-        owner: request.owner,
-        mode: request.mode,
-        ...(request.waitId === undefined ? {} : { waitId: request.waitId }),
-      });
+      // A created run's workflow crosses too (a structured clone): the worker does not read it back.
+      this.post(slot, { type: 'launch', ...request });
     }
     this.settleIfIdle();
   }
