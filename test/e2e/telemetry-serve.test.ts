@@ -124,8 +124,7 @@ describe('serve that sends no spans', () => {
       const sent = service.requests.filter((r) => r.url === '/echo').at(-1);
       const [, traceId, spanId] = String(sent?.headers.traceparent).split('-');
       expect(traceId).toMatch(/^[0-9a-f]{32}$/);
-      const lines = plain
-        .log()
+      const lines = (await plain.untilLogged('"message":"run succeeded"'))
         .split('\n')
         .filter((line) => line.trim() !== '')
         .map((line) => JSON.parse(line) as Record<string, unknown>);

@@ -6,6 +6,8 @@ export interface ServeProcess {
   process: CliProcess;
   /** Output so far (the serve log goes to stderr). */
   log(): string;
+  /** The output once it holds `text` (serve writes its log lines once a turn of its event loop, so a line may follow the API's answer). */
+  untilLogged(text: string, timeoutMs?: number): Promise<string>;
   /** SIGTERM (or SIGKILL) and wait for the process to end. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -31,6 +33,13 @@ export const startServe = async (stateDir: string, timeoutMs = 30_000, extraArgs
     url,
     process: proc,
     log: () => stderr,
+    untilLogged: async (text, timeoutMs = 10_000) => {
+      for (const deadline = Date.now() + timeoutMs; !stderr.includes(text); ) {
+        if (Date.now() > deadline) throw new Error(`flowmend serve did not log ${JSON.stringify(text)} within ${timeoutMs} ms:\n${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return stderr;
+    },
     stop: async (signal = 'SIGTERM') => {
       if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill(signal);
       await proc.done;

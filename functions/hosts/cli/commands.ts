@@ -70,8 +70,9 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
     }
     const workspace = resolve(command.workspace ?? '.');
     if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) return fail(EXIT.usage, `--workspace ${command.workspace}: no such directory`);
+    const { runServe, linesPerTurn } = await import('./serve.ts');
+    const lines = linesPerTurn(io.stderr);
     try {
-      const { runServe } = await import('./serve.ts');
       await runServe({
         stateDir: command.stateDir,
         port: command.port,
@@ -80,7 +81,7 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
         workspace,
         workers: command.workers,
         ...(remote.token === undefined ? {} : { token: remote.token }),
-        log: (line) => io.stderr(`${line}\n`),
+        log: lines.line,
         onListening: (origin) => viewerIo.stdout(`Run viewer: ${origin}/ui/${remote.token === undefined ? '' : `?token=${remote.token}`}\n`),
         ...(io.untilStopped ? { untilStopped: io.untilStopped } : {}),
         ...(io.hostOptions ? { hostOptions: io.hostOptions } : {}),
@@ -90,6 +91,8 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
     } catch (error) {
       if (error instanceof FlowmendError) return fail(EXIT.failed, error.message);
       throw error;
+    } finally {
+      lines.flush();
     }
     return EXIT.ok;
   }

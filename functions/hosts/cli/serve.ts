@@ -59,6 +59,28 @@ export interface ServeOptions {
   redactor?: Redactor;
 }
 
+/**
+ * serve's log lines, written together once a turn of the event loop: a busy serve logs a line per node, and a
+ * write of its own for each cost ~0.04 ms of a step's CPU (a blocking write to stderr). `flush` writes what is
+ * pending at once (serve's end); a line is never more than one turn late.
+ */
+export const linesPerTurn = (write: (text: string) => void): { line: (line: string) => void; flush: () => void } => {
+  let pending: string[] = [];
+  const flush = (): void => {
+    if (pending.length === 0) return;
+    const text = `${pending.join('\n')}\n`;
+    pending = [];
+    write(text);
+  };
+  return {
+    line: (line) => {
+      pending.push(line);
+      if (pending.length === 1) setImmediate(flush);
+    },
+    flush,
+  };
+};
+
 /** Runs a serve worker drives at once unless told (many in flight let their commits share an fsync). */
 const DEFAULT_RUNS_PER_WORKER = 100;
 /** How often the scheduler's clock ticks in a real serve. */
