@@ -1,6 +1,4 @@
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, type MetricReader, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
@@ -40,9 +38,11 @@ export interface OtelTelemetry {
 /**
  * The OpenTelemetry SDK for runs: a TracerProvider (batched OTLP/HTTP export) whose spans RunSpans makes
  * from observations, and a MeterProvider with the run instruments, read by a periodic OTLP/HTTP export
- * and/or a Prometheus reader. Loaded only by a host that was configured to export (hosts/telemetry).
+ * and/or a Prometheus reader. Loaded only by a host that was configured to export (hosts/telemetry). The
+ * OTLP exporters load only when an endpoint is set: serve's GET /metrics alone (Prometheus) spent ~130 ms
+ * of CPU loading the OTLP metric exporter's modules, while the first runs came in.
  */
-export const startOtel = (options: OtelOptions): OtelTelemetry => {
+export const startOtel = async (options: OtelOptions): Promise<OtelTelemetry> => {
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': options.serviceName }))
     .merge(detectResources({ detectors: [envDetector] }));
@@ -50,6 +50,7 @@ export const startOtel = (options: OtelOptions): OtelTelemetry => {
   const closers: { forceFlush(): Promise<void>; shutdown(): Promise<void> }[] = [];
   if (options.tracesUrl !== undefined) {
     const ids = new PresetIds();
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
     const exporter = new OTLPTraceExporter({ url: options.tracesUrl });
     const provider = new TracerProvider({
       resource,
@@ -63,6 +64,7 @@ export const startOtel = (options: OtelOptions): OtelTelemetry => {
   if (options.metricsUrl !== undefined || options.prometheus) {
     const readers: MetricReader[] = [];
     if (options.metricsUrl !== undefined) {
+      const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-http');
       const exporter = new OTLPMetricExporter({ url: options.metricsUrl });
       readers.push(new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: options.exportIntervalMs }));
     }

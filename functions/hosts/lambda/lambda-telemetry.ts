@@ -32,13 +32,13 @@ export interface LambdaTelemetry {
 const deferredOtel = (config: TelemetryConfig, logger: Logger, redactor: Redactor): RunObserver => {
   let ready: OtelTelemetry | undefined;
   const waiting: RunObservation[][] = [];
-  const loaded = importOtel().then(
-    (startOtel) => {
-      ready = startOtel({ ...config, redactor });
-      for (const batch of waiting.splice(0)) ready.observer.observe(batch);
-    },
-    (error: unknown) => logger.warn('OpenTelemetry did not start', { error: String(error) }),
-  );
+  const loaded = importOtel()
+    .then(async (startOtel) => {
+      const otel = await startOtel({ ...config, redactor });
+      ready = otel;
+      for (const batch of waiting.splice(0)) otel.observer.observe(batch);
+    })
+    .catch((error: unknown) => logger.warn('OpenTelemetry did not start', { error: String(error) }));
   setSettle(async () => {
     await loaded;
     // A collector that is down costs the spans, not the invocation.

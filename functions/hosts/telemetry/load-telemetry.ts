@@ -35,7 +35,7 @@ export const loadTelemetry = async (config: TelemetryConfig, options: TelemetryO
   const local = { observer: fanOut(also), traced: false, flush: async () => {}, shutdown: async () => {} };
   if (!exportsAnything(config)) return also.length > 0 ? local : undefined;
   const { startOtel } = await import('../../adapters/otel/otel-telemetry.ts');
-  const otel = startOtel({ ...config, redactor: options.redactor });
+  const otel = await startOtel({ ...config, redactor: options.redactor });
   const settle = (work: () => Promise<void>) => () => work().catch((error: unknown) => options.onExportError?.(error));
   return {
     ...otel,

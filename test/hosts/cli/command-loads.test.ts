@@ -56,6 +56,14 @@ describe('what each command loads', () => {
     const traced = loads(['run', hello, '--state-dir', stateDir], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_TIMEOUT: '200' });
     expect(traced.status).toBe(0);
     expect(traced.packages).toEqual(expect.arrayContaining(['@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http']));
+    // Each OTLP exporter loads only for its own signal (serve's Prometheus-only metrics load neither).
+    const tracesOnly = loads(['run', hello, '--state-dir', stateDir], {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:9/v1/traces',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '200',
+    });
+    expect(tracesOnly.status).toBe(0);
+    expect(tracesOnly.packages).toContain('@opentelemetry/exporter-trace-otlp-http');
+    expect(tracesOnly.packages).not.toContain('@opentelemetry/exporter-metrics-otlp-http');
   });
 
   it('validate loads no stream, network, crypto, child process or promise-based fs module', () => {
