@@ -4,7 +4,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
-import { createRun, type RunItem, WorkflowSchema } from '../../functions/core/index.ts';
+import { claimRun, createRun, type RunItem, WorkflowSchema } from '../../functions/core/index.ts';
 import { findServeWorkerFile, WorkerPoolLauncher } from '../../functions/hosts/local/worker-pool-launcher.ts';
 import { killStrayChildren, makeTempDir } from '../support/cli-process.ts';
 import { request, startServe, waitForRun } from '../support/serve-process.ts';
@@ -153,6 +153,56 @@ describe('WorkerPoolLauncher', () => {
       expect(readFileSync(side('slow.txt'), 'utf8')).toBe('try\ntry\n');
       expect(readFileSync(side('last.txt'), 'utf8')).toBe('once\n');
       expect((await store.listEvents('run-kill')).map((e) => e.type)).toContain('run_resumed');
+    } finally {
+      await pool.close();
+      store.close();
+    }
+  });
+});
+
+describe('WorkerPoolLauncher affinity', () => {
+  it('drives a resumed run in the worker that drove it last, where its items are still cached, though another is as free', async () => {
+    const file = findServeWorkerFile();
+    if (!file) throw new Error('dist/serve-worker.cjs is missing: run node scripts/build.mjs first');
+    const dir = join(root, 'affinity');
+    const stateDir = join(dir, 'state');
+    const store = SqliteRunStore.open(stateDir);
+    const ends: { message: string; worker?: unknown }[] = [];
+    const pool = new WorkerPoolLauncher({
+      stateDir,
+      file,
+      workers: 2,
+      runsPerWorker: 4,
+      store,
+      onWritten: () => {},
+      observe: () => {},
+      log: (message, fields) => ends.push({ message, worker: fields?.worker }),
+    });
+    const gate = (name: string) => join(dir, name);
+    const start = async (runId: string, command: string) => {
+      const now = Date.now();
+      const owner = pool.newOwner(runId, now);
+      const workflow = WorkflowSchema.parse({ nodes: [{ id: 'only', type: 'shell', params: { command } }], edges: [] });
+      await createRun(store, { runId, workflow, workflowName: runId, params: {}, owner, repairEnabled: false, maxRepairs: 0, now, workspace: dir });
+      await pool.launch({ runId, owner, mode: 'express' });
+    };
+    const endOf = (runId: string, status: string) => ends.filter((e) => e.message === `run ${runId} ${status}`);
+    try {
+      // `busy` takes worker 0 while `again` fails on worker 1; once both are idle, worker 0 is the least busy (the first of equals).
+      await start('run-busy', `while [ ! -f ${gate('busy')} ]; do sleep 0.02; done`);
+      await start('run-again', `test -f ${gate('again')}`);
+      await until(() => endOf('run-again', 'failed').length === 1);
+      writeFileSync(gate('busy'), '');
+      await until(() => endOf('run-busy', 'succeeded').length === 1);
+      expect(endOf('run-busy', 'succeeded')[0]?.worker).toBe(0);
+      expect(endOf('run-again', 'failed')[0]?.worker).toBe(1);
+      writeFileSync(gate('again'), '');
+      const now = Date.now();
+      const owner = pool.newOwner('run-again', now);
+      await claimRun(store, 'run-again', { owner, now, isAlive: async () => false });
+      await pool.launch({ runId: 'run-again', owner, mode: 'express' });
+      await until(() => endOf('run-again', 'succeeded').length === 1);
+      expect(endOf('run-again', 'succeeded')[0]?.worker).toBe(1);
     } finally {
       await pool.close();
       store.close();

@@ -8,6 +8,9 @@ import { isLocalOwnerAlive } from './local-host.ts';
 import { LocalRunLauncher } from './local-launcher.ts';
 import type { FromWorker, ServeWorkerData, ToWorker } from './serve-worker.ts';
 
+/** Runs whose last worker the pool remembers (a resume or wake-up of one goes back to it). */
+const MAX_REMEMBERED_DRIVERS = 10_000;
+
 /** Beside the CLI bundle (dist/), or the build's output seen from the sources (functions/hosts/local/). */
 const CANDIDATES = ['./serve-worker.cjs', '../../../dist/serve-worker.cjs'];
 
@@ -54,6 +57,12 @@ export class WorkerPoolLauncher implements RunLauncher {
   private readonly queue: LaunchRequest[] = [];
   private readonly stopping = new Map<string, () => void>();
   private readonly idle: (() => void)[] = [];
+  /**
+   * Which worker last drove each recent run: a resume or a wake-up goes back to it when it has room, where the
+   * engine's caches still hold the run's item, workflow and outputs (another worker reads and parses them all:
+   * a 100-node run's resume took 59 ms there instead of 26).
+   */
+  private readonly lastDriver = new Map<string, number>();
   private readonly now: () => number;
   private closing = false;
   private origin: string | undefined;
@@ -141,15 +150,22 @@ export class WorkerPoolLauncher implements RunLauncher {
         this.options.observe(message.observations);
         return;
       case 'log':
-        this.options.log(message.message, message.fields);
+        this.options.log(message.message, { ...message.fields, worker: slot.index });
         return;
       case 'wake':
         void launchWake(this, message.request);
         return;
-      case 'done':
+      case 'done': {
+        const runId = slot.owners.get(message.ownerId)?.runId;
+        if (runId !== undefined) {
+          this.lastDriver.delete(runId);
+          if (this.lastDriver.size >= MAX_REMEMBERED_DRIVERS) this.lastDriver.delete(this.lastDriver.keys().next().value as string);
+          this.lastDriver.set(runId, slot.index);
+        }
         slot.owners.delete(message.ownerId);
         this.dispatch();
         return;
+      }
       case 'stopped':
         this.stopping.get(message.ownerId)?.();
         this.stopping.delete(message.ownerId);
@@ -157,12 +173,14 @@ export class WorkerPoolLauncher implements RunLauncher {
     }
   }
 
-  /** Hands waiting runs to the least busy workers with room. */
+  /** Hands waiting runs, in order, to the worker that drove them last when it has room, else to the least busy one. */
   private dispatch(): void {
     while (this.queue.length > 0) {
-      const slot = this.slots.reduce((best, s) => (s.owners.size < best.owners.size ? s : best));
+      const request = this.queue[0] as LaunchRequest;
+      const last = this.slots[this.lastDriver.get(request.runId) ?? -1];
+      const slot = last && last.owners.size < this.options.runsPerWorker ? last : this.slots.reduce((best, s) => (s.owners.size < best.owners.size ? s : best));
       if (slot.owners.size >= this.options.runsPerWorker) break;
-      const request = this.queue.shift() as LaunchRequest;
+      this.queue.shift();
       slot.owners.set(request.owner.id, request);
       // A created run's workflow crosses too (a structured clone): the worker does not read it back.
       this.post(slot, { type: 'launch', ...request });
