@@ -1,5 +1,5 @@
 import type { Workflow } from './ir.ts';
-import type { Owner } from './run-model.ts';
+import type { Owner, RunItem } from './run-model.ts';
 
 /** A run whose item names `owner`: the launcher starts the execution that advances it. */
 export interface LaunchRequest {
@@ -9,11 +9,11 @@ export interface LaunchRequest {
   /** Continue a waiting run after this wait (its first step claims it, waits/claim-wake.ts), instead of starting it. */
   waitId?: string;
   /**
-   * The run was created by this request (createRun) with this workflow as its version 0: a launcher in the
-   * caller's process hands it to the engine instead of having it read back and validated again, and knows
-   * that no earlier attempt left anything behind.
+   * The run was created by this request (createRun: the item it wrote, with this workflow as its version 0):
+   * a launcher in the caller's process hands both to the engine instead of having them read back and the
+   * workflow validated again, and knows that no earlier attempt left anything behind.
    */
-  created?: { workflow: Workflow };
+  created?: { run: RunItem; workflow: Workflow };
 }
 
 /**

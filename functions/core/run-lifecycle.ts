@@ -41,9 +41,15 @@ export interface NewRun {
   /** Gated nodes approved in advance; the run's own repair approval policy. */
   autoApprove?: string[];
   repairApproval?: RepairApproval;
+  /** Randomness for the item's `rev`; `cryptoIds` when not given. */
+  ids?: Ids;
 }
 
-/** Writes a new run and its original workflow version; the first Advance validates and starts it. */
+/**
+ * Writes a new run and its original workflow version; the first Advance validates and starts it. The item
+ * returned is the one written, `rev` included: a host in this process may hand it to the engine's cache
+ * (EngineCache.rememberRun) so that the first Advance does not read it back.
+ */
 export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem> => {
   const original: IrVersionItem = { runId: spec.runId, version: 0, ir: spec.workflow, source: 'original', createdAt: spec.now };
   await store.putIrVersion(original);
@@ -69,6 +75,7 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
     warnings: [],
     owner: spec.owner,
     eventSeq: 0,
+    rev: (spec.ids ?? cryptoIds).hex(6),
     repairedNodes: [],
     pendingRecords: [],
     flushedThrough: 0,

@@ -126,13 +126,14 @@ export const bodyKey = (key: string, body: StartRunBody): string =>
 /** Writes the run (only if no run has its id) and starts its execution; a run another request wrote first is left to that request. */
 const createAndLaunch = async (deps: ApiDeps, spec: Omit<NewRun, 'owner' | 'mode'> & { mode: 'express' | 'standard' }): Promise<void> => {
   const owner = deps.launcher.newOwner(spec.runId, spec.now);
+  let run: RunItem;
   try {
-    await createRun(deps.store, { ...spec, owner });
+    run = await createRun(deps.store, { ...spec, owner });
   } catch (error) {
     if (error instanceof StaleRunError) return;
     throw error;
   }
-  await deps.launcher.launch({ runId: spec.runId, owner, mode: spec.mode, created: { workflow: spec.workflow } });
+  await deps.launcher.launch({ runId: spec.runId, owner, mode: spec.mode, created: { run, workflow: spec.workflow } });
 };
 
 /** Resumes a failed, interrupted or cancelled run, optionally with a person's patch checked as `flowmend resume --workflow` does. */

@@ -336,11 +336,12 @@ export class LocalHost {
     const mode = spec.mode ?? chooseMode(spec.workflow, this.catalog);
     const { traceparent, ...rest } = spec;
     const trace = startRunTrace({ caller: parseTraceparent(traceparent), traced: this.options.telemetry?.traced ?? false, now, ids: this.ids });
-    await createRun(this.store, { ...rest, mode, runId, owner, now, workspace: spec.workspace ?? process.cwd(), trace });
-    // The version just written, as the first Advance would read it back: it is not read and parsed again (and
-    // its validation before the run, the same object, counts for the Advance's: validate.ts).
+    const run = await createRun(this.store, { ...rest, mode, runId, owner, now, workspace: spec.workspace ?? process.cwd(), trace, ids: this.ids });
+    // The item and the version just written, as the first Advance would read them back: they are not read and
+    // parsed again (and the workflow's validation before the run, the same object, counts for the Advance's: validate.ts).
     this.cache.rememberIr(runId, 0, spec.workflow);
-    return this.driveAs(runId, owner.id, mode);
+    this.cache.rememberRun(run);
+    return this.driveAs(runId, owner.id, mode, run.rev);
   }
 
   /** Takes a stopped or failed run over and drives it on, replaying what is recorded. */
@@ -390,10 +391,13 @@ export class LocalHost {
    * became (its status), not its report, which serve's launcher does not read.
    */
   async driveLaunched(request: LaunchRequest, signal?: AbortSignal): Promise<RunItem['status'] | undefined> {
-    if (request.created) this.cache.rememberIr(request.runId, 0, request.created.workflow);
-    else await this.removeOrphanBlobs(request.runId);
+    const { created } = request;
+    if (created) {
+      this.cache.rememberIr(request.runId, 0, created.workflow);
+      this.cache.rememberRun(created.run);
+    } else await this.removeOrphanBlobs(request.runId);
     const wake = request.waitId === undefined ? undefined : { waitId: request.waitId, holder: request.owner };
-    await this.execute(request.runId, request.owner.id, request.mode, undefined, signal, wake);
+    await this.execute(request.runId, request.owner.id, request.mode, created?.run.rev, signal, wake);
     return (await this.store.getRun(request.runId))?.status;
   }
 
