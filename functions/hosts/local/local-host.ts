@@ -62,6 +62,7 @@ import { AWS_LIMITS, type AwsLimits, type ExecutionDeath, ExecutionGuard, stateO
 import { CancelWatch } from './cancel-watch.ts';
 import { type DefinitionMemo, definitionKey } from './definition-memo.ts';
 import { makeScalarReadsCheap } from './jsonpath-scalars.ts';
+import { makeSimplePathsCheap } from './jsonpath-simple-paths.ts';
 import { localRunners, localRunnersWithin } from './local-runners.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
@@ -269,6 +270,7 @@ export class LocalHost {
       });
     this.definition = definition;
     makeScalarReadsCheap();
+    makeSimplePathsCheap();
     const memo = options.validateDefinition === false ? undefined : options.validatedDefinitions;
     const key = memo ? definitionKey(definition) : undefined;
     const validate = options.validateDefinition !== false && !(key !== undefined && memo?.has(key));
