@@ -23,9 +23,6 @@ const simpleKeys = (path: unknown): readonly string[] | undefined => {
   return keys;
 };
 
-/** What `evaluate` takes from its first argument in place of the instance's options (each would change the answer). */
-const OVERRIDES = ['resultType', 'flatten', 'wrap', 'callback', 'sandbox', 'eval', 'otherTypeCallback', 'parent', 'parentProperty'];
-
 const NOT_SIMPLE = Symbol('not simple');
 
 /**
@@ -38,7 +35,9 @@ const NOT_SIMPLE = Symbol('not simple');
 const evaluateSimple = (self: EvaluateSelf, expr: unknown, callback: unknown, otherTypeCallback: unknown): unknown => {
   if (typeof expr !== 'object' || expr === null || callback || self.callback || self.resultType !== 'value') return NOT_SIMPLE;
   const options = expr as Record<string, unknown>;
-  if (!Object.hasOwn(options, 'json') || OVERRIDES.some((key) => Object.hasOwn(options, key))) return NOT_SIMPLE;
+  if (!Object.hasOwn(options, 'json')) return NOT_SIMPLE;
+  // Any other key (wrap, resultType, callback, ...) would stand in for the instance's option: the library's case.
+  for (const key in options) if (key !== 'path' && key !== 'json') return NOT_SIMPLE;
   const keys = simpleKeys(options.path);
   if (keys === undefined) return NOT_SIMPLE;
   // The state `evaluate` leaves on the instance, as the library sets it.

@@ -208,6 +208,33 @@ describe('makeSimplePathsCheap', () => {
     expect(fast).toBeGreaterThan(compared / 4);
   });
 
+  it('answers as jsonpath-plus does when evaluate is called by hand, with options of its own', () => {
+    makeSimplePathsCheap();
+    const make = () => new (JSONPath as unknown as new (o: object) => { evaluate: (...args: unknown[]) => unknown })({ autostart: false, wrap: false });
+    const forms: ((path: string, json: unknown) => unknown[])[] = [
+      (path, json) => [{ path, json }],
+      (path, json) => [{ path, json, wrap: true }],
+      (path, json) => [{ path, json, wrap: true, flatten: true }],
+      (path, json) => [{ path, json, resultType: 'pointer' }],
+      (path, json) => [{ path, json, callback: noop }],
+      (path, json) => [{ path, json }, { other: 'json' }, noop],
+      (path, json) => [{ path, json }, undefined, undefined, noop],
+      (path, json) => [path, json],
+      (path) => [{ path }],
+      (_path, json) => [{ json }],
+    ];
+    for (const path of ['$.kind', '$.node.type', '$.items', '$.kind.length', '$.items[0]']) {
+      for (const form of forms) {
+        for (const json of INPUTS) {
+          const args = form(path, json);
+          const patched = traced(() => make().evaluate(...args));
+          const library = unpatched(() => traced(() => make().evaluate(...args)));
+          expect(patched.outcome, `${path} ${JSON.stringify(args)}`).toStrictEqual(library.outcome);
+        }
+      }
+    }
+  });
+
   it('is what aws-local-stepfunctions reads a Choice and Parameters through', async () => {
     makeSimplePathsCheap();
     const definition = {
