@@ -66,27 +66,20 @@ const withSimplePaths = (library: Evaluate): Patched => {
 };
 
 /** Instances as aws-local-stepfunctions makes them (`JSONPath({ path, json, wrap: false })`), started by hand. */
-const PROBE_OPTIONS: readonly object[] = [{ wrap: false }, { wrap: true }, { wrap: true, flatten: true }];
-const PROBE_CASES: readonly [string, unknown][] = [
-  ['$.a.b', { a: { b: 'x' } }],
-  ['$.a.b', { a: { b: 0 } }],
-  ['$.a.b', { a: { b: [1, [2]] } }],
-  ['$.a.b', { a: { c: 1 } }],
-  ['$.a.b', { a: null }],
-  ['$.a.length', { a: 'abc' }],
-  ['$.a.b', { a: Object.create({ b: 'inherited' }) }],
-  ['$.a', null],
-];
+const PROBE_OPTIONS: readonly object[] = [{ wrap: false }, { wrap: true, flatten: true }];
+/** One path (each new one costs the library a parse, ~0.3 ms cold, at start-up): keys own or not, of strings, arrays, null. */
+const PROBE_PATH = '$.a.length';
+const PROBE_JSON: readonly unknown[] = [{ a: 'abc' }, { a: { length: [1, [2]] } }, { a: {} }, { a: null }, { a: Object.create({ length: 1 }) }, null];
 
 const sameAnswer = (a: unknown, b: unknown): boolean =>
   Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((x, i) => Object.is(x, b[i])) : Object.is(a, b);
 
 const agrees = (library: Evaluate, patched: Evaluate): boolean =>
   PROBE_OPTIONS.every((options) =>
-    PROBE_CASES.every(([path, json]) => {
+    PROBE_JSON.every((json) => {
       const make = () => new (JSONPath as unknown as new (o: object) => EvaluateSelf)({ ...options, autostart: false });
       try {
-        return sameAnswer(library.call(make(), { path, json }), patched.call(make(), { path, json }));
+        return sameAnswer(library.call(make(), { path: PROBE_PATH, json }), patched.call(make(), { path: PROBE_PATH, json }));
       } catch {
         return false;
       }
