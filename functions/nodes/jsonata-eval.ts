@@ -1,5 +1,6 @@
 import type jsonata from 'jsonata';
 import { openJsonText } from '../core/index.ts';
+import { bindingsFit, type InlinePlan, inlinePlanOf } from './jsonata-inline.ts';
 
 /**
  * One JSONata evaluation, as the transform node does it in its worker thread (transform-worker.ts) or,
@@ -27,10 +28,16 @@ const CACHE_LIMIT = 500;
 /** Nesting depth of evaluation (about 4 per recursive call): runaway recursion fails with D1011 instead of eating memory. */
 const MAX_DEPTH = 100_000;
 
-const compiled = new Map<string, jsonata.Expression>();
+interface Compiled {
+  readonly expr: jsonata.Expression;
+  /** Decided once, the first time the caller's thread asks (jsonata-inline.ts); `null`: to the worker. */
+  plan?: InlinePlan | null;
+}
+
+const compiled = new Map<string, Compiled>();
 
 /** Compiles once per (expression, timeout); a loop or a long run evaluates the same expressions many times. */
-const compile = (compiler: typeof jsonata, expression: string, timeoutMs: number): jsonata.Expression => {
+const compile = (compiler: typeof jsonata, expression: string, timeoutMs: number): Compiled => {
   const key = `${timeoutMs}\u0000${expression}`;
   const hit = compiled.get(key);
   if (hit !== undefined) {
@@ -38,13 +45,13 @@ const compile = (compiler: typeof jsonata, expression: string, timeoutMs: number
     compiled.set(key, hit);
     return hit;
   }
-  const expr = compiler(expression, { timeout: timeoutMs, stack: MAX_DEPTH });
-  compiled.set(key, expr);
+  const entry: Compiled = { expr: compiler(expression, { timeout: timeoutMs, stack: MAX_DEPTH }) };
+  compiled.set(key, entry);
   if (compiled.size > CACHE_LIMIT) {
     const oldest = compiled.keys().next().value;
     if (oldest !== undefined) compiled.delete(oldest);
   }
-  return expr;
+  return entry;
 };
 
 /** JSONata returns sequences (arrays with extra flags) and may return functions; keep plain JSON only. */
@@ -63,13 +70,38 @@ const failureOf = (raw: unknown): JsonataFailure => {
   return { code, message, position, token };
 };
 
-export const evaluateJsonata = async (compiler: typeof jsonata, request: JsonataRequest): Promise<JsonataAnswer> => {
+const evaluateCompiled = async (expr: jsonata.Expression, request: JsonataRequest): Promise<JsonataAnswer> => {
   try {
-    const expr = compile(compiler, request.expression, request.timeoutMs);
     // JSON printed by an upstream node (a shell's stdout) is data here, as pflow reads it for list/dict params.
     const input = openJsonText(request.input);
     return { ok: true, value: toJson(await expr.evaluate(input, { ...request.bindings })) };
   } catch (error) {
     return { ok: false, failure: failureOf(error) };
   }
+};
+
+export const evaluateJsonata = async (compiler: typeof jsonata, request: JsonataRequest): Promise<JsonataAnswer> => {
+  let entry: Compiled;
+  try {
+    entry = compile(compiler, request.expression, request.timeoutMs);
+  } catch (error) {
+    return { ok: false, failure: failureOf(error) };
+  }
+  return evaluateCompiled(entry.expr, request);
+};
+
+/**
+ * The answer evaluated in the caller's thread when the expression's cost is bounded (jsonata-inline.ts),
+ * or a syntax error (parsing is linear); `undefined` when it must go to the worker.
+ */
+export const evaluateIfBounded = (compiler: typeof jsonata, request: JsonataRequest): Promise<JsonataAnswer> | undefined => {
+  let entry: Compiled;
+  try {
+    entry = compile(compiler, request.expression, request.timeoutMs);
+  } catch (error) {
+    return Promise.resolve({ ok: false, failure: failureOf(error) });
+  }
+  entry.plan ??= inlinePlanOf(entry.expr.ast());
+  if (entry.plan === null || !bindingsFit(entry.plan, request.bindings)) return undefined;
+  return evaluateCompiled(entry.expr, request);
 };

@@ -1,12 +1,27 @@
+import type jsonata from 'jsonata';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
-import { evaluateJsonata, type JsonataAnswer, type JsonataFailure, type JsonataRequest } from './jsonata-eval.ts';
+import { evaluateIfBounded, evaluateJsonata, type JsonataAnswer, type JsonataFailure, type JsonataRequest } from './jsonata-eval.ts';
 import { evaluateInWorker } from './jsonata-worker.ts';
 import { type TransformParams, TransformParamsSchema, timeoutOf, transformSpec } from './transform-spec.ts';
 
 export { type TransformParams, TransformParamsSchema } from './transform-spec.ts';
 
-/** JSONata loads with the first transform a process runs in its own thread (no worker file), not at every start. */
-const evaluateHere = async (request: JsonataRequest): Promise<JsonataAnswer> => evaluateJsonata((await import('jsonata')).default, request);
+/** JSONata loads with the first transform a process runs, not at every start. */
+let compiler: typeof jsonata | undefined;
+const loadJsonata = async (): Promise<typeof jsonata> => {
+  compiler ??= (await import('jsonata')).default;
+  return compiler;
+};
+
+/**
+ * In the caller's thread when the expression's cost is bounded by its size x the input's (jsonata-inline.ts):
+ * the hop to a worker cost ~0.12 ms of this thread's CPU per step. Anything else goes to a worker a timeout
+ * can end, or, where no worker file is shipped (a Lambda bundle), evaluates here too.
+ */
+const evaluate = async (request: JsonataRequest): Promise<JsonataAnswer> => {
+  const here = compiler ?? (await loadJsonata());
+  return evaluateIfBounded(here, request) ?? evaluateInWorker(request) ?? evaluateJsonata(here, request);
+};
 
 const describeFailure = (expression: string, failure: JsonataFailure): { message: string; details: Record<string, unknown> } => {
   const text = failure.message ?? 'failed';
@@ -35,7 +50,7 @@ const run = async (params: TransformParams): Promise<RunnerResult> => {
     bindings: params.bindings ?? {},
     timeoutMs: timeoutOf(params) * 1000,
   };
-  const answer = await (evaluateInWorker(request) ?? evaluateHere(request));
+  const answer = await evaluate(request);
   if (answer.ok) return { kind: 'ok', outputs: { result: answer.value }, action: 'default', durationMs: performance.now() - started };
   const { message, details } = describeFailure(params.expression, answer.failure);
   return { kind: 'failed', error: { code: 'TRANSFORM_FAILED', message, details }, durationMs: performance.now() - started };

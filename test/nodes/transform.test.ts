@@ -15,6 +15,17 @@ const failureOf = async (params: Record<string, unknown>) => {
   return outcome.error;
 };
 
+/** How many 20 ms timers fired while `work` ran: a blocked event loop fires none until it ends. */
+const ticking = async <T>(work: () => Promise<T>): Promise<{ value: T; ticks: number }> => {
+  let ticks = 0;
+  const ticker = setInterval(() => (ticks += 1), 20);
+  try {
+    return { value: await work(), ticks };
+  } finally {
+    clearInterval(ticker);
+  }
+};
+
 const orders = {
   items: [
     { name: 'pen', price: 2, qty: 10 },
@@ -73,25 +84,27 @@ describe('transformRunner', () => {
     expect(error.details).toMatchObject({ jsonata_code: 'T2001', token: '+' });
   });
 
-  it('stops runaway recursion and long evaluations', async () => {
-    const deep = await failureOf({ expression: '($f := function($n) { 1 + $f($n + 1) }; $f(0))', input: null });
-    expect(deep.details).toMatchObject({ jsonata_code: 'D1011' });
-    const slow = await failureOf({ expression: '($f := function($n) { $f($n + 1) }; $f(0))', input: null, timeout_s: 0.2 });
-    expect(slow.details).toMatchObject({ jsonata_code: 'D1012' });
+  it('stops runaway recursion and long evaluations, while the event loop goes on', async () => {
+    const deep = await ticking(() => failureOf({ expression: '($f := function($n) { 1 + $f($n + 1) }; $f(0))', input: null }));
+    expect(deep.value.details).toMatchObject({ jsonata_code: 'D1011' });
+    expect(deep.ticks).toBeGreaterThanOrEqual(5);
+    const slow = await ticking(() => failureOf({ expression: '($f := function($n) { $f($n + 1) }; $f(0))', input: null, timeout_s: 0.2 }));
+    expect(slow.value.details).toMatchObject({ jsonata_code: 'D1012' });
+  });
+
+  it('stops a huge $pad at timeout_s, while the event loop goes on', async () => {
+    // 300 million characters: 14 s in a worker on a 2-core machine, and as long a freeze in the caller's thread.
+    const { value, ticks } = await ticking(() => failureOf({ expression: '$pad("", 300000000)', input: null, timeout_s: 0.5 }));
+    expect(value.details).toMatchObject({ jsonata_code: 'D1012' });
+    expect(ticks).toBeGreaterThanOrEqual(5);
   });
 
   it('stops a backtracking regular expression at timeout_s, while the event loop goes on', async () => {
     // One JavaScript regex call: JSONata's own timeout, checked between its steps, never gets a turn.
-    let ticks = 0;
-    const ticker = setInterval(() => (ticks += 1), 20);
-    try {
-      const error = await failureOf({ expression: '$match($, /^(a+)+$/)', input: `${'a'.repeat(34)}!`, timeout_s: 0.5 });
-      expect(error.details).toMatchObject({ jsonata_code: 'D1012' });
-      expect(error.message).toContain('timeout_s (0.5 s)');
-    } finally {
-      clearInterval(ticker);
-    }
-    expect(ticks).toBeGreaterThan(0);
+    const { value: error, ticks } = await ticking(() => failureOf({ expression: '$match($, /^(a+)+$/)', input: `${'a'.repeat(34)}!`, timeout_s: 0.5 }));
+    expect(error.details).toMatchObject({ jsonata_code: 'D1012' });
+    expect(error.message).toContain('timeout_s (0.5 s)');
+    expect(ticks).toBeGreaterThanOrEqual(5);
     // The worker that was ended is replaced: the next transform runs.
     expect(await resultOf('$ + 1', 1)).toBe(2);
   });
