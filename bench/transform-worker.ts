@@ -1,11 +1,14 @@
 // What running a transform in a worker thread costs (functions/nodes/jsonata-worker.ts), against
-// evaluating it in the caller's thread as before: the first transform of a process (the worker starts
-// and loads JSONata), then warm ones alternated A/B, on a small input and a 1 MB one (as text, parsed in
-// the worker, and as objects, copied to it). Run after `node scripts/build.mjs` (the worker file is dist/transform-worker.cjs).
+// evaluating it in the caller's thread: the first transform of a process (the worker starts and loads
+// JSONata), then warm ones alternated A/B, on a small input and a 1 MB one (as text, parsed in the
+// worker, and as objects, copied to it). Then the CPU of the process (every thread) per transform of a
+// bounded expression (jsonata-inline.ts), as the runner now evaluates it (evaluateIfBounded) against the
+// worker it used before: batches of 200 sequential evaluations, alternated, CPU from process.cpuUsage.
+// Run after `node scripts/build.mjs` (the worker file is dist/transform-worker.cjs).
 // Prints figures and the machine; no assertions.
 import { cpus, loadavg } from 'node:os';
 import jsonata from 'jsonata';
-import { evaluateJsonata, type JsonataRequest } from '../functions/nodes/jsonata-eval.ts';
+import { evaluateIfBounded, evaluateJsonata, type JsonataRequest } from '../functions/nodes/jsonata-eval.ts';
 import { evaluateInWorker } from '../functions/nodes/jsonata-worker.ts';
 
 const inWorker = (request: JsonataRequest) => {
@@ -52,6 +55,38 @@ for (const [name, request, rounds] of cases) {
     }
   }
   console.log(`${name}: in the caller's thread ${median(a).toFixed(3)} ms, in the warm worker ${median(b).toFixed(3)} ms (medians of ${rounds})`);
+}
+const bounded = (request: JsonataRequest) => {
+  const answer = evaluateIfBounded(jsonata, request);
+  if (answer === undefined) throw new Error(`not bounded: ${request.expression}`);
+  return answer;
+};
+const BATCH = 200;
+const cpuPerEvaluation = async (evaluate: (request: JsonataRequest) => Promise<unknown>, request: JsonataRequest): Promise<number> => {
+  const before = process.cpuUsage();
+  for (let i = 0; i < BATCH; i += 1) await evaluate(request);
+  const { user, system } = process.cpuUsage(before);
+  return (user + system) / 1000 / BATCH;
+};
+const noOp: JsonataRequest = { expression: '$', input: 3, bindings: {}, timeoutMs: 30_000 };
+for (const [name, request] of [
+  ["a no-op step ('$', as bench/serve-throughput.ts runs)", noOp],
+  ['a filter on a small input', small],
+] as const) {
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < 15; i += 1) {
+    if (i % 2 === 0) {
+      a.push(await cpuPerEvaluation(bounded, request));
+      b.push(await cpuPerEvaluation(inWorker, request));
+    } else {
+      b.push(await cpuPerEvaluation(inWorker, request));
+      a.push(await cpuPerEvaluation(bounded, request));
+    }
+  }
+  console.log(
+    `CPU per transform, ${name}: in the caller's thread ${median(a).toFixed(3)} ms, through the worker ${median(b).toFixed(3)} ms (medians of 15 batches of ${BATCH})`,
+  );
 }
 console.log(
   `machine: ${cpus().length} x ${cpus()[0]?.model}, load ${loadavg()
