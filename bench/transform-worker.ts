@@ -56,8 +56,8 @@ for (const [name, request, rounds] of cases) {
   }
   console.log(`${name}: in the caller's thread ${median(a).toFixed(3)} ms, in the warm worker ${median(b).toFixed(3)} ms (medians of ${rounds})`);
 }
-const bounded = (request: JsonataRequest) => {
-  const answer = evaluateIfBounded(jsonata, request);
+const bounded = async (request: JsonataRequest) => {
+  const answer = await evaluateIfBounded(jsonata, request);
   if (answer === undefined) throw new Error(`not bounded: ${request.expression}`);
   return answer;
 };

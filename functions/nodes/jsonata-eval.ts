@@ -70,38 +70,37 @@ const failureOf = (raw: unknown): JsonataFailure => {
   return { code, message, position, token };
 };
 
-const evaluateCompiled = async (expr: jsonata.Expression, request: JsonataRequest): Promise<JsonataAnswer> => {
-  try {
-    // JSON printed by an upstream node (a shell's stdout) is data here, as pflow reads it for list/dict params.
-    const input = openJsonText(request.input);
-    return { ok: true, value: toJson(await expr.evaluate(input, { ...request.bindings })) };
-  } catch (error) {
-    return { ok: false, failure: failureOf(error) };
-  }
+const evaluateCompiled = async (expr: jsonata.Expression, request: JsonataRequest): Promise<unknown> => {
+  // JSON printed by an upstream node (a shell's stdout) is data here, as pflow reads it for list/dict params.
+  const input = openJsonText(request.input);
+  return toJson(await expr.evaluate(input, { ...request.bindings }));
 };
 
 export const evaluateJsonata = async (compiler: typeof jsonata, request: JsonataRequest): Promise<JsonataAnswer> => {
-  let entry: Compiled;
   try {
-    entry = compile(compiler, request.expression, request.timeoutMs);
+    return { ok: true, value: await evaluateCompiled(compile(compiler, request.expression, request.timeoutMs).expr, request) };
   } catch (error) {
     return { ok: false, failure: failureOf(error) };
   }
-  return evaluateCompiled(entry.expr, request);
 };
 
 /**
  * The answer evaluated in the caller's thread when the expression's cost is bounded (jsonata-inline.ts),
- * or a syntax error (parsing is linear); `undefined` when it must go to the worker.
+ * or a syntax error (parsing is linear); `undefined` when the worker must answer.
  */
-export const evaluateIfBounded = (compiler: typeof jsonata, request: JsonataRequest): Promise<JsonataAnswer> | undefined => {
+export const evaluateIfBounded = async (compiler: typeof jsonata, request: JsonataRequest): Promise<JsonataAnswer | undefined> => {
   let entry: Compiled;
   try {
     entry = compile(compiler, request.expression, request.timeoutMs);
   } catch (error) {
-    return Promise.resolve({ ok: false, failure: failureOf(error) });
+    return { ok: false, failure: failureOf(error) };
   }
   entry.plan ??= inlinePlanOf(entry.expr.ast());
   if (entry.plan === null || !bindingsFit(entry.plan, request.bindings)) return undefined;
-  return evaluateCompiled(entry.expr, request);
+  try {
+    return { ok: true, value: await evaluateCompiled(entry.expr, request) };
+  } catch (error) {
+    // A RangeError depends on the thread: its stack (an input nested thousands deep) is not the worker's.
+    return error instanceof RangeError ? undefined : { ok: false, failure: failureOf(error) };
+  }
 };

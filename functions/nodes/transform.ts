@@ -20,7 +20,7 @@ const loadJsonata = async (): Promise<typeof jsonata> => {
  */
 const evaluate = async (request: JsonataRequest): Promise<JsonataAnswer> => {
   const here = compiler ?? (await loadJsonata());
-  return evaluateIfBounded(here, request) ?? evaluateInWorker(request) ?? evaluateJsonata(here, request);
+  return (await evaluateIfBounded(here, request)) ?? (await (evaluateInWorker(request) ?? evaluateJsonata(here, request)));
 };
 
 const describeFailure = (expression: string, failure: JsonataFailure): { message: string; details: Record<string, unknown> } => {

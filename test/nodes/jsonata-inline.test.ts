@@ -131,14 +131,14 @@ const inWorker = (r: JsonataRequest) => {
 describe('evaluateIfBounded', () => {
   it.each(bounded)('evaluates %s in the caller thread, as the worker does', async (...c: Case) => {
     const r = request(...c);
-    const here = evaluateIfBounded(jsonata, r);
+    const here = await evaluateIfBounded(jsonata, r);
     expect(here).toBeDefined();
-    expect(await here).toStrictEqual(await inWorker(r));
+    expect(here).toStrictEqual(await inWorker(r));
   });
 
   it.each(unbounded)('sends %s to the worker, whose answer is the caller thread one', async (...c: Case) => {
     const r = request(...c);
-    expect(evaluateIfBounded(jsonata, r)).toBeUndefined();
+    expect(await evaluateIfBounded(jsonata, r)).toBeUndefined();
     expect(await inWorker(r)).toStrictEqual(await evaluateJsonata(jsonata, r));
   });
 
@@ -148,10 +148,17 @@ describe('evaluateIfBounded', () => {
     expect(await evaluateIfBounded(jsonata, request('items[price > 10'))).toMatchObject({ ok: false, failure: { code: 'S0203', position: 16 } });
   });
 
-  it('decides from the bindings each time: a per-item binding too big goes to the worker', () => {
+  it('decides from the bindings each time: a per-item binding too big goes to the worker', async () => {
     const r = request('items[name = $x]');
-    expect(evaluateIfBounded(jsonata, { ...r, bindings: { x: 'pen' } })).toBeDefined();
-    expect(evaluateIfBounded(jsonata, { ...r, bindings: { x: ['pen'] } })).toBeUndefined();
-    expect(evaluateIfBounded(jsonata, { ...r, bindings: {} })).toBeUndefined();
+    expect(await evaluateIfBounded(jsonata, { ...r, bindings: { x: 'pen' } })).toMatchObject({ ok: true, value: { name: 'pen' } });
+    expect(await evaluateIfBounded(jsonata, { ...r, bindings: { x: ['pen'] } })).toBeUndefined();
+    expect(await evaluateIfBounded(jsonata, { ...r, bindings: {} })).toBeUndefined();
+  });
+
+  it("leaves to the worker an input nested deeper than the caller thread's stack", async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 1_000_000; i += 1) deep = [deep];
+    expect(await evaluateIfBounded(jsonata, request('$', deep))).toBeUndefined();
+    expect(await evaluateIfBounded(jsonata, request('$count($)', deep))).toMatchObject({ ok: true, value: 1 });
   });
 });
