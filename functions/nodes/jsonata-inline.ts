@@ -6,7 +6,7 @@ import type jsonata from 'jsonata';
  * that none can block the event loop or take the host's memory. Decided from JSONata's own parsed AST,
  * by an allowlist; anything not on it (regexes, ranges, lambdas, `:=`, `$$`, `%`, `@`/`#`, sort, group,
  * higher-order and unlisted functions) goes to the worker. The bound rests on three rules:
- * - a sequence is mapped over only when it is made of navigation (names, `*`, `$`, one variable): its
+ * - a sequence is mapped over only when it is made of navigation (names, `$`, one variable): its
  *   items are disjoint parts of the input, so a step or a filter evaluated per item costs in total
  *   (its size) x (input size); a built value (`[$, $]`, `{"a": x & x}`) is never stepped into again,
  *   since doubling it step after step would grow as 2^steps;
@@ -80,7 +80,6 @@ class Classifier {
       case 'value':
         return hasOnly(node, []);
       case 'name':
-      case 'wildcard':
       case 'variable':
         return this.navigation(node, scope, true);
       case 'path':
@@ -100,7 +99,10 @@ class Classifier {
     }
   }
 
-  /** A name, `*`, `$` or a binding, with filters evaluated per item; a binding only where `variableAllowed`. */
+  /**
+   * A name, `$` or a binding, with filters evaluated per item; a binding only where `variableAllowed`. Not `*`:
+   * JSONata appends each array-valued field by copying what it gathered so far (20,000 such fields: 4 s).
+   */
   private navigation(node: Node, scope: Scope, variableAllowed: boolean): boolean {
     if (!hasOnly(node, ['stages', 'predicate', 'keepArray'])) return false;
     if (node.type === 'variable') {
@@ -109,7 +111,7 @@ class Classifier {
         if (!variableAllowed || typeof node.value !== 'string') return false;
         (scope === 'once' ? this.once : this.perItem).add(node.value);
       }
-    } else if (node.type !== 'name' && node.type !== 'wildcard') return false;
+    } else if (node.type !== 'name') return false;
     for (const key of ['stages', 'predicate'] as const) {
       if (node[key] === undefined) continue;
       const filters = nodesOf(node[key]);
@@ -127,7 +129,7 @@ class Classifier {
     if (!hasOnly(node, ['steps', 'keepSingletonArray']) || steps === undefined || steps.length === 0) return false;
     return steps.every((step, index) => {
       const perItem = index > 0 || step.type !== 'variable' ? 'item' : scope;
-      if (step.type === 'name' || step.type === 'wildcard' || step.type === 'variable') {
+      if (step.type === 'name' || step.type === 'variable') {
         return this.navigation(step, perItem, index === 0 || index === steps.length - 1);
       }
       return index === steps.length - 1 && this.expression(step, 'item');
