@@ -95,7 +95,7 @@ export const evaluateIfBounded = async (compiler: typeof jsonata, request: Jsona
   } catch (error) {
     return { ok: false, failure: failureOf(error) };
   }
-  entry.plan ??= inlinePlanOf(entry.expr.ast());
+  if (entry.plan === undefined) entry.plan = inlinePlanOf(entry.expr.ast());
   if (entry.plan === null || !bindingsFit(entry.plan, request.bindings)) return undefined;
   try {
     return { ok: true, value: await evaluateCompiled(entry.expr, request) };

@@ -159,6 +159,24 @@ describe('evaluateIfBounded', () => {
     expect(await evaluateIfBounded(jsonata, { ...r, bindings: {} })).toBeUndefined();
   });
 
+  it('decides once per compiled expression, refused ones too', async () => {
+    let read = 0;
+    const counting = ((text: string, options?: jsonata.JsonataOptions) => {
+      const expr = jsonata(text, options);
+      const ast = expr.ast.bind(expr);
+      expr.ast = () => {
+        read += 1;
+        return ast();
+      };
+      return expr;
+    }) as unknown as typeof jsonata;
+    for (const expression of ['$pad("once", 6)', 'items[price > 11].name']) {
+      read = 0;
+      for (let i = 0; i < 3; i += 1) await evaluateIfBounded(counting, request(expression));
+      expect(read).toBe(1);
+    }
+  });
+
   it("leaves to the worker an input nested deeper than the caller thread's stack", async () => {
     let deep: unknown = 1;
     for (let i = 0; i < 1_000_000; i += 1) deep = [deep];
