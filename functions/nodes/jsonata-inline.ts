@@ -5,13 +5,13 @@ import type jsonata from 'jsonata';
  * (jsonata-worker.ts): those whose work and result are bounded by (expression size) x (input size), so
  * that none can block the event loop or take the host's memory. Decided from JSONata's own parsed AST,
  * by an allowlist; anything not on it (regexes, ranges, lambdas, `:=`, `$$`, `%`, `@`/`#`, sort, group,
- * higher-order and unlisted functions) goes to the worker. The bound rests on three rules:
+ * higher-order and unlisted functions) goes to the worker. The bound rests on four rules:
  * - a sequence is mapped over only when it is made of navigation (names, `$`, one variable): its
  *   items are disjoint parts of the input, so a step or a filter evaluated per item costs in total
  *   (its size) x (input size); a built value (`[$, $]`, `{"a": x & x}`) is never stepped into again,
  *   since doubling it step after step would grow as 2^steps;
  * - a binding read once per item (inside a step or a filter) must be a scalar or a short string, as
- *   `items.{"copy": $big}` would copy it once per item;
+ *   `items.[$big]` would copy it once per item;
  * - each allowed function returns no more than its arguments plus constants, in time linear in them;
  * - an object constructor is evaluated once, at the top (JSONata groups an array context, quadratically).
  */
