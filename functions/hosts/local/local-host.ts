@@ -64,6 +64,7 @@ import { type DefinitionMemo, definitionKey } from './definition-memo.ts';
 import { makeScalarReadsCheap } from './jsonpath-scalars.ts';
 import { makeSimplePathsCheap } from './jsonpath-simple-paths.ts';
 import { localRunners, localRunnersWithin } from './local-runners.ts';
+import { TurnSlicer } from './turn-slicer.ts';
 
 export type RepairHandler = (event: unknown) => Promise<RepairReport>;
 
@@ -75,6 +76,9 @@ const lazyAwsSecrets: SecretResolver = {
     return awsSecrets.resolve(source);
   },
 };
+
+/** How long the runs a host drives hold its thread before a step lets the event loop turn (serve's API answers between). */
+const TURN_SLICE_MS = 10;
 
 /** A cancel from another process stops the node in flight within this (one run-item read per period while a node runs). */
 const CANCEL_POLL_MS = 500;
@@ -247,6 +251,7 @@ export class LocalHost {
   readonly catalog: NodeCatalog;
   private readonly cancels: CancelWatch;
   private readonly runnerStates: ReadonlySet<string>;
+  private readonly slicer = new TurnSlicer(TURN_SLICE_MS);
 
   constructor(private readonly options: LocalHostOptions) {
     this.now = options.now ?? Date.now;
@@ -532,6 +537,8 @@ export class LocalHost {
       Object.entries(this.handlers).map(([state, handle]) => [
         state,
         async (input: never) => {
+          const turn = this.slicer.pass();
+          if (turn) await turn;
           this.stats.tasks[state] = (this.stats.tasks[state] ?? 0) + 1;
           this.stats.transitions += state === STATE.advance || state === STATE.checkRun ? 2 : 1;
           const event = input as { runId?: string; owner?: string };
