@@ -3,7 +3,7 @@
 // runs completed per second (N over the time from the first POST to the last run's final commit), p50/p99
 // time to finish (a run's final commit less its POST), CPU of each process of serve (user+system, from
 // /proc) and per step, peak memory (the sum of serve's processes' RSS, sampled, and each one's high-water
-// mark), and how long serve's API took to answer a GET of a run while the batch ran (responsiveness).
+// mark), and how long serve's API took to answer a GET of a run while it drove the batch, once every POST was answered (responsiveness).
 // Completion is read from the state dir's SQLite file by this process (a WAL reader: serve is not asked).
 //
 // Alternate builds in one sitting (the machine is noisy): BENCH_BINS="main=/path/to/bin/flowmend.cjs,new=bin/flowmend.cjs"
@@ -155,7 +155,9 @@ const measure = async (bin: string, binArgs: readonly string[]): Promise<Round> 
         peakRssKb,
         pids().reduce((sum, pid) => sum + memoryKb(pid, 'VmRSS'), 0),
       );
-      if (probing) return;
+      // GET's latency while serve drives runs, once every POST is answered: during the POSTs it measured this
+      // process's own queue of 200 requests (a first GET of 1.6-2.2 s whatever serve did).
+      if (probing || !posted) return;
       probing = true;
       const t = performance.now();
       void fetch(`${api}/runs/${warm[0]}`)
@@ -167,6 +169,7 @@ const measure = async (bin: string, binArgs: readonly string[]): Promise<Round> 
     };
     const load = loadavg()[0] ?? 0;
     const sent = new Map<string, number>();
+    let posted = false;
     const sampler = setInterval(sample, 50);
     const t0 = Date.now();
     const ids = await Promise.all(
@@ -177,6 +180,7 @@ const measure = async (bin: string, binArgs: readonly string[]): Promise<Round> 
         return id;
       }),
     );
+    posted = true;
     const ends = await finished(database, ids);
     clearInterval(sampler);
     const last = Math.max(...ends.values());
@@ -264,7 +268,7 @@ const show = (r: Round): string =>
   `${r.perSecond.toFixed(0)} runs/s, to finish p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms, ` +
   `CPU ${r.cpuMs.map((ms) => ms.toFixed(0)).join('+')} ms (${(r.cpuMs.reduce((a, b) => a + b, 0) / (RUNS * STEPS)).toFixed(2)} ms/step), ` +
   `peak RSS ${r.peakRssMb.toFixed(0)} MiB (high-water ${r.hwmMb.map((mb) => mb.toFixed(0)).join('+')}), ` +
-  `API GET while busy p50 ${r.apiP50.toFixed(1)} ms max ${r.apiMax.toFixed(0)} ms (${r.apiCount}), load ${r.load.toFixed(1)}`;
+  `API GET while runs are driven p50 ${r.apiP50.toFixed(1)} ms max ${r.apiMax.toFixed(0)} ms (${r.apiCount}), load ${r.load.toFixed(1)}`;
 
 console.log(
   `machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, node ${process.version}, load average ${loadavg()[0]?.toFixed(1)} when started; ` +
