@@ -42,7 +42,7 @@ export interface RunNodeOptions {
   /** Reads the secret inputs a node's params refer to (`from`): Secrets Manager and SSM on both hosts. */
   secrets?: SecretResolver;
   /** The local host's: the signal that stops this node call when its run is cancelled (kills the command's group, aborts the request). */
-  signal?: () => AbortSignal | undefined;
+  signal?: (event: unknown) => AbortSignal | undefined;
 }
 
 /** Where params hold references but the host gave no resolver: a wiring bug, said plainly. */
@@ -91,7 +91,7 @@ export const makeRunNodeHandler =
     const misplaced = secretInCommand(runner, raw);
     if (misplaced) return { kind: 'failed', error: misplaced, durationMs: 0 };
     const secretValues = await resolveSecretReferences(raw, options.secrets ?? noSecrets);
-    const signal = options.signal?.();
+    const signal = options.signal?.(event);
     // A batch item's event carries its item: items of one node run side by side, each its own command.
     const item = typeof event === 'object' && event !== null && 'item' in event ? BatchItemSpecSchema.safeParse(event).data?.item.index : undefined;
     if (secretValues.size === 0) return shrinkRunnerResult(await runParsed(runner, raw, parsed.data, signal, item), node.upload);

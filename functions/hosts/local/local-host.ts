@@ -544,7 +544,7 @@ export class LocalHost {
           const event = input as { runId?: string; owner?: string };
           const result =
             this.runnerStates.has(state) && event.runId !== undefined && event.owner !== undefined
-              ? await this.cancels.watch(event.runId, event.owner, () => handle(input))
+              ? await this.cancels.watch(event.runId, event.owner, event, () => handle(input))
               : await handle(input);
           const spec = this.definition.States[state] ?? {};
           const output = stateOutput(input, result, 'ResultPath' in spec ? (spec.ResultPath as string | null) : undefined);
