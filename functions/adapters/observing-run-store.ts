@@ -50,7 +50,7 @@ export class ObservingRunStore implements RunStore {
   /** The store's own commit when it has one, else its writes one by one (core's `commitAdvance`); told once all of it is durable. */
   async commitAdvance(commit: AdvanceCommit): Promise<void> {
     await commitAdvance(this.inner, commit);
-    this.tell({ run: commit.run, events: commit.events, visits: commit.visits, step: commit.step });
+    this.tell({ run: commit.run, events: commit.events, visits: commit.visits, step: commit.step, created: commit.condition.notExists === true });
   }
 
   getRun(runId: string): Promise<RunItem | undefined> {

@@ -146,16 +146,18 @@ export class SqliteRunStore implements RunStore {
   }
 
   async putIrVersion(item: IrVersionItem): Promise<void> {
-    return this.write('writing a workflow version', () => {
-      const existing = this.sql.getIr.get(item.runId, item.version);
-      if (existing) {
-        if (sameStoredValue(JSON.parse(existing.body), JSON.parse(JSON.stringify(item)))) return;
-        throw new StaleRunError(`IR version ${item.version} of run ${item.runId} already exists with other content`, {
-          details: { runId: item.runId, version: item.version },
-        });
-      }
-      this.sql.insertIr.run(item.runId, item.version, JSON.stringify(item));
-    });
+    return this.write('writing a workflow version', () => this.putIrVersionNow(item));
+  }
+
+  private putIrVersionNow(item: IrVersionItem): void {
+    const existing = this.sql.getIr.get(item.runId, item.version);
+    if (existing) {
+      if (sameStoredValue(JSON.parse(existing.body), JSON.parse(JSON.stringify(item)))) return;
+      throw new StaleRunError(`IR version ${item.version} of run ${item.runId} already exists with other content`, {
+        details: { runId: item.runId, version: item.version },
+      });
+    }
+    this.sql.insertIr.run(item.runId, item.version, JSON.stringify(item));
   }
 
   async getIrVersion(runId: string, version: number): Promise<IrVersionItem | undefined> {
@@ -226,9 +228,10 @@ export class SqliteRunStore implements RunStore {
     return rows.map((row) => this.parse(RunItemSchema, row, 'a run item'));
   }
 
-  /** One transaction, so one fsync: the events, the records and the run item are on disk together, or none is. */
+  /** One transaction, so one fsync: the workflow versions, the events, the records and the run item are on disk together, or none is. */
   async commitAdvance(commit: AdvanceCommit): Promise<void> {
     return this.write('committing a step', () => {
+      for (const item of commit.irVersions ?? []) this.putIrVersionNow(item);
       this.putRunNow(commit.run, commit.condition);
       this.appendEventsNow(commit.events);
       this.putRecordsNow(commit.records);

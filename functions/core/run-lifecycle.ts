@@ -52,7 +52,6 @@ export interface NewRun {
  */
 export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem> => {
   const original: IrVersionItem = { runId: spec.runId, version: 0, ir: spec.workflow, source: 'original', createdAt: spec.now };
-  await store.putIrVersion(original);
   const run: RunItem = {
     runId: spec.runId,
     workflowName: spec.workflowName,
@@ -86,7 +85,8 @@ export const createRun = async (store: RunStore, spec: NewRun): Promise<RunItem>
     ...(spec.autoApprove && spec.autoApprove.length > 0 ? { autoApprove: spec.autoApprove } : {}),
     ...(spec.repairApproval ? { repairApproval: spec.repairApproval } : {}),
   };
-  await store.putRun(run, { notExists: true });
+  // The version and the item in one transaction where the store has them (SQLite: one fsync, not two); else the version first.
+  await commitAdvance(store, { irVersions: [original], events: [], records: [], run, condition: { notExists: true } });
   return run;
 };
 

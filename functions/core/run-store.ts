@@ -18,6 +18,11 @@ export interface RunWriteCondition {
 
 /** What one engine step writes at its commit point: its events, step records due for their own items, and the run item. */
 export interface AdvanceCommit {
+  /**
+   * Workflow versions written before the rest (a new run's version 0): in the same transaction where the store
+   * has one, else first, so that no run item ever names a version that is not there.
+   */
+  irVersions?: readonly IrVersionItem[];
   events: readonly RunEvent[];
   records: readonly NodeRecord[];
   run: RunItem;

@@ -2,10 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ObservedRunStore } from '../../functions/adapters/observed-run-store.ts';
 import { DATABASE_FILE, openSqlite } from '../../functions/adapters/sqlite-database.ts';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import { ConfigurationError, StaleRunError, StoreError } from '../../functions/core/errors.ts';
-import { claimRun } from '../../functions/core/run-lifecycle.ts';
+import { WorkflowSchema } from '../../functions/core/ir.ts';
+import { claimRun, createRun } from '../../functions/core/run-lifecycle.ts';
 import type { RunItem } from '../../functions/core/run-model.ts';
 import { aNodeRecord, aRun } from '../support/builders.ts';
 
@@ -89,6 +91,23 @@ describe('SqliteRunStore: durability and atomicity', () => {
     ).rejects.toBeInstanceOf(StaleRunError);
     expect(await store.listRecords(run.runId)).toEqual([]);
     expect(await store.listEvents(run.runId)).toEqual([]);
+    store.close();
+  });
+
+  it('creates a run in one transaction: its workflow version and its item, or neither (a run id taken writes no version)', async () => {
+    const store = SqliteRunStore.open(newDir());
+    const observed = new ObservedRunStore(store);
+    const workflow = WorkflowSchema.parse({ nodes: [{ id: 'a', type: 'transform', params: { expression: '1' } }], edges: [] });
+    const spec = { workflowName: 'sqlite', params: {}, owner: { id: 'o', since: 1 }, repairEnabled: false, maxRepairs: 0, now: 1 };
+    await createRun(observed, { ...spec, runId: 'created_run', workflow });
+    expect(observed.counters.writes).toBe(1);
+    expect((await store.getIrVersion('created_run', 0))?.ir).toEqual(workflow);
+    expect((await store.getRun('created_run'))?.status).toBe('running');
+    // Another workflow under a run id already taken: refused, and the first version stays as it was.
+    await store.putRun(makeRun('taken_run'), { notExists: true });
+    const other = WorkflowSchema.parse({ nodes: [{ id: 'b', type: 'transform', params: { expression: '2' } }], edges: [] });
+    await expect(createRun(store, { ...spec, runId: 'taken_run', workflow: other })).rejects.toBeInstanceOf(StaleRunError);
+    expect(await store.getIrVersion('taken_run', 0)).toBeUndefined();
     store.close();
   });
 

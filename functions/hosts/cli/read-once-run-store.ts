@@ -51,6 +51,7 @@ export class ReadOnceRunStore implements RunStore {
 
   async commitAdvance(commit: AdvanceCommit): Promise<void> {
     await commitAdvance(this.inner, commit);
+    for (const item of commit.irVersions ?? []) this.versions.set(`${item.runId}#${item.version}`, item);
     this.written(commit.records);
   }
 
