@@ -91,24 +91,21 @@ describe('flowmend serve --workers 2', () => {
   });
 });
 
+/** A pool of `workers` serve workers (at most 4 runs each) over a state dir of its own, logging to `log`. */
+const openPool = (name: string, workers: number, log: (message: string, fields?: Record<string, unknown>) => void) => {
+  const file = findServeWorkerFile();
+  if (!file) throw new Error('dist/serve-worker.cjs is missing: run node scripts/build.mjs first');
+  const dir = join(root, name);
+  const stateDir = join(dir, 'state');
+  const store = SqliteRunStore.open(stateDir);
+  const pool = new WorkerPoolLauncher({ stateDir, file, workers, runsPerWorker: 4, store, onWritten: () => {}, observe: () => {}, log });
+  return { dir, store, pool };
+};
+
 describe('WorkerPoolLauncher', () => {
   it('drives on, from its last durable step, a run whose worker died in the middle of a node', async () => {
-    const file = findServeWorkerFile();
-    if (!file) throw new Error('dist/serve-worker.cjs is missing: run node scripts/build.mjs first');
-    const dir = join(root, 'kill');
-    const stateDir = join(dir, 'state');
-    const store = SqliteRunStore.open(stateDir);
     const logs: string[] = [];
-    const pool = new WorkerPoolLauncher({
-      stateDir,
-      file,
-      workers: 1,
-      runsPerWorker: 4,
-      store,
-      onWritten: () => {},
-      observe: () => {},
-      log: (m) => logs.push(m),
-    });
+    const { dir, store, pool } = openPool('kill', 1, (m) => logs.push(m));
     try {
       const side = (name: string) => join(dir, name);
       const killable = WorkflowSchema.parse({
@@ -162,22 +159,8 @@ describe('WorkerPoolLauncher', () => {
 
 describe('WorkerPoolLauncher affinity', () => {
   it('drives a resumed run in the worker that drove it last, where its items are still cached, though another is as free', async () => {
-    const file = findServeWorkerFile();
-    if (!file) throw new Error('dist/serve-worker.cjs is missing: run node scripts/build.mjs first');
-    const dir = join(root, 'affinity');
-    const stateDir = join(dir, 'state');
-    const store = SqliteRunStore.open(stateDir);
     const ends: { message: string; worker?: unknown }[] = [];
-    const pool = new WorkerPoolLauncher({
-      stateDir,
-      file,
-      workers: 2,
-      runsPerWorker: 4,
-      store,
-      onWritten: () => {},
-      observe: () => {},
-      log: (message, fields) => ends.push({ message, worker: fields?.worker }),
-    });
+    const { dir, store, pool } = openPool('affinity', 2, (message, fields) => ends.push({ message, worker: fields?.worker }));
     const gate = (name: string) => join(dir, name);
     const start = async (runId: string, command: string) => {
       const now = Date.now();
