@@ -1,24 +1,19 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callsNotAllowed, type DeployedStack, explain, useDeployedStack } from './support/stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { callsNotAllowed, type DeployedStack, explain, scenarioDir, useDeployedStack } from './support/stack.ts';
 
 // A cancel during a retry's wait on the deployed stack: an Express execution cannot be stopped from outside,
 // so the CheckRun state after the RetryWait is what keeps the next try (and its side effect) from running.
 
 let stack: DeployedStack;
 let mark = 0;
-let dir = '';
+const dir = scenarioDir('cancel-retry');
 
 beforeAll(async () => {
   stack = await useDeployedStack();
   mark = stack.mark();
-  dir = await mkdtemp(join(tmpdir(), 'flowmend-emulator-cancel-retry-'));
-});
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const lines = async (file: string) => (existsSync(file) ? (await readFile(file, 'utf8')).split('\n').filter(Boolean).length : 0);

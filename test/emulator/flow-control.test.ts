@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { maxOverlap } from '../support/overlap.ts';
-import { callsNotAllowed, type DeployedStack, explain, type RunReport, useDeployedStack } from './support/stack.ts';
+import { callsNotAllowed, type DeployedStack, explain, type RunReport, scenarioDir, useDeployedStack } from './support/stack.ts';
 
 /**
  * Flow control on the deployed stack (docs/flow-control.md): the keys' state in the runs' table (conditional
@@ -17,12 +16,11 @@ type Waiting = RunReport & { waiting?: { kind: string; flow?: { key: string; lim
 
 let stack: DeployedStack;
 let mark = 0;
-let dir = '';
+const dir = scenarioDir('flow');
 
 beforeAll(async () => {
   stack = await useDeployedStack();
   mark = stack.mark();
-  dir = await mkdtemp(join(tmpdir(), 'flowmend-emulator-flow-'));
   // One run first, alone, through a wait (the wake Lambda too): the emulator unpacks a function's bundle at its first
   // call, and two first calls at once race on the same directory (FileExistsError/FileNotFoundError on `.partial` in
   // scripts/emulator, a 500 to the execution, or a wake-up lost).
@@ -38,10 +36,6 @@ beforeAll(async () => {
   });
   await stack.waitFor(warm, ['succeeded', 'failed'], 120_000);
 }, 180_000);
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
-
 /** `<ms> start|end <who>` lines the shell nodes append (the Lambdas share the test's disk). */
 const marks = async (file: string) =>
   existsSync(file)

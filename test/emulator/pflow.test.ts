@@ -1,25 +1,20 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ExecutionListItem, GetExecutionHistoryCommand, ListExecutionsCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callsNotAllowed, type DeployedStack, explain, type RunReport, useDeployedStack } from './support/stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { callsNotAllowed, type DeployedStack, explain, type RunReport, scenarioDir, useDeployedStack } from './support/stack.ts';
 
 // pflow's 2026 features on the stack deployed to the AWS emulator (issue 29): the code node on its Python
 // Lambda, a loop interrupted mid-way and resumed, a retry through the RetryWait state, the memo cache in
 // the runs' table (DynamoMemoStore), each AWS call checked against the template's roles.
 let stack: DeployedStack;
 let mark = 0;
-let dir = '';
+const dir = scenarioDir('pflow');
 
 beforeAll(async () => {
   stack = await useDeployedStack();
   mark = stack.mark();
-  dir = await mkdtemp(join(tmpdir(), 'flowmend-emulator-pflow-'));
-});
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const lines = async (file: string): Promise<string[]> => (existsSync(file) ? (await readFile(file, 'utf8')).split('\n').filter(Boolean) : []);

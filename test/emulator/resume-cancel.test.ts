@@ -1,21 +1,16 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callsNotAllowed, type DeployedStack, explain, useDeployedStack } from './support/stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { callsNotAllowed, type DeployedStack, explain, scenarioDir, useDeployedStack } from './support/stack.ts';
 
 let stack: DeployedStack;
 let mark = 0;
-let dir = '';
+const dir = scenarioDir('resume');
 
 beforeAll(async () => {
   stack = await useDeployedStack();
   mark = stack.mark();
-  dir = await mkdtemp(join(tmpdir(), 'flowmend-emulator-resume-'));
-});
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 /** A node whose side effect (a line in a file the Lambda shares with the test) counts how often it ran. */

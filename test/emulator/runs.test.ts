@@ -1,31 +1,28 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpTestServer, startHttpTestServer } from '../support/http-test-server.ts';
 import { type McpHttpTestServer, startMcpHttpServer } from '../support/mcp-http-server.ts';
-import { callsNotAllowed, type DeployedStack, explain, useDeployedStack } from './support/stack.ts';
+import { callsNotAllowed, type DeployedStack, explain, scenarioDir, useDeployedStack } from './support/stack.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let stack: DeployedStack;
 let mark = 0;
 let http: HttpTestServer;
 let mcp: McpHttpTestServer;
-let dir = '';
+const dir = scenarioDir('runs');
 
 beforeAll(async () => {
   stack = await useDeployedStack();
   mark = stack.mark();
   http = await startHttpTestServer();
-  dir = await mkdtemp(join(tmpdir(), 'flowmend-emulator-runs-'));
   mcp = await startMcpHttpServer(join(dir, 'mcp-calls.jsonl'));
 });
 
 afterAll(async () => {
   await http?.close();
   await mcp?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe('runs on the stack deployed to the AWS emulator (REST API, Step Functions, Lambda on Node 24)', () => {

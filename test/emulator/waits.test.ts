@@ -1,14 +1,13 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { wakeScheduleName } from '../../functions/adapters/scheduler-wakeups.ts';
 import { EMULATOR_STACK_NAME } from '../../infra/emulator-stack.ts';
 import { EMULATOR_CREDENTIALS, EMULATOR_REGION } from '../../scripts/emulator/emulator.ts';
-import { callsNotAllowed, type DeployedStack, explain, type RunReport, useDeployedStack } from './support/stack.ts';
+import { callsNotAllowed, type DeployedStack, explain, type RunReport, scenarioDir, useDeployedStack } from './support/stack.ts';
 
 /**
  * Waiting runs on the deployed stack (DESIGN 7b). The design: the execution ends with the run `waiting` in its
@@ -25,16 +24,12 @@ const ENDED = ['succeeded', 'failed', 'cancelled', 'interrupted'];
 let stack: DeployedStack;
 let scheduler: SchedulerClient;
 let mark = 0;
-let dir = '';
+const dir = scenarioDir('waits');
 
 beforeAll(async () => {
   stack = await useDeployedStack();
   scheduler = new SchedulerClient({ endpoint: stack.endpoint, region: EMULATOR_REGION, credentials: EMULATOR_CREDENTIALS });
   mark = stack.mark();
-  dir = await mkdtemp(join(tmpdir(), 'flowmend-emulator-waits-'));
-});
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 /** A node whose side effect (a line in a file the Lambda shares with the test) counts how often it ran. */

@@ -1,4 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CloudWatchLogsClient, DescribeLogGroupsCommand, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { LambdaClient } from '@aws-sdk/client-lambda';
@@ -6,6 +9,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { CreateSecretCommand, DeleteSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll } from 'vitest';
 import { ApiClient, makeSigV4Signer } from '../../../functions/hosts/cli/api-client.ts';
 import { emulatorApiUrl } from '../../../scripts/emulator/deploy.ts';
 import { EMULATOR_CREDENTIALS, EMULATOR_REGION } from '../../../scripts/emulator/emulator.ts';
@@ -52,6 +56,16 @@ export interface DeployedStack {
   /** Lines a function logged (its log group), newest last. */
   functionLogs(functionNamePart: string): Promise<string[]>;
 }
+
+/**
+ * A directory of the calling test file's own, which the deployed Lambdas share with it (moto runs them on this
+ * machine): gates, counters and logs of side effects. Removed once the file's tests ran.
+ */
+export const scenarioDir = (name: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), `flowmend-emulator-${name}-`));
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+};
 
 export async function useDeployedStack(): Promise<DeployedStack> {
   const state = await deployedStack();
