@@ -344,10 +344,7 @@ export class LocalHost {
     const { traceparent, ...rest } = spec;
     const trace = startRunTrace({ caller: parseTraceparent(traceparent), traced: this.options.telemetry?.traced ?? false, now, ids: this.ids });
     const run = await createRun(this.store, { ...rest, mode, runId, owner, now, workspace: spec.workspace ?? process.cwd(), trace, ids: this.ids });
-    // The item and the version just written, as the first Advance would read them back: they are not read and
-    // parsed again (and the workflow's validation before the run, the same object, counts for the Advance's: validate.ts).
-    this.cache.rememberIr(runId, 0, spec.workflow);
-    this.cache.rememberRun(run);
+    this.adoptCreated(run, spec.workflow);
     return this.driveAs(runId, owner.id, mode, run.rev);
   }
 
@@ -399,13 +396,21 @@ export class LocalHost {
    */
   async driveLaunched(request: LaunchRequest, signal?: AbortSignal): Promise<RunItem['status'] | undefined> {
     const { created } = request;
-    if (created) {
-      this.cache.rememberIr(request.runId, 0, created.workflow);
-      this.cache.rememberRun(created.run);
-    } else await this.removeOrphanBlobs(request.runId);
+    if (created) this.adoptCreated(created.run, created.workflow);
+    else await this.removeOrphanBlobs(request.runId);
     const wake = request.waitId === undefined ? undefined : { waitId: request.waitId, holder: request.owner };
     await this.execute(request.runId, request.owner.id, request.mode, created?.run.rev, signal, wake);
     return (await this.store.getRun(request.runId))?.status;
+  }
+
+  /**
+   * A run created in this process and its version 0, handed to the engine's cache as the first Advance would read
+   * them back: neither is read and parsed again (the item's rev proves it current), and the workflow's validation
+   * before the run, the same object, counts for the Advance's (validate.ts).
+   */
+  private adoptCreated(run: RunItem, workflow: Workflow): void {
+    this.cache.rememberIr(run.runId, 0, workflow);
+    this.cache.rememberRun(run);
   }
 
   /**
