@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalDynamoClient, type DynaliteServer, startDynalite } from '../../functions/adapters/dynalite-server.ts';
 import { createDocumentClient, DynamoRunStore } from '../../functions/adapters/dynamo-run-store.ts';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
+import { findSqliteWriterFile, type SqliteWriterThread, startSqliteWriter } from '../../functions/adapters/sqlite-writer-thread.ts';
 import { ensureTable, RUN_SK, runPk, stepSk } from '../../functions/adapters/table-schema.ts';
 import { commitAdvance } from '../../functions/core/advance-commit.ts';
 import { StaleRunError, StoreError } from '../../functions/core/errors.ts';
@@ -66,19 +67,27 @@ const dynamoStore = (encoding: 'attributes' | 'json' = 'attributes') =>
 
 const sqliteDir = mkdtempSync(join(tmpdir(), 'flowmend-contract-'));
 const sqliteStores: SqliteRunStore[] = [];
-const sqliteStore = (): SqliteRunStore => {
-  const store = SqliteRunStore.open(sqliteDir);
+const sqliteStore = (threaded = false): SqliteRunStore => {
+  const store = SqliteRunStore.open(sqliteDir, threaded ? { writerPort: writer?.port() } : {});
   sqliteStores.push(store);
   return store;
 };
+// serve's writer thread (the build's dist/sqlite-writer.cjs): the same contract with the writes committed there.
+let writer: SqliteWriterThread | undefined;
 
 beforeAll(async () => {
+  const file = findSqliteWriterFile();
+  if (!file) throw new Error('dist/sqlite-writer.cjs is missing: run node scripts/build.mjs first');
+  writer = await startSqliteWriter(file, sqliteDir, (message) => {
+    throw new Error(message);
+  });
   dynalite = await startDynalite();
   await ensureTable(createLocalDynamoClient(dynalite.endpoint), TABLE);
 });
 afterAll(async () => {
   await dynalite?.close();
   for (const store of sqliteStores) store.close();
+  await writer?.close();
   rmSync(sqliteDir, { recursive: true, force: true });
 });
 
@@ -87,6 +96,7 @@ describe.each([
   { name: 'DynamoRunStore', create: (): RunStore => dynamoStore() },
   { name: 'DynamoRunStore, json encoding', create: (): RunStore => dynamoStore('json') },
   { name: 'SqliteRunStore', create: (): RunStore => sqliteStore() },
+  { name: 'SqliteRunStore, writes through the writer thread', create: (): RunStore => sqliteStore(true) },
 ])('RunStore contract: $name', ({ create }) => {
   let store: RunStore;
   beforeAll(() => {

@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import { FileBlobStore } from '../../adapters/file-blob-store.ts';
 import type { BlobStore, FlowStore, MemoStore, RunStore } from '../../core/index.ts';
@@ -7,6 +8,8 @@ export interface CliStoreOptions {
   store: 'sqlite' | 'dynamodb';
   /** DynamoDB table (`--table`, else FLOWMEND_TABLE, else `flowmend`). */
   table: string | undefined;
+  /** SQLite: the run store's writes go to serve's writer thread through this port (sqlite-writer-thread.ts). */
+  writerPort?: MessagePort | undefined;
 }
 
 export interface CliStore {
@@ -51,7 +54,7 @@ export const openCliStore = async (options: CliStoreOptions, env: Readonly<Recor
     import('../../adapters/sqlite-database.ts'),
   ]);
   const database = openSqlite(options.stateDir);
-  const sqlite = new SqliteRunStore(database);
+  const sqlite = new SqliteRunStore(database, { writerPort: options.writerPort });
   const memo = new SqliteMemoStore(database.db, database.path);
   const flow = new SqliteFlowStore(database.db, database.path);
   const store = new BlobOffloadRunStore(sqlite, blobs);

@@ -5,6 +5,7 @@ import type { MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
 import { RunLog } from '../../adapters/run-log.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
+import { findSqliteWriterFile, startSqliteWriter } from '../../adapters/sqlite-writer-thread.ts';
 import type { Redactor, RunLauncher, RunStore, Wakeups } from '../../core/index.ts';
 import { ConfigurationError, claimRun, EngineCache } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
@@ -128,7 +129,13 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     // Every run serve starts has a trace id, exported or not: its log lines carry it, as the Lambdas' do.
     traced: true,
   });
-  const { store, blobs, memo, flow, close, removeOrphanBlobs } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
+  // One thread commits the writes of every thread that drives runs (the fsync of a group commit then blocks none of them).
+  const writerFile = findSqliteWriterFile();
+  const writer = writerFile === undefined ? undefined : await startSqliteWriter(writerFile, stateDir, (message) => log(message, { level: 'WARN' }));
+  const { store, blobs, memo, flow, close, removeOrphanBlobs } = await openCliStore(
+    { stateDir, store: 'sqlite', table: undefined, writerPort: writer?.port() },
+    {},
+  );
   // A slot handed to a waiting run starts its execution at once, not at the next tick (flow/flow-step.ts).
   let wakeLauncher: LocalRunLauncher | WorkerPoolLauncher | undefined;
   const wakeups: Wakeups = { schedule: async (request) => (request.at <= now() ? launchWake(wakeLauncher, request) : undefined) };
@@ -172,6 +179,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
         runsPerWorker: options.runsPerWorker ?? DEFAULT_RUNS_PER_WORKER,
         ...flowLeaseFrom(env),
         store: host.store,
+        ...(writer === undefined ? {} : { writerPort: writer.port }),
         onWritten: (runId) => changes.noteRun(runId),
         observe: (observations) => telemetry?.observer.observe(observations),
         log,
@@ -249,5 +257,6 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   if (launcher instanceof WorkerPoolLauncher) await launcher.close();
   registryDb.close();
   close();
+  await writer?.close();
   await telemetry.shutdown();
 };

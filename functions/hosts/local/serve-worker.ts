@@ -1,7 +1,7 @@
 // One worker thread of `flowmend serve` (worker-pool-launcher.ts): the local host over its own connection to the
 // state dir's SQLite file, driving the runs the pool hands it. The API, the scheduler and every claim stay in
 // serve's main thread; this thread only drives runs whose owner the main thread already wrote.
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { LaunchRequest, RunItem, RunObservation, WakeRequest } from '../../core/index.ts';
 import { EngineCache } from '../../core/index.ts';
 import { localCallbacks } from '../cli/cli-callbacks.ts';
@@ -31,6 +31,8 @@ export interface ServeWorkerData {
   runsPerWorker: number;
   /** FLOWMEND_FLOW_LEASE_MARGIN_S as serve read it (flowLeaseFrom). */
   leaseMarginMs?: number;
+  /** serve's writer thread (sqlite-writer-thread.ts): this worker's run store commits through it. */
+  writerPort?: MessagePort;
 }
 
 /**
@@ -62,8 +64,8 @@ const serveRuns = async (port: NonNullable<typeof parentPort>): Promise<void> =>
       });
     }
   };
-  const { stateDir, runsPerWorker, leaseMarginMs } = workerData as ServeWorkerData;
-  const { store, blobs, memo, flow } = await openCliStore({ stateDir, store: 'sqlite', table: undefined }, {});
+  const { stateDir, runsPerWorker, leaseMarginMs, writerPort } = workerData as ServeWorkerData;
+  const { store, blobs, memo, flow } = await openCliStore({ stateDir, store: 'sqlite', table: undefined, writerPort }, {});
   // Callback URLs of wait-for-event nodes: the state dir's key, and serve's origin once it listens.
   let origin: string | undefined;
   const host = new LocalHost({

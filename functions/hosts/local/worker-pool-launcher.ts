@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { type MessagePort, Worker } from 'node:worker_threads';
 import type { LaunchRequest, Owner, RunLauncher, RunObservation, RunStore } from '../../core/index.ts';
 import { claimRun } from '../../core/index.ts';
 import { launchWake } from './flow-wakeups.ts';
@@ -36,6 +36,8 @@ export interface WorkerPoolOptions {
   runsPerWorker: number;
   /** How long after a holder of a concurrency slot was last heard of its slot is freed, past its node's worst case (flowLeaseFrom). */
   leaseMarginMs?: number;
+  /** A port to serve's writer thread for each worker started (sqlite-writer-thread.ts); absent or undefined, a worker commits its own writes. */
+  writerPort?: () => MessagePort | undefined;
   /** serve's own store: a run whose worker died is claimed through it before another worker drives it on. */
   store: RunStore;
   /** A worker wrote this run (serve wakes the long-polls waiting on it). */
@@ -135,8 +137,18 @@ export class WorkerPoolLauncher implements RunLauncher {
 
   private start(index: number): Slot {
     const { stateDir, runsPerWorker, leaseMarginMs } = this.options;
-    const data: ServeWorkerData = { stateDir, runsPerWorker, ...(leaseMarginMs === undefined ? {} : { leaseMarginMs }) };
-    const worker = new Worker(this.options.file, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+    const writerPort = this.options.writerPort?.();
+    const data: ServeWorkerData = {
+      stateDir,
+      runsPerWorker,
+      ...(leaseMarginMs === undefined ? {} : { leaseMarginMs }),
+      ...(writerPort === undefined ? {} : { writerPort }),
+    };
+    const worker = new Worker(this.options.file, {
+      workerData: data,
+      transferList: writerPort === undefined ? [] : [writerPort],
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+    });
     const slot: Slot = { index, worker, owners: new Map() };
     // A worker started after serve listens (a replacement) learns its origin at once.
     if (this.origin !== undefined) this.post(slot, { type: 'origin', origin: this.origin });

@@ -1,0 +1,101 @@
+import type { MessagePort } from 'node:worker_threads';
+import { StoreUnavailableError } from '../core/index.ts';
+import { errorOf, type SqliteWriter, type WriteFailure, type WriteOp } from './sqlite-writes.ts';
+
+/** A write as it goes to the writer thread, and its answer. */
+export interface WriteRequest {
+  id: number;
+  operation: string;
+  ops: readonly WriteOp[];
+}
+export interface WriteReply {
+  id: number;
+  failure?: WriteFailure;
+}
+
+interface Pending {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * A store's writes sent to serve's writer thread (sqlite-writer-thread.ts) over a MessagePort, the writes of
+ * one turn of the event loop in one message. Each promise settles when the writer has committed its write
+ * (or failed it, with the error's class kept). If the thread stops, the writes it has not answered fail
+ * with StoreUnavailableError (each may or may not be on disk: the engine's next step finds out, as after a
+ * crash) and later writes go through this thread's own connection.
+ */
+export class ThreadWriter implements SqliteWriter {
+  private nextId = 0;
+  private readonly pending = new Map<number, Pending>();
+  private outbox: WriteRequest[] = [];
+  private local: SqliteWriter | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly port: MessagePort,
+    private readonly path: string,
+    private readonly fallback: () => SqliteWriter,
+  ) {
+    port.on('message', (replies: readonly WriteReply[]) => {
+      for (const { id, failure } of replies) {
+        const waiting = this.pending.get(id);
+        if (waiting === undefined) continue;
+        this.pending.delete(id);
+        if (failure === undefined) waiting.resolve();
+        else waiting.reject(errorOf(failure));
+      }
+      // An idle port does not keep the process alive.
+      if (this.pending.size === 0) port.unref();
+    });
+    port.once('close', () => this.lost());
+    port.unref();
+  }
+
+  submit(operation: string, ops: readonly WriteOp[]): Promise<void> {
+    if (this.local !== undefined) return this.local.submit(operation, ops);
+    return new Promise((resolve, reject) => {
+      this.nextId += 1;
+      this.pending.set(this.nextId, { resolve, reject });
+      this.port.ref();
+      this.outbox.push({ id: this.nextId, operation, ops });
+      if (this.outbox.length === 1) setImmediate(() => this.send());
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.local?.close();
+    this.port.close();
+  }
+
+  private send(): void {
+    const requests = this.outbox;
+    this.outbox = [];
+    if (this.local !== undefined) {
+      // The thread stopped after these were queued: this thread writes them.
+      for (const { id, operation, ops } of requests) {
+        const waiting = this.pending.get(id);
+        this.pending.delete(id);
+        if (waiting) this.local.submit(operation, ops).then(waiting.resolve, waiting.reject);
+      }
+      return;
+    }
+    this.port.postMessage(requests);
+  }
+
+  private lost(): void {
+    if (this.closed) return;
+    this.local ??= this.fallback();
+    const queued = new Set(this.outbox.map((request) => request.id));
+    for (const [id, waiting] of this.pending) {
+      if (queued.has(id)) continue;
+      this.pending.delete(id);
+      waiting.reject(
+        new StoreUnavailableError(`the database writer thread of ${this.path} stopped before it answered: this write may or may not be on disk`, {
+          details: { path: this.path },
+        }),
+      );
+    }
+  }
+}

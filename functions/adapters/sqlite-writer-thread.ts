@@ -1,0 +1,87 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+
+/**
+ * `serve`'s writer thread: one connection that commits the run stores' writes of every thread of the process
+ * (serve's own and its workers'), so that the fsync of a group commit blocks none of the threads that drive
+ * runs and the workers' writes share its groups instead of contending for the write lock. Reads stay on each
+ * thread's own connection (WAL: a committed write is seen by the next read). The thread's code is
+ * sqlite-writer-entry.ts, bundled by scripts/build.mjs into dist/sqlite-writer.cjs.
+ */
+
+/** Beside the CLI bundle (dist/), or the build's output seen from the sources (functions/adapters/). */
+const CANDIDATES = ['./sqlite-writer.cjs', '../../dist/sqlite-writer.cjs'];
+
+/** The writer thread's file, or undefined where none is built (each thread then commits its own writes). */
+export const findSqliteWriterFile = (): string | undefined =>
+  CANDIDATES.map((candidate) => fileURLToPath(new URL(candidate, import.meta.url))).find((path) => existsSync(path));
+
+export interface SqliteWriterData {
+  stateDir: string;
+}
+
+/** What the starting thread sends the writer: a port for one more store, or a request to commit what it holds and answer. */
+export type ToWriter = { type: 'port'; port: MessagePort } | { type: 'drain' };
+export type FromWriter = { type: 'ready' } | { type: 'drained' } | { type: 'failed'; message: string };
+
+export interface SqliteWriterThread {
+  /** A port for one run store (SqliteRunStoreOptions.writerPort), in this thread or another one; undefined once the writer has stopped. */
+  port(): MessagePort | undefined;
+  /** Commits what the writer holds, then stops it. */
+  close(): Promise<void>;
+  /** Ends the thread at once, wherever it is, as a crash would (tests). */
+  kill(): Promise<void>;
+}
+
+/** How long `close` waits for the writer to commit what it holds before it stops it anyway. */
+const DRAIN_TIMEOUT_MS = 5_000;
+
+/**
+ * Starts the writer thread on `stateDir`'s database and waits until it has opened it (a database it cannot open
+ * fails here, as opening it in this thread would). `onStopped` hears of a writer that stopped on its own.
+ */
+export const startSqliteWriter = async (file: string, stateDir: string, onStopped: (message: string) => void): Promise<SqliteWriterThread> => {
+  const data: SqliteWriterData = { stateDir };
+  // Its heap holds a turn's writes at most: a young generation of V8's default size for a whole process is not needed.
+  const worker = new Worker(file, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  let running = true;
+  let closing = false;
+  const drained: (() => void)[] = [];
+  await new Promise<void>((resolve, reject) => {
+    worker.on('message', (message: FromWriter) => {
+      if (message.type === 'ready') resolve();
+      else if (message.type === 'failed') reject(new Error(message.message));
+      else for (const done of drained.splice(0)) done();
+    });
+    worker.on('error', reject);
+    worker.once('exit', (code) => {
+      running = false;
+      for (const done of drained.splice(0)) done();
+      if (!closing) onStopped(`the database writer thread stopped (exit code ${code}); each thread now commits its own writes`);
+      reject(new Error(`the database writer thread stopped (exit code ${code})`));
+    });
+  });
+  return {
+    port: () => {
+      if (!running) return undefined;
+      const { port1, port2 } = new MessageChannel();
+      worker.postMessage({ type: 'port', port: port2 } satisfies ToWriter, [port2]);
+      return port1;
+    },
+    close: async () => {
+      closing = true;
+      if (running) {
+        await new Promise<void>((resolve) => {
+          drained.push(resolve);
+          worker.postMessage({ type: 'drain' } satisfies ToWriter);
+          setTimeout(resolve, DRAIN_TIMEOUT_MS).unref();
+        });
+      }
+      await worker.terminate();
+    },
+    kill: async () => {
+      await worker.terminate();
+    },
+  };
+};
