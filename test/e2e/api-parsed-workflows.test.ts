@@ -3,6 +3,7 @@ import { MemoryRegistryStore } from '../../functions/core/memory-registry-store.
 import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
 import { makeApiApp } from '../../functions/hosts/api/app.ts';
 import { startedWorkflows } from '../../functions/hosts/api/run-operations.ts';
+import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
 import { LocalHost } from '../../functions/hosts/local/local-host.ts';
 import { LocalRunLauncher } from '../../functions/hosts/local/local-launcher.ts';
 import { localCatalog } from '../../functions/nodes/catalog.ts';
@@ -10,7 +11,8 @@ import { localCatalog } from '../../functions/nodes/catalog.ts';
 // POST /runs keeps the workflows it parsed by their text (parsed-workflows.ts): runs of one workflow share one
 // frozen object, through the real local host (the engine's caches hold it between the runs' steps).
 const api = () => {
-  const host = new LocalHost({ store: new MemoryRunStore() });
+  // The rules repair without an LLM (no API key in this environment).
+  const host = new LocalHost({ store: new MemoryRunStore(), makeRepairHandler: envRepairHandler({}) });
   const launcher = new LocalRunLauncher(host);
   const app = makeApiApp({ store: host.store, registry: new MemoryRegistryStore(), launcher, catalog: localCatalog, now: Date.now });
   const call = async (method: string, path: string, body?: unknown) => {
@@ -62,6 +64,26 @@ describe('POST /runs with a workflow it parsed before', () => {
     const workflows = await Promise.all(ids.map(async (id) => (await call('GET', `/runs/${id}/workflow`)).body.workflow));
     expect(workflows[0]).toMatchObject({ nodes: greet.nodes.map(({ id }) => ({ id })) });
     expect(workflows.slice(1)).toEqual([workflows[0], workflows[0]]);
+  });
+
+  it("repairs each run of a shared workflow in a version of the run's own, the shared one left as it was", async () => {
+    const { call, launcher, started } = api();
+    const typo = {
+      nodes: [
+        { id: 'a', type: 'transform', params: { expression: '"x"', input: 0 } },
+        { id: 'b', type: 'transform', params: { expression: '$uppercase($)', input: '${a.reslt}' } },
+      ],
+      edges: [{ from: 'a', to: 'b' }],
+      outputs: { out: { source: '${b.result}' } },
+    };
+    const ids = [await started({ workflow: typo }), await started({ workflow: typo })];
+    await launcher.settle();
+    for (const id of ids) {
+      const report = (await call('GET', `/runs/${id}`)).body;
+      expect(report).toMatchObject({ status: 'succeeded', result: { out: 'X' }, repairs: [{ source: 'rules' }] });
+    }
+    const parsed = startedWorkflows.parse(typo);
+    expect(parsed.ok && parsed.workflow.nodes[1]?.params).toEqual({ expression: '$uppercase($)', input: '${a.reslt}' });
   });
 
   it('reads the registered children a workflow names at each start, not from the first', async () => {
