@@ -2,7 +2,7 @@
 // once through serve's API (POST /runs, all in flight together), on a fresh state dir. Prints, per round:
 // runs completed per second (N over the time from the first POST to the last run's final commit), p50/p99
 // time to finish (a run's final commit less its POST), CPU of each process of serve (user+system, from
-// /proc) and per step, peak memory (the sum of serve's processes' RSS, sampled, and each one's high-water
+// /proc) and per step, and of serve's main thread alone (its API and, with --workers, their relay), peak memory (the sum of serve's processes' RSS, sampled, and each one's high-water
 // mark), and how long serve's API took to answer a GET of a run while it drove the batch, once every POST was answered (responsiveness).
 // Completion is read from the state dir's SQLite file by this process (a WAL reader: serve is not asked).
 //
@@ -59,9 +59,13 @@ const processTree = (root: number): number[] => {
   return tree;
 };
 
-const cpuMs = (pid: number): number => {
+/** CPU of a process (all its threads), or of its main thread alone (`/proc/PID/task/PID`: serve's API, with --workers). */
+const cpuMs = (pid: number, mainThread = false): number => {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const fields =
+      readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
+        .split(') ')[1]
+        ?.split(' ') ?? [];
     return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
   } catch {
     return 0;
@@ -105,6 +109,8 @@ interface Round {
   p50: number;
   p99: number;
   cpuMs: number[];
+  /** serve's main thread alone (the API; with --workers, also the relay of the workers' log lines and metrics). */
+  mainCpuMs: number;
   peakRssMb: number;
   hwmMb: number[];
   apiP50: number;
@@ -147,6 +153,7 @@ const measure = async (bin: string, binArgs: readonly string[]): Promise<Round> 
     await finished(database, warm);
     const pids = () => processTree(server.pid as number);
     const cpuBefore = new Map(pids().map((pid) => [pid, cpuMs(pid)]));
+    const mainBefore = cpuMs(server.pid as number, true);
     let peakRssKb = 0;
     const apiMs: number[] = [];
     let probing = false;
@@ -191,6 +198,7 @@ const measure = async (bin: string, binArgs: readonly string[]): Promise<Round> 
       p50: median(toFinish),
       p99: quantile(toFinish, 0.99),
       cpuMs: tree.map((pid) => cpuMs(pid) - (cpuBefore.get(pid) ?? 0)),
+      mainCpuMs: cpuMs(server.pid as number, true) - mainBefore,
       peakRssMb: peakRssKb / 1024,
       hwmMb: tree.map((pid) => memoryKb(pid, 'VmHWM') / 1024),
       apiP50: apiMs.length ? median(apiMs) : Number.NaN,
@@ -267,7 +275,7 @@ const measureResume = async (bin: string, binArgs: readonly string[]): Promise<{
 const show = (r: Round): string =>
   `${r.perSecond.toFixed(0)} runs/s, to finish p50 ${r.p50.toFixed(0)} ms p99 ${r.p99.toFixed(0)} ms, ` +
   `CPU ${r.cpuMs.map((ms) => ms.toFixed(0)).join('+')} ms (${(r.cpuMs.reduce((a, b) => a + b, 0) / (RUNS * STEPS)).toFixed(2)} ms/step), ` +
-  `peak RSS ${r.peakRssMb.toFixed(0)} MiB (high-water ${r.hwmMb.map((mb) => mb.toFixed(0)).join('+')}), ` +
+  `main thread ${r.mainCpuMs.toFixed(0)} ms (${(r.mainCpuMs / RUNS).toFixed(2)} ms/run), peak RSS ${r.peakRssMb.toFixed(0)} MiB (high-water ${r.hwmMb.map((mb) => mb.toFixed(0)).join('+')}), ` +
   `API GET while runs are driven p50 ${r.apiP50.toFixed(1)} ms max ${r.apiMax.toFixed(0)} ms (${r.apiCount}), load ${r.load.toFixed(1)}`;
 
 console.log(
@@ -288,7 +296,7 @@ for (const { label, bin } of ROUNDS > 0 ? BINS : []) {
   const cpu = pick((r) => r.cpuMs.reduce((a, b) => a + b, 0));
   console.log(
     `${label} (median of ${rs.length}; ${bin}): ${pick((r) => r.perSecond).toFixed(0)} runs/s, p50 ${pick((r) => r.p50).toFixed(0)} ms, ` +
-      `p99 ${pick((r) => r.p99).toFixed(0)} ms, CPU ${cpu.toFixed(0)} ms (${(cpu / (RUNS * STEPS)).toFixed(2)} ms/step), peak RSS ${pick((r) => r.peakRssMb).toFixed(0)} MiB, ` +
+      `p99 ${pick((r) => r.p99).toFixed(0)} ms, CPU ${cpu.toFixed(0)} ms (${(cpu / (RUNS * STEPS)).toFixed(2)} ms/step), main thread ${pick((r) => r.mainCpuMs).toFixed(0)} ms, peak RSS ${pick((r) => r.peakRssMb).toFixed(0)} MiB, ` +
       `API GET p50 ${pick((r) => r.apiP50).toFixed(1)} ms, max ${pick((r) => r.apiMax).toFixed(0)} ms; load ${rs.map((r) => r.load.toFixed(1)).join('/')}`,
   );
 }

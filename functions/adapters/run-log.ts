@@ -11,13 +11,17 @@ export interface LogWriter {
 /** Longest message a line carries (the store keeps the whole error). */
 const MESSAGE_CHARS = 1000;
 
-/** The fields every line about a run has: its id, workflow and trace, so one query finds all of a run's lines. */
-const runFields = (run: RunItem): Record<string, unknown> => ({
-  run_id: run.runId,
-  workflow: run.workflowName,
-  ...(run.parent ? { parent_run_id: run.parent.runId } : {}),
-  ...(run.trace ? { trace_id: run.trace.traceId } : {}),
-});
+/**
+ * The fields every line about a run has: its id, workflow and trace, so one query finds all of a run's lines.
+ * A fresh object, which a line adds its own fields to by assignment: a spread after the first key of an object
+ * literal is a runtime call in V8, and a node's line made of ten of them cost ~14 µs, three quarters of its CPU.
+ */
+const runFields = (run: RunItem): Record<string, unknown> => {
+  const fields: Record<string, unknown> = { run_id: run.runId, workflow: run.workflowName };
+  if (run.parent) fields.parent_run_id = run.parent.runId;
+  if (run.trace) fields.trace_id = run.trace.traceId;
+  return fields;
+};
 
 /**
  * Log lines of what runs do, one per observation worth a line: run created, started, resumed and
@@ -60,23 +64,29 @@ export class RunLog implements RunObserver {
       case 'node_visited': {
         const r = o.record;
         const level = r.status === 'completed' ? 'INFO' : 'WARN';
-        this.writer.write(level, `node ${r.status}`, {
-          ...run,
-          node_id: r.nodeId,
-          node_type: r.nodeType,
-          visit: r.visit,
-          seq: r.seq,
-          ...(o.run.trace ? { span_id: visitSpanId(o.run.runId, r.seq) } : {}),
-          status: r.status,
-          duration_ms: Math.round(r.durationMs ?? (r.finishedAt ?? r.startedAt) - r.startedAt),
-          ...(r.action ? { action: r.action } : {}),
-          ...(r.repaired ? { repaired: true } : {}),
-          ...(r.attempt === undefined ? {} : { attempt: r.attempt }),
-          ...(r.iteration === undefined ? {} : { iteration: r.iteration }),
-          ...(r.error ? { error_code: r.error.code, error: this.text(r.error.message) } : {}),
-          ...(o.category ? { error_category: o.category } : {}),
-          ...(r.usage ? { model: r.usage.model, input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens, cost_usd: r.usage.cost_usd } : {}),
-        });
+        run.node_id = r.nodeId;
+        run.node_type = r.nodeType;
+        run.visit = r.visit;
+        run.seq = r.seq;
+        if (o.run.trace) run.span_id = visitSpanId(o.run.runId, r.seq);
+        run.status = r.status;
+        run.duration_ms = Math.round(r.durationMs ?? (r.finishedAt ?? r.startedAt) - r.startedAt);
+        if (r.action) run.action = r.action;
+        if (r.repaired) run.repaired = true;
+        if (r.attempt !== undefined) run.attempt = r.attempt;
+        if (r.iteration !== undefined) run.iteration = r.iteration;
+        if (r.error) {
+          run.error_code = r.error.code;
+          run.error = this.text(r.error.message);
+        }
+        if (o.category) run.error_category = o.category;
+        if (r.usage) {
+          run.model = r.usage.model;
+          run.input_tokens = r.usage.input_tokens;
+          run.output_tokens = r.usage.output_tokens;
+          run.cost_usd = r.usage.cost_usd;
+        }
+        this.writer.write(level, `node ${r.status}`, run);
         return;
       }
       case 'nodes_replayed':

@@ -44,6 +44,44 @@ describe('RunLog', () => {
       },
     ]);
   });
+
+  it('writes every field a node visit can have, in the same order on every line (the JSON text, byte for byte)', () => {
+    const out: string[] = [];
+    const log = new RunLog(
+      new JsonLines(
+        (line) => out.push(line),
+        'DEBUG',
+        'flowmend-serve',
+        () => Date.UTC(2026, 0, 2),
+      ),
+    );
+    const run = aRun({ runId: 'run-child', trace, parent: { runId: 'run-parent', nodeId: 'call', seq: 3, depth: 1, errorAction: 'error' } });
+    const record = aNodeRecord({
+      runId: 'run-child',
+      seq: 7,
+      nodeId: 'ask',
+      nodeType: 'llm',
+      visit: 3,
+      status: 'failed',
+      startedAt: 100,
+      finishedAt: 160,
+      durationMs: 42.4,
+      action: 'error',
+      repaired: true,
+      attempt: 2,
+      iteration: 5,
+      error: { code: 'LLM_FAILED', message: 'overloaded' },
+      usage: { model: 'claude-sonnet-4-6', input_tokens: 12, output_tokens: 34, cost_usd: 0.01 },
+    });
+    log.observe([{ kind: 'node_visited', run, record, category: 'transient' }]);
+    log.observe([
+      { kind: 'node_visited', run: aRun({ runId: 'run-plain' }), record: aNodeRecord({ runId: 'run-plain', seq: 1, status: 'completed', finishedAt: 3 }) },
+    ]);
+    expect(out).toEqual([
+      `{"level":"WARN","message":"node failed","timestamp":"2026-01-02T00:00:00.000Z","service":"flowmend-serve","run_id":"run-child","workflow":"workflow","parent_run_id":"run-parent","trace_id":"${trace.traceId}","node_id":"ask","node_type":"llm","visit":3,"seq":7,"span_id":"${visitSpanId('run-child', 7)}","status":"failed","duration_ms":42,"action":"error","repaired":true,"attempt":2,"iteration":5,"error_code":"LLM_FAILED","error":"overloaded","error_category":"transient","model":"claude-sonnet-4-6","input_tokens":12,"output_tokens":34,"cost_usd":0.01}`,
+      '{"level":"INFO","message":"node completed","timestamp":"2026-01-02T00:00:00.000Z","service":"flowmend-serve","run_id":"run-plain","workflow":"workflow","node_id":"n1","node_type":"shell","visit":1,"seq":1,"status":"completed","duration_ms":2}',
+    ]);
+  });
 });
 
 describe('JsonLines', () => {

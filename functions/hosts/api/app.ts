@@ -1,8 +1,8 @@
 import { Hono, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { makeRunViewRoute } from '../viewer/run-view-route.ts';
 import { type ApiDeps, DEFAULT_BODY_LIMIT_BYTES } from './api-deps.ts';
 import { ApiError, sendError, toApiError } from './api-error.ts';
+import { declaredBodyLimit } from './body-limit.ts';
 import { makeRunRoutes } from './run-routes.ts';
 import { makeWaitRoutes } from './wait-routes.ts';
 import { makeWorkflowRoutes } from './workflow-routes.ts';
@@ -19,10 +19,9 @@ export const makeApiApp = (deps: ApiDeps, options: { guard?: MiddlewareHandler }
   const limit = deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   app.use(
     '*',
-    bodyLimit({
-      maxSize: limit,
-      onError: (c) => sendError(c, new ApiError(413, 'PAYLOAD_TOO_LARGE', `the request body is over the limit of ${limit} bytes`, { limit_bytes: limit })),
-    }),
+    declaredBodyLimit(limit, (c) =>
+      sendError(c, new ApiError(413, 'PAYLOAD_TOO_LARGE', `the request body is over the limit of ${limit} bytes`, { limit_bytes: limit })),
+    ),
   );
   app.route('/runs', makeRunRoutes(deps));
   // The run viewer's data (GET /runs/{id}/view): on both hosts, so the page works against a deployed stack too.

@@ -27,10 +27,15 @@ const registryLoader =
 /**
  * Freezes the registered children a workflow names into it (see `inlineChildWorkflows`), refusing a
  * cycle of names with a 422 that names it. A workflow that does not parse is returned as it is, for
- * the caller's own parse to report.
+ * the caller's own parse to report. `parse` may be a memo of parseWorkflow (parsed-workflows.ts).
  */
-export const withRegisteredChildren = async (registry: RegistryStore, raw: unknown, name: string | undefined): Promise<unknown> => {
-  const parsed = parseWorkflow(raw);
+export const withRegisteredChildren = async (
+  registry: RegistryStore,
+  raw: unknown,
+  name: string | undefined,
+  parse: (raw: unknown) => ReturnType<typeof parseWorkflow> = parseWorkflow,
+): Promise<unknown> => {
+  const parsed = parse(raw);
   return parsed.ok ? inlineRegistered(registry, parsed.workflow, name) : raw;
 };
 

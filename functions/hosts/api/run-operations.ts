@@ -22,6 +22,7 @@ import type { ApiDeps } from './api-deps.ts';
 import { ApiError, notFound } from './api-error.ts';
 import type { ResumeBody, StartRunBody } from './api-schemas.ts';
 import { workflowFromField } from './markdown-workflow.ts';
+import { ParsedWorkflows } from './parsed-workflows.ts';
 import { prepareStart } from './prepare-start.ts';
 import { withRegisteredChildren } from './registered-children.ts';
 import { continueWaitingRun } from './wait-operations.ts';
@@ -33,6 +34,9 @@ export interface StartedRun {
   /** The run an earlier request with the same Idempotency-Key started. */
   replayed: boolean;
 }
+
+/** The workflows this process started runs from, parsed (a batch of runs of one workflow parses it once). */
+export const startedWorkflows = new ParsedWorkflows();
 
 /**
  * Starts a run: resolves the workflow, checks it like the CLI, claims the idempotency key (a conditional
@@ -51,7 +55,7 @@ export const startRun = async (deps: ApiDeps, body: StartRunBody, idempotencyKey
     workflowVersion = registered.version;
   }
   // Children named by workflow_name are read from the registry now and frozen into the run's first version.
-  raw = await withRegisteredChildren(deps.registry, raw, workflowName);
+  raw = await withRegisteredChildren(deps.registry, raw, workflowName, (workflow) => startedWorkflows.parse(workflow));
   const prepared = prepareStart(
     {
       workflow: raw,
