@@ -168,7 +168,7 @@ export {
   type TraceStart,
   visitTraceparent,
 } from './trace-context.ts';
-export { formatIssues, hasErrors, parseWorkflow, validateWorkflow } from './validate.ts';
+export { formatIssues, hasErrors, parseWorkflow, rememberValidation, validateWorkflow } from './validate.ts';
 export { formatIssuePath, type ValidationIssue } from './validation-issue.ts';
 export { answerWait, MAX_COMMENT_CHARS, MAX_EVENT_PAYLOAD_BYTES, type WaitReply } from './waits/answer-wait.ts';
 export { CALLBACK_TOKEN_PATTERN, type CallbackConfig, type CallbackSource, callbackUrl } from './waits/callback-token.ts';

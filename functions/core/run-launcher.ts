@@ -1,5 +1,6 @@
 import type { Workflow } from './ir.ts';
 import type { Owner, RunItem } from './run-model.ts';
+import type { ValidationIssue } from './validate.ts';
 
 /** A run whose item names `owner`: the launcher starts the execution that advances it. */
 export interface LaunchRequest {
@@ -11,9 +12,11 @@ export interface LaunchRequest {
   /**
    * The run was created by this request (createRun: the item it wrote, with this workflow as its version 0):
    * a launcher in the caller's process hands both to the engine instead of having them read back and the
-   * workflow validated again, and knows that no earlier attempt left anything behind.
+   * workflow validated again, and knows that no earlier attempt left anything behind. `issues`: what validating
+   * the workflow found where it was created, which a launcher in another thread of the process (serve's
+   * workers) records for its copy (validate.ts rememberValidation) instead of validating it again.
    */
-  created?: { run: RunItem; workflow: Workflow };
+  created?: { run: RunItem; workflow: Workflow; issues?: readonly ValidationIssue[] };
 }
 
 /**

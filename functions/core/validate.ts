@@ -291,6 +291,15 @@ const sameSpec = (a: NodeTypeSpec, b: NodeTypeSpec | undefined): boolean => {
 };
 const sameCatalog = (a: NodeCatalog, b: NodeCatalog): boolean => a === b || (a.size === b.size && [...a].every(([type, spec]) => sameSpec(spec, b.get(type))));
 
+/**
+ * Records what validating `workflow` against `catalog` found, when the workflow is a copy of one validated
+ * elsewhere against the same node types (a run created by serve's main thread, driven by a worker thread of
+ * the same process, receives a structured clone): its first Advance then does not validate it again.
+ */
+export const rememberValidation = (workflow: Workflow, catalog: NodeCatalog, issues: readonly ValidationIssue[]): void => {
+  validatedTopLevel.set(workflow, { catalog, issues: issues.map((issue) => ({ ...issue })) });
+};
+
 /** Static checks of a parsed workflow against the node types a host knows; an empty list means it may run. */
 export function validateWorkflow(workflow: Workflow, catalog: NodeCatalog, nesting: Nesting = TOP_LEVEL): ValidationIssue[] {
   if (nesting !== TOP_LEVEL) return checkWorkflow(workflow, catalog, nesting);

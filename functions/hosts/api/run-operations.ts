@@ -17,6 +17,7 @@ import {
   parseTraceparent,
   StaleRunError,
   startRunTrace,
+  validateWorkflow,
 } from '../../core/index.ts';
 import type { ApiDeps } from './api-deps.ts';
 import { ApiError, notFound } from './api-error.ts';
@@ -137,7 +138,9 @@ const createAndLaunch = async (deps: ApiDeps, spec: Omit<NewRun, 'owner' | 'mode
     if (error instanceof StaleRunError) return;
     throw error;
   }
-  await deps.launcher.launch({ runId: spec.runId, owner, mode: spec.mode, created: { run, workflow: spec.workflow } });
+  // The validation prepareRun made (validate.ts remembers it by object): a worker thread records it for its copy.
+  const issues = validateWorkflow(spec.workflow, deps.catalog);
+  await deps.launcher.launch({ runId: spec.runId, owner, mode: spec.mode, created: { run, workflow: spec.workflow, issues } });
 };
 
 /** Resumes a failed, interrupted or cancelled run, optionally with a person's patch checked as `flowmend resume --workflow` does. */

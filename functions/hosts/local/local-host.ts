@@ -48,6 +48,7 @@ import {
   type RunItem,
   type RunReport,
   recordItemStateName,
+  rememberValidation,
   runnerStateName,
   STATE,
   StaleRunError,
@@ -396,8 +397,10 @@ export class LocalHost {
    */
   async driveLaunched(request: LaunchRequest, signal?: AbortSignal): Promise<RunItem['status'] | undefined> {
     const { created } = request;
-    if (created) this.adoptCreated(created.run, created.workflow);
-    else await this.removeOrphanBlobs(request.runId);
+    if (created) {
+      this.adoptCreated(created.run, created.workflow);
+      if (created.issues) rememberValidation(created.workflow, this.catalog, created.issues);
+    } else await this.removeOrphanBlobs(request.runId);
     const wake = request.waitId === undefined ? undefined : { waitId: request.waitId, holder: request.owner };
     await this.execute(request.runId, request.owner.id, request.mode, created?.run.rev, signal, wake);
     return (await this.store.getRun(request.runId))?.status;

@@ -66,4 +66,29 @@ describe('a run created in this process', () => {
     expect(reads.getRun).toBe(1);
     expect(reads.listRecords ?? 0).toBe(0);
   });
+
+  it("launched in a worker thread with a copy of its workflow: the creator's validation counts, the copy is not validated again", async () => {
+    const host = new LocalHost({ store: new MemoryRunStore() });
+    const launcher = new LocalRunLauncher(host, () => undefined);
+    const owner = launcher.newOwner('20261126-000000-00000002', 0);
+    const workflow = chain();
+    const run = await createRun(host.store, {
+      runId: '20261126-000000-00000002',
+      workflow,
+      workflowName: 'chain',
+      params: {},
+      owner,
+      repairEnabled: false,
+      maxRepairs: 0,
+      now: Date.now(),
+    });
+    // What serve's main thread sends a worker: a structured clone, with what validating the original found. Here it
+    // says the workflow has an error it does not have: the run fails with it only if the copy is not validated again.
+    const issues = [{ severity: 'error' as const, code: 'SEEDED', message: 'found where the run was created', path: 'nodes' }];
+    await launcher.launch({ runId: run.runId, owner, mode: 'express', created: { run, workflow: structuredClone(workflow), issues } });
+    await launcher.whenDone(owner.id);
+    const failed = await host.report(run.runId);
+    expect(failed?.status).toBe('failed');
+    expect(JSON.stringify(failed?.errors)).toContain('found where the run was created');
+  });
 });
