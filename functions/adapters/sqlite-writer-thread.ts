@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { ConfigurationError, CorruptItemError, StoreUnavailableError } from '../core/index.ts';
 
 /**
  * `serve`'s writer thread: one connection that commits the run stores' writes of every thread of the process
@@ -21,9 +22,24 @@ export interface SqliteWriterData {
   stateDir: string;
 }
 
-/** What the starting thread sends the writer: a port for one more store, or a request to commit what it holds and answer. */
-export type ToWriter = { type: 'port'; port: MessagePort } | { type: 'drain' };
-export type FromWriter = { type: 'ready' } | { type: 'drained' } | { type: 'failed'; message: string };
+/**
+ * What the starting thread sends the writer: a port for one more store, a request to commit what it holds and
+ * answer, or to stop (it closes its connection and ends its thread itself: a thread terminated from outside
+ * while better-sqlite3 throws from a statement aborts the whole process).
+ */
+export type ToWriter = { type: 'port'; port: MessagePort } | { type: 'drain' } | { type: 'stop' };
+export type FromWriter =
+  | { type: 'ready' }
+  | { type: 'drained' }
+  | { type: 'failed'; error: { name: string; message: string; details?: Record<string, unknown> } };
+
+/** The error the writer could not open the database with, as its class again: serve fails to start with it as the CLI would. */
+const openingError = ({ name, message, details }: { name: string; message: string; details?: Record<string, unknown> }): Error => {
+  const options = details === undefined ? {} : { details };
+  if (name === 'ConfigurationError') return new ConfigurationError(message, options);
+  if (name === 'CorruptItemError') return new CorruptItemError(message, options);
+  return new StoreUnavailableError(message, options);
+};
 
 export interface SqliteWriterThread {
   /** A port for one run store (SqliteRunStoreOptions.writerPort), in this thread or another one; undefined once the writer has stopped. */
@@ -51,7 +67,7 @@ export const startSqliteWriter = async (file: string, stateDir: string, onStoppe
   await new Promise<void>((resolve, reject) => {
     worker.on('message', (message: FromWriter) => {
       if (message.type === 'ready') resolve();
-      else if (message.type === 'failed') reject(new Error(message.message));
+      else if (message.type === 'failed') reject(openingError(message.error));
       else for (const done of drained.splice(0)) done();
     });
     worker.on('error', reject);
@@ -71,14 +87,15 @@ export const startSqliteWriter = async (file: string, stateDir: string, onStoppe
     },
     close: async () => {
       closing = true;
-      if (running) {
-        await new Promise<void>((resolve) => {
-          drained.push(resolve);
-          worker.postMessage({ type: 'drain' } satisfies ToWriter);
-          setTimeout(resolve, DRAIN_TIMEOUT_MS).unref();
-        });
-      }
-      await worker.terminate();
+      if (!running) return;
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      await new Promise<void>((resolve) => {
+        drained.push(resolve);
+        worker.postMessage({ type: 'drain' } satisfies ToWriter);
+        setTimeout(resolve, DRAIN_TIMEOUT_MS).unref();
+      });
+      worker.postMessage({ type: 'stop' } satisfies ToWriter);
+      await exited;
     },
     kill: async () => {
       await worker.terminate();

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '../../functions/adapters/sqlite-database.ts';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import { findSqliteWriterFile, type SqliteWriterThread, startSqliteWriter } from '../../functions/adapters/sqlite-writer-thread.ts';
-import { StaleRunError, StoreUnavailableError } from '../../functions/core/errors.ts';
+import { ConfigurationError, StaleRunError, StoreUnavailableError } from '../../functions/core/errors.ts';
 import { claimRun } from '../../functions/core/run-lifecycle.ts';
 import type { RunItem } from '../../functions/core/run-model.ts';
 import { aRun } from '../support/builders.ts';
@@ -132,5 +132,13 @@ describe('SqliteRunStore through the writer thread', () => {
     expect((await reader.listRuns({ limit: 10 })).map((r) => r.runId).sort()).toEqual(['held_a', 'held_b', 'held_c']);
     reader.close();
     store.close();
+  });
+
+  it('fails to start with the error opening the database gave, of its class (serve then fails to start as the CLI would)', async () => {
+    const dir = newDir();
+    mkdirSync(join(dir, 'db'), { recursive: true });
+    const error = await start(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toContain(`the state dir ${dir} holds runs in the old layout`);
   });
 });
