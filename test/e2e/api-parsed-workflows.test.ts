@@ -1,27 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRegistryStore } from '../../functions/core/memory-registry-store.ts';
-import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
-import { makeApiApp } from '../../functions/hosts/api/app.ts';
 import { startedWorkflows } from '../../functions/hosts/api/run-operations.ts';
 import { envRepairHandler } from '../../functions/hosts/lambda/repair.ts';
-import { LocalHost } from '../../functions/hosts/local/local-host.ts';
-import { LocalRunLauncher } from '../../functions/hosts/local/local-launcher.ts';
-import { localCatalog } from '../../functions/nodes/catalog.ts';
+import { inProcessApi } from '../support/in-process-api.ts';
 
 // POST /runs keeps the workflows it parsed by their text (parsed-workflows.ts): runs of one workflow share one
 // frozen object, through the real local host (the engine's caches hold it between the runs' steps).
 const api = () => {
   // The rules repair without an LLM (no API key in this environment).
-  const host = new LocalHost({ store: new MemoryRunStore(), makeRepairHandler: envRepairHandler({}) });
-  const launcher = new LocalRunLauncher(host);
-  const app = makeApiApp({ store: host.store, registry: new MemoryRegistryStore(), launcher, catalog: localCatalog, now: Date.now });
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await app.request(path, {
-      method,
-      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> & { error?: { code: string; message: string } } };
-  };
+  const { call, launcher } = inProcessApi({ makeRepairHandler: envRepairHandler({}) });
   const started = async (body: unknown): Promise<string> => {
     const answer = await call('POST', '/runs', body);
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);

@@ -1,25 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRegistryStore } from '../../functions/core/memory-registry-store.ts';
-import { MemoryRunStore } from '../../functions/core/memory-run-store.ts';
-import { makeApiApp } from '../../functions/hosts/api/app.ts';
-import { LocalHost } from '../../functions/hosts/local/local-host.ts';
-import { LocalRunLauncher } from '../../functions/hosts/local/local-launcher.ts';
-import { localCatalog } from '../../functions/nodes/catalog.ts';
+import { inProcessApi } from '../support/in-process-api.ts';
 
 // workflow_name through the API: the registry resolves the child when the run starts (the same app `serve` and the API Lambda run).
-const api = () => {
-  const host = new LocalHost({ store: new MemoryRunStore() });
-  const launcher = new LocalRunLauncher(host);
-  const app = makeApiApp({ store: host.store, registry: new MemoryRegistryStore(), launcher, catalog: localCatalog, now: Date.now });
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await app.request(path, {
-      method,
-      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> & { error?: { code: string; message: string } } };
-  };
-  return { call, launcher };
-};
+const api = () => inProcessApi();
 
 const shout = {
   inputs: { text: { type: 'string' as const } },

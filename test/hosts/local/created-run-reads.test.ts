@@ -33,6 +33,14 @@ const chain = (): Workflow => {
   return parsed.workflow;
 };
 
+/** A run of `chain()` created as serve's API creates one, with an owner from `launcher`. */
+const created = async (host: LocalHost, launcher: LocalRunLauncher, runId: string) => {
+  const owner = launcher.newOwner(runId, 0);
+  const workflow = chain();
+  const spec = { runId, workflow, workflowName: 'chain', params: {}, owner, repairEnabled: false, maxRepairs: 0, now: Date.now() };
+  return { run: await createRun(host.store, spec), owner, workflow };
+};
+
 describe('a run created in this process', () => {
   it('started by the host: its item and workflow are not read back; only the report reads', async () => {
     const { store, reads } = countingStore();
@@ -47,18 +55,7 @@ describe('a run created in this process', () => {
     const host = new LocalHost({ store });
     const logs: string[] = [];
     const launcher = new LocalRunLauncher(host, (message) => logs.push(message));
-    const owner = launcher.newOwner('20261126-000000-00000001', 0);
-    const workflow = chain();
-    const run = await createRun(host.store, {
-      runId: '20261126-000000-00000001',
-      workflow,
-      workflowName: 'chain',
-      params: {},
-      owner,
-      repairEnabled: false,
-      maxRepairs: 0,
-      now: Date.now(),
-    });
+    const { run, owner, workflow } = await created(host, launcher, '20261126-000000-00000001');
     await launcher.launch({ runId: run.runId, owner, mode: 'express', created: { run, workflow } });
     await launcher.whenDone(owner.id);
     expect(logs).toEqual([`run ${run.runId} succeeded`]);
@@ -70,18 +67,7 @@ describe('a run created in this process', () => {
   it("launched in a worker thread with a copy of its workflow: the creator's validation counts, the copy is not validated again", async () => {
     const host = new LocalHost({ store: new MemoryRunStore() });
     const launcher = new LocalRunLauncher(host, () => undefined);
-    const owner = launcher.newOwner('20261126-000000-00000002', 0);
-    const workflow = chain();
-    const run = await createRun(host.store, {
-      runId: '20261126-000000-00000002',
-      workflow,
-      workflowName: 'chain',
-      params: {},
-      owner,
-      repairEnabled: false,
-      maxRepairs: 0,
-      now: Date.now(),
-    });
+    const { run, owner, workflow } = await created(host, launcher, '20261126-000000-00000002');
     // What serve's main thread sends a worker: a structured clone, with what validating the original found. Here it
     // says the workflow has an error it does not have: the run fails with it only if the copy is not validated again.
     const issues = [{ severity: 'error' as const, code: 'SEEDED', message: 'found where the run was created', path: 'nodes' }];
