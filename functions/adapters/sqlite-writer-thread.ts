@@ -67,7 +67,11 @@ export const startSqliteWriter = async (file: string, stateDir: string, onStoppe
   await new Promise<void>((resolve, reject) => {
     worker.on('message', (message: FromWriter) => {
       if (message.type === 'ready') resolve();
-      else if (message.type === 'failed') reject(openingError(message.error));
+      else if (message.type === 'failed') {
+        // Its thread ends with nothing to do: not a writer that stopped while serve ran.
+        closing = true;
+        reject(openingError(message.error));
+      }
       else for (const done of drained.splice(0)) done();
     });
     worker.on('error', reject);

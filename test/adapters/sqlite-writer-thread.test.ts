@@ -137,8 +137,12 @@ describe('SqliteRunStore through the writer thread', () => {
   it('fails to start with the error opening the database gave, of its class (serve then fails to start as the CLI would)', async () => {
     const dir = newDir();
     mkdirSync(join(dir, 'db'), { recursive: true });
-    const error = await start(dir).catch((e: unknown) => e);
+    const stopped: string[] = [];
+    const error = await start(dir, stopped).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toContain(`the state dir ${dir} holds runs in the old layout`);
+    // Its thread ends then, and that is not reported as a writer lost while serve runs.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(stopped).toEqual([]);
   });
 });
