@@ -54,25 +54,28 @@ export interface SqliteWriterThread {
 const DRAIN_TIMEOUT_MS = 5_000;
 
 /**
- * Starts the writer thread on `stateDir`'s database and waits until it has opened it (a database it cannot open
- * fails here, as opening it in this thread would). `onStopped` hears of a writer that stopped on its own.
+ * Starts the writer thread on `stateDir`'s database without waiting for it: its ports can be handed out at once
+ * (what a store sends before the thread listens waits in the port). `ready` settles once it has opened the
+ * database, or rejects with the error opening it gave (handled here too, so that one never awaited is not an
+ * unhandled rejection). `onStopped` hears of a writer that stopped on its own.
  */
-export const startSqliteWriter = async (file: string, stateDir: string, onStopped: (message: string) => void): Promise<SqliteWriterThread> => {
+export const launchSqliteWriter = (file: string, stateDir: string, onStopped: (message: string) => void): SqliteWriterThread & { ready: Promise<void> } => {
   const data: SqliteWriterData = { stateDir };
   // Its heap holds a turn's writes at most: a young generation of V8's default size for a whole process is not needed.
   const worker = new Worker(file, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  // It alone keeps no process alive (a serve that fails to start exits): a store's port is held while it has writes out.
+  worker.unref();
   let running = true;
   let closing = false;
   const drained: (() => void)[] = [];
-  await new Promise<void>((resolve, reject) => {
+  const ready = new Promise<void>((resolve, reject) => {
     worker.on('message', (message: FromWriter) => {
       if (message.type === 'ready') resolve();
       else if (message.type === 'failed') {
         // Its thread ends with nothing to do: not a writer that stopped while serve ran.
         closing = true;
         reject(openingError(message.error));
-      }
-      else for (const done of drained.splice(0)) done();
+      } else for (const done of drained.splice(0)) done();
     });
     worker.on('error', reject);
     worker.once('exit', (code) => {
@@ -82,7 +85,9 @@ export const startSqliteWriter = async (file: string, stateDir: string, onStoppe
       reject(new Error(`the database writer thread stopped (exit code ${code})`));
     });
   });
+  ready.catch(() => undefined);
   return {
+    ready,
     port: () => {
       if (!running) return undefined;
       const { port1, port2 } = new MessageChannel();
@@ -105,4 +110,11 @@ export const startSqliteWriter = async (file: string, stateDir: string, onStoppe
       await worker.terminate();
     },
   };
+};
+
+/** launchSqliteWriter, once the writer has opened the database. */
+export const startSqliteWriter = async (file: string, stateDir: string, onStopped: (message: string) => void): Promise<SqliteWriterThread> => {
+  const writer = launchSqliteWriter(file, stateDir, onStopped);
+  await writer.ready;
+  return writer;
 };

@@ -5,7 +5,7 @@ import type { MiddlewareHandler } from 'hono';
 import { every } from 'hono/combine';
 import { RunLog } from '../../adapters/run-log.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
-import { findSqliteWriterFile, startSqliteWriter } from '../../adapters/sqlite-writer-thread.ts';
+import { findSqliteWriterFile, launchSqliteWriter } from '../../adapters/sqlite-writer-thread.ts';
 import type { Redactor, RunLauncher, RunStore, Wakeups } from '../../core/index.ts';
 import { ConfigurationError, claimRun, EngineCache } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
@@ -131,7 +131,13 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   });
   // One thread commits the writes of every thread that drives runs (the fsync of a group commit then blocks none of them).
   const writerFile = findSqliteWriterFile();
-  const writer = writerFile === undefined ? undefined : await startSqliteWriter(writerFile, stateDir, (message) => log(message, { level: 'WARN' }));
+  // Its start (a thread, the native module, the database) overlaps serve's own; what the stores send meanwhile waits in
+  // their ports. A database it cannot open fails serve's own opening below first; any other failure leaves each
+  // thread committing its own writes.
+  const writer = writerFile === undefined ? undefined : launchSqliteWriter(writerFile, stateDir, (message) => log(message, { level: 'WARN' }));
+  writer?.ready.catch((error: unknown) =>
+    log(`the database writer thread did not start (${(error as Error).message}); each thread commits its own writes`, { level: 'WARN' }),
+  );
   const { store, blobs, memo, flow, close, removeOrphanBlobs } = await openCliStore(
     { stateDir, store: 'sqlite', table: undefined, writerPort: writer?.port() },
     {},
