@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { JsonataAnswer, JsonataRequest } from './jsonata-eval.ts';
 
 /**
@@ -40,6 +40,8 @@ const acquire = async (file: string): Promise<Worker> => {
   const worker = idle.pop();
   if (worker !== undefined) return worker;
   started += 1;
+  // Loaded at the first worker, not with the runners: a resume that replays its transforms starts none (~3 ms of a CLI process here).
+  const { Worker } = await import('node:worker_threads');
   return new Worker(file, { resourceLimits: { maxOldGenerationSizeMb: MAX_HEAP_MB } });
 };
 

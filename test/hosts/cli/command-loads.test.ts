@@ -40,12 +40,34 @@ describe('what each command loads', () => {
 
   it('a run without shell nodes loads no child process module', () => {
     const workflow = join(dir, 'transform-only.json');
-    writeFileSync(workflow, JSON.stringify({ nodes: [{ id: 'add', type: 'transform', params: { expression: '$ + 1', input: 1 } }], edges: [] }));
+    // A range is not bounded by its input (jsonata-inline.ts): the transform runs in a worker thread (a timeout can end it: docs/security.md), which brings net and streams.
+    writeFileSync(workflow, JSON.stringify({ nodes: [{ id: 'add', type: 'transform', params: { expression: '$sum([1..$])', input: 3 } }], edges: [] }));
     const run = loads(['run', workflow, '--state-dir', stateDir]);
     expect(run.status).toBe(0);
-    // Its transform runs in a worker thread (a timeout can end it: docs/security.md), which brings net and streams.
+    expect(JSON.parse(run.stdout)).toMatchObject({ result: { result: 6 } });
     expect(run.modules).not.toContain('child_process');
     expect(run.modules).toContain('worker_threads');
+  });
+
+  it('a resume that replays its transforms starts no worker thread, and finds no blobs to sweep without the promise-based fs', () => {
+    const gate = join(dir, 'gate');
+    const workflow = join(dir, 'fail-last.json');
+    writeFileSync(
+      workflow,
+      JSON.stringify({
+        nodes: [
+          { id: 'add', type: 'transform', params: { expression: '$ + 1', input: 1 } },
+          { id: 'gate', type: 'shell', params: { command: `test -f '${gate}'` } },
+        ],
+        edges: [{ from: 'add', to: 'gate' }],
+      }),
+    );
+    const failed = loads(['run', workflow, '--no-repair', '--state-dir', stateDir]);
+    expect(failed.status).toBe(1);
+    writeFileSync(gate, '');
+    const resumed = loads(['resume', (JSON.parse(failed.stdout) as { run_id: string }).run_id, '--state-dir', stateDir]);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'succeeded', metrics: { nodes_cached: 1 } });
+    for (const name of ['worker_threads', 'fs/promises']) expect(resumed.modules, name).not.toContain(name);
   });
 
   it('a run with no exporter configured loads no OpenTelemetry package; with an OTLP endpoint it loads the SDK', () => {
