@@ -12,6 +12,7 @@ import {
   runCli,
   spawnCli,
   waitForFile,
+  within,
   writeWorkflow,
 } from '../support/cli-process.ts';
 import { runCliJson } from '../support/cli-sandbox.ts';
@@ -159,11 +160,14 @@ describe('batch over a workflow node', () => {
     const stateDir = join(where, 'state');
     const path = writeWorkflow(where, 'parent', parent(where, `if [ "\${name}" = b ]; then ${blockingCommand(where, 'b2', { countFirst: false })}; fi;`));
     const driver = spawnCli(['run', path], { stateDir });
+    // Each wait bounded and named: a hang (seen once in a full run, never alone) says which process and what the driver printed.
+    const printed = () => `the driver printed:\n${driver.output().stdout}\n${driver.output().stderr}`;
     await waitForFile(join(where, 'b2.started'), "item b's c2 to start");
-    const listed = JSON.parse((await runCli(['runs', '--output-format', 'json'], { stateDir })).stdout) as { runs: { run_id: string }[] };
+    const runs = await within(runCli(['runs', '--output-format', 'json'], { stateDir }), 'flowmend runs', 30_000, printed);
+    const listed = JSON.parse(runs.stdout) as { runs: { run_id: string }[] };
     const runId = listed.runs[0]?.run_id as string;
 
-    const cancel = await runCli(['cancel', runId], { stateDir });
+    const cancel = await within(runCli(['cancel', runId], { stateDir }), 'flowmend cancel', 30_000, printed);
     expect(cancel.code, cancel.stderr).toBe(0);
     const pgid = Number(readFileSync(join(where, 'b2.pid'), 'utf8').trim());
     let alive = true;
@@ -172,8 +176,8 @@ describe('batch over a workflow node', () => {
       if (alive) await new Promise((r) => setTimeout(r, 100));
     }
     expect(alive).toBe(false);
-    expect((await driver.done).code).toBe(1);
-    const status = await cli(stateDir, ['status', runId]);
+    expect((await within(driver.done, "the cancelled run's driver to exit", 30_000, printed)).code).toBe(1);
+    const status = await within(cli(stateDir, ['status', runId]), 'flowmend status', 30_000);
     expect(status.json.status).toBe('cancelled');
     expect(status.json.children?.map((c) => [c.index, c.status])).toEqual([
       [0, 'succeeded'],
@@ -183,7 +187,7 @@ describe('batch over a workflow node', () => {
     expect(countLines(join(where, 'b2.count'))).toBe(0);
 
     writeFileSync(join(where, 'go'), '');
-    const resumed = await cli(stateDir, ['resume', runId]);
+    const resumed = await within(cli(stateDir, ['resume', runId]), 'flowmend resume', 30_000);
     expect(resumed.code, JSON.stringify(resumed.json.errors)).toBe(0);
     expect([ranPerItem(where, 'c1'), countLines(join(where, 'b2.count'))]).toEqual([{ a: 1, b: 1, c: 1 }, 1]);
     expect(resumed.json.children).toHaveLength(3);

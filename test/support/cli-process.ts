@@ -22,6 +22,8 @@ export interface CliProcess {
   pid: number;
   /** Settles when the process has exited, with everything it printed. */
   done: Promise<CliResult>;
+  /** What it has printed so far (for a test's message when it does not exit). */
+  output: () => { stdout: string; stderr: string };
 }
 
 /** The env of a child CLI: no real LLM, no state dir of the person running the tests. */
@@ -52,7 +54,23 @@ const track = (child: ChildProcess): CliProcess => {
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
   if (child.pid === undefined) throw new Error('the child process did not start');
-  return { child, pid: child.pid, done };
+  return { child, pid: child.pid, done, output: () => ({ stdout, stderr }) };
+};
+
+/**
+ * `promise`, or a failure naming `what` after `timeoutMs` with `detail()` (what a hung process printed): a
+ * test that waits on several processes then says which one did not answer, where the test's own timeout would not.
+ */
+export const within = async <T>(promise: Promise<T>, what: string, timeoutMs: number, detail: () => string = () => ''): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${timeoutMs} ms\n${detail()}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 };
 
 /** Starts `flowmend <args> --state-dir <stateDir>` and returns at once; `env` adds to (or overrides) the child's environment. */

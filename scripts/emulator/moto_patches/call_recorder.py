@@ -2,6 +2,7 @@
 
 import io
 import json
+import os
 import threading
 from urllib.parse import unquote
 
@@ -44,9 +45,16 @@ class CallRecorder:
             "authorization": environ.get("HTTP_AUTHORIZATION", "")[:300],
             "body": body[:65536].decode("utf-8", errors="replace") if body else "",
         }
+        line = (json.dumps(record) + "\n").encode("utf-8")
+        # One write(2) on an O_APPEND descriptor a line (a buffered text file may split a long one).
         with self.lock:
-            with open(self.path, "a", encoding="utf-8") as out:
-                out.write(json.dumps(record) + "\n")
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
         return self.app(environ, start_response)
 
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +43,7 @@ export interface DeployedStack {
   sqs: SQSClient;
   secrets: SecretsManagerClient;
   callsFile: string;
-  /** Bytes of the calls file now: `callsSince(mark)` reads what came after. */
+  /** Bytes of the calls file's complete lines now: `callsSince(mark)` reads what came after. */
   mark(): number;
   /** Starts a run through `POST /runs`; returns its id. */
   start(body: Record<string, unknown>): Promise<string>;
@@ -88,7 +88,7 @@ export async function useDeployedStack(): Promise<DeployedStack> {
     sqs: new SQSClient(config),
     secrets,
     callsFile: state.callsFile,
-    mark: () => statSync(state.callsFile).size,
+    mark: () => completeLines(readFileSync(state.callsFile)),
     start: async (body) => (await api.call<{ run_id: string }>('POST', '/runs', { body })).run_id,
     waitFor: async (runId, statuses = TERMINAL, timeoutMs = 120_000) => {
       const deadline = Date.now() + timeoutMs;
@@ -125,20 +125,32 @@ export async function useDeployedStack(): Promise<DeployedStack> {
   return stack;
 }
 
-/** The calls functions made since `mark` (bytes into the calls file). */
-export const callsSince = (callsFile: string, mark: number): string[] =>
-  readFileSync(callsFile)
-    .subarray(mark)
+/**
+ * Bytes up to the end of the last complete line. The emulator appends a call while other test files'
+ * Lambdas run, and a reader can see a line half written: a mark inside it would start the next read
+ * mid-record, so the mark stays at a line's start and the call being written belongs to what comes next.
+ */
+const completeLines = (bytes: Buffer): number => bytes.lastIndexOf(0x0a) + 1;
+
+/** The calls functions made since `mark` (bytes into the calls file); waits (up to 5 s) for a line still being written. */
+export async function callsSince(callsFile: string, mark: number): Promise<string[]> {
+  let bytes = readFileSync(callsFile).subarray(mark);
+  for (let tries = 0; completeLines(bytes) !== bytes.length && tries < 100; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    bytes = readFileSync(callsFile).subarray(mark);
+  }
+  return bytes
     .toString('utf8')
     .split('\n')
     .filter((line) => line.trim() !== '');
+}
 
 /**
  * Every AWS call the stack's Lambdas made since `mark`, evaluated against their roles' policies (see
  * iam-check.ts); returns what the roles do not allow, as lines to read in a failed expectation.
  */
 export async function callsNotAllowed(stack: DeployedStack, mark: number): Promise<string[]> {
-  const verdicts = await checkCalls(callsSince(stack.callsFile, mark), {
+  const verdicts = await checkCalls(await callsSince(stack.callsFile, mark), {
     iam: stack.iam,
     secrets: stack.secrets,
     ownFunction: (name) => name.startsWith('FlowmendEmulator-'),
