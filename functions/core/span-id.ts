@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The span id of one node visit: derived from the run and the visit, so that the runner (which sends it
@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
  * without storing it. A module of its own, without zod: the OpenTelemetry side file of the Lambdas uses it.
  */
 export const visitSpanId = (runId: string, seq: number): string => {
-  const id = createHash('sha256').update(`${runId}/${seq}`).digest('hex').slice(0, 16);
+  const id = hash('sha256', `${runId}/${seq}`, 'hex').slice(0, 16);
   // An all-zero id is invalid in W3C Trace Context (one in 2^64).
   return /^0+$/.test(id) ? '0000000000000001' : id;
 };

@@ -1,7 +1,7 @@
 // A run created in this process is driven from the item and workflow its creator wrote, not read back
 // (issue 30: each read is a JSON parse and a zod parse of the run item, ~0.1 ms for a 10-node run's).
 import { describe, expect, it } from 'vitest';
-import { createRun, MemoryRunStore, parseWorkflow, type RunStore, type Workflow } from '../../../functions/core/index.ts';
+import { cancelRun, createRun, MemoryRunStore, parseWorkflow, type RunStore, type Workflow } from '../../../functions/core/index.ts';
 import { LocalHost } from '../../../functions/hosts/local/local-host.ts';
 import { LocalRunLauncher } from '../../../functions/hosts/local/local-launcher.ts';
 
@@ -59,9 +59,9 @@ describe('a run created in this process', () => {
     await launcher.launch({ runId: run.runId, owner, mode: 'express', created: { run, workflow } });
     await launcher.whenDone(owner.id);
     expect(logs).toEqual([`run ${run.runId} succeeded`]);
-    expect(reads.getIrVersion ?? 0).toBe(0);
-    expect(reads.getRun).toBe(1);
-    expect(reads.listRecords ?? 0).toBe(0);
+    // Reading the status back costs a parse of the item (~2 ms for a 100-node run) but is kept: taking it from the
+    // engine's cache instead left serve's peak RSS ~50 MiB higher under 200 runs at once (bench/serve-throughput.ts).
+    expect(reads).toEqual({ getRun: 1 });
   });
 
   it("launched in a worker thread with a copy of its workflow: the creator's validation counts, the copy is not validated again", async () => {
@@ -76,5 +76,24 @@ describe('a run created in this process', () => {
     const failed = await host.report(run.runId);
     expect(failed?.status).toBe('failed');
     expect(JSON.stringify(failed?.errors)).toContain('found where the run was created');
+  });
+
+  it('logs what another writer made of the run (a cancel from another process)', async () => {
+    const store = new MemoryRunStore();
+    const host = new LocalHost({ store, cancelPollMs: 20 });
+    const logs: string[] = [];
+    const launcher = new LocalRunLauncher(host, (message) => logs.push(message));
+    const runId = '20261126-000000-00000003';
+    const owner = launcher.newOwner(runId, 0);
+    const parsed = parseWorkflow({ nodes: [{ id: 'wait', type: 'shell', params: { command: 'sleep 5' } }] });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+    const spec = { runId, workflow: parsed.workflow, workflowName: 'wait', params: {}, owner, repairEnabled: false, maxRepairs: 0, now: Date.now() };
+    const run = await createRun(store, spec);
+    await launcher.launch({ runId, owner, mode: 'express', created: { run, workflow: parsed.workflow } });
+    while ((await store.getRun(runId))?.current === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+    // As `flowmend cancel` does beside serve: a write to the store, not through this launcher.
+    await cancelRun(store, runId, Date.now());
+    await launcher.whenDone(owner.id);
+    expect(logs).toEqual([`run ${runId} cancelled`]);
   });
 });
