@@ -132,14 +132,18 @@ export async function useDeployedStack(): Promise<DeployedStack> {
  */
 const completeLines = (bytes: Buffer): number => bytes.lastIndexOf(0x0a) + 1;
 
-/** The calls functions made since `mark` (bytes into the calls file); waits (up to 5 s) for a line still being written. */
+/**
+ * The calls functions made since `mark` (bytes into the calls file). A line still being written is waited for
+ * (up to 2 s); one still unfinished then (other files' Lambdas calling without a pause) is left to a later read.
+ */
 export async function callsSince(callsFile: string, mark: number): Promise<string[]> {
   let bytes = readFileSync(callsFile).subarray(mark);
-  for (let tries = 0; completeLines(bytes) !== bytes.length && tries < 100; tries += 1) {
+  for (let tries = 0; completeLines(bytes) !== bytes.length && tries < 40; tries += 1) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     bytes = readFileSync(callsFile).subarray(mark);
   }
   return bytes
+    .subarray(0, completeLines(bytes))
     .toString('utf8')
     .split('\n')
     .filter((line) => line.trim() !== '');
