@@ -216,20 +216,31 @@ const measure = async (bin: string, binArgs: readonly string[]): Promise<Round> 
 };
 
 /**
- * Resume through serve: a 100-node chain whose last node fails until a file exists, resumed through the API
- * once the file is there. The resume's work is its claim (the run_resumed event) to its final commit; the
- * first run's, its creation to its failed commit; both on serve's clock, in the state dir. Medians of RESUMES.
+ * Resume through serve: a 100-node chain whose last node fails, resumed through the API. `shell`: the last node
+ * is a shell command that fails until a file exists, and the resume (same workflow) comes once the file is
+ * there; its first new step forks a process. `patch`: the last node is a transform that fails, and the resume
+ * carries the fixed workflow (`{"workflow": ...}`: checked, written as a new version), so no process is
+ * started. The resume's work is its claim (the run_resumed event) to its final commit; the first run's, its
+ * creation to its failed commit; both on serve's clock, in the state dir. Medians of RESUMES.
  */
 const RESUMES = Number(process.env.BENCH_RESUMES ?? 5);
-const measureResume = async (bin: string, binArgs: readonly string[]): Promise<{ ratio: number; firstMs: number; resumeMs: number }> => {
+const measureResume = async (
+  bin: string,
+  binArgs: readonly string[],
+  kind: 'shell' | 'patch',
+): Promise<{ ratio: number; firstMs: number; resumeMs: number }> => {
   const stateDir = mkdtempSync(join(tmpdir(), 'flowmend-resume-'));
   const server = spawn(bin, ['serve', '--port', '0', '--state-dir', stateDir, ...SERVE_ARGS, ...binArgs], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
   try {
     const api = await listening(server);
     const database = new Database(join(stateDir, 'flowmend.db'), { readonly: true, timeout: 10_000 });
     const gate = join(stateDir, 'go');
-    const last = { id: 'n99', type: 'shell', params: { command: `test -f ${gate}` } };
+    const last =
+      kind === 'shell'
+        ? { id: 'n99', type: 'shell', params: { command: `test -f ${gate}` } }
+        : { id: 'n99', type: 'transform', params: { expression: '$error("not yet")', input: '${n98.result}' } };
     const workflow = { ...chain(100), nodes: [...chain(100).nodes.slice(0, 99), last] };
+    const resumeBody = kind === 'shell' ? '{}' : JSON.stringify({ workflow: chain(100) });
     const read = database.prepare<[string], { status: string; created: number; updated: number }>(
       "SELECT json_extract(body, '$.status') AS status, created_at AS created, json_extract(body, '$.updatedAt') AS updated FROM runs WHERE run_id = ?",
     );
@@ -254,7 +265,7 @@ const measureResume = async (bin: string, binArgs: readonly string[]): Promise<{
       const runId = await startRun(api, workflow);
       const failed = await settled(runId, 'failed');
       writeFileSync(gate, '');
-      const response = await fetch(`${api}/runs/${runId}/resume`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const response = await fetch(`${api}/runs/${runId}/resume`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: resumeBody });
       if (response.status !== 202) throw new Error(`resume answered ${response.status}: ${await response.text()}`);
       const done = await settled(runId, 'succeeded');
       const claimed = resumedAt.get(runId)?.at as number;
@@ -300,12 +311,15 @@ for (const { label, bin } of ROUNDS > 0 ? BINS : []) {
       `API GET p50 ${pick((r) => r.apiP50).toFixed(1)} ms, max ${pick((r) => r.apiMax).toFixed(0)} ms; load ${rs.map((r) => r.load.toFixed(1)).join('/')}`,
   );
 }
-for (const { label, bin, args } of RESUMES > 0 ? BINS : []) {
-  const load = loadavg()[0]?.toFixed(1);
-  const r = await measureResume(bin, args);
-  console.log(
-    `${label}: resume through serve of a 100-node run failed at its last node: ${r.ratio.toFixed(3)} of the first run's work (target <= 0.1);` +
-      ` first run ${r.firstMs.toFixed(0)} ms, resume ${r.resumeMs.toFixed(0)} ms (medians of ${RESUMES}, on serve's clock; load ${load})`,
-  );
+const RESUME_KINDS = { shell: 'a shell node that fails until a file exists, same workflow', patch: 'a failing transform, resumed with the fixed workflow' };
+for (const kind of ['shell', 'patch'] as const) {
+  for (const { label, bin, args } of RESUMES > 0 ? BINS : []) {
+    const load = loadavg()[0]?.toFixed(1);
+    const r = await measureResume(bin, args, kind);
+    console.log(
+      `${label}: resume through serve of a 100-node run failed at its last node (${RESUME_KINDS[kind]}): ${r.ratio.toFixed(3)} of the first run's work (target <= 0.1);` +
+        ` first run ${r.firstMs.toFixed(0)} ms, resume ${r.resumeMs.toFixed(0)} ms (medians of ${RESUMES}, on serve's clock; load ${load})`,
+    );
+  }
 }
 console.log(`load average when done: ${loadavg()[0]?.toFixed(1)}`);
