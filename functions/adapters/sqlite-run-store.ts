@@ -44,8 +44,13 @@ const prepare = (db: Database.Database) => ({
 
 export interface SqliteRunStoreOptions {
   now?: () => number;
-  /** A port to serve's writer thread (sqlite-writer-thread.ts): writes go there, reads stay on this connection. */
+  /**
+   * A port to serve's writer thread (sqlite-writer-thread.ts): writes made together go there, reads stay on
+   * this connection. A write made alone is committed on this connection (see ThreadWriter).
+   */
   writerPort?: MessagePort | undefined;
+  /** Every write to the writer thread, one made alone too (tests of the thread's own path). */
+  everyWriteToWriter?: boolean;
 }
 
 const runOp = (run: RunItem, condition: RunWriteCondition): WriteOp => ({
@@ -93,7 +98,10 @@ export class SqliteRunStore implements RunStore {
       return prepare(this.db);
     });
     const local = () => new GroupCommit(this.db, this.path);
-    this.writer = options.writerPort === undefined ? local() : new ThreadWriter(options.writerPort, this.path, local);
+    this.writer =
+      options.writerPort === undefined
+        ? local()
+        : new ThreadWriter(options.writerPort, this.path, local, { aloneOnOwnConnection: !options.everyWriteToWriter });
   }
 
   /** Opens the store of a state dir (`<stateDir>/flowmend.db`). */

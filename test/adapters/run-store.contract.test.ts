@@ -67,8 +67,9 @@ const dynamoStore = (encoding: 'attributes' | 'json' = 'attributes') =>
 
 const sqliteDir = mkdtempSync(join(tmpdir(), 'flowmend-contract-'));
 const sqliteStores: SqliteRunStore[] = [];
-const sqliteStore = (threaded = false): SqliteRunStore => {
-  const store = SqliteRunStore.open(sqliteDir, threaded ? { writerPort: writer?.port() } : {});
+const sqliteStore = (threaded?: 'every write' | 'serve'): SqliteRunStore => {
+  const options = threaded === undefined ? {} : { writerPort: writer?.port(), everyWriteToWriter: threaded === 'every write' };
+  const store = SqliteRunStore.open(sqliteDir, options);
   sqliteStores.push(store);
   return store;
 };
@@ -96,7 +97,8 @@ describe.each([
   { name: 'DynamoRunStore', create: (): RunStore => dynamoStore() },
   { name: 'DynamoRunStore, json encoding', create: (): RunStore => dynamoStore('json') },
   { name: 'SqliteRunStore', create: (): RunStore => sqliteStore() },
-  { name: 'SqliteRunStore, writes through the writer thread', create: (): RunStore => sqliteStore(true) },
+  { name: 'SqliteRunStore, writes through the writer thread', create: (): RunStore => sqliteStore('every write') },
+  { name: "SqliteRunStore, serve's routing (a write made alone on its own connection)", create: (): RunStore => sqliteStore('serve') },
 ])('RunStore contract: $name', ({ create }) => {
   let store: RunStore;
   beforeAll(() => {

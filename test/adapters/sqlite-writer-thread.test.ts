@@ -40,7 +40,7 @@ describe('SqliteRunStore through the writer thread', () => {
   it('commits the writes of two stores, one condition at a time: of two resumers at once, one wins and the other writes nothing', async () => {
     const dir = newDir();
     const writer = await start(dir);
-    const [a, b] = [0, 1].map(() => SqliteRunStore.open(dir, { writerPort: writer.port() })) as [SqliteRunStore, SqliteRunStore];
+    const [a, b] = [0, 1].map(() => SqliteRunStore.open(dir, { writerPort: writer.port(), everyWriteToWriter: true })) as [SqliteRunStore, SqliteRunStore];
     const run = { ...makeRun('raced_run'), status: 'failed' as const, owner: { id: 'gone', since: 1 } };
     await a.putRun(run, { notExists: true });
     const claim = (store: SqliteRunStore, id: string, now: number) =>
@@ -65,7 +65,7 @@ describe('SqliteRunStore through the writer thread', () => {
   it('answers a write SQLite fails with a StoreError naming the database and the operation, and keeps committing the others', async () => {
     const dir = newDir();
     const writer = await start(dir);
-    const store = SqliteRunStore.open(dir, { writerPort: writer.port() });
+    const store = SqliteRunStore.open(dir, { writerPort: writer.port(), everyWriteToWriter: true });
     const run = makeRun('kept_run');
     await store.putRun(run, { notExists: true });
     const { db, path } = openSqlite(dir);
@@ -88,7 +88,7 @@ describe('SqliteRunStore through the writer thread', () => {
     const dir = newDir();
     const stopped: string[] = [];
     const writer = await start(dir, stopped);
-    const store = SqliteRunStore.open(dir, { writerPort: writer.port() });
+    const store = SqliteRunStore.open(dir, { writerPort: writer.port(), everyWriteToWriter: true });
     await store.putRun(makeRun('before_run'), { notExists: true });
     await writer.kill();
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -106,7 +106,7 @@ describe('SqliteRunStore through the writer thread', () => {
     // The writer's end of the port takes the write and goes away without an answer, as a thread that stops mid-commit.
     const { port1, port2 } = new MessageChannel();
     port2.once('message', () => port2.close());
-    const store = SqliteRunStore.open(dir, { writerPort: port1 });
+    const store = SqliteRunStore.open(dir, { writerPort: port1, everyWriteToWriter: true });
     const run = makeRun('unanswered_run');
     const error = await store.putRun(run, { notExists: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
@@ -120,7 +120,7 @@ describe('SqliteRunStore through the writer thread', () => {
   it('commits what it holds before it stops when closed', async () => {
     const dir = newDir();
     const writer = await start(dir);
-    const store = SqliteRunStore.open(dir, { writerPort: writer.port() });
+    const store = SqliteRunStore.open(dir, { writerPort: writer.port(), everyWriteToWriter: true });
     const release = holdWriteLock(dir);
     const writes = ['a', 'b', 'c'].map((id) => store.putRun(makeRun(`held_${id}`), { notExists: true }));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -144,5 +144,59 @@ describe('SqliteRunStore through the writer thread', () => {
     // Its thread ends then, and that is not reported as a writer lost while serve runs.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(stopped).toEqual([]);
+  });
+});
+
+describe("SqliteRunStore with serve's routing: a write made alone on its own connection", () => {
+  /** A writer's end that answers every write without committing it, and keeps what it was sent. */
+  const answeringPort = () => {
+    const { port1, port2 } = new MessageChannel();
+    const received: { id: number; operation: string }[][] = [];
+    port2.on('message', (requests: { id: number; operation: string }[]) => {
+      received.push(requests.map(({ id, operation }) => ({ id, operation })));
+      port2.postMessage(requests.map(({ id }) => ({ id })));
+    });
+    return { port: port1, received, close: () => port2.close() };
+  };
+
+  it('commits a write made alone itself, and sends writes made together to the writer thread', async () => {
+    const dir = newDir();
+    const writer = answeringPort();
+    const store = SqliteRunStore.open(dir, { writerPort: writer.port });
+    await store.putRun(makeRun('alone_run'), { notExists: true });
+    expect(writer.received).toEqual([]);
+    expect((await store.getRun('alone_run'))?.runId).toBe('alone_run');
+    // Two writes in one turn: one message to the thread, which answers without committing (nothing on disk here).
+    await Promise.all([store.putRun(makeRun('together_a'), { notExists: true }), store.putRun(makeRun('together_b'), { notExists: true })]);
+    expect(writer.received).toEqual([
+      [
+        { id: 2, operation: 'writing a run' },
+        { id: 3, operation: 'writing a run' },
+      ],
+    ]);
+    expect(await store.getRun('together_a')).toBeUndefined();
+    store.close();
+    writer.close();
+  });
+
+  it("keeps a store's writes in order: writes made while its own commit waits for the lock follow it on its own connection", async () => {
+    const dir = newDir();
+    const writer = answeringPort();
+    const store = SqliteRunStore.open(dir, { writerPort: writer.port });
+    const run = makeRun('ordered_run');
+    await store.putRun(run, { notExists: true });
+    const release = holdWriteLock(dir);
+    const first = store.putRun({ ...run, seq: 1 }, { seq: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Made together, later: on the thread they could commit before the first; they wait behind it instead.
+    const later = Promise.all([store.putRun({ ...run, seq: 2 }, { seq: 1 }), store.putRun(makeRun('other_run'), { notExists: true })]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    await Promise.all([first, later]);
+    expect(writer.received).toEqual([]);
+    expect((await store.getRun(run.runId))?.seq).toBe(2);
+    expect((await store.getRun('other_run'))?.runId).toBe('other_run');
+    store.close();
+    writer.close();
   });
 });
