@@ -36,11 +36,11 @@ export class ThreadWriter implements SqliteWriter {
   private nextId = 0;
   private readonly pending = new Map<number, Pending>();
   private outbox: WriteRequest[] = [];
-  /** This thread's own commits: every write once the thread has stopped. */
-  private local: SqliteWriter | undefined;
-  /** This thread's own commits of writes made alone, and how many of them are in flight. */
+  /** This thread's own commits (writes made alone, and every write once the thread has stopped), and how many are in flight. */
   private own: SqliteWriter | undefined;
   private ownInFlight = 0;
+  /** The writer thread went away: every write commits here from then on. */
+  private threadStopped = false;
   private closed = false;
 
   constructor(
@@ -65,7 +65,7 @@ export class ThreadWriter implements SqliteWriter {
   }
 
   submit(operation: string, ops: readonly WriteOp[]): Promise<void> {
-    if (this.local !== undefined) return this.local.submit(operation, ops);
+    if (this.threadStopped) return this.ownWriter().submit(operation, ops);
     return new Promise((resolve, reject) => {
       this.nextId += 1;
       this.pending.set(this.nextId, { resolve, reject });
@@ -77,41 +77,37 @@ export class ThreadWriter implements SqliteWriter {
 
   close(): void {
     this.closed = true;
-    this.local?.close();
-    if (this.own !== this.local) this.own?.close();
+    this.own?.close();
     this.port.close();
   }
 
   private send(): void {
     const requests = this.outbox;
     this.outbox = [];
-    if (this.local !== undefined) {
-      // The thread stopped after these were queued: this thread writes them.
-      for (const { id, operation, ops } of requests) {
-        const waiting = this.pending.get(id);
-        this.pending.delete(id);
-        if (waiting) this.local.submit(operation, ops).then(waiting.resolve, waiting.reject);
-      }
-      return;
-    }
-    // The only write of its turn, with none in flight to the thread (every one pending is of this turn), or writes
-    // made while this thread's own commits are in flight (they stay in order behind them).
+    // Here: writes queued before the thread stopped; the only write of its turn, with none in flight to the thread
+    // (every one pending is of this turn); or writes made while this thread's own commits are in flight (they stay
+    // in order behind them).
     const threadIdle = this.pending.size === requests.length;
-    if (this.options.aloneOnOwnConnection && (this.ownInFlight > 0 || (requests.length === 1 && threadIdle))) {
+    if (this.threadStopped || (this.options.aloneOnOwnConnection && (this.ownInFlight > 0 || (requests.length === 1 && threadIdle)))) {
       this.commitOwn(requests);
       return;
     }
     this.port.postMessage(requests);
   }
 
-  private commitOwn(requests: readonly WriteRequest[]): void {
+  private ownWriter(): SqliteWriter {
     this.own ??= this.fallback();
+    return this.own;
+  }
+
+  private commitOwn(requests: readonly WriteRequest[]): void {
+    const own = this.ownWriter();
     for (const { id, operation, ops } of requests) {
       const waiting = this.pending.get(id);
       this.pending.delete(id);
       if (waiting === undefined) continue;
       this.ownInFlight += 1;
-      this.own
+      own
         .submit(operation, ops)
         .then(waiting.resolve, waiting.reject)
         .finally(() => {
@@ -123,7 +119,7 @@ export class ThreadWriter implements SqliteWriter {
 
   private lost(): void {
     if (this.closed) return;
-    this.local ??= this.own ?? this.fallback();
+    this.threadStopped = true;
     const queued = new Set(this.outbox.map((request) => request.id));
     for (const [id, waiting] of this.pending) {
       if (queued.has(id)) continue;
