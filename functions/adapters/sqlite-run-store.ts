@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import type { AdvanceCommit, RunStore, RunWriteCondition } from '../core/index.ts';
 import {
   CorruptItemError,
+  forgetPathChanges,
   type IrVersionItem,
   IrVersionItemSchema,
   type NodeRecord,
@@ -12,23 +13,26 @@ import {
   type RunItem,
   RunItemSchema,
   StaleRunError,
+  takePathChanges,
 } from '../core/index.ts';
 import type * as z from '../core/zod.ts';
 import { openSqlite, type SqliteDatabase, sqliteError } from './sqlite-database.ts';
 import { ensureRunSchema, IS_WAITING, WAKE_AT } from './sqlite-run-schema.ts';
 import { ThreadWriter } from './sqlite-writer-client.ts';
-import { GroupCommit, type SqliteWriter, type WriteOp } from './sqlite-writes.ts';
+import { GroupCommit, PathBaseError, type PathRow, type SqliteWriter, type WriteOp } from './sqlite-writes.ts';
 
 /** Days (today included) that `listRuns` without a workflow name looks back, as the DynamoDB store does. */
 const LOOKBACK_DAYS = 31;
 const DAY_MS = 86_400_000;
 
 type Row = { body: string };
+type PathRowOut = { node_id: string; latest: number | null; visits: number | null };
 
 type Statements = ReturnType<typeof prepare>;
 
 const prepare = (db: Database.Database) => ({
   getRun: db.prepare<[string], Row>('SELECT body FROM runs WHERE run_id = ?'),
+  getPath: db.prepare<[string], PathRowOut>('SELECT node_id, latest, visits FROM run_paths WHERE run_id = ? ORDER BY latest IS NULL, latest, node_id'),
   getIr: db.prepare<[string, number], Row>('SELECT body FROM ir_versions WHERE run_id = ? AND version = ?'),
   getStep: db.prepare<[string, number], Row & { status: string }>('SELECT body, status FROM steps WHERE run_id = ? AND seq = ?'),
   listRecords: db.prepare<[string, number], Row>('SELECT body FROM steps WHERE run_id = ? AND seq > ? ORDER BY seq'),
@@ -53,16 +57,29 @@ export interface SqliteRunStoreOptions {
   everyWriteToWriter?: boolean;
 }
 
-const runOp = (run: RunItem, condition: RunWriteCondition): WriteOp => ({
-  op: 'run',
-  runId: run.runId,
-  workflowName: run.workflowName,
-  createdAt: run.createdAt,
-  seq: run.seq,
-  ownerId: run.owner?.id ?? null,
-  body: JSON.stringify(run),
-  condition,
-});
+const pathRow = (run: RunItem, nodeId: string): PathRow => [nodeId, run.latest[nodeId] ?? null, run.visits[nodeId] ?? null];
+
+/** The run item without its path maps, and of those the entries changed since this object's last write (all of them when unknown). */
+const runOp = (run: RunItem, condition: RunWriteCondition): WriteOp => {
+  const changes = takePathChanges(run);
+  const { latest, visits, ...rest } = run;
+  const path = changes
+    ? changes.changed.map((nodeId) => pathRow(run, nodeId))
+    : [...new Set([...Object.keys(latest), ...Object.keys(visits)])].map((nodeId) => pathRow(run, nodeId));
+  return {
+    op: 'run',
+    runId: run.runId,
+    workflowName: run.workflowName,
+    createdAt: run.createdAt,
+    seq: run.seq,
+    ownerId: run.owner?.id ?? null,
+    body: JSON.stringify(rest),
+    condition,
+    pathRev: run.rev ?? null,
+    pathBase: changes?.base ?? null,
+    path,
+  };
+};
 const irOp = (item: IrVersionItem): WriteOp => ({ op: 'ir', runId: item.runId, version: item.version, body: JSON.stringify(item) });
 const recordOp = (step: NodeRecord): Extract<WriteOp, { op: 'record' }> => ({
   op: 'record',
@@ -115,12 +132,12 @@ export class SqliteRunStore implements RunStore {
   }
 
   async putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {
-    return this.writer.submit('writing a run', [runOp(run, condition)]);
+    return this.submitRun('writing a run', run, () => [runOp(run, condition)]);
   }
 
   async getRun(runId: string): Promise<RunItem | undefined> {
     const row = this.guard('reading a run', () => this.sql.getRun.get(runId));
-    return row && this.parse(RunItemSchema, row, `run item of ${runId}`);
+    return row && this.parseRun(row, `run item of ${runId}`);
   }
 
   async putIrVersion(item: IrVersionItem): Promise<void> {
@@ -168,7 +185,7 @@ export class SqliteRunStore implements RunStore {
       const today = startOfDay(this.now());
       return this.sql.recentRuns.all(today - (LOOKBACK_DAYS - 1) * DAY_MS, today + DAY_MS, limit);
     });
-    return rows.map((row) => this.parse(RunItemSchema, row, 'a run item'));
+    return rows.map((row) => this.parseRun(row, 'a run item'));
   }
 
   async listWaiting(options: { limit: number; dueBy?: number }): Promise<RunItem[]> {
@@ -176,17 +193,37 @@ export class SqliteRunStore implements RunStore {
     const rows = this.guard('listing waiting runs', () =>
       options.dueBy === undefined ? this.sql.waits.all(limit) : this.sql.dueWaits.all(options.dueBy, limit),
     );
-    return rows.map((row) => this.parse(RunItemSchema, row, 'a run item'));
+    return rows.map((row) => this.parseRun(row, 'a run item'));
   }
 
   /** One transaction, so one fsync: the workflow versions, the events, the records and the run item are on disk together, or none is. */
   async commitAdvance(commit: AdvanceCommit): Promise<void> {
-    return this.writer.submit('committing a step', [
+    return this.submitRun('committing a step', commit.run, () => [
       ...(commit.irVersions ?? []).map(irOp),
       runOp(commit.run, commit.condition),
       ...commit.events.map(eventOp),
       ...commit.records.map(recordOp),
     ]);
+  }
+
+  /**
+   * Writes that carry `run`: its path maps go as the entries changed since its last write, over the rows
+   * that write left. When the rows are not those (another connection wrote the run, or a write failed),
+   * the writes go again with the maps whole; after any failure the next write of `run` is whole too.
+   */
+  private async submitRun(operation: string, run: RunItem, ops: () => WriteOp[]): Promise<void> {
+    try {
+      await this.writer.submit(operation, ops());
+    } catch (error) {
+      forgetPathChanges(run);
+      if (!(error instanceof PathBaseError)) throw error;
+      try {
+        await this.writer.submit(operation, ops());
+      } catch (again) {
+        forgetPathChanges(run);
+        throw again;
+      }
+    }
   }
 
   private guard<T>(operation: string, body: () => T): T {
@@ -198,13 +235,35 @@ export class SqliteRunStore implements RunStore {
     }
   }
 
+  /** A run item with its path maps: from its rows, or from its body when a layout-2 write left them there. */
+  private parseRun(row: Row, what: string): RunItem {
+    const value = this.json(row, what);
+    if (value !== null && typeof value === 'object' && !('latest' in value) && typeof (value as { runId?: unknown }).runId === 'string') {
+      const runId = (value as { runId: string }).runId;
+      const seqs: Record<string, number> = {};
+      const counts: Record<string, number> = {};
+      for (const entry of this.guard('reading a run', () => this.sql.getPath.all(runId))) {
+        if (entry.latest !== null) seqs[entry.node_id] = entry.latest;
+        if (entry.visits !== null) counts[entry.node_id] = entry.visits;
+      }
+      Object.assign(value, { latest: seqs, visits: counts });
+    }
+    return this.check(RunItemSchema, value, what);
+  }
+
   private parse<S extends z.ZodMiniType>(schema: S, row: Row, what: string): z.infer<S> {
-    let value: unknown;
+    return this.check(schema, this.json(row, what), what);
+  }
+
+  private json(row: Row, what: string): unknown {
     try {
-      value = JSON.parse(row.body);
+      return JSON.parse(row.body);
     } catch (error) {
       throw new CorruptItemError(`corrupt ${what} in ${this.path}: not JSON`, { cause: error });
     }
+  }
+
+  private check<S extends z.ZodMiniType>(schema: S, value: unknown, what: string): z.infer<S> {
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
     const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);

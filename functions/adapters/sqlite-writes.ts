@@ -16,11 +16,37 @@ import { BUSY_TIMEOUT_MS, codeOf, sqliteError } from './sqlite-database.ts';
  * caller, so a write crosses a thread as a few strings.
  */
 export type WriteOp =
-  | { op: 'run'; runId: string; workflowName: string; createdAt: number; seq: number; ownerId: string | null; body: string; condition: RunWriteCondition }
+  | {
+      op: 'run';
+      runId: string;
+      workflowName: string;
+      createdAt: number;
+      seq: number;
+      ownerId: string | null;
+      /** The item without its path maps, which go to `run_paths` (sqlite-run-schema.ts). */
+      body: string;
+      condition: RunWriteCondition;
+      /** The item's `rev`: the rows below, applied, are its maps. */
+      pathRev: string | null;
+      /** The rows are changes over the maps of the item whose `rev` this is (else the whole maps, the old rows deleted). */
+      pathBase: string | null;
+      path: readonly PathRow[];
+    }
   | { op: 'ir'; runId: string; version: number; body: string }
   /** `expect`: the status the record must have (null: it must not exist); absent, the record is written whatever is there. */
   | { op: 'record'; runId: string; seq: number; status: NodeRecord['status']; body: string; expect?: NodeRecord['status'] | null }
   | { op: 'event'; runId: string; key: string; body: string };
+
+/** A node's entries in a run item's path maps: `[nodeId, latest, visits]` (null where the map has none; both null: the row goes). */
+export type PathRow = readonly [string, number | null, number | null];
+
+/**
+ * The rows of a run's path maps are not those the write's changes apply to (another connection wrote the
+ * run since, or an earlier write failed): the store writes the maps whole instead. Never reaches the engine.
+ */
+export class PathBaseError extends Error {
+  override name = 'PathBaseError';
+}
 
 /** Where a store's writes go: a GroupCommit in this thread, or the writer thread. */
 export interface SqliteWriter {
@@ -40,14 +66,19 @@ const prepare = (db: Database.Database) => ({
   lockWait: db.prepare(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`),
   begin: db.prepare('BEGIN IMMEDIATE'),
   commit: db.prepare('COMMIT'),
-  runGuard: db.prepare<[string], { seq: number; owner_id: string | null }>('SELECT seq, owner_id FROM runs WHERE run_id = ?'),
+  runGuard: db.prepare<[string], { seq: number; owner_id: string | null; path_rev: string | null }>(
+    'SELECT seq, owner_id, path_rev FROM runs WHERE run_id = ?',
+  ),
   // Only a takeover asks for it (start-once): it parses the body, so the per-step guard above does not.
   runEventSeq: db.prepare<[string], { event_seq: number | null }>("SELECT json_extract(body, '$.eventSeq') AS event_seq FROM runs WHERE run_id = ?"),
   putRun: db.prepare(
-    `INSERT INTO runs (run_id, workflow_name, created_at, seq, owner_id, body) VALUES (@runId, @workflowName, @createdAt, @seq, @ownerId, @body)
+    `INSERT INTO runs (run_id, workflow_name, created_at, seq, owner_id, body, path_rev) VALUES (@runId, @workflowName, @createdAt, @seq, @ownerId, @body, @pathRev)
      ON CONFLICT (run_id) DO UPDATE SET workflow_name = excluded.workflow_name, created_at = excluded.created_at,
-       seq = excluded.seq, owner_id = excluded.owner_id, body = excluded.body`,
+       seq = excluded.seq, owner_id = excluded.owner_id, body = excluded.body, path_rev = excluded.path_rev`,
   ),
+  clearPath: db.prepare('DELETE FROM run_paths WHERE run_id = ?'),
+  putPath: db.prepare('INSERT OR REPLACE INTO run_paths (run_id, node_id, latest, visits) VALUES (?, ?, ?, ?)'),
+  dropPath: db.prepare('DELETE FROM run_paths WHERE run_id = ? AND node_id = ?'),
   getIr: db.prepare<[string, number], { body: string }>('SELECT body FROM ir_versions WHERE run_id = ? AND version = ?'),
   insertIr: db.prepare('INSERT INTO ir_versions (run_id, version, body) VALUES (?, ?, ?)'),
   getStep: db.prepare<[string, number], { status: string }>('SELECT status FROM steps WHERE run_id = ? AND seq = ?'),
@@ -115,8 +146,16 @@ export class GroupCommit implements SqliteWriter {
     if (failed.length > 0) {
       throw new StaleRunError(`run ${op.runId} was moved on by another writer (${failed.join(', ')})`, { details: { runId: op.runId, ...condition } });
     }
-    const { op: _op, condition: _condition, ...row } = op;
-    this.sql.putRun.run(row);
+    if (op.pathBase !== null && current?.path_rev !== op.pathBase) {
+      throw new PathBaseError(`the path rows of run ${op.runId} are not those of rev ${op.pathBase}`);
+    }
+    if (op.pathBase === null) this.sql.clearPath.run(op.runId);
+    for (const [nodeId, latest, visits] of op.path) {
+      if (latest === null && visits === null) this.sql.dropPath.run(op.runId, nodeId);
+      else this.sql.putPath.run(op.runId, nodeId, latest, visits);
+    }
+    const { runId, workflowName, createdAt, seq, ownerId, body, pathRev } = op;
+    this.sql.putRun.run({ runId, workflowName, createdAt, seq, ownerId, body, pathRev });
   }
 
   private putIr(op: Extract<WriteOp, { op: 'ir' }>): void {
@@ -170,7 +209,7 @@ export class GroupCommit implements SqliteWriter {
       try {
         this.savepoint(entry.ops);
       } catch (error) {
-        failed.set(entry, error instanceof StaleRunError ? error : sqliteError(this.path, entry.operation, error));
+        failed.set(entry, error instanceof StaleRunError || error instanceof PathBaseError ? error : sqliteError(this.path, entry.operation, error));
       }
     }
     try {
@@ -203,7 +242,7 @@ export class GroupCommit implements SqliteWriter {
 
 /** A write's failure as it crosses a thread: the error's kind, message and details (never a stack). */
 export interface WriteFailure {
-  kind: 'stale' | 'corrupt' | 'unavailable';
+  kind: 'stale' | 'corrupt' | 'unavailable' | 'path';
   message: string;
   details?: Record<string, unknown>;
 }
@@ -211,12 +250,14 @@ export interface WriteFailure {
 export const failureOf = (error: unknown): WriteFailure => {
   const message = error instanceof Error ? error.message : String(error);
   const details = (error as { details?: Record<string, unknown> } | undefined)?.details;
-  const kind = error instanceof StaleRunError ? 'stale' : error instanceof CorruptItemError ? 'corrupt' : 'unavailable';
+  const kind =
+    error instanceof StaleRunError ? 'stale' : error instanceof CorruptItemError ? 'corrupt' : error instanceof PathBaseError ? 'path' : 'unavailable';
   return { kind, message, ...(details === undefined ? {} : { details }) };
 };
 
 /** The error a write failed with on the writer thread, as its own class again (the engine tells a stale write from an outage by class). */
-export const errorOf = (failure: WriteFailure): StaleRunError | StoreError => {
+export const errorOf = (failure: WriteFailure): StaleRunError | StoreError | PathBaseError => {
+  if (failure.kind === 'path') return new PathBaseError(failure.message);
   const options = failure.details === undefined ? {} : { details: failure.details };
   if (failure.kind === 'stale') return new StaleRunError(failure.message, options);
   if (failure.kind === 'corrupt') return new CorruptItemError(failure.message, options);

@@ -18,6 +18,7 @@ import { templatedParams, WORKFLOW_TYPE } from './nested/workflow-params.ts';
 import { Redactor } from './redactor.ts';
 import { startRepairAttempt } from './repair/repair-loop.ts';
 import type { RunError, RunItem } from './run-model.ts';
+import { setVisits } from './run-path.ts';
 import type { AdvanceInput, AdvanceOutcome, ExecCounters } from './state-io.ts';
 import { findTemplates, resolveParams, resolveValue, type TemplateContext, TemplateResolutionError } from './templates.ts';
 import { visitTraceparent } from './trace-context.ts';
@@ -208,7 +209,7 @@ export class Advance {
     const cacheKey = computeCacheKey(node.type, params);
     const seq = this.run.seq + 1;
     this.run.seq = seq;
-    this.run.visits[nodeId] = visit;
+    setVisits(this.run, nodeId, visit);
     this.run.current = {
       seq,
       nodeId,
@@ -332,7 +333,7 @@ export class Advance {
     const seq = this.run.seq + 1;
     const now = this.deps.now();
     this.run.seq = seq;
-    this.run.visits[node.id] = visit;
+    setVisits(this.run, node.id, visit);
     const nodeError = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
     await this.writes.stageRecord({
       runId: this.run.runId,

@@ -20,6 +20,7 @@ import { settleRepairAttempt } from './repair/repair-loop.ts';
 import { repeatAfterVisit } from './repeat-step.ts';
 import { LAMBDA_THROTTLED } from './retry-policy.ts';
 import type { RunError, RunItem } from './run-model.ts';
+import { setLatest } from './run-path.ts';
 import { type AdvanceInput, AdvanceInputSchema, type AdvanceOutcome, type ExecCounters, type TaskError } from './state-io.ts';
 import { formatIssues, unconfiguredMcpServers, validateWorkflow } from './validate.ts';
 import { usesCallbacks } from './waits/callback-values.ts';
@@ -216,7 +217,7 @@ export const recordNode = async (
     }
   }
   // Whatever the outcome, templates now read this visit (an error edge's handler reads a failed node's outputs too).
-  run.latest[record.nodeId] = record.seq;
+  setLatest(run, record.nodeId, record.seq);
   switch (outcome.kind) {
     case 'success':
       return step.route(record.nodeId, outcome.action);

@@ -1,6 +1,7 @@
 import { commitAdvance } from './advance-commit.ts';
 import type { Redactor } from './redactor.ts';
 import type { IrVersionItem, NodeRecord, RunEvent, RunItem } from './run-model.ts';
+import { sharePathChanges } from './run-path.ts';
 import type { AdvanceCommit, RunStore, RunWriteCondition } from './run-store.ts';
 
 /** The mark a secret input's value leaves in the stored run item. */
@@ -22,7 +23,11 @@ export class RedactingRunStore implements RunStore {
   private stored(run: RunItem): RunItem {
     const params = { ...run.params };
     for (const name of Object.keys(this.secretInputs)) if (Object.hasOwn(params, name)) params[name] = SECRET_INPUT_MARK;
-    return this.redactor.value({ ...run, params });
+    const copy = this.redactor.value({ ...run, params });
+    // With no secret to redact the copy holds the run's own maps, and what changed in them is the copy's
+    // too; a redacted copy is deep (a key may change), and is written whole.
+    if (copy.latest === run.latest && copy.visits === run.visits) sharePathChanges(run, copy);
+    return copy;
   }
 
   async putRun(run: RunItem, condition: RunWriteCondition): Promise<void> {

@@ -2,6 +2,7 @@ import type { Advance } from './advance.ts';
 import type { Outcome } from './classify.ts';
 import { decideLoop, retryAfter, waitStateSeconds } from './repeat-node.ts';
 import type { NodeRecord, RunItem } from './run-model.ts';
+import { setLatest } from './run-path.ts';
 import type { AdvanceOutcome } from './state-io.ts';
 
 type Current = NonNullable<RunItem['current']>;
@@ -56,7 +57,7 @@ export const repeatAfterVisit = async (step: Advance, current: Current, record: 
   await step.writes.stageRecord(decision.kind === 'again' ? { ...record, loopContinued: true } : record);
   delete run.current;
   countVisit(run, record);
-  run.latest[node.id] = record.seq;
+  setLatest(run, node.id, record.seq);
   if (decision.kind === 'error') return step.afterError(node.id, decision.error);
   return step.prepare(node.id, { iteration: iteration + 1 });
 };

@@ -3,6 +3,7 @@ import { batchCacheKey, latestBatchAttempt } from './batch/batch-step.ts';
 import { computeCacheKey } from './cache-key.ts';
 import { nextNodeId, startNodeId, type Workflow } from './ir.ts';
 import type { NodeRecord, RunError } from './run-model.ts';
+import { clearPath, setLatest, setVisits } from './run-path.ts';
 import type { AdvanceOutcome } from './state-io.ts';
 import { TemplateResolutionError } from './templates.ts';
 
@@ -60,8 +61,7 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
   const iterations = new Map<string, number>();
   const inFlight = run.current;
   const nodes: Record<string, Record<string, unknown>> = {};
-  run.latest = {};
-  run.visits = {};
+  clearPath(run);
   run.needsWalk = false;
   delete run.current;
   delete run.cursor;
@@ -118,8 +118,8 @@ export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
     nodes[nodeId] = record.outputs ?? {};
     if (record.status === 'failed') step.failed.add(nodeId);
     else step.failed.delete(nodeId);
-    run.latest[nodeId] = record.seq;
-    run.visits[nodeId] = visit;
+    setLatest(run, nodeId, record.seq);
+    setVisits(run, nodeId, visit);
     run.metrics.nodesCached += 1;
     replayed.push({ id: nodeId, seq: record.seq, type: record.nodeType });
     const action = record.action ?? 'default';

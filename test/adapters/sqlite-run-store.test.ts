@@ -1,14 +1,18 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ObservedRunStore } from '../../functions/adapters/observed-run-store.ts';
 import { DATABASE_FILE, openSqlite } from '../../functions/adapters/sqlite-database.ts';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import { ConfigurationError, StaleRunError, StoreError } from '../../functions/core/errors.ts';
 import { WorkflowSchema } from '../../functions/core/ir.ts';
+import { RedactingRunStore } from '../../functions/core/redacting-run-store.ts';
+import { Redactor } from '../../functions/core/redactor.ts';
 import { claimRun, createRun } from '../../functions/core/run-lifecycle.ts';
 import type { RunItem } from '../../functions/core/run-model.ts';
+import { clearPath, setLatest, setVisits } from '../../functions/core/run-path.ts';
 import { aNodeRecord, aRun } from '../support/builders.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'flowmend-sqlite-'));
@@ -134,6 +138,128 @@ describe('SqliteRunStore: durability and atomicity', () => {
     db.prepare("UPDATE runs SET body = json_set(body, '$.status', 'bogus') WHERE run_id = 'corrupt_row'").run();
     db.close();
     await expect(store.getRun('corrupt_row')).rejects.toThrow(new RegExp(`corrupt run item of corrupt_row in ${join(dir, DATABASE_FILE)}: status`));
+    store.close();
+  });
+});
+
+describe('SqliteRunStore: a run item path maps, a row a node', () => {
+  /** A run that has visited `nodes` nodes, as written by its last step (`rev`). */
+  const visited = (runId: string, nodes: number, rev: string): RunItem => {
+    const run = { ...makeRun(runId), owner: { id: 'me', since: 1 }, rev };
+    for (let i = 0; i < nodes; i += 1) {
+      setLatest(run, `n${i}`, i + 1);
+      setVisits(run, `n${i}`, 1);
+    }
+    return run;
+  };
+  const changesOf = (db: Database.Database): number => (db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+
+  it('writes the entries a step changed, not the whole maps, and reads the run back whole', async () => {
+    const database = openSqlite(newDir());
+    const store = new SqliteRunStore(database);
+    const run = visited('path_run', 500, 'r0');
+    await store.putRun(run, { notExists: true });
+    let before = changesOf(database.db);
+    setLatest(run, 'n500', 501);
+    setVisits(run, 'n500', 1);
+    setVisits(run, 'n3', 2);
+    run.rev = 'r1';
+    await store.putRun(run, { ownerId: 'me' });
+    // The run row and two path rows (each write of the 500 entries changed 500 rows and more).
+    expect(changesOf(database.db) - before).toBe(3);
+    expect(await store.getRun(run.runId)).toEqual(run);
+    before = changesOf(database.db);
+    run.rev = 'r2';
+    await store.commitAdvance({ run, condition: { ownerId: 'me' }, records: [], events: [] });
+    expect(changesOf(database.db) - before).toBe(1);
+    store.close();
+  });
+
+  it('writes the changes through the redacting store the CLI wraps it in; a redacted copy whole', async () => {
+    for (const secrets of [[], ['a-secret-value']]) {
+      const database = openSqlite(newDir());
+      const store = new RedactingRunStore(new SqliteRunStore(database), new Redactor(secrets));
+      const run = visited('redacted_run', 100, 'r0');
+      await store.putRun(run, { notExists: true });
+      const before = changesOf(database.db);
+      setLatest(run, 'n100', 101);
+      run.rev = 'r1';
+      await store.putRun(run, { ownerId: 'me' });
+      // The run row and one path row; redacted: the run row, and the 100 rows deleted and 101 written.
+      expect(changesOf(database.db) - before).toBe(secrets.length === 0 ? 2 : 1 + 100 + 101);
+      const read = await store.getRun(run.runId);
+      expect(Object.keys(read?.latest ?? {})).toHaveLength(101);
+      expect(read?.latest.n100).toBe(101);
+      database.db.close();
+    }
+  });
+
+  it('writes the maps whole when another connection wrote the run since, and after a failed write', async () => {
+    const dir = newDir();
+    const mine = SqliteRunStore.open(dir);
+    const other = SqliteRunStore.open(dir);
+    const run = visited('shared_run', 20, 'r0');
+    await mine.putRun(run, { notExists: true });
+    // Another connection moves the run on (a takeover, a cancel): other entries, fewer of them.
+    const theirs = await other.getRun(run.runId);
+    if (!theirs) throw new Error('no run');
+    clearPath(theirs);
+    setLatest(theirs, 'x', 99);
+    theirs.rev = 't1';
+    await other.putRun(theirs, {});
+    // My next write carries one change over rows that are no longer those of my last write: written whole.
+    setLatest(run, 'n20', 21);
+    run.rev = 'r1';
+    await mine.putRun(run, {});
+    expect(await other.getRun(run.runId)).toEqual(run);
+    // A write that fails (its condition) leaves the rows as they were; the change it carried is written by the next.
+    setVisits(run, 'n0', 2);
+    run.rev = 'r2';
+    await expect(mine.putRun(run, { ownerId: 'someone-else' })).rejects.toBeInstanceOf(StaleRunError);
+    expect((await other.getRun(run.runId))?.visits.n0).toBe(1);
+    run.rev = 'r3';
+    await mine.putRun(run, { ownerId: 'me' });
+    expect(await other.getRun(run.runId)).toEqual(run);
+    mine.close();
+    other.close();
+  });
+
+  it('reads a run written by the previous layout (its maps in its body), and moves them to rows at its next write', async () => {
+    const dir = newDir();
+    const { db } = openSqlite(dir);
+    db.exec(`
+      CREATE TABLE runs (run_id TEXT PRIMARY KEY, workflow_name TEXT NOT NULL, created_at INTEGER NOT NULL, seq INTEGER NOT NULL, owner_id TEXT, body TEXT NOT NULL);
+      CREATE TABLE ir_versions (run_id TEXT NOT NULL, version INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, version)) WITHOUT ROWID;
+      CREATE TABLE steps (run_id TEXT NOT NULL, seq INTEGER NOT NULL, status TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+      CREATE TABLE events (run_id TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, key)) WITHOUT ROWID;
+      PRAGMA user_version = 2;
+    `);
+    const old = { ...makeRun('old_run'), latest: { a: 1, b: 2 }, visits: { a: 1, b: 1 }, rev: 'o1' };
+    db.prepare('INSERT INTO runs (run_id, workflow_name, created_at, seq, owner_id, body) VALUES (?, ?, ?, ?, ?, ?)').run(
+      old.runId,
+      old.workflowName,
+      old.createdAt,
+      old.seq,
+      null,
+      JSON.stringify(old),
+    );
+    db.close();
+    const store = SqliteRunStore.open(dir);
+    const read = await store.getRun(old.runId);
+    expect(read).toEqual(old);
+    if (!read) throw new Error('no run');
+    setLatest(read, 'c', 3);
+    read.rev = 'o2';
+    await store.putRun(read, {});
+    const check = openSqlite(dir).db;
+    expect(JSON.parse((check.prepare('SELECT body FROM runs').get() as { body: string }).body)).not.toHaveProperty('latest');
+    expect(check.prepare('SELECT node_id, latest, visits FROM run_paths ORDER BY node_id').all()).toEqual([
+      { node_id: 'a', latest: 1, visits: 1 },
+      { node_id: 'b', latest: 2, visits: 1 },
+      { node_id: 'c', latest: 3, visits: null },
+    ]);
+    check.close();
+    expect(await store.getRun(old.runId)).toEqual(read);
     store.close();
   });
 });

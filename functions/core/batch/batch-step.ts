@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS, LIMIT_VARIABLES } from '../limits.ts';
 import { childLimitRefusal, enterItemChild } from '../nested/batch-child.ts';
 import { WORKFLOW_TYPE } from '../nested/workflow-params.ts';
 import type { NodeRecord } from '../run-model.ts';
+import { setVisits } from '../run-path.ts';
 import type { AdvanceOutcome, BatchItemSpec } from '../state-io.ts';
 import { TemplateResolutionError } from '../templates.ts';
 import { visitTraceparent } from '../trace-context.ts';
@@ -94,7 +95,7 @@ export const startBatch = async (
   const range: ItemRange = { base: seq + 1, count: items.length };
   run.seq = seq + items.length;
   run.itemRecords = used + items.length;
-  run.visits[node.id] = visit;
+  setVisits(run, node.id, visit);
   const now = deps.now();
   const firstParams = items.length > 0 ? safeParams(step, node, nodes, config, items) : {};
   const batch: BatchState = {

@@ -3,6 +3,7 @@ import { computeCacheKey } from '../cache-key.ts';
 import { nextNodeId } from '../ir.ts';
 import { CHILD_RUN_FAILED } from '../nested/workflow-params.ts';
 import type { NodeRecord, RunError } from '../run-model.ts';
+import { setLatest } from '../run-path.ts';
 import type { AdvanceOutcome } from '../state-io.ts';
 import { configOf } from './batch-config.ts';
 import { type BatchState, itemMessage, MAX_LISTED_ITEM_ERRORS, READ_WINDOW } from './batch-state.ts';
@@ -69,7 +70,7 @@ export const finishBatch = async (step: Advance, batch: BatchState, count: numbe
   step.writes.noteVisit(record);
   deps.cache.rememberOutputs(record);
   delete run.batch;
-  run.latest[node.id] = batch.seq;
+  setLatest(run, node.id, batch.seq);
   run.metrics.nodesExecuted += 1;
   if (failed && first) {
     const error: RunError = {
