@@ -4,8 +4,8 @@ import type Database from 'better-sqlite3';
  * The run store's tables. Each row keeps its item as JSON (`body`) beside the few columns that keys,
  * conditions and listings read, so an item round-trips exactly and a new field needs no migration; a run
  * item's path maps (`latest`, `visits`) are the exception: a row a node in `run_paths`, so that a step
- * writes the entries it changed, not the whole maps (core/run-path.ts). `path_rev` is the `rev` of the
- * run item whose maps the rows hold. `user_version` numbers the layout; a later layout migrates from it
+ * writes the entries it changed, not the whole maps (core/run-path.ts). `path_rev` names the write
+ * whose maps the rows hold. `user_version` numbers the layout; a later layout migrates from it
  * (3: `run_paths` and `path_rev`; a run written by layout 2 keeps its maps in its body until its next write).
  */
 const SCHEMA_VERSION = 3;

@@ -59,9 +59,15 @@ export interface SqliteRunStoreOptions {
 
 const pathRow = (run: RunItem, nodeId: string): PathRow => [nodeId, run.latest[nodeId] ?? null, run.visits[nodeId] ?? null];
 
+/** Names each write of path rows (`path_rev`), unique across processes: a write's changes apply over the rows of the write they follow. */
+const PATH_TOKENS = `${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 10)}`;
+let pathWrites = 0;
+
 /** The run item without its path maps, and of those the entries changed since this object's last write (all of them when unknown). */
 const runOp = (run: RunItem, condition: RunWriteCondition): WriteOp => {
-  const changes = takePathChanges(run);
+  pathWrites += 1;
+  const pathRev = `${PATH_TOKENS}.${pathWrites}`;
+  const changes = takePathChanges(run, pathRev);
   const { latest, visits, ...rest } = run;
   const path = changes
     ? changes.changed.map((nodeId) => pathRow(run, nodeId))
@@ -75,7 +81,7 @@ const runOp = (run: RunItem, condition: RunWriteCondition): WriteOp => {
     ownerId: run.owner?.id ?? null,
     body: JSON.stringify(rest),
     condition,
-    pathRev: run.rev ?? null,
+    pathRev,
     pathBase: changes?.base ?? null,
     path,
   };

@@ -26,9 +26,9 @@ export type WriteOp =
       /** The item without its path maps, which go to `run_paths` (sqlite-run-schema.ts). */
       body: string;
       condition: RunWriteCondition;
-      /** The item's `rev`: the rows below, applied, are its maps. */
-      pathRev: string | null;
-      /** The rows are changes over the maps of the item whose `rev` this is (else the whole maps, the old rows deleted). */
+      /** Names this write of the item's maps: the rows below, applied, are its maps. */
+      pathRev: string;
+      /** The rows are changes over those of the write this names (else the whole maps, the old rows deleted). */
       pathBase: string | null;
       path: readonly PathRow[];
     }
@@ -147,7 +147,7 @@ export class GroupCommit implements SqliteWriter {
       throw new StaleRunError(`run ${op.runId} was moved on by another writer (${failed.join(', ')})`, { details: { runId: op.runId, ...condition } });
     }
     if (op.pathBase !== null && current?.path_rev !== op.pathBase) {
-      throw new PathBaseError(`the path rows of run ${op.runId} are not those of rev ${op.pathBase}`);
+      throw new PathBaseError(`the path rows of run ${op.runId} are not those of write ${op.pathBase}`);
     }
     if (op.pathBase === null) this.sql.clearPath.run(op.runId);
     for (const [nodeId, latest, visits] of op.path) {

@@ -17,6 +17,12 @@ export interface LaunchRequest {
    * workers) records for its copy (validate.ts rememberValidation) instead of validating it again.
    */
   created?: { run: RunItem; workflow: Workflow; issues?: readonly ValidationIssue[] };
+  /**
+   * The run was claimed by this request for a resume (claimRun: the item it wrote) and, with a patch, the
+   * workflow version the claim wrote (the run's `irVersion`): handed over as `created` is, so that the run's
+   * first step reads neither back (a resume walks its records; it does not validate the workflow again).
+   */
+  resumed?: { run: RunItem; patched?: Workflow };
 }
 
 /**

@@ -6,9 +6,9 @@ import type { RunItem } from './run-model.ts';
 // SQLite store: a row a node) asks what changed since its last write of the object and writes only that.
 // So every change of an entry goes through the functions below.
 
-/** What changed in one run item object since a store last took its changes. `changed` undefined: unknown, write it whole. */
+/** What changed in one run item object since a store last took its changes, for the write named `token`. `changed` undefined: unknown, write it whole. */
 interface PathTracker {
-  rev: string | undefined;
+  token: string | undefined;
   changed: Set<string> | undefined;
 }
 
@@ -34,19 +34,19 @@ export const clearPath = (run: RunItem): void => {
 };
 
 /**
- * For a store about to write `run`: the entries changed since its last write of this object, and that
- * write's `rev` (the base the changes apply to); undefined when the whole maps must be written (the first
- * write of the object, after `clearPath` or a failed write). Tracking goes on from `run.rev`.
+ * For a store about to write `run` as the write named `token` (unique to each write): the entries changed
+ * since its last write of this object, and that write's token (the base the changes apply to); undefined
+ * when the whole maps must be written (the first write of the object, after `clearPath` or a failed write).
  */
-export const takePathChanges = (run: RunItem): { base: string; changed: string[] } | undefined => {
+export const takePathChanges = (run: RunItem, token: string): { base: string; changed: string[] } | undefined => {
   let tracker = trackers.get(run);
   if (!tracker) {
-    tracker = { rev: undefined, changed: undefined };
+    tracker = { token: undefined, changed: undefined };
     trackers.set(run, tracker);
   }
-  const taken = tracker.rev !== undefined && tracker.changed !== undefined ? { base: tracker.rev, changed: [...tracker.changed] } : undefined;
-  tracker.rev = run.rev;
-  tracker.changed = run.rev === undefined ? undefined : new Set();
+  const taken = tracker.token !== undefined && tracker.changed !== undefined ? { base: tracker.token, changed: [...tracker.changed] } : undefined;
+  tracker.token = token;
+  tracker.changed = new Set();
   return taken;
 };
 
@@ -60,7 +60,7 @@ export const forgetPathChanges = (run: RunItem): void => {
 export const sharePathChanges = (run: RunItem, copy: RunItem): void => {
   let tracker = trackers.get(run);
   if (!tracker) {
-    tracker = { rev: undefined, changed: undefined };
+    tracker = { token: undefined, changed: undefined };
     trackers.set(run, tracker);
   }
   trackers.set(copy, tracker);

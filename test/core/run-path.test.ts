@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { clearPath, forgetPathChanges, setLatest, setVisits, takePathChanges } from '../../functions/core/run-path.ts';
+import { clearPath, forgetPathChanges, setLatest, setVisits, sharePathChanges, takePathChanges } from '../../functions/core/run-path.ts';
 import { aRun } from '../support/builders.ts';
 
 const FUNCTIONS = fileURLToPath(new URL('../../functions', import.meta.url));
@@ -16,29 +16,26 @@ const sources = (dir: string): string[] =>
 
 describe('run-path: the changes of a run item path maps', () => {
   it('are taken since the last take of the object; unknown (whole) at first, after clearPath and after a failed write', () => {
-    const run = { ...aRun({ runId: 'tracked' }), rev: 'a' };
+    const run = aRun({ runId: 'tracked' });
     setLatest(run, 'x', 1);
-    expect(takePathChanges(run)).toBeUndefined();
+    expect(takePathChanges(run, 'a')).toBeUndefined();
     setLatest(run, 'y', 2);
     setVisits(run, 'y', 1);
     setVisits(run, 'x', 2);
-    run.rev = 'b';
-    expect(takePathChanges(run)).toEqual({ base: 'a', changed: ['y', 'x'] });
-    run.rev = 'c';
-    expect(takePathChanges(run)).toEqual({ base: 'b', changed: [] });
+    expect(takePathChanges(run, 'b')).toEqual({ base: 'a', changed: ['y', 'x'] });
+    expect(takePathChanges(run, 'c')).toEqual({ base: 'b', changed: [] });
     forgetPathChanges(run);
-    run.rev = 'd';
-    expect(takePathChanges(run)).toBeUndefined();
+    expect(takePathChanges(run, 'd')).toBeUndefined();
     clearPath(run);
     expect(run.latest).toEqual({});
-    run.rev = 'e';
-    expect(takePathChanges(run)).toBeUndefined();
-    // A run item without a rev cannot be a base: each of its writes is whole.
-    const bare = aRun({ runId: 'bare' });
-    delete bare.rev;
-    takePathChanges(bare);
-    setLatest(bare, 'x', 1);
-    expect(takePathChanges(bare)).toBeUndefined();
+    expect(takePathChanges(run, 'e')).toBeUndefined();
+    // A copy written in its place (a redacted one) shares them.
+    setLatest(run, 'z', 3);
+    const copy = { ...run };
+    sharePathChanges(run, copy);
+    expect(takePathChanges(copy, 'f')).toEqual({ base: 'e', changed: ['z'] });
+    setLatest(run, 'z', 4);
+    expect(takePathChanges({ ...run }, 'g')).toBeUndefined();
   });
 
   it('are made only through its functions: no other code assigns to an entry of latest or visits', () => {

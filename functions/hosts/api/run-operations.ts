@@ -176,8 +176,10 @@ export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody, 
     ...(body.repair_approval !== undefined ? { repairApproval: body.repair_approval } : {}),
     ...(body.no_cache !== undefined ? { noCache: body.no_cache } : {}),
   });
-  await deps.launcher.launch({ runId, owner, mode: run.mode });
-  return run;
+  // The claimed item and the patch as checked go with the launch (the engine's cache, as a created run's).
+  const answer = { ...run };
+  await deps.launcher.launch({ runId, owner, mode: run.mode, resumed: { run, ...(patch ? { patched: patch.ir } : {}) } });
+  return answer;
 };
 
 /** A cancel's slots go to the runs waiting for them, whose executions this API starts at once (as after an answer). */

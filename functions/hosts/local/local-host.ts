@@ -396,13 +396,14 @@ export class LocalHost {
    * became (its status), not its report, which serve's launcher does not read.
    */
   async driveLaunched(request: LaunchRequest, signal?: AbortSignal): Promise<RunItem['status'] | undefined> {
-    const { created } = request;
+    const { created, resumed } = request;
     if (created) {
       this.adoptCreated(created.run, created.workflow);
       if (created.issues) rememberValidation(created.workflow, this.catalog, created.issues);
     } else await this.removeOrphanBlobs(request.runId);
+    if (resumed) this.adoptResumed(resumed);
     const wake = request.waitId === undefined ? undefined : { waitId: request.waitId, holder: request.owner };
-    await this.execute(request.runId, request.owner.id, request.mode, created?.run.rev, signal, wake);
+    await this.execute(request.runId, request.owner.id, request.mode, (created ?? resumed)?.run.rev, signal, wake);
     return (await this.store.getRun(request.runId))?.status;
   }
 
@@ -413,6 +414,12 @@ export class LocalHost {
    */
   private adoptCreated(run: RunItem, workflow: Workflow): void {
     this.cache.rememberIr(run.runId, 0, workflow);
+    this.cache.rememberRun(run);
+  }
+
+  /** A run claimed for a resume in this process, and the patched version its claim wrote, handed over as a created run's are. */
+  private adoptResumed({ run, patched }: NonNullable<LaunchRequest['resumed']>): void {
+    if (patched) this.cache.rememberIr(run.runId, run.irVersion, patched);
     this.cache.rememberRun(run);
   }
 

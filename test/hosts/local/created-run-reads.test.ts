@@ -1,7 +1,7 @@
 // A run created in this process is driven from the item and workflow its creator wrote, not read back
 // (issue 30: each read is a JSON parse and a zod parse of the run item, ~0.1 ms for a 10-node run's).
 import { describe, expect, it } from 'vitest';
-import { cancelRun, createRun, MemoryRunStore, parseWorkflow, type RunStore, type Workflow } from '../../../functions/core/index.ts';
+import { cancelRun, checkRunPatch, claimRun, createRun, MemoryRunStore, parseWorkflow, type RunStore, type Workflow } from '../../../functions/core/index.ts';
 import { LocalHost } from '../../../functions/hosts/local/local-host.ts';
 import { LocalRunLauncher } from '../../../functions/hosts/local/local-launcher.ts';
 
@@ -95,5 +95,34 @@ describe('a run created in this process', () => {
     await cancelRun(store, runId, Date.now());
     await launcher.whenDone(owner.id);
     expect(logs).toEqual([`run ${runId} cancelled`]);
+  });
+});
+
+describe('a run resumed in this process with a patch', () => {
+  /** A run of `chain()` whose second node failed, claimed with a patch that mends it, as serve's API resumes one. */
+  const claimedWithPatch = async (store: RunStore, host: LocalHost, launcher: LocalRunLauncher) => {
+    const broken = chain();
+    const failing = { ...broken, nodes: broken.nodes.map((n) => (n.id === 'b' ? { ...n, params: { expression: '$error("broken")' } } : n)) };
+    const first = await host.start({ workflow: failing, workflowName: 'chain', params: {}, repairEnabled: false, maxRepairs: 0 });
+    expect(first.status).toBe('failed');
+    const checked = await checkRunPatch(store, first.run_id, chain(), { catalog: host.catalog, now: Date.now(), reason: 'test' });
+    if (!checked.ok) throw new Error(checked.message);
+    const owner = launcher.newOwner(first.run_id, Date.now());
+    const run = await claimRun(store, first.run_id, { owner, now: Date.now(), isAlive: async () => false, patch: checked.item });
+    return { run, owner, patched: checked.item.ir };
+  };
+
+  it('is driven from the item its claim wrote and the version it checked: neither is read back', async () => {
+    const { store, reads } = countingStore();
+    const host = new LocalHost({ store });
+    const launcher = new LocalRunLauncher(host, () => undefined);
+    const { run, owner, patched } = await claimedWithPatch(store, host, launcher);
+    for (const key of Object.keys(reads)) delete reads[key];
+    await launcher.launch({ runId: run.runId, owner, mode: 'express', resumed: { run, patched } });
+    await launcher.whenDone(owner.id);
+    expect((await host.report(run.runId))?.status).toBe('succeeded');
+    // The status the launcher logs and the report above (its two workflow versions): the engine read neither
+    // the item nor the version, only the records its walk replays.
+    expect(reads).toEqual({ listRecords: 2, getRun: 2, getIrVersion: 2, listEvents: 1 });
   });
 });
