@@ -71,11 +71,11 @@ const prepare = (db: Database.Database) => ({
   ),
   // Only a takeover asks for it (start-once): it parses the body, so the per-step guard above does not.
   runEventSeq: db.prepare<[string], { event_seq: number | null }>("SELECT json_extract(body, '$.eventSeq') AS event_seq FROM runs WHERE run_id = ?"),
-  putRun: db.prepare(
-    `INSERT INTO runs (run_id, workflow_name, created_at, seq, owner_id, body, path_rev) VALUES (@runId, @workflowName, @createdAt, @seq, @ownerId, @body, @pathRev)
-     ON CONFLICT (run_id) DO UPDATE SET workflow_name = excluded.workflow_name, created_at = excluded.created_at,
-       seq = excluded.seq, owner_id = excluded.owner_id, body = excluded.body, path_rev = excluded.path_rev`,
+  insertRun: db.prepare(
+    'INSERT INTO runs (run_id, workflow_name, created_at, seq, owner_id, body, path_rev) VALUES (@runId, @workflowName, @createdAt, @seq, @ownerId, @body, @pathRev)',
   ),
+  // A run's workflow name and creation time never change: an update leaves them, and the two indexes on them, alone.
+  updateRun: db.prepare('UPDATE runs SET seq = @seq, owner_id = @ownerId, body = @body, path_rev = @pathRev WHERE run_id = @runId'),
   clearPath: db.prepare('DELETE FROM run_paths WHERE run_id = ?'),
   putPath: db.prepare('INSERT OR REPLACE INTO run_paths (run_id, node_id, latest, visits) VALUES (?, ?, ?, ?)'),
   dropPath: db.prepare('DELETE FROM run_paths WHERE run_id = ? AND node_id = ?'),
@@ -155,7 +155,8 @@ export class GroupCommit implements SqliteWriter {
       else this.sql.putPath.run(op.runId, nodeId, latest, visits);
     }
     const { runId, workflowName, createdAt, seq, ownerId, body, pathRev } = op;
-    this.sql.putRun.run({ runId, workflowName, createdAt, seq, ownerId, body, pathRev });
+    if (current) this.sql.updateRun.run({ runId, seq, ownerId, body, pathRev });
+    else this.sql.insertRun.run({ runId, workflowName, createdAt, seq, ownerId, body, pathRev });
   }
 
   private putIr(op: Extract<WriteOp, { op: 'ir' }>): void {
