@@ -28,7 +28,12 @@ export class Redactor {
     return out;
   }
 
-  /** A copy of `value` with every string (keys included) redacted; the input is not changed. */
+  /**
+   * `value` with every string (keys included) redacted; the input is not changed. A plain object or array
+   * with nothing to redact in it is the input's own, not a copy: a run item's path maps (node ids and
+   * numbers) stay the objects the engine changes, which the run store writes as changes (run-path.ts),
+   * and a long run's item is not copied whole at every write.
+   */
   value<T>(value: T): T {
     if (this.empty) return value;
     return this.deep(value) as T;
@@ -36,14 +41,36 @@ export class Redactor {
 
   private deep(value: unknown): unknown {
     if (typeof value === 'string') return this.text(value);
-    if (Array.isArray(value)) return value.map((item) => this.deep(item));
+    if (Array.isArray(value)) {
+      let out: unknown[] | undefined;
+      value.forEach((item, i) => {
+        const redacted = this.deep(item);
+        if (out === undefined && !Object.is(redacted, item)) out = value.slice(0, i);
+        out?.push(redacted);
+      });
+      return out ?? value;
+    }
     if (value !== null && typeof value === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) {
-        Object.defineProperty(out, this.text(key), { value: this.deep(item), enumerable: true, writable: true, configurable: true });
-      }
-      return out;
+      const entries = Object.entries(value);
+      const prototype = Object.getPrototypeOf(value);
+      // Anything but a plain object is copied as before (to a plain object), changed or not.
+      let out: Record<string, unknown> | undefined = prototype === Object.prototype || prototype === null ? undefined : {};
+      entries.forEach(([key, item], i) => {
+        const name = this.text(key);
+        const redacted = this.deep(item);
+        if (out === undefined && (name !== key || !Object.is(redacted, item))) {
+          out = {};
+          for (const [earlierKey, earlier] of entries.slice(0, i)) define(out, earlierKey, earlier);
+        }
+        if (out) define(out, name, redacted);
+      });
+      return out ?? value;
     }
     return value;
   }
 }
+
+/** An own enumerable property, whatever its name (`__proto__` included). */
+const define = (out: Record<string, unknown>, key: string, value: unknown): void => {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+};

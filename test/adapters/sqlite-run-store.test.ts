@@ -175,21 +175,26 @@ describe('SqliteRunStore: a run item path maps, a row a node', () => {
     store.close();
   });
 
-  it('writes the changes through the redacting store the CLI wraps it in; a redacted copy whole', async () => {
-    for (const secrets of [[], ['a-secret-value']]) {
+  it('writes the changes through the redacting store the CLI wraps it in; a copy whose maps were redacted whole', async () => {
+    // No secret, a secret found nowhere in the maps (an API key in the environment), a secret in a node id.
+    for (const [secrets, changed, expected] of [
+      [[], 'n100', 2],
+      [['a-secret-value'], 'n100', 2],
+      [['a-secret-value'], 'step-a-secret-value', 1 + 100 + 101],
+    ] as const) {
       const database = openSqlite(newDir());
       const store = new RedactingRunStore(new SqliteRunStore(database), new Redactor(secrets));
       const run = visited('redacted_run', 100, 'r0');
       await store.putRun(run, { notExists: true });
       const before = changesOf(database.db);
-      setLatest(run, 'n100', 101);
+      setLatest(run, changed, 101);
       run.rev = 'r1';
       await store.putRun(run, { ownerId: 'me' });
-      // The run row and one path row; redacted: the run row, and the 100 rows deleted and 101 written.
-      expect(changesOf(database.db) - before).toBe(secrets.length === 0 ? 2 : 1 + 100 + 101);
+      // The run row and one path row; with its maps redacted: the run row, the 100 rows deleted and 101 written.
+      expect(changesOf(database.db) - before).toBe(expected);
       const read = await store.getRun(run.runId);
       expect(Object.keys(read?.latest ?? {})).toHaveLength(101);
-      expect(read?.latest.n100).toBe(101);
+      expect(read?.latest[changed.replace('a-secret-value', '[redacted]')]).toBe(101);
       database.db.close();
     }
   });
