@@ -14,23 +14,37 @@ interface PathTracker {
 
 const trackers = new WeakMap<RunItem, PathTracker>();
 
+/** The tracker of `run`, made (knowing nothing yet: the next write is whole) on first use. */
+const trackerOf = (run: RunItem): PathTracker => {
+  let tracker = trackers.get(run);
+  if (!tracker) {
+    tracker = { token: undefined, changed: undefined };
+    trackers.set(run, tracker);
+  }
+  return tracker;
+};
+
+/** Notes a changed entry, for a store that took the object's changes before (none took them: it writes the object whole). */
+const noteChange = (run: RunItem, nodeId: string): void => {
+  trackers.get(run)?.changed?.add(nodeId);
+};
+
 /** Templates read this visit of `nodeId` from now on. */
 export const setLatest = (run: RunItem, nodeId: string, seq: number): void => {
   run.latest[nodeId] = seq;
-  trackers.get(run)?.changed?.add(nodeId);
+  noteChange(run, nodeId);
 };
 
 export const setVisits = (run: RunItem, nodeId: string, visits: number): void => {
   run.visits[nodeId] = visits;
-  trackers.get(run)?.changed?.add(nodeId);
+  noteChange(run, nodeId);
 };
 
 /** Empties both maps (a walk fills them again): the next write is whole. */
 export const clearPath = (run: RunItem): void => {
   run.latest = {};
   run.visits = {};
-  const tracker = trackers.get(run);
-  if (tracker) tracker.changed = undefined;
+  forgetPathChanges(run);
 };
 
 /**
@@ -39,11 +53,7 @@ export const clearPath = (run: RunItem): void => {
  * when the whole maps must be written (the first write of the object, after `clearPath` or a failed write).
  */
 export const takePathChanges = (run: RunItem, token: string): { base: string; changed: string[] } | undefined => {
-  let tracker = trackers.get(run);
-  if (!tracker) {
-    tracker = { token: undefined, changed: undefined };
-    trackers.set(run, tracker);
-  }
+  const tracker = trackerOf(run);
   const taken = tracker.token !== undefined && tracker.changed !== undefined ? { base: tracker.token, changed: [...tracker.changed] } : undefined;
   tracker.token = token;
   tracker.changed = new Set();
@@ -58,10 +68,5 @@ export const forgetPathChanges = (run: RunItem): void => {
 
 /** `copy` is written in place of `run` (a redacted copy): both share one tracker, so the changes made to `run` are the copy's. */
 export const sharePathChanges = (run: RunItem, copy: RunItem): void => {
-  let tracker = trackers.get(run);
-  if (!tracker) {
-    tracker = { token: undefined, changed: undefined };
-    trackers.set(run, tracker);
-  }
-  trackers.set(copy, tracker);
+  trackers.set(copy, trackerOf(run));
 };
