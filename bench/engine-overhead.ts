@@ -109,7 +109,6 @@ try {
     const disk: number[] = [];
     const diskCpu: number[] = [];
     const mem: number[] = [];
-    const rounds = ROUNDS;
     // The first run of a size in this process also compiles (JIT) and grows the heap for it: measured apart,
     // as the cold figure; the rounds after it are the steady cost a step.
     const cold = process.cpuUsage();
@@ -117,7 +116,7 @@ try {
     const coldCpu = process.cpuUsage(cold);
     nodesOnDisk += nodes;
     await runThrough(inMemory, nodes);
-    for (let round = 0; round < rounds; round += 1) {
+    for (let round = 0; round < ROUNDS; round += 1) {
       d.push(await timed(() => direct(nodes)));
       const cpu = process.cpuUsage();
       disk.push(await timed(() => runThrough(onDisk, nodes)));
@@ -129,7 +128,7 @@ try {
     const per = (ms: number) => ms / nodes;
     const base = per(median(d));
     console.log(
-      `${nodes} nodes (median of ${rounds}): engine overhead on SQLite ${(per(median(disk)) - base).toFixed(3)} ms/node` +
+      `${nodes} nodes (median of ${ROUNDS}): engine overhead on SQLite ${(per(median(disk)) - base).toFixed(3)} ms/node` +
         ` (in memory ${(per(median(mem)) - base).toFixed(3)}; direct runner ${base.toFixed(3)}) -> target < 1 ms: ${per(median(disk)) - base < 1 ? 'met' : 'NOT met'};` +
         ` CPU on SQLite ${per(median(diskCpu)).toFixed(3)} ms/node (the process's threads, runner included; its first run ${per((coldCpu.user + coldCpu.system) / 1000).toFixed(3)})`,
     );
