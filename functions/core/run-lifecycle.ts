@@ -96,6 +96,12 @@ export interface ClaimOptions {
   now: number;
   /** A person's patch, already checked, to apply as the next workflow version. */
   patch?: IrVersionItem;
+  /**
+   * The run as the caller read it a moment ago, taken over instead of read again. The claim's write is
+   * conditional on what it read (its seq, or its previous owner), so a run another process took since loses
+   * the race as it would have with a fresh read.
+   */
+  read?: RunItem;
   /** Change the repair budget for the rest of the run. */
   maxRepairs?: number;
   repairEnabled?: boolean;
@@ -114,7 +120,7 @@ export interface ClaimOptions {
  * The next Advance walks from the start and replays what is recorded.
  */
 export const claimRun = async (store: RunStore, runId: string, options: ClaimOptions): Promise<RunItem> => {
-  const run = await store.getRun(runId);
+  const run = options.read?.runId === runId ? options.read : await store.getRun(runId);
   if (!run) throw new RunNotFoundError(`no run '${runId}' in this store (see \`flowmend runs\`)`);
   // A child run is driven by its parent's execution, which records the parent's node when the child ends.
   if (run.parent) {
@@ -137,7 +143,7 @@ export const claimRun = async (store: RunStore, runId: string, options: ClaimOpt
   }
   const previousOwner = run.owner?.id;
   if (options.patch) {
-    await store.putIrVersion(options.patch);
+    // The patch's version goes in the claim's commit (below).
     run.irVersion = options.patch.version;
     run.repairedNodes = [...new Set([...run.repairedNodes, ...(options.patch.nodesChanged ?? [])])];
   }
@@ -176,8 +182,15 @@ export const claimRun = async (store: RunStore, runId: string, options: ClaimOpt
     message: `resumed from ${resumedFrom}${options.patch ? ` with workflow version ${options.patch.version}` : ''}`,
   };
   try {
-    // One transaction where the store has them (SQLite: one fsync, and a resumer that lost the race writes nothing).
-    await commitAdvance(store, { events: [event], records: [], run, condition: previousOwner === undefined ? { seq: run.seq } : { ownerId: previousOwner } });
+    // One transaction where the store has them (SQLite: one fsync, and a resumer that lost the race writes nothing,
+    // not even its patch's version); a store without them writes the version first, so no run item names a missing one.
+    await commitAdvance(store, {
+      ...(options.patch ? { irVersions: [options.patch] } : {}),
+      events: [event],
+      records: [],
+      run,
+      condition: previousOwner === undefined ? { seq: run.seq } : { ownerId: previousOwner },
+    });
   } catch (error) {
     if (!(error instanceof StaleRunError)) throw error;
     throw new RunBusyError(`run ${runId} was resumed by another process at the same moment; see \`flowmend status ${runId}\``, { cause: error });
