@@ -153,21 +153,27 @@ export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody, 
     return waiting;
   }
   let patch: IrVersionItem | undefined;
+  // The run as read last (the waiting check's read, or the patch check's), which the claim takes over instead of reading it again.
+  let read = waiting;
   if (body.workflow !== undefined) {
-    if (!(await deps.store.getRun(runId))) throw notFound(`run '${runId}'`);
     const checked = await checkRunPatch(deps.store, runId, await workflowFromField(body.workflow), {
       catalog: deps.catalog,
       now,
       reason: 'Workflow patched through the API',
     });
-    if (!checked.ok) throw new ApiError(422, 'INVALID_PATCH', checked.message, { problems: checked.problems });
+    if (!checked.ok) {
+      if (checked.missing) throw notFound(`run '${runId}'`);
+      throw new ApiError(422, 'INVALID_PATCH', checked.message, { problems: checked.problems });
+    }
     patch = checked.item;
+    read = checked.run;
   }
   const owner = deps.launcher.newOwner(runId, now);
   const run = await claimRun(deps.store, runId, {
     owner,
     now,
     isAlive: (o) => deps.launcher.isAlive(o),
+    ...(read ? { read } : {}),
     trace: { caller: parseTraceparent(traceparent), traced: deps.traced ?? false },
     ...(patch ? { patch } : {}),
     ...(body.max_repairs !== undefined ? { maxRepairs: body.max_repairs } : {}),
