@@ -1,7 +1,6 @@
-import { canonicalJson } from '../cache-key.ts';
+import { sameJson } from '../cache-key.ts';
 import type { Workflow } from '../ir.ts';
 
-const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
 type Keyed<T> = ReadonlyMap<string, T>;
 
@@ -14,7 +13,7 @@ const mergeKeyed = <T>(base: Keyed<T>, current: Keyed<T>, patch: Keyed<T>): [str
   const merged = new Map<string, T>();
   const keys = [...new Set([...patch.keys(), ...current.keys(), ...base.keys()])];
   for (const key of keys) {
-    const touched = !same(base.get(key), patch.get(key));
+    const touched = !sameJson(base.get(key), patch.get(key));
     const value = touched ? patch.get(key) : current.get(key);
     if (value !== undefined) merged.set(key, value);
   }
@@ -27,7 +26,7 @@ const entries = <T>(record: Readonly<Record<string, T>>): Map<string, T> => new 
 
 /** How many parts (nodes, edges, inputs, outputs, other top-level keys) differ between two workflows: the patch's distance from a version. */
 export const workflowDistance = (a: Workflow, b: Workflow): number => {
-  const count = <T>(x: Keyed<T>, y: Keyed<T>): number => [...new Set([...x.keys(), ...y.keys()])].filter((k) => !same(x.get(k), y.get(k))).length;
+  const count = <T>(x: Keyed<T>, y: Keyed<T>): number => [...new Set([...x.keys(), ...y.keys()])].filter((k) => !sameJson(x.get(k), y.get(k))).length;
   const { nodes: an, edges: ae, inputs: ai, outputs: ao, ...aTop } = a;
   const { nodes: bn, edges: be, inputs: bi, outputs: bo, ...bTop } = b;
   return (

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../cache-key.ts';
+import { sameJson } from '../cache-key.ts';
 import type { Workflow } from '../ir.ts';
 import type { NodeCatalog } from '../node-type.ts';
 import { parseWorkflow, validateWorkflow } from '../validate.ts';
@@ -36,7 +36,7 @@ export function checkProposal(input: ProposalCheckInput): ProposalCheck {
   const parsed = parseWorkflow(input.proposal);
   if (!parsed.ok) return { ok: false, problems: bounded(parsed.issues.map((i) => `invalid workflow: ${issueLine(i)}`)) };
   const ir = parsed.workflow;
-  if (canonicalJson(ir) === canonicalJson(input.before)) return { ok: false, problems: ['the proposal changes nothing'] };
+  if (sameJson(ir, input.before)) return { ok: false, problems: ['the proposal changes nothing'] };
   const errors = validateWorkflow(ir, input.catalog).filter((i) => i.severity === 'error');
   const problems = errors.map((i) => `validation: ${issueLine(i)}`);
   if (input.keepUnchanged !== undefined) {

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../cache-key.ts';
+import { sameJson } from '../cache-key.ts';
 import type { Workflow, WorkflowNode } from '../ir.ts';
 import { isRecord } from '../json-text.ts';
 
@@ -10,11 +10,10 @@ const show = (value: unknown): string => {
   return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
 };
 
-const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
 /** Leaf-level changes between two values, as `path: before -> after`. */
 function diffValue(before: unknown, after: unknown, path: string, lines: string[]): void {
-  if (same(before, after)) return;
+  if (sameJson(before, after)) return;
   if (isRecord(before) && isRecord(after)) {
     for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
       diffValue(before[key], after[key], `${path}.${key}`, lines);
@@ -29,7 +28,7 @@ const edgeText = (e: Workflow['edges'][number]): string => `${e.from} -> ${e.to}
 /** Ids of nodes that were added or whose content differs (node order ignored). */
 export function changedNodeIds(before: Workflow, after: Workflow): string[] {
   const old = new Map(before.nodes.map((n) => [n.id, n]));
-  return after.nodes.filter((n) => !same(old.get(n.id), n)).map((n) => n.id);
+  return after.nodes.filter((n) => !sameJson(old.get(n.id), n)).map((n) => n.id);
 }
 
 /** What changed from one IR to the next, one line per change, nodes matched by id. */

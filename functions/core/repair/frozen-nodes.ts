@@ -1,12 +1,13 @@
-import { canonicalJson } from '../cache-key.ts';
+import { sameJson } from '../cache-key.ts';
 import type { Workflow, WorkflowNode } from '../ir.ts';
 import { findTemplates } from '../templates.ts';
 import type { CompletedNode } from './types.ts';
 
-const cacheInputs = (node: WorkflowNode | undefined): string | undefined =>
-  node === undefined ? undefined : canonicalJson({ type: node.type, params: node.params });
+/** Whether a node's type and params (what its cache key is made of) are the same in both. */
+const sameCacheInputs = (node: WorkflowNode, old: WorkflowNode | undefined): boolean =>
+  old !== undefined && node.type === old.type && sameJson(node.params, old.params);
 
-const rootsOf = (node: WorkflowNode): Set<string> => new Set(findTemplates(node.params).map((r) => r.root));
+const rootsOf = (node: WorkflowNode): string[] => [...new Set(findTemplates(node.params).map((r) => r.root))];
 
 /** A completed node that a change would make run again, and why. */
 export interface RerunNode {
@@ -25,27 +26,35 @@ export function nodesToRerun(before: Workflow, after: Workflow, completed: reado
   const newNodes = new Map(after.nodes.map((n) => [n.id, n]));
   const changedInputs = new Set(
     [...new Set([...Object.keys(before.inputs), ...Object.keys(after.inputs)])].filter(
-      (name) => canonicalJson(before.inputs[name]) !== canonicalJson(after.inputs[name]),
+      (name) => !sameJson(before.inputs[name], after.inputs[name]),
     ),
   );
   const done = new Map(completed.map((c) => [c.nodeId, c]));
   const rerun = new Map<string, RerunNode>();
+  // The roots a node's templates read, found once a node (and only where an input changed or a node re-runs).
+  const roots = new Map<string, string[]>();
+  const rootsOfNode = (node: WorkflowNode): string[] => {
+    let found = roots.get(node.id);
+    if (found === undefined) roots.set(node.id, (found = rootsOf(node)));
+    return found;
+  };
   for (const [id, info] of done) {
     const node = newNodes.get(id);
     if (node === undefined) continue;
-    if (cacheInputs(node) !== cacheInputs(oldNodes.get(id))) {
+    if (!sameCacheInputs(node, oldNodes.get(id))) {
       rerun.set(id, { nodeId: id, sideEffects: info.sideEffects, why: 'its params change' });
       continue;
     }
-    const input = [...rootsOf(node)].find((root) => changedInputs.has(root) && !newNodes.has(root));
+    if (changedInputs.size === 0) continue;
+    const input = rootsOfNode(node).find((root) => changedInputs.has(root) && !newNodes.has(root));
     if (input !== undefined) rerun.set(id, { nodeId: id, sideEffects: info.sideEffects, why: `it reads input '${input}', which changes` });
   }
-  for (let grew = true; grew; ) {
+  for (let grew = rerun.size > 0; grew; ) {
     grew = false;
     for (const [id, info] of done) {
       const node = newNodes.get(id);
       if (node === undefined || rerun.has(id)) continue;
-      const upstream = [...rootsOf(node)].find((root) => rerun.has(root));
+      const upstream = rootsOfNode(node).find((root) => rerun.has(root));
       if (upstream === undefined) continue;
       rerun.set(id, { nodeId: id, sideEffects: info.sideEffects, why: `it uses the outputs of '${upstream}', which would run again` });
       grew = true;

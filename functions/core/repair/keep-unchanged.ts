@@ -1,11 +1,10 @@
-import { canonicalJson } from '../cache-key.ts';
+import { sameJson } from '../cache-key.ts';
 import type { Workflow } from '../ir.ts';
 import type { NodeCatalog } from '../node-type.ts';
 
 /** Top-level keys a repair may change; every other one (inputs, description, name, ...) must stay as it was. */
 const REPAIRABLE_TOP_LEVEL = new Set(['nodes', 'edges', 'outputs', 'start_node']);
 
-const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const names = (reason: string, word: string): boolean => new RegExp(`(^|[^\\w-])${escapeRegExp(word)}($|[^\\w-])`).test(reason);
@@ -27,7 +26,7 @@ export function keepUnchangedProblems(before: Workflow, after: Workflow, reason:
   const beforeTop = before as Record<string, unknown>;
   const afterTop = after as Record<string, unknown>;
   for (const key of new Set([...Object.keys(beforeTop), ...Object.keys(afterTop)])) {
-    if (REPAIRABLE_TOP_LEVEL.has(key) || same(beforeTop[key], afterTop[key])) continue;
+    if (REPAIRABLE_TOP_LEVEL.has(key) || sameJson(beforeTop[key], afterTop[key])) continue;
     problems.push(`top-level "${key}" changed; a repair may only change nodes, edges and outputs`);
   }
   const oldIds = new Set(before.nodes.map((n) => n.id));

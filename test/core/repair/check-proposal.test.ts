@@ -145,6 +145,22 @@ describe('checkProposal', () => {
     ]);
   });
 
+  it('refuses a changed input that a completed side-effect node reads (through a pure node too)', () => {
+    const reading = edit((w) => {
+      (w.nodes[0] as Workflow['nodes'][number]).params.command = 'echo ${who}';
+    });
+    const result = checkProposal({
+      before: reading,
+      proposal: { ...structuredClone(reading), inputs: { who: { type: 'string', default: 'bob' } } },
+      completed,
+      catalog: builtinCatalog,
+    });
+    expect(problems(result)).toEqual([
+      `node 'fetch' already ran and has side effects, so it is frozen, but it reads input 'who', which changes: it would run a second time`,
+      `node 'notify' already ran and has side effects, so it is frozen, but it uses the outputs of 'shape', which would run again: it would run a second time`,
+    ]);
+  });
+
   it('allows changing a completed pure node when nothing with side effects depends on it', () => {
     const result = check(
       edit((w) => {
