@@ -12,6 +12,7 @@ import {
   RunEventSchema,
   type RunItem,
   RunItemSchema,
+  pathReadAt,
   StaleRunError,
   takePathChanges,
 } from '../core/index.ts';
@@ -31,7 +32,7 @@ type PathRowOut = { node_id: string; latest: number | null; visits: number | nul
 type Statements = ReturnType<typeof prepare>;
 
 const prepare = (db: Database.Database) => ({
-  getRun: db.prepare<[string], Row>('SELECT body FROM runs WHERE run_id = ?'),
+  getRun: db.prepare<[string], Row & { path_rev: string | null }>('SELECT body, path_rev FROM runs WHERE run_id = ?'),
   // In key order, not by seq: no reader depends on the maps' key order (those that need seq order sort), and the sort doubled a long run's read.
   getPath: db.prepare<[string], PathRowOut>('SELECT node_id, latest, visits FROM run_paths WHERE run_id = ?'),
   getIr: db.prepare<[string, number], Row>('SELECT body FROM ir_versions WHERE run_id = ? AND version = ?'),
@@ -143,8 +144,12 @@ export class SqliteRunStore implements RunStore {
   }
 
   async getRun(runId: string): Promise<RunItem | undefined> {
-    const row = this.guard('reading a run', () => this.sql.getRun.get(runId));
-    return row && this.parseRun(row, `run item of ${runId}`);
+    // The run's row and its path rows in one read transaction: both of one write, never the row of one write
+    // and the paths of the next (another connection may commit between two statements).
+    return this.reading(() => {
+      const row = this.guard('reading a run', () => this.sql.getRun.get(runId));
+      return row && this.parseRun(row, `run item of ${runId}`);
+    });
   }
 
   async putIrVersion(item: IrVersionItem): Promise<void> {
@@ -187,20 +192,24 @@ export class SqliteRunStore implements RunStore {
 
   async listRuns(options: { limit: number; workflowName?: string }): Promise<RunItem[]> {
     const limit = Math.max(0, options.limit);
-    const rows = this.guard('listing runs', () => {
-      if (options.workflowName !== undefined) return this.sql.runsByWorkflow.all(options.workflowName, limit);
-      const today = startOfDay(this.now());
-      return this.sql.recentRuns.all(today - (LOOKBACK_DAYS - 1) * DAY_MS, today + DAY_MS, limit);
+    return this.reading(() => {
+      const rows = this.guard('listing runs', () => {
+        if (options.workflowName !== undefined) return this.sql.runsByWorkflow.all(options.workflowName, limit);
+        const today = startOfDay(this.now());
+        return this.sql.recentRuns.all(today - (LOOKBACK_DAYS - 1) * DAY_MS, today + DAY_MS, limit);
+      });
+      return rows.map((row) => this.parseRun(row, 'a run item'));
     });
-    return rows.map((row) => this.parseRun(row, 'a run item'));
   }
 
   async listWaiting(options: { limit: number; dueBy?: number }): Promise<RunItem[]> {
     const limit = Math.max(0, options.limit);
-    const rows = this.guard('listing waiting runs', () =>
-      options.dueBy === undefined ? this.sql.waits.all(limit) : this.sql.dueWaits.all(options.dueBy, limit),
-    );
-    return rows.map((row) => this.parseRun(row, 'a run item'));
+    return this.reading(() => {
+      const rows = this.guard('listing waiting runs', () =>
+        options.dueBy === undefined ? this.sql.waits.all(limit) : this.sql.dueWaits.all(options.dueBy, limit),
+      );
+      return rows.map((row) => this.parseRun(row, 'a run item'));
+    });
   }
 
   /** One transaction, so one fsync: the workflow versions, the events, the records and the run item are on disk together, or none is. */
@@ -243,8 +252,9 @@ export class SqliteRunStore implements RunStore {
   }
 
   /** A run item with its path maps: from its rows, or from its body when a layout-2 write left them there. */
-  private parseRun(row: Row, what: string): RunItem {
+  private parseRun(row: Row & { path_rev?: string | null }, what: string): RunItem {
     const value = this.json(row, what);
+    let fromRows = false;
     if (value !== null && typeof value === 'object' && !('latest' in value) && typeof (value as { runId?: unknown }).runId === 'string') {
       const runId = (value as { runId: string }).runId;
       const seqs: Record<string, number> = {};
@@ -254,8 +264,17 @@ export class SqliteRunStore implements RunStore {
         if (entry.visits !== null) counts[entry.node_id] = entry.visits;
       }
       Object.assign(value, { latest: seqs, visits: counts });
+      fromRows = true;
     }
-    return this.check(RunItemSchema, value, what);
+    const run = this.check(RunItemSchema, value, what);
+    // Read with its row's path_rev (getRun): a write of the item can carry its changes over these rows.
+    if (fromRows && typeof row.path_rev === 'string') pathReadAt(run, row.path_rev);
+    return run;
+  }
+
+  /** Runs reads in one read transaction (one snapshot of the database), or inside the transaction already open. */
+  private reading<T>(read: () => T): T {
+    return this.db.inTransaction ? read() : this.db.transaction(read)();
   }
 
   private parse<S extends z.ZodMiniType>(schema: S, row: Row, what: string): z.infer<S> {

@@ -130,7 +130,7 @@ export {
   RunStatusSchema,
 } from './run-model.ts';
 export { type ObservedWrite, observationsOf, type RunObservation, type RunObserver } from './run-observations.ts';
-export { clearPath, forgetPathChanges, setLatest, setVisits, sharePathChanges, takePathChanges } from './run-path.ts';
+export { clearPath, forgetPathChanges, pathReadAt, setLatest, setVisits, sharePathChanges, takePathChanges } from './run-path.ts';
 export { loadRunReport, type RunReport, recordsOfRun } from './run-report.ts';
 export { type AdvanceCommit, type RunStore, type RunWriteCondition, waitingAmong } from './run-store.ts';
 export { changeOf, loadRunView } from './run-view.ts';

@@ -6,10 +6,16 @@ import type { RunItem } from './run-model.ts';
 // SQLite store: a row a node) asks what changed since its last write of the object and writes only that.
 // So every change of an entry goes through the functions below.
 
-/** What changed in one run item object since a store last took its changes, for the write named `token`. `changed` undefined: unknown, write it whole. */
+/**
+ * What changed in one run item object since a store last took its changes, for the write named `token`.
+ * `changed` undefined: unknown, write it whole. `emptied`: the maps as they were when a walk emptied them
+ * (`clearPath`), which the rows are but for the entries changed before it (`pending`): the next write is
+ * of those and of the entries that differ from them, not of every entry.
+ */
 interface PathTracker {
   token: string | undefined;
   changed: Set<string> | undefined;
+  emptied?: { latest: Record<string, number>; visits: Record<string, number>; pending: Set<string> } | undefined;
 }
 
 const trackers = new WeakMap<RunItem, PathTracker>();
@@ -40,11 +46,21 @@ export const setVisits = (run: RunItem, nodeId: string, visits: number): void =>
   noteChange(run, nodeId);
 };
 
-/** Empties both maps (a walk fills them again): the next write is whole. */
+/**
+ * Empties both maps (a walk fills them again, mostly as they were). The next write is of the entries that
+ * differ from the maps as they were, and of those changed before (a walk over 1,000 replayed nodes rewrote
+ * 1,000 rows where it changed one or two); whole when the changes were not known.
+ */
 export const clearPath = (run: RunItem): void => {
+  const tracker = trackers.get(run);
+  // The rows are those of the last write: the maps as they are now, but for the entries changed since. A
+  // second walk before a write keeps the first one's maps and entries, which the rows still are.
+  if (tracker?.changed !== undefined) {
+    tracker.emptied ??= { latest: run.latest, visits: run.visits, pending: tracker.changed };
+    tracker.changed = new Set();
+  }
   run.latest = {};
   run.visits = {};
-  forgetPathChanges(run);
 };
 
 /**
@@ -54,16 +70,36 @@ export const clearPath = (run: RunItem): void => {
  */
 export const takePathChanges = (run: RunItem, token: string): { base: string; changed: string[] } | undefined => {
   const tracker = trackerOf(run);
-  const taken = tracker.token !== undefined && tracker.changed !== undefined ? { base: tracker.token, changed: [...tracker.changed] } : undefined;
+  const { emptied } = tracker;
+  let { changed } = tracker;
+  if (changed !== undefined && emptied !== undefined) {
+    changed = new Set(emptied.pending);
+    for (const maps of [emptied, run])
+      for (const nodeId of [...Object.keys(maps.latest), ...Object.keys(maps.visits)])
+        if (emptied.latest[nodeId] !== run.latest[nodeId] || emptied.visits[nodeId] !== run.visits[nodeId]) changed.add(nodeId);
+  }
+  const taken = tracker.token !== undefined && changed !== undefined ? { base: tracker.token, changed: [...changed] } : undefined;
   tracker.token = token;
   tracker.changed = new Set();
+  tracker.emptied = undefined;
   return taken;
+};
+
+/**
+ * `run` was just read from the rows the write named `token` left: its next write can carry its changes over
+ * them (a store that finds other rows by then writes it whole, as for any write whose base is not there).
+ */
+export const pathReadAt = (run: RunItem, token: string): void => {
+  trackers.set(run, { token, changed: new Set() });
 };
 
 /** A write of `run` failed (or may have): its next write is whole. */
 export const forgetPathChanges = (run: RunItem): void => {
   const tracker = trackers.get(run);
-  if (tracker) tracker.changed = undefined;
+  if (tracker) {
+    tracker.changed = undefined;
+    tracker.emptied = undefined;
+  }
 };
 
 /** `copy` is written in place of `run` (a redacted copy): both share one tracker, so the changes made to `run` are the copy's. */

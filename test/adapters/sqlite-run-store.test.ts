@@ -175,6 +175,51 @@ describe('SqliteRunStore: a run item path maps, a row a node', () => {
     store.close();
   });
 
+  it('writes what a walk changed (it empties the maps and fills them again), and the changes of an item it read', async () => {
+    const dir = newDir();
+    const database = openSqlite(dir);
+    const store = new SqliteRunStore(database);
+    const run = visited('walked_run', 500, 'r0');
+    await store.putRun(run, { notExists: true });
+    // A resume's walk: the 499 first nodes replayed as recorded, the last one not reached.
+    clearPath(run);
+    for (let i = 0; i < 499; i += 1) {
+      setLatest(run, `n${i}`, i + 1);
+      setVisits(run, `n${i}`, 1);
+    }
+    let before = changesOf(database.db);
+    run.rev = 'r1';
+    await store.putRun(run, { ownerId: 'me' });
+    // The run row and the one path row dropped (written whole: the 500 rows deleted, 499 written).
+    expect(changesOf(database.db) - before).toBe(2);
+    expect(await store.getRun(run.runId)).toEqual(run);
+    // An item read from the store (another connection's reader) writes its changes over the rows it was read from.
+    const readerDatabase = openSqlite(dir);
+    const reader = new SqliteRunStore(readerDatabase);
+    const read = await reader.getRun(run.runId);
+    if (!read) throw new Error('no run');
+    setLatest(read, 'n499', 777);
+    read.rev = 'r2';
+    before = changesOf(readerDatabase.db);
+    await reader.putRun(read, { ownerId: 'me' });
+    expect(changesOf(readerDatabase.db) - before).toBe(2);
+    expect(await store.getRun(run.runId)).toEqual(read);
+    // Read, then moved on by another connection: the read item's changes no longer apply, it is written whole.
+    const stale = await reader.getRun(run.runId);
+    if (!stale) throw new Error('no run');
+    const current = await store.getRun(run.runId);
+    if (!current) throw new Error('no run');
+    setLatest(current, 'n0', 900);
+    current.rev = 'r3';
+    await store.putRun(current, { ownerId: 'me' });
+    setLatest(stale, 'n1', 901);
+    stale.rev = 'r4';
+    await reader.putRun(stale, { ownerId: 'me' });
+    expect(await store.getRun(run.runId)).toEqual(stale);
+    reader.close();
+    store.close();
+  });
+
   it('writes the changes through the redacting store the CLI wraps it in; a copy whose maps were redacted whole', async () => {
     // No secret, a secret found nowhere in the maps (an API key in the environment), a secret in a node id.
     for (const [secrets, changed, expected] of [
