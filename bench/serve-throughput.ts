@@ -8,7 +8,9 @@
 //
 // Alternate builds in one sitting (the machine is noisy): BENCH_BINS="main=/path/to/bin/flowmend.cjs,new=bin/flowmend.cjs"
 // runs each in turn (an entry may add serve arguments after the path: "w0=bin/flowmend.cjs --workers 0"), BENCH_ROUNDS times, and prints medians per label. BENCH_RUNS (200), BENCH_STEPS (10),
-// BENCH_SERVE_ARGS (extra arguments for serve, for every label),
+// BENCH_SERVE_ARGS (extra arguments for serve, for every label), BENCH_WARMUP (runs started before the measured batch,
+// in batches of up to BENCH_RUNS at once, not measured: 20, the default, leaves much of serve's code still being
+// compiled by V8 during the batch; 200 measures a serve that has run a batch like it before),
 // BENCH_NODE_ARGS (node flags for serve, e.g. --cpu-prof). Prints figures and the machine; no assertions.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +30,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
 const SERVE_ARGS = (process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean);
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
 
 const chain = (steps: number) => ({
@@ -148,9 +151,13 @@ const measure = async (bin: string, binArgs: readonly string[]): Promise<Round> 
     const api = await listening(server);
     const workflow = chain(STEPS);
     const database = new Database(join(stateDir, 'flowmend.db'), { readonly: true, timeout: 10_000 });
-    // Warm-up: a small batch (JIT, the interpreter, serve's workers), not measured.
-    const warm = await Promise.all(Array.from({ length: 20 }, () => startRun(api, workflow)));
-    await finished(database, warm);
+    // Warm-up (JIT, the interpreter, serve's workers), not measured: BENCH_WARMUP runs, BENCH_RUNS at most at once.
+    const warm: string[] = [];
+    for (let left = Math.max(1, WARMUP); left > 0; left -= RUNS) {
+      const batch = await Promise.all(Array.from({ length: Math.min(left, RUNS) }, () => startRun(api, workflow)));
+      await finished(database, batch);
+      warm.push(...batch);
+    }
     const pids = () => processTree(server.pid as number);
     const cpuBefore = new Map(pids().map((pid) => [pid, cpuMs(pid)]));
     const mainBefore = cpuMs(server.pid as number, true);
@@ -291,7 +298,7 @@ const show = (r: Round): string =>
 
 console.log(
   `machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, node ${process.version}, load average ${loadavg()[0]?.toFixed(1)} when started; ` +
-    `${RUNS} runs of ${STEPS} transform steps started at once, ${ROUNDS} rounds${SERVE_ARGS.length ? `, serve ${SERVE_ARGS.join(' ')}` : ''}`,
+    `${RUNS} runs of ${STEPS} transform steps started at once after ${WARMUP} warm-up runs, ${ROUNDS} rounds${SERVE_ARGS.length ? `, serve ${SERVE_ARGS.join(' ')}` : ''}`,
 );
 const rounds = new Map<string, Round[]>(BINS.map((b) => [b.label, []]));
 for (let round = 0; round < ROUNDS; round += 1) {
