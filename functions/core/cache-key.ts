@@ -52,18 +52,18 @@ const plainEqual = (a: unknown, b: unknown, depth: number): boolean | undefined 
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;
   const keys = Object.keys(left);
-  if (keys.length !== Object.keys(right).length) {
-    // JSON leaves out a key whose value is undefined (or a function): the counts then decide nothing.
-    return Object.values(left).some(unwritten) || Object.values(right).some(unwritten) ? undefined : false;
-  }
+  // Other keys: other JSON, unless a value JSON leaves out (undefined, a function) makes up the difference.
+  const otherKeys = (): false | undefined => (Object.values(left).some(unwritten) || Object.values(right).some(unwritten) ? undefined : false);
+  if (keys.length !== Object.keys(right).length) return otherKeys();
   for (const key of keys) {
-    if (!Object.hasOwn(right, key)) return Object.values(left).some(unwritten) || Object.values(right).some(unwritten) ? undefined : false;
+    if (!Object.hasOwn(right, key)) return otherKeys();
     const same = plainEqual(left[key], right[key], depth + 1);
     if (same !== true) return same;
   }
   return true;
 };
 
+/** A value JSON leaves out of an object. */
 const unwritten = (value: unknown): boolean => value === undefined || typeof value === 'function' || typeof value === 'symbol';
 
 /**

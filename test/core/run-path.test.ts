@@ -37,7 +37,12 @@ describe('run-path: the changes of a run item path maps', () => {
 
   it('after clearPath (a walk), are the entries that differ from the maps it emptied, and those changed before it', () => {
     const run = aRun({ runId: 'walked' });
-    for (const [id, seq] of [['a', 1], ['b', 2], ['c', 3], ['d', 4]] as const) {
+    for (const [id, seq] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+      ['d', 4],
+    ] as const) {
       setLatest(run, id, seq);
       setVisits(run, id, 1);
     }

@@ -27,7 +27,8 @@ const reordered = (v: unknown): unknown => {
   if (Array.isArray(v)) return v.map(reordered);
   if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).reverse()) Object.defineProperty(out, k, { value: reordered((v as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
+    for (const k of Object.keys(v).reverse())
+      Object.defineProperty(out, k, { value: reordered((v as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
     return out;
   }
   return v;
@@ -43,7 +44,13 @@ const changed = (v: unknown, path: number[], replacement: unknown): unknown => {
     if (keys.length === 0) return replacement;
     const pick = keys[step % keys.length] as string;
     const out: Record<string, unknown> = {};
-    for (const k of keys) Object.defineProperty(out, k, { value: k === pick ? changed((v as Record<string, unknown>)[k], rest, replacement) : (v as Record<string, unknown>)[k], enumerable: true, writable: true, configurable: true });
+    for (const k of keys)
+      Object.defineProperty(out, k, {
+        value: k === pick ? changed((v as Record<string, unknown>)[k], rest, replacement) : (v as Record<string, unknown>)[k],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return out;
   }
   return replacement;

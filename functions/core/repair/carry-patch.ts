@@ -1,7 +1,6 @@
 import { sameJson } from '../cache-key.ts';
 import type { Workflow } from '../ir.ts';
 
-
 type Keyed<T> = ReadonlyMap<string, T>;
 
 /**

@@ -10,7 +10,6 @@ const show = (value: unknown): string => {
   return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}…` : text;
 };
 
-
 /** Leaf-level changes between two values, as `path: before -> after`. */
 function diffValue(before: unknown, after: unknown, path: string, lines: string[]): void {
   if (sameJson(before, after)) return;

@@ -25,17 +25,17 @@ export function nodesToRerun(before: Workflow, after: Workflow, completed: reado
   const oldNodes = new Map(before.nodes.map((n) => [n.id, n]));
   const newNodes = new Map(after.nodes.map((n) => [n.id, n]));
   const changedInputs = new Set(
-    [...new Set([...Object.keys(before.inputs), ...Object.keys(after.inputs)])].filter(
-      (name) => !sameJson(before.inputs[name], after.inputs[name]),
-    ),
+    [...new Set([...Object.keys(before.inputs), ...Object.keys(after.inputs)])].filter((name) => !sameJson(before.inputs[name], after.inputs[name])),
   );
   const done = new Map(completed.map((c) => [c.nodeId, c]));
   const rerun = new Map<string, RerunNode>();
   // The roots a node's templates read, found once a node (and only where an input changed or a node re-runs).
   const roots = new Map<string, string[]>();
   const rootsOfNode = (node: WorkflowNode): string[] => {
-    let found = roots.get(node.id);
-    if (found === undefined) roots.set(node.id, (found = rootsOf(node)));
+    const known = roots.get(node.id);
+    if (known !== undefined) return known;
+    const found = rootsOf(node);
+    roots.set(node.id, found);
     return found;
   };
   for (const [id, info] of done) {

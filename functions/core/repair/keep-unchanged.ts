@@ -5,7 +5,6 @@ import type { NodeCatalog } from '../node-type.ts';
 /** Top-level keys a repair may change; every other one (inputs, description, name, ...) must stay as it was. */
 const REPAIRABLE_TOP_LEVEL = new Set(['nodes', 'edges', 'outputs', 'start_node']);
 
-
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const names = (reason: string, word: string): boolean => new RegExp(`(^|[^\\w-])${escapeRegExp(word)}($|[^\\w-])`).test(reason);
 const saysRemoved = (reason: string): boolean => /\b(remov|delet|drop)/i.test(reason);
