@@ -8,11 +8,11 @@ import {
   IrVersionItemSchema,
   type NodeRecord,
   NodeRecordSchema,
+  pathReadAt,
   type RunEvent,
   RunEventSchema,
   type RunItem,
   RunItemSchema,
-  pathReadAt,
   StaleRunError,
   takePathChanges,
 } from '../core/index.ts';
