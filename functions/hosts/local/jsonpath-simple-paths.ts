@@ -14,7 +14,7 @@ const SIMPLE_PATH = /^\$(?:\.[A-Za-z_][A-Za-z0-9_]*)+$/;
 const keysOf = new Map<string, readonly string[]>();
 const KEYS_KEPT = 256;
 
-const simpleKeys = (path: unknown): readonly string[] | undefined => {
+export const simpleKeys = (path: unknown): readonly string[] | undefined => {
   if (typeof path !== 'string') return undefined;
   const known = keysOf.get(path);
   if (known !== undefined || !SIMPLE_PATH.test(path)) return known;
