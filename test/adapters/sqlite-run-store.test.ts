@@ -190,7 +190,7 @@ describe('SqliteRunStore: a run item path maps, a row a node', () => {
     let before = changesOf(database.db);
     run.rev = 'r1';
     await store.putRun(run, { ownerId: 'me' });
-    // The run row and the one path row dropped (written whole: the 500 rows deleted, 499 written).
+    // The run row and the one path row dropped (the walk's write used to be whole: the 500 rows deleted, 499 written).
     expect(changesOf(database.db) - before).toBe(2);
     expect(await store.getRun(run.runId)).toEqual(run);
     // An item read from the store (another connection's reader) writes its changes over the rows it was read from.
