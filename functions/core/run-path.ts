@@ -65,8 +65,9 @@ export const clearPath = (run: RunItem): void => {
 
 /**
  * For a store about to write `run` as the write named `token` (unique to each write): the entries changed
- * since its last write of this object, and that write's token (the base the changes apply to); undefined
- * when the whole maps must be written (the first write of the object, after `clearPath` or a failed write).
+ * since its last write of this object (after `clearPath`, the entries that differ from the maps it emptied),
+ * and that write's token (the base the changes apply to); undefined when the whole maps must be written (the
+ * first write of the object, or after a failed write).
  */
 export const takePathChanges = (run: RunItem, token: string): { base: string; changed: string[] } | undefined => {
   const tracker = trackerOf(run);
