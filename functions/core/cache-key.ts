@@ -52,11 +52,9 @@ const plainEqual = (a: unknown, b: unknown, depth: number): boolean | undefined 
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;
   const keys = Object.keys(left);
-  // Other keys: other JSON, unless a value JSON leaves out (undefined, a function) makes up the difference.
-  const otherKeys = (): false | undefined => (Object.values(left).some(unwritten) || Object.values(right).some(unwritten) ? undefined : false);
-  if (keys.length !== Object.keys(right).length) return otherKeys();
+  if (keys.length !== Object.keys(right).length) return otherKeys(left, right);
   for (const key of keys) {
-    if (!Object.hasOwn(right, key)) return otherKeys();
+    if (!Object.hasOwn(right, key)) return otherKeys(left, right);
     const same = plainEqual(left[key], right[key], depth + 1);
     if (same !== true) return same;
   }
@@ -65,6 +63,10 @@ const plainEqual = (a: unknown, b: unknown, depth: number): boolean | undefined 
 
 /** A value JSON leaves out of an object. */
 const unwritten = (value: unknown): boolean => value === undefined || typeof value === 'function' || typeof value === 'symbol';
+
+/** Objects with other keys: other JSON, unless a value JSON leaves out (undefined, a function) makes up the difference. */
+const otherKeys = (left: Record<string, unknown>, right: Record<string, unknown>): false | undefined =>
+  Object.values(left).some(unwritten) || Object.values(right).some(unwritten) ? undefined : false;
 
 /**
  * Whether two values have the same canonicalJson, decided without writing either when both are plain JSON

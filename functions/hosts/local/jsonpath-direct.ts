@@ -13,8 +13,10 @@ import { simpleKeys } from './jsonpath-simple-paths.ts';
  */
 export const directJsonPath = (options: unknown, library: (options: never) => unknown): unknown => {
   if (typeof options !== 'object' || options === null) return library(options as never);
-  const { path, json, wrap, ...rest } = options as Record<string, unknown>;
-  const keys = wrap === false && Object.hasOwn(options, 'json') && Object.keys(rest).length === 0 ? simpleKeys(path) : undefined;
+  const { path, json, wrap } = options as Record<string, unknown>;
+  // Any other key stands in for an option of the library's: its case (read as jsonpath-simple-paths.ts reads them, no copy a read).
+  for (const key in options) if (key !== 'path' && key !== 'json' && key !== 'wrap') return library(options as never);
+  const keys = wrap === false && Object.hasOwn(options, 'json') ? simpleKeys(path) : undefined;
   if (keys === undefined) return library(options as never);
   let value = json;
   if (!value) return undefined;
