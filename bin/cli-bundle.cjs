@@ -23,10 +23,23 @@ const bundleNameFor = (argv) => (argv[0] === 'validate' ? 'flowmend-validate.cjs
 /** Commands of the whole CLI with a cache of their own; any other command line uses the cache made after all of them. */
 const CACHED_COMMANDS = ['run', 'resume', 'status', 'logs', 'runs'];
 
-/** The cache a command line starts from: its command's (`validate`'s in its own bundle), `run` for `flowmend file.json`, else `all`. */
-const cacheNameFor = (argv) => {
+/**
+ * Node flags `serve` runs under (bin/flowmend.cjs passes them on its shell line, which must say the same): a
+ * young generation of 16 MiB from the start, its most. V8 starts it at 1 MiB and grows it as it fills, so a
+ * serve just started scavenges often and promotes short-lived objects (a step's payloads) into the old
+ * generation; docs/performance.md measures it. A short command would pay the bigger space without using it.
+ */
+const SERVE_NODE_FLAGS = ['--min-semi-space-size=16'];
+
+/**
+ * The cache a command line starts from: its command's (`validate`'s in its own bundle), `run` for `flowmend
+ * file.json`, `serve`'s when the process runs under SERVE_NODE_FLAGS (V8 rejects a cache made under other
+ * flags), else `all`.
+ */
+const cacheNameFor = (argv, execArgv = process.execArgv) => {
   const first = argv[0] ?? '';
   if (first === 'validate' || CACHED_COMMANDS.includes(first)) return first;
+  if (first === 'serve' && SERVE_NODE_FLAGS.every((flag) => execArgv.includes(flag))) return 'serve';
   return first.endsWith('.json') ? 'run' : 'all';
 };
 
@@ -64,4 +77,4 @@ const loadCliBundle = (bundle, cacheFile) => {
   return { main: module.exports.main, script, cache };
 };
 
-module.exports = { CACHED_COMMANDS, bundleNameFor, cacheDirFor, cacheNameFor, loadCliBundle };
+module.exports = { CACHED_COMMANDS, SERVE_NODE_FLAGS, bundleNameFor, cacheDirFor, cacheNameFor, loadCliBundle };

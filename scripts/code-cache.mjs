@@ -1,6 +1,6 @@
 // The V8 code caches of the CLI bundle (see bin/cli-bundle.cjs), made at build time: the commands a person
 // types most each get a cache made after running that command once on a scratch state dir, and `all` holds
-// everything those commands compiled, for the other commands. Run on the Node that built; another Node looks
+// everything those commands compiled, for the other commands (`serve` the same, made under its Node flags). Run on the Node that built; another Node looks
 // for its own V8's folder, finds none and compiles (as it would without caches).
 //
 // The same scratch runs leave the validated default definition in the state dir's memo, which the build
@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const { CACHED_COMMANDS, bundleNameFor, cacheDirFor } = createRequire(import.meta.url)('../bin/cli-bundle.cjs');
+const { CACHED_COMMANDS, SERVE_NODE_FLAGS, bundleNameFor, cacheDirFor } = createRequire(import.meta.url)('../bin/cli-bundle.cjs');
 
 /** A child's env without the person's FLOWMEND_ settings or LLM key: the scratch runs are the build's own. */
 const buildEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('FLOWMEND_') && !name.startsWith('ANTHROPIC_')));
@@ -27,7 +27,7 @@ const runBundle = (root, args) => {
 };
 
 /**
- * Writes dist/code-cache/<v8>-<arch>/<bundle mtime>/<command>.bin for each of CACHED_COMMANDS and all.bin, the
+ * Writes dist/code-cache/<v8>-<arch>/<bundle mtime>/<command>.bin for each of CACHED_COMMANDS, all.bin and serve.bin (under SERVE_NODE_FLAGS), the
  * same for `validate` from its own bundle, and dist/validated-definitions. Throws with the failing command's
  * output; the build then warns and ships no caches (a start compiles, nothing else changes).
  */
@@ -39,7 +39,7 @@ export const writeCodeCaches = (root) => {
     const state = join(scratch, 'state');
     const hello = join(scratch, 'hello.json');
     cpSync(`${root}examples/hello.json`, hello);
-    // A run that fails at its last node until `gate` exists, for `resume` (two: one for resume.bin, one for all.bin).
+    // A run that fails at its last node until `gate` exists, for `resume` (one each for resume.bin, all.bin and serve.bin).
     const gate = join(scratch, 'gate');
     const failing = join(scratch, 'fail-last.json');
     writeFileSync(
@@ -53,7 +53,7 @@ export const writeCodeCaches = (root) => {
       }),
     );
     const done = runBundle(root, ['run', hello, '--state-dir', state]).run_id;
-    const [forResume, forAll] = [1, 2].map(() => runBundle(root, ['run', failing, '--no-repair', '--state-dir', state]).run_id);
+    const [forResume, forAll, forServe] = [1, 2, 3].map(() => runBundle(root, ['run', failing, '--no-repair', '--state-dir', state]).run_id);
     writeFileSync(gate, '');
     const memo = join(state, 'validated-definitions');
     if (existsSync(memo)) cpSync(memo, `${root}dist/validated-definitions`, { recursive: true });
@@ -66,9 +66,9 @@ export const writeCodeCaches = (root) => {
       logs: [['logs', done, '--state-dir', state]],
       runs: [['runs', '--state-dir', state]],
     });
-    const produce = (name, argvs, from = bundle) => {
+    const produce = (name, argvs, from = bundle, nodeFlags = []) => {
       const file = join(cacheDirFor(from, statSync(from).mtimeMs), `${name}.bin`);
-      const result = spawnSync(process.execPath, [`${root}scripts/code-cache-producer.cjs`, from, file, JSON.stringify(argvs)], {
+      const result = spawnSync(process.execPath, [...nodeFlags, `${root}scripts/code-cache-producer.cjs`, from, file, JSON.stringify(argvs)], {
         env: buildEnv(),
         encoding: 'utf8',
       });
@@ -78,6 +78,8 @@ export const writeCodeCaches = (root) => {
     for (const name of CACHED_COMMANDS) produce(name, first[name]);
     produce('validate', first.validate, `${root}dist/${bundleNameFor(['validate'])}`);
     produce('all', Object.values(lines(forAll)).flat());
+    // `serve` runs under flags of its own, and V8 rejects a cache made under others: the same commands, under its flags.
+    produce('serve', Object.values(lines(forServe)).flat(), bundle, SERVE_NODE_FLAGS);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

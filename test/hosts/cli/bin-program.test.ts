@@ -1,8 +1,9 @@
 // bin/flowmend.cjs run as a program, as npm links it (node_modules/.bin/flowmend, `npx flowmend`): /bin/sh reads
 // its second line and execs Node on it. Node 20 reads NODE_EXTRA_CA_CERTS before any JavaScript runs, and
 // warns on stderr when the file cannot be read: the warning shows which commands kept the variable.
-import { spawnSync } from 'node:child_process';
-import { cpSync, symlinkSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, readFileSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir, REPO } from '../../support/cli-process.ts';
@@ -59,6 +60,32 @@ describe('the flowmend bin run as a program', () => {
     const run = program(['run', hello, '--state-dir', join(dir, 'state')]);
     expect(run.status).toBe(0);
     expect(run.stderr).toContain(CA_WARNING);
+  });
+
+  it('starts `serve` under its Node flags, which the shell line names as bin/cli-bundle.cjs does', async () => {
+    const { SERVE_NODE_FLAGS } = createRequire(import.meta.url)('../../../bin/cli-bundle.cjs') as { SERVE_NODE_FLAGS: string[] };
+    const child = spawn(BIN, ['serve', '--port', '0', '--state-dir', join(dir, 'serve-state')], {
+      env: { ...baseEnv, FLOWMEND_STATE_DIR: '', FLOWMEND_API_URL: '' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      let stderr = '';
+      child.stderr.setEncoding('utf8');
+      await new Promise<void>((resolve, reject) => {
+        child.stderr.on('data', (chunk: string) => {
+          stderr += chunk;
+          if (stderr.includes('listening on http://127.0.0.1:')) resolve();
+        });
+        child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+      });
+      // The shell exec'd Node in its place: the process's own command line is Node's.
+      const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+      expect(argv.slice(1, 1 + SERVE_NODE_FLAGS.length)).toEqual(SERVE_NODE_FLAGS);
+      expect(argv.slice(1 + SERVE_NODE_FLAGS.length, 3 + SERVE_NODE_FLAGS.length)).toEqual([BIN, 'serve']);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('close', resolve));
+    }
   });
 
   it('runs through a symlink elsewhere, as npm links bins', () => {

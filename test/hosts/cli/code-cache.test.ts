@@ -3,36 +3,40 @@
 // case runs in its own process: V8 keeps compiled scripts per isolate, which would hide a rejected cache.
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir, REPO, writeWorkflow } from '../../support/cli-process.ts';
 import { startFakeAnthropic } from '../../support/fake-anthropic.ts';
 
 const BUNDLE = join(REPO, 'dist', 'flowmend.cjs');
+const { SERVE_NODE_FLAGS } = createRequire(import.meta.url)('../../../bin/cli-bundle.cjs') as { SERVE_NODE_FLAGS: string[] };
 const VALIDATE_BUNDLE = join(REPO, 'dist', 'flowmend-validate.cjs');
 const hello = join(REPO, 'examples', 'hello.json');
 const dir = makeTempDir('code-cache');
 
 /** Loads `bundle` with `cacheFile` in a fresh process, runs `argv` (`validate examples/hello.json`), and reports. */
-const startWith = (cacheFile: string, bundle = BUNDLE, argv = ['validate', hello]) => {
+const startWith = (cacheFile: string, bundle = BUNDLE, argv = ['validate', hello], nodeArgs: string[] = []) => {
   const script = `
     const { loadCliBundle } = require(${JSON.stringify(join(REPO, 'bin', 'cli-bundle.cjs'))});
     const { main, cache } = loadCliBundle(${JSON.stringify(bundle)}, ${JSON.stringify(cacheFile)});
     main(${JSON.stringify(argv)}).then((code) => console.log(JSON.stringify({ cache, code })));`;
-  const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, [...nodeArgs, '-e', script], { encoding: 'utf8' });
   const last = child.stdout.trim().split('\n').at(-1) ?? '';
   return { ...(JSON.parse(last) as { cache: string; code: number }), stdout: child.stdout, stderr: child.stderr };
 };
 
-/** The bundle and cache the bin picks for these command lines, on this Node (one process for all). */
-const cachesFor = (argvs: string[][]): string[] => {
+/** The bundle and cache the bin picks for these command lines, on this Node (one process for all, under `nodeArgs`). */
+const cachesFor = (argvs: string[][], nodeArgs: string[] = []): string[] => {
   const script = `
     const { bundleNameFor, cacheDirFor, cacheNameFor } = require(${JSON.stringify(join(REPO, 'bin', 'cli-bundle.cjs'))});
     for (const argv of ${JSON.stringify(argvs)}) {
       const bundle = ${JSON.stringify(join(REPO, 'dist'))} + '/' + bundleNameFor(argv);
       console.log(cacheDirFor(bundle, require('node:fs').statSync(bundle).mtimeMs) + '/' + cacheNameFor(argv) + '.bin');
     }`;
-  return spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).stdout.trim().split('\n');
+  return spawnSync(process.execPath, [...nodeArgs, '-e', script], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n');
 };
 
 describe('the CLI bundle started from a V8 code cache', () => {
@@ -54,6 +58,21 @@ describe('the CLI bundle started from a V8 code cache', () => {
     expect(started).toMatchObject({ cache: 'accepted', code: 0 });
     expect(started.stdout).toContain('is valid');
     expect(startWith(caches[3] as string, BUNDLE, ['status', 'no-such-run', '--state-dir', join(dir, 'state')])).toMatchObject({ cache: 'accepted', code: 2 });
+  });
+
+  it('starts `serve` from a cache made under its Node flags, which V8 accepts only under them', () => {
+    const [serveCache] = cachesFor([['serve']], SERVE_NODE_FLAGS);
+    expect(serveCache?.split('/').at(-1)).toBe('serve.bin');
+    expect(existsSync(serveCache as string), serveCache).toBe(true);
+    // Without the flags (`node bin/flowmend.cjs serve`), `all`'s cache, made under none.
+    expect(
+      cachesFor([['serve']])[0]
+        ?.split('/')
+        .at(-1),
+    ).toBe('all.bin');
+    const status = ['status', 'no-such-run', '--state-dir', join(dir, 'state')];
+    expect(startWith(serveCache as string, BUNDLE, status, SERVE_NODE_FLAGS)).toMatchObject({ cache: 'accepted', code: 2 });
+    expect(startWith(serveCache as string, BUNDLE, status)).toMatchObject({ cache: 'rejected', code: 2 });
   });
 
   it('runs `validate` from a bundle of its own, a third of the whole CLI, which says so if another command reaches it', () => {
