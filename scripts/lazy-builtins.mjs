@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 
 const LAZY = {
-  'node:child_process': ['spawn'],
+  'node:child_process': ['fork', 'spawn'],
   'node:crypto': ['createHash', 'createHmac', 'hash', 'randomBytes', 'randomUUID', 'timingSafeEqual'],
   'node:fs/promises': ['copyFile', 'lstat', 'mkdir', 'open', 'readFile', 'readdir', 'readlink', 'realpath', 'rename', 'rm', 'stat', 'unlink', 'writeFile'],
 };

@@ -1,5 +1,6 @@
 import { type Limits, makeCatalog, type NodeCatalog, type NodeRunner } from '../core/index.ts';
 import { codeRunner } from './code.ts';
+import type { SpawnCommand } from './command-spawn.ts';
 import { copyFileRunner, moveFileRunner } from './copy-move-file.ts';
 import { deleteFileRunner } from './delete-file.ts';
 import { httpRunner, makeHttpRunner } from './http.ts';
@@ -36,8 +37,15 @@ export const builtinCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...engi
 export const localCatalog: NodeCatalog = makeCatalog([...builtinSpecs, ...fileRunners, ...engineNodeSpecs]);
 
 /** What the local host runs: every builtin type and the file family, with the output limits given (the CLI reads them from its environment). */
-export const makeLocalRunners = (ports: RunnerPorts, limits?: Pick<Limits, 'maxOutputBytes' | 'maxHttpResponseBytes'>): readonly NodeRunner[] => [
-  limits ? makeShellRunner({ maxOutputBytes: limits.maxOutputBytes }) : shellRunner,
+export const makeLocalRunners = (
+  ports: RunnerPorts,
+  limits?: Pick<Limits, 'maxOutputBytes' | 'maxHttpResponseBytes'>,
+  /** How shell commands start (default: from this process; `serve` gives its command helper's). */
+  spawnCommand?: SpawnCommand,
+): readonly NodeRunner[] => [
+  limits || spawnCommand
+    ? makeShellRunner({ ...(limits ? { maxOutputBytes: limits.maxOutputBytes } : {}), ...(spawnCommand ? { spawnCommand } : {}) })
+    : shellRunner,
   transformRunner,
   limits ? makeHttpRunner({ maxResponseBytes: limits.maxHttpResponseBytes }) : httpRunner,
   makeLlmRunner(ports.llm),

@@ -1,4 +1,3 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
@@ -6,6 +5,7 @@ import { resolve } from 'node:path';
 import type { NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { CappedBuffer } from './capped-buffer.ts';
 import { commandEnvironment } from './command-env.ts';
+import { type CommandEvents, type SpawnCommand, type StartedCommand, spawnDirect } from './command-spawn.ts';
 import { scrubEngineEnvironment } from './engine-environ.ts';
 import { DEFAULT_GROUP_DIR, endLeftoverGroup, endMarked, forgetGroup, groupRecordPath, NODE_MARK_VARIABLE, recordGroup } from './process-groups.ts';
 import { type ShellParams, ShellParamsSchema, shellSpec, timeoutOf } from './shell-spec.ts';
@@ -25,6 +25,8 @@ export interface ShellRunnerOptions {
   readonly envAllowList?: readonly string[];
   /** Where the process group of each running command is recorded (default: DEFAULT_GROUP_DIR). */
   readonly groupDir?: string;
+  /** How commands are started (default: from this process, `spawnDirect`; `serve` gives its helper's). */
+  readonly spawnCommand?: SpawnCommand;
 }
 
 /** What goes to the child's stdin: strings as-is, objects as JSON, scalars stringified. */
@@ -91,7 +93,8 @@ const spawnFailure = async (params: ShellParams, error: NodeJS.ErrnoException, d
 });
 
 interface Finish {
-  readonly how: 'exit' | 'timeout' | 'aborted' | 'spawn-error';
+  readonly how: 'exit' | 'timeout' | 'aborted' | 'spawn-error' | 'lost';
+  readonly message?: string;
   readonly code?: number | null;
   readonly signal?: NodeJS.Signals | null;
   readonly error?: NodeJS.ErrnoException;
@@ -120,77 +123,89 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
     const groupFile = groupRecordPath(options.groupDir ?? DEFAULT_GROUP_DIR, context.runId, context.nodeId, context.item);
     await endLeftoverGroup(groupFile);
 
-    let child: ChildProcessWithoutNullStreams;
+    let pid: number | undefined;
+    let command: StartedCommand | undefined;
+    let stopped: Finish['how'] | undefined;
+    let exited: Finish | undefined;
+    let open = 2;
+    let finished = false;
+    let timer: NodeJS.Timeout | undefined;
+    let grace: NodeJS.Timeout | undefined;
+    let resolveFinish: (finish: Finish) => void = () => {};
+    const finishing = new Promise<Finish>((resolve) => {
+      resolveFinish = resolve;
+    });
+    const done = (result: Finish): void => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      clearTimeout(grace);
+      context.signal?.removeEventListener('abort', onAbort);
+      command?.release();
+      resolveFinish(result);
+    };
+    const settle = (): void => {
+      if (exited !== undefined) done(stopped === undefined ? exited : { ...exited, how: stopped });
+    };
+    const settleIfDrained = (): void => {
+      if (open === 0) settle();
+    };
+    // Before the command has a pid (a helper still starting it), the kill waits for it (below).
+    const stop = (how: Finish['how']): void => {
+      stopped ??= how;
+      killGroup(pid);
+      settle();
+    };
+    const onAbort = (): void => stop('aborted');
+    context.signal?.addEventListener('abort', onAbort, { once: true });
+    const events: CommandEvents = {
+      output: (stream, chunk) => (stream === 'stdout' ? stdout : stderr).push(chunk),
+      closed: () => {
+        open -= 1;
+        settleIfDrained();
+      },
+      error: (error) => {
+        killGroup(pid);
+        done({ how: 'spawn-error', error });
+      },
+      exit: (code, signal) => {
+        exited = { how: 'exit', code, signal };
+        settleIfDrained();
+        if (open > 0 && !finished) grace = setTimeout(settle, PIPE_GRACE_MS);
+      },
+      lost: (message) => {
+        killGroup(pid);
+        done({ how: 'lost', message });
+      },
+    };
+
     try {
-      child = spawn('/bin/sh', ['-c', params.command], { cwd: workingDirectory(params), env, detached: true, stdio: 'pipe' });
+      command = await (options.spawnCommand ?? spawnDirect)(
+        { command: params.command, cwd: workingDirectory(params), env, stdin: stdinText(params.stdin) },
+        events,
+      );
     } catch (error) {
+      context.signal?.removeEventListener('abort', onAbort);
       return spawnFailure(params, error as NodeJS.ErrnoException, elapsed());
     }
-    if (child.pid !== undefined) {
+    pid = command.pid;
+    if (finished) command.release();
+    if (pid !== undefined) {
+      // Stopped (a cancel, a timeout) while it was being started: its group is ended now that it has one.
+      if (stopped !== undefined) killGroup(pid);
       try {
-        recordGroup(groupFile, child.pid, mark);
+        recordGroup(groupFile, pid, mark);
       } catch {
         // An unwritable record dir costs only the orphan cleanup, not the node.
       }
     }
-
-    const finish = await new Promise<Finish>((resolve) => {
-      let exited: Finish | undefined;
-      let stopped: Finish['how'] | undefined;
-      let open = 2;
-      let grace: NodeJS.Timeout | undefined;
-      const done = (result: Finish): void => {
-        clearTimeout(timer);
-        clearTimeout(grace);
-        context.signal?.removeEventListener('abort', onAbort);
-        child.stdout.destroy();
-        child.stderr.destroy();
-        resolve(result);
-      };
-      const settle = (): void => {
-        if (exited !== undefined) done(stopped === undefined ? exited : { ...exited, how: stopped });
-      };
-      const settleIfDrained = (): void => {
-        if (open === 0) settle();
-      };
-      const stop = (how: Finish['how']): void => {
-        stopped ??= how;
-        killGroup(child.pid);
-        settle();
-      };
-      const onAbort = (): void => stop('aborted');
-      const timer = setTimeout(() => stop('timeout'), Math.min(timeoutS * 1000, MAX_TIMER_MS));
-      context.signal?.addEventListener('abort', onAbort, { once: true });
-
-      child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-      child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-      for (const stream of [child.stdout, child.stderr]) {
-        stream.on('close', () => {
-          open -= 1;
-          settleIfDrained();
-        });
-      }
-      child.on('error', (error) => {
-        killGroup(child.pid);
-        done({ how: 'spawn-error', error });
-      });
-      child.on('exit', (code, signal) => {
-        exited = { how: 'exit', code, signal };
-        settleIfDrained();
-        if (open > 0) grace = setTimeout(settle, PIPE_GRACE_MS);
-      });
-
-      // A command that never reads stdin closes the pipe early; EPIPE is not a failure.
-      child.stdin.on('error', () => {});
-      const input = stdinText(params.stdin);
-      if (input === undefined) child.stdin.end();
-      else child.stdin.end(input);
-    });
+    if (!finished) timer = setTimeout(() => stop('timeout'), Math.min(timeoutS * 1000, MAX_TIMER_MS));
+    const finish = await finishing;
 
     // The command is over, and so is what it started: in its process group (background jobs, `nohup`), and
     // what left the group (`setsid`, daemons) by the mark in its environment.
-    killGroup(child.pid);
-    endMarked(mark, child.pid ?? 0);
+    killGroup(pid);
+    endMarked(mark, pid ?? 0);
     forgetGroup(groupFile);
 
     const strip = (text: string): string => (params.strip_newline ? stripOneNewline(text) : text);
@@ -201,6 +216,13 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
     switch (finish.how) {
       case 'spawn-error':
         return spawnFailure(params, finish.error as NodeJS.ErrnoException, durationMs);
+      case 'lost':
+        return {
+          kind: 'failed',
+          error: { code: 'COMMAND_LOST', message: finish.message ?? 'the command was lost', details: { command: params.command } },
+          outputs: { stdout: out, stderr: err, exit_code: -1 },
+          durationMs,
+        };
       case 'timeout':
         return {
           kind: 'failed',

@@ -63,6 +63,23 @@ describe('flowmend serve: runs over real HTTP', () => {
     expect((report.steps as { node_id: string }[]).map((s) => s.node_id)).toEqual(['greet', 'shout']);
   });
 
+  it("starts shell commands from its command helper, a process of its own, not from serve's thread", async () => {
+    const workflow = {
+      nodes: [{ id: 'parent', type: 'shell', params: { command: 'echo "$PPID"' } }],
+      edges: [],
+      outputs: { ppid: { source: '${parent.stdout}' } },
+    };
+    const started = await request<Started>(api, 'POST', '/runs', { body: { workflow } });
+    const report = await waitForRun(api, started.body.run_id);
+    expect(report).toMatchObject({ status: 'succeeded' });
+    const parent = Number((report.result as { ppid: string }).ppid);
+    expect(parent).not.toBe(serve.process.child.pid);
+    expect(readFileSync(`/proc/${parent}/cmdline`, 'utf8')).toContain('command-helper.cjs');
+    // The helper is serve's child.
+    const stat = readFileSync(`/proc/${parent}/stat`, 'utf8');
+    expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])).toBe(serve.process.child.pid);
+  });
+
   it('runs file nodes in its --workspace (the local catalog), where the AWS API refuses them', async () => {
     const files: WorkflowInput = {
       ir_version: '0.1.0',

@@ -4,11 +4,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunContext, RunnerResult } from '../../functions/core/node-type.ts';
+import { CommandHelper, findCommandHelperFile } from '../../functions/hosts/local/command-helper.ts';
+import type { SpawnCommand } from '../../functions/nodes/command-spawn.ts';
 import { makeShellRunner, shellRunner } from '../../functions/nodes/shell.ts';
 import { ShellParamsSchema } from '../../functions/nodes/shell-spec.ts';
 
 const context: RunContext = { runId: 'run-1', nodeId: 'sh', seq: 1, cacheKey: 'k' };
-const run = (params: Record<string, unknown>, ctx: RunContext = context): Promise<RunnerResult> => shellRunner.run(ShellParamsSchema.parse(params), ctx);
+// Every case runs twice: commands started from this process (the CLI's way), and from serve's command helper,
+// a process of its own (hosts/local/command-helper.ts), which must make no difference to what a node records.
+const helperFile = findCommandHelperFile();
+const helper = new CommandHelper(helperFile);
+afterAll(() => helper.close());
+const spawnModes: [string, SpawnCommand | undefined][] = [
+  ['from this process', undefined],
+  ['from the command helper', helper.spawn],
+];
+let spawnCommand: SpawnCommand | undefined;
+const runnerWith = (options: { maxOutputBytes?: number } = {}) => makeShellRunner({ ...options, ...(spawnCommand ? { spawnCommand } : {}) });
+const run = (params: Record<string, unknown>, ctx: RunContext = context): Promise<RunnerResult> => runnerWith().run(ShellParamsSchema.parse(params), ctx);
 const outputsOf = (result: RunnerResult): Record<string, unknown> => result.outputs ?? {};
 
 /** Alive and not a zombie (an orphan reparented to a pid 1 that does not reap stays a zombie). */
@@ -40,7 +53,11 @@ const processGone = async (pid: number): Promise<boolean> => {
   return false;
 };
 
-describe('shellRunner', () => {
+describe.each(spawnModes)('shellRunner, commands started %s', (_mode, spawn) => {
+  beforeAll(() => {
+    expect(helperFile, 'dist/command-helper.cjs is missing: run `npm run build` (npm test does)').toBeDefined();
+    spawnCommand = spawn;
+  });
   it('returns stdout without one trailing newline, stderr and exit code 0 as default', async () => {
     const result = await run({ command: "printf 'a\\n\\n'; echo oops >&2" });
     expect(result).toMatchObject({ kind: 'ok', action: 'default', outputs: { stdout: 'a\n', stderr: 'oops', exit_code: 0 } });
@@ -179,7 +196,7 @@ describe('shellRunner', () => {
   });
 
   it('truncates output past the cap and says so in a warning, not in the output the next node reads', async () => {
-    const runner = makeShellRunner({ maxOutputBytes: 1000 });
+    const runner = runnerWith({ maxOutputBytes: 1000 });
     const result = await runner.run(ShellParamsSchema.parse({ command: "head -c 5000 /dev/zero | tr '\\0' a; echo tail >&2" }), context);
     expect(outputsOf(result).stdout).toBe('a'.repeat(1000));
     expect(outputsOf(result).stderr).toBe('tail');

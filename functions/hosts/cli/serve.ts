@@ -18,6 +18,7 @@ import { readBody } from '../api/request-parsing.ts';
 import { ScheduleRunner } from '../api/schedule-runner.ts';
 import { tokenGuard } from '../api/token-guard.ts';
 import { WaitWaker } from '../api/wait-waker.ts';
+import { CommandHelper, findCommandHelperFile } from '../local/command-helper.ts';
 import { FileDefinitionMemo } from '../local/definition-memo.ts';
 import { flowLeaseFrom, launchWake } from '../local/flow-wakeups.ts';
 import { isLocalOwnerAlive, LocalHost, type LocalHostOptions } from '../local/local-host.ts';
@@ -155,8 +156,11 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   let offsetMs = 0;
   const now = options.hostOptions?.now ?? (options.manualClock ? () => Date.now() + offsetMs : Date.now);
   let origin: string | undefined;
+  // Shell commands start from a small helper process, not from serve's thread (a fork of serve held it ~10 ms a command).
+  const commandHelper = new CommandHelper(findCommandHelperFile(), (message) => log(message, { level: 'WARN' }));
   const host = new LocalHost({
     validatedDefinitions: FileDefinitionMemo.inStateDir(stateDir),
+    spawnCommand: commandHelper.spawn,
     now,
     callbacks: localCallbacks(stateDir, env, () => origin),
     // When this thread drives runs, it drives all of them at once.
@@ -261,6 +265,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   await new Promise<void>((done) => server.close(() => done()));
   // Runs still going stay durable and `running`: the next serve resumes them.
   if (launcher instanceof WorkerPoolLauncher) await launcher.close();
+  commandHelper.close();
   registryDb.close();
   close();
   await writer?.close();

@@ -55,6 +55,7 @@ import {
   startRunTrace,
 } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
+import type { SpawnCommand } from '../../nodes/command-spawn.ts';
 import { engineNodeSpecs } from '../../nodes/workflow.ts';
 import { makeAdvanceHandler } from '../lambda/advance.ts';
 import { makeMarkInterruptedHandler } from '../lambda/mark-interrupted.ts';
@@ -96,6 +97,8 @@ export interface LocalHostOptions {
    */
   removeOrphanBlobs?: (runId: string) => Promise<unknown>;
   runners?: readonly NodeRunner[];
+  /** How the built-in shell runner starts commands (serve: its command helper); ignored with `runners`. */
+  spawnCommand?: SpawnCommand;
   /** The ASL to run; by default the one `buildDefinition` makes (tests pass the one CDK synthesized). */
   definition?: AslDefinition;
   /** Binds the Repair state; built from the store and catalog when not given. */
@@ -261,7 +264,7 @@ export class LocalHost {
     const observed = options.telemetry ? new ObservingRunStore(options.store, options.telemetry.observer) : options.store;
     this.store = new ObservedRunStore(observed, options.onWrite);
     this.cache = options.cache ?? new EngineCache();
-    const runners = options.runners ?? (options.runLimits ? localRunnersWithin(options.runLimits) : localRunners);
+    const runners = options.runners ?? (options.runLimits || options.spawnCommand ? localRunnersWithin(options.runLimits, options.spawnCommand) : localRunners);
     // The workflow node has no runner: the engine runs it (a child run), so it joins the catalog, not the runners.
     const catalog = makeCatalog([...runners, ...engineNodeSpecs]);
     this.catalog = catalog;

@@ -3,6 +3,7 @@ import { makeAnthropicLlmClient } from '../../adapters/anthropic-llm-client.ts';
 import { makeMcpTools } from '../../adapters/mcp-tools.ts';
 import type { Limits, NodeRunner } from '../../core/index.ts';
 import { makeLocalRunners, type RunnerPorts } from '../../nodes/catalog.ts';
+import type { SpawnCommand } from '../../nodes/command-spawn.ts';
 
 /** The runners' ports on a laptop: MCP servers over stdio or HTTP, and the Anthropic client, configured from the environment on every call (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, FLOWMEND_LLM_MODEL). */
 export const envRunnerPorts = (env: NodeJS.ProcessEnv = process.env): RunnerPorts => ({
@@ -14,5 +15,7 @@ export const envRunnerPorts = (env: NodeJS.ProcessEnv = process.env): RunnerPort
 export const localRunners: readonly NodeRunner[] = makeLocalRunners(envRunnerPorts());
 
 /** The local host's runners with the output limits given. */
-export const localRunnersWithin = (limits: Pick<Limits, 'maxOutputBytes' | 'maxHttpResponseBytes'>): readonly NodeRunner[] =>
-  makeLocalRunners(envRunnerPorts(), limits);
+export const localRunnersWithin = (
+  limits: Pick<Limits, 'maxOutputBytes' | 'maxHttpResponseBytes'> | undefined,
+  spawnCommand?: SpawnCommand,
+): readonly NodeRunner[] => makeLocalRunners(envRunnerPorts(), limits, spawnCommand);
