@@ -93,6 +93,13 @@ const classifyMcpToolError = (nodeId: string, error: NodeError, rules: Classific
 
 const classifyFailure = (nodeId: string, error: NodeError, rules: ClassificationRules | undefined): Outcome => {
   if (error.code === 'MCP_TOOL_ERROR') return classifyMcpToolError(nodeId, error, rules);
+  // A command whose starting process died (serve's command helper, nodes/shell.ts): nothing in the workflow to
+  // repair; the run stops, and a resume runs the node again, as after a crash of the process running it.
+  if (error.code === 'COMMAND_LOST')
+    return {
+      kind: 'fatal',
+      error: { node_id: nodeId, category: 'transient', code: error.code, message: error.message, fixable: false, ...withDetails(error.details) },
+    };
   const status = error.details?.status_code;
   if (error.code === 'HTTP_STATUS' && typeof status === 'number') {
     const statusClass = classifyHttpStatus(status, rules);

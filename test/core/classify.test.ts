@@ -184,6 +184,15 @@ describe('classifyOutcome', () => {
     expect(exhausted).toMatchObject({ kind: 'fatal', error: { category: 'transient', code: 'RETRIES_EXHAUSTED', fixable: false } });
   });
 
+  it('files a command lost with its starting process as transient and fatal: no repair, a resume runs it again', () => {
+    const lost = classifyOutcome({
+      nodeId: 'sh',
+      nodeType: 'shell',
+      result: { kind: 'failed', error: { code: 'COMMAND_LOST', message: 'the command helper stopped (SIGKILL)' }, durationMs: 5 },
+    });
+    expect(lost).toMatchObject({ kind: 'fatal', error: { node_id: 'sh', category: 'transient', code: 'COMMAND_LOST', fixable: false } });
+  });
+
   it('passes the runner action through on success', () => {
     expect(classify({ ...body({ ok: true }), result: { kind: 'ok', outputs: { response: {} }, action: 'found', durationMs: 0 } })).toEqual({
       kind: 'success',
