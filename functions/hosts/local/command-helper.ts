@@ -42,7 +42,6 @@ interface InFlight {
   readonly events: CommandEvents;
   start(started: StartedCommand): void;
   fail(error: NodeJS.ErrnoException): void;
-  pid: number | undefined;
   started: boolean;
 }
 
@@ -78,7 +77,6 @@ export class CommandHelper {
     return new Promise<StartedCommand>((resolve, reject) => {
       const entry: InFlight = {
         events,
-        pid: undefined,
         started: false,
         start: (started) => {
           entry.started = true;
@@ -131,7 +129,6 @@ export class CommandHelper {
     switch (message.type) {
       case 'started': {
         if (entry.started) return;
-        entry.pid = message.pid;
         entry.start({ pid: message.pid, release: this.releaseOf(message.id) });
         return;
       }
