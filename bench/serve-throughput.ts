@@ -11,7 +11,8 @@
 // BENCH_SERVE_ARGS (extra arguments for serve, for every label), BENCH_WARMUP (runs started before the measured batch,
 // in batches of up to BENCH_RUNS at once, not measured: 20, the default, leaves much of serve's code still being
 // compiled by V8 during the batch; 200 measures a serve that has run a batch like it before),
-// BENCH_NODE_ARGS (node flags for serve, e.g. --cpu-prof). Prints figures and the machine; no assertions.
+// BENCH_NODE_ARGS (node flags for serve, e.g. --cpu-prof), BENCH_NODE=shell (a chain of shell nodes running `true`:
+// a process each step, started from serve's command helper). Prints figures and the machine; no assertions.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -33,12 +34,15 @@ const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
 
+/** The chain's node type: `transform` (a no-op JSONata expression, the default) or `shell` (`true`: a process each step). */
+const NODE = process.env.BENCH_NODE === 'shell' ? 'shell' : 'transform';
+
 const chain = (steps: number) => ({
-  nodes: Array.from({ length: steps }, (_, i) => ({
-    id: `n${i}`,
-    type: 'transform',
-    params: { expression: '$', input: i === 0 ? 0 : `\${n${i - 1}.result}` },
-  })),
+  nodes: Array.from({ length: steps }, (_, i) =>
+    NODE === 'shell'
+      ? { id: `n${i}`, type: 'shell', params: { command: 'true' } }
+      : { id: `n${i}`, type: 'transform', params: { expression: '$', input: i === 0 ? 0 : `\${n${i - 1}.result}` } },
+  ),
   edges: Array.from({ length: steps - 1 }, (_, i) => ({ from: `n${i}`, to: `n${i + 1}` })),
 });
 
@@ -298,7 +302,7 @@ const show = (r: Round): string =>
 
 console.log(
   `machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, node ${process.version}, load average ${loadavg()[0]?.toFixed(1)} when started; ` +
-    `${RUNS} runs of ${STEPS} transform steps started at once after ${WARMUP} warm-up runs, ${ROUNDS} rounds${SERVE_ARGS.length ? `, serve ${SERVE_ARGS.join(' ')}` : ''}`,
+    `${RUNS} runs of ${STEPS} ${NODE} steps started at once after ${WARMUP} warm-up runs, ${ROUNDS} rounds${SERVE_ARGS.length ? `, serve ${SERVE_ARGS.join(' ')}` : ''}`,
 );
 const rounds = new Map<string, Round[]>(BINS.map((b) => [b.label, []]));
 for (let round = 0; round < ROUNDS; round += 1) {

@@ -111,8 +111,15 @@ export class CommandHelper {
       this.gone = true;
       return undefined;
     }
-    // An empty environment and no Node flags of serve's: nothing of the engine's reaches the helper, nor its commands.
-    const child = fork(this.file, [], { env: {}, execArgv: [], serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    // An empty environment: nothing of the engine's reaches the helper, nor its commands. Not serve's Node flags but
+    // a 1 MiB young generation and no V8 helper threads: a smaller process forks faster, and what it allocates is
+    // short messages (under 50 runs of 10 shell nodes: 54 against 63 MiB at its peak, 3.3 against 4.2-4.9 s of CPU).
+    const child = fork(this.file, [], {
+      env: {},
+      execArgv: ['--max-semi-space-size=1', '--single-threaded'],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     child.on('message', (message: FromHelper) => this.received(message));
     child.on('error', (error) => this.ended(`the command helper failed: ${error.message}`));
     child.on('exit', (code, signal) => this.ended(`the command helper stopped (${signal ?? `exit code ${code}`})`));

@@ -50,7 +50,10 @@ describe('the command helper', () => {
       const [ppid, ...rest] = String(result.outputs?.stdout).split('\n');
       expect(Number(ppid)).toBe(helper.pid);
       expect(Number(ppid)).not.toBe(process.pid);
-      expect(readFileSync(`/proc/${helper.pid}/cmdline`, 'utf8')).toContain('command-helper.cjs');
+      const cmdline = readFileSync(`/proc/${helper.pid}/cmdline`, 'utf8').split('\0');
+      expect(cmdline.at(-2)).toMatch(/command-helper\.cjs$/);
+      // A small young generation and no V8 helper threads (a smaller process forks faster), none of serve's flags.
+      expect(cmdline.slice(1, -2)).toEqual(['--max-semi-space-size=1', '--single-threaded']);
       // Its own environment holds only what fork adds for the channel; the command's is the one the runner built.
       expect(rest.at(-1)).toBe('[]');
       expect(
