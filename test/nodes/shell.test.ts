@@ -8,6 +8,7 @@ import { CommandHelper, findCommandHelperFile } from '../../functions/hosts/loca
 import type { SpawnCommand } from '../../functions/nodes/command-spawn.ts';
 import { makeShellRunner, shellRunner } from '../../functions/nodes/shell.ts';
 import { ShellParamsSchema } from '../../functions/nodes/shell-spec.ts';
+import { processGone } from '../support/process-state.ts';
 
 const context: RunContext = { runId: 'run-1', nodeId: 'sh', seq: 1, cacheKey: 'k' };
 // Every case runs twice: commands started from this process (the CLI's way), and from serve's command helper,
@@ -39,19 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** Whether a process is gone (a zombie, which no init may reap here, counts as gone), waiting a little. */
-const processGone = async (pid: number): Promise<boolean> => {
-  for (let tries = 0; tries < 50; tries += 1) {
-    const state = await readFile(`/proc/${pid}/stat`, 'utf8').then(
-      (t) => t.slice(t.lastIndexOf(')') + 2, t.lastIndexOf(')') + 3),
-      () => 'gone',
-    );
-    if (state === 'gone' || state === 'Z' || state === 'X') return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
-};
 
 describe.each(spawnModes)('shellRunner, commands started %s', (_mode, spawn) => {
   beforeAll(() => {

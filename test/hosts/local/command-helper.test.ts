@@ -7,6 +7,7 @@ import type { RunContext, RunnerResult } from '../../../functions/core/node-type
 import { CommandHelper, findCommandHelperFile } from '../../../functions/hosts/local/command-helper.ts';
 import { makeShellRunner } from '../../../functions/nodes/shell.ts';
 import { ShellParamsSchema } from '../../../functions/nodes/shell-spec.ts';
+import { processGone } from '../../support/process-state.ts';
 
 const context: RunContext = { runId: 'run-helper', nodeId: 'sh', seq: 1, cacheKey: 'k' };
 const helpers: CommandHelper[] = [];
@@ -22,22 +23,6 @@ afterEach(() => {
 });
 const runWith = (helper: CommandHelper, params: Record<string, unknown>): Promise<RunnerResult> =>
   makeShellRunner({ spawnCommand: helper.spawn }).run(ShellParamsSchema.parse(params), context);
-
-/** Gone, or a zombie (no init reaps orphans here). */
-const gone = async (pid: number): Promise<boolean> => {
-  for (let tries = 0; tries < 100; tries += 1) {
-    let state = 'gone';
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    } catch {
-      // gone
-    }
-    if (state === 'gone' || state === 'Z' || state === 'X') return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return false;
-};
 
 describe('the command helper', () => {
   it("starts commands from its own process, whose environment holds nothing of the engine's", async () => {
@@ -81,7 +66,7 @@ describe('the command helper', () => {
     process.kill(helper.pid as number, 'SIGKILL');
     const result = await pending;
     expect(result).toMatchObject({ kind: 'failed', error: { code: 'COMMAND_LOST', message: expect.stringContaining('the command helper stopped (SIGKILL)') } });
-    expect(await gone(pid as number)).toBe(true);
+    expect(await processGone(pid as number)).toBe(true);
     expect(warnings).toEqual(['the command helper stopped (SIGKILL)']);
     // From now on commands start from this process, and run as before.
     const next = await runWith(helper, { command: 'echo "$PPID"' });
