@@ -27,9 +27,12 @@ const CACHED_COMMANDS = ['run', 'resume', 'status', 'logs', 'runs'];
  * Node flags `serve` runs under (bin/flowmend.cjs passes them on its shell line, which must say the same): a
  * young generation of 16 MiB from the start, its most. V8 starts it at 1 MiB and grows it as it fills, so a
  * serve just started scavenges often and promotes short-lived objects (a step's payloads) into the old
- * generation; docs/performance.md measures it. A short command would pay the bigger space without using it.
+ * generation. And V8's pool of background threads (its compilers, its concurrent marking and sweeping) sized
+ * to the machine's cores less one, at least one (`0`: Node's own estimate), instead of Node's fixed 4: on two
+ * cores, four of them took the second core from the writer thread and serve's own. docs/performance.md measures
+ * both. A short command would pay the bigger space without using it.
  */
-const SERVE_NODE_FLAGS = ['--min-semi-space-size=16'];
+const SERVE_NODE_FLAGS = ['--min-semi-space-size=16', '--v8-pool-size=0'];
 
 /**
  * The cache a command line starts from: its command's (`validate`'s in its own bundle), `run` for `flowmend

@@ -1,5 +1,5 @@
 #!/bin/sh
-":" //; case "$1" in validate) case " $* " in *" --online"*) ;; *) unset NODE_EXTRA_CA_CERTS ;; esac ;; status|runs|logs) case " $* " in *" --api"*|*" --store"*) ;; *) [ -n "$FLOWMEND_API_URL" ] || unset NODE_EXTRA_CA_CERTS ;; esac ;; serve) exec node --min-semi-space-size=16 "$0" "$@" ;; esac; exec node "$0" "$@"
+":" //; case "$1" in validate) case " $* " in *" --online"*) ;; *) unset NODE_EXTRA_CA_CERTS ;; esac ;; status|runs|logs) case " $* " in *" --api"*|*" --store"*) ;; *) [ -n "$FLOWMEND_API_URL" ] || unset NODE_EXTRA_CA_CERTS ;; esac ;; serve) exec node --min-semi-space-size=16 --v8-pool-size=0 "$0" "$@" ;; esac; exec node "$0" "$@"
 // The `flowmend` bin: runs the bundle that `npm run build` (and `prepare`, on npm ci) writes to dist/,
 // which starts without transpiling, from the V8 code cache the build made (bin/cli-bundle.cjs). When the
 // bundle is missing (an install without dev dependencies) or, in a working copy, older than a source file
