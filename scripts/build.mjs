@@ -8,7 +8,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { writeCodeCaches } from './code-cache.mjs';
 import { directCoreImports } from './direct-core-imports.mjs';
-import { directJsonPathQueries } from './direct-jsonpath-queries.mjs';
+import { interpreterPatches } from './interpreter-patches.mjs';
 import { buildAslValidator, lazyAslValidator } from './lazy-asl-validator.mjs';
 import { lazyBuiltins } from './lazy-builtins.mjs';
 import { noAwsLambdaInInterpreter } from './no-aws-lambda-in-interpreter.mjs';
@@ -85,7 +85,7 @@ const cliOptions = {
   // assets), they get the bundle's.
   define: { 'import.meta.url': '__flowmendUrl' },
   banner: { js: "const __flowmendUrl = require('node:url').pathToFileURL(__filename).href;" },
-  plugins: [noAwsLambdaInInterpreter, directJsonPathQueries({ root }), directCoreImports({ root }), lazyAslValidator, lazyBuiltins],
+  plugins: [noAwsLambdaInInterpreter, interpreterPatches({ root }), directCoreImports({ root }), lazyAslValidator, lazyBuiltins],
   // Smaller files parse faster at every start; identifiers stay (error names and stack traces read them).
   minifyWhitespace: true,
   minifySyntax: true,

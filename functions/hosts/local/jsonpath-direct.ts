@@ -8,7 +8,7 @@ import { simpleKeys } from './jsonpath-simple-paths.ts';
  * when `value && Object.hasOwn(value, key)` (strings and arrays too), gives back the value itself (wrap
  * false), and `undefined` for no match or a falsy `json`. Any other call goes to `library`.
  *
- * The CLI's bundles route aws-local-stepfunctions's `jsonPathQuery` through this (scripts/direct-jsonpath-queries.mjs);
+ * The CLI's bundles route aws-local-stepfunctions's `jsonPathQuery` through this (scripts/interpreter-patches.mjs);
  * run from source, the interpreter calls the library itself. A test holds the two to the same answers.
  */
 export const directJsonPath = (options: unknown, library: (options: never) => unknown): unknown => {

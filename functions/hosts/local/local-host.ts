@@ -483,6 +483,7 @@ export class LocalHost {
       overrides: { taskResourceLocalHandlers: this.guardedHandlers(guard, () => abort()) as never, retryIntervalOverrides: this.retryOverrides },
       // The Continue state reads $$.StateMachine.Id (the machine starts itself); the local interpreter has no context unless given one.
       context: { StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'flowmend-local' } },
+      ...(this.options.observeExecution ? {} : NO_EVENT_LOG),
     });
     this.options.observeExecution?.(execution.eventLogs);
     abort = () => execution.abort();
@@ -580,3 +581,11 @@ export class LocalHost {
 }
 
 export const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:flowmend-local';
+
+/**
+ * The run option by which an execution keeps no event log in the CLI's bundles (scripts/interpreter-patches.mjs,
+ * whose EVENT_LOG_OFF a test holds this to): aws-local-stepfunctions otherwise queues each state's entry and exit
+ * with its payloads until the execution ends, whether or not anyone reads them. Passed when no `observeExecution`
+ * reads the log; run from source, the library ignores it.
+ */
+export const NO_EVENT_LOG = { eventLog: 'off' } as const;

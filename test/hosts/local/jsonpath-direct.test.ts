@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { buildDefinition } from '../../../functions/core/definition.ts';
 import { directJsonPath } from '../../../functions/hosts/local/jsonpath-direct.ts';
 
-// The CLI's bundles read aws-local-stepfunctions's paths through directJsonPath (scripts/direct-jsonpath-queries.mjs):
+// The CLI's bundles read aws-local-stepfunctions's paths through directJsonPath (scripts/interpreter-patches.mjs):
 // it must answer exactly what the library answers, or a Choice would route differently once bundled.
 
 const library = (options: object): unknown => (JSONPath as unknown as (o: object) => unknown)(options);
