@@ -54,12 +54,16 @@ const cliOptions = {
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  // Resolved from node_modules at run time: native (better-sqlite3); large and loaded only by the commands
-  // that use them (the AWS SDK, the Anthropic SDK; hono, croner, the MCP SDK and ajv for `serve`, MCP nodes
-  // and `validate --online`; yaml for a .pflow.md), which keeps the file every command reads and its caches ~40% smaller.
-  // esbuild stays external: the run viewer falls back to building its page in memory only when dist/viewer is missing.
+  // Resolved from node_modules at run time: large and loaded only by the commands that use them (the AWS SDK,
+  // the Anthropic SDK; hono, croner, the MCP SDK and ajv for `serve`, MCP nodes and `validate --online`; yaml
+  // for a .pflow.md), which keeps the file every command reads and its caches ~40% smaller. better-sqlite3's
+  // JavaScript is bundled (every command opens the store: required from node_modules, its dozen files took ~10 ms
+  // of each start to find, read and compile); its native addon is loaded by path (openSqlite), so `bindings`, which
+  // it requires only to search for the addon, stays out. Its version is pinned, so the bundled JavaScript is the
+  // addon's own. esbuild stays external: the run viewer falls back to building its page in memory only when
+  // dist/viewer is missing.
   external: [
-    'better-sqlite3',
+    'bindings',
     '@aws-sdk/*',
     '@smithy/*',
     '@anthropic-ai/sdk',

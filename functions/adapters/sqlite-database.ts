@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigurationError, CorruptItemError, StoreError, StoreUnavailableError } from '../core/index.ts';
@@ -18,6 +19,18 @@ export interface SqliteDatabase {
   /** Absolute path of the database file, for messages. */
   path: string;
 }
+
+let addonPath: string | undefined;
+
+/**
+ * better-sqlite3's native addon, by path. Given none, better-sqlite3 has the `bindings` package search a dozen
+ * places for it from the caller's package, which is flowmend's own in the CLI's bundle (its JavaScript is bundled:
+ * scripts/build.mjs); the addon is where better-sqlite3's install builds or downloads it, build/Release.
+ */
+const nativeBinding = (): string => {
+  addonPath ??= createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+  return addonPath;
+};
 
 /** SQLite's own error codes (better-sqlite3's `SqliteError.code`), each with what it means for the user. */
 const EXPLAIN: Record<string, string> = {
@@ -81,7 +94,7 @@ export const openSqlite = (stateDir: string): SqliteDatabase => {
   const path = join(dir, DATABASE_FILE);
   let db: Database.Database | undefined;
   try {
-    db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    db = new Database(path, { timeout: BUSY_TIMEOUT_MS, nativeBinding: nativeBinding() });
     // journal_mode reads the header first, so a file that is not a database fails here, at once.
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');

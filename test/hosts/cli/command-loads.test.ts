@@ -13,7 +13,7 @@ const stateDir = join(dir, 'state');
 const probe = join(dir, 'probe.cjs');
 writeFileSync(
   probe,
-  "process.on('exit', () => require('node:fs').writeSync(2, `\\nLOADED ${JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)))}\\nPACKAGES ${JSON.stringify([...new Set(Object.keys(require.cache).map((f) => /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(f)?.[1]).filter(Boolean))])}\\n`));\n",
+  "process.on('exit', () => require('node:fs').writeSync(2, `\\nLOADED ${JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)))}\\nPACKAGES ${JSON.stringify([...new Set(Object.keys(require.cache).map((f) => /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(f)?.[1]).filter(Boolean))])}\\nFILES ${JSON.stringify(Object.keys(require.cache).map((f) => /node_modules\\/(.*)$/.exec(f)?.[1]).filter(Boolean))}\\n`));\n",
 );
 
 /** The built-in modules and the packages a command line loaded, and its output. */
@@ -26,10 +26,23 @@ const loads = (args: string[], env: NodeJS.ProcessEnv = {}) => {
       .split('\n')
       .find((l) => l.startsWith(prefix))
       ?.slice(prefix.length) ?? '[]';
-  return { modules: JSON.parse(line('LOADED ')) as string[], packages: JSON.parse(line('PACKAGES ')) as string[], stdout: child.stdout, status: child.status };
+  return {
+    modules: JSON.parse(line('LOADED ')) as string[],
+    packages: JSON.parse(line('PACKAGES ')) as string[],
+    files: JSON.parse(line('FILES ')) as string[],
+    stdout: child.stdout,
+    status: child.status,
+  };
 };
 
 describe('what each command loads', () => {
+  it("opens the store from the bundle's better-sqlite3: of its package, only the native addon comes from node_modules", () => {
+    const listed = loads(['runs', '--state-dir', stateDir]);
+    expect(listed.status).toBe(0);
+    expect(listed.files.filter((file) => file.startsWith('better-sqlite3/'))).toEqual(['better-sqlite3/build/Release/better_sqlite3.node']);
+    expect(listed.packages).not.toContain('bindings');
+  });
+
   it('a run loads the modules it uses: child processes for its shell nodes, crypto for ids and cache keys', () => {
     const run = loads(['run', hello, '--state-dir', stateDir]);
     expect(run.status).toBe(0);
