@@ -110,7 +110,8 @@ await esbuild.build({ ...cliOptions, entryPoints: ['functions/adapters/sqlite-wr
 const commandHelperBundle = `${root}dist/command-helper.cjs`;
 await esbuild.build({ ...cliOptions, entryPoints: ['functions/hosts/local/command-helper-entry.ts'], outfile: commandHelperBundle });
 
-for (const file of [bundle, validateBundle, serveWorkerBundle, sqliteWriterBundle, commandHelperBundle]) {
+const bundles = [bundle, validateBundle, serveWorkerBundle, sqliteWriterBundle, commandHelperBundle];
+for (const file of bundles) {
   // No `import()` may be left (see `supported` above): it would fail only when reached, far from the build.
   const left = readFileSync(file, 'utf8').match(/.{0,60}[^\w$.]import\(.{0,40}/);
   if (left) throw new Error(`flowmend build: ${file} still calls import(): ${left[0]}`);
@@ -119,7 +120,7 @@ for (const file of [bundle, validateBundle, serveWorkerBundle, sqliteWriterBundl
 // esbuild escapes non-ASCII in strings but not in regular expressions (secret-source.ts's ⟦ ⟧). A file of
 // ASCII only is read as latin1, straight into a one-byte string: decoding UTF-8 made a two-byte string of
 // the whole bundle, ~10 ms of every start here. \u escapes mean the same in a regular expression.
-for (const file of [bundle, validateBundle, serveWorkerBundle, sqliteWriterBundle, commandHelperBundle]) {
+for (const file of bundles) {
   const source = readFileSync(file, 'utf8');
   const ascii = source.replace(/[^ -~\t\n\r]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   if (ascii !== source) writeFileSync(file, ascii);

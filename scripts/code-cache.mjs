@@ -1,7 +1,8 @@
 // The V8 code caches of the CLI bundle (see bin/cli-bundle.cjs), made at build time: the commands a person
 // types most each get a cache made after running that command once on a scratch state dir, and `all` holds
-// everything those commands compiled, for the other commands (`serve` the same, made under its Node flags). Run on the Node that built; another Node looks
-// for its own V8's folder, finds none and compiles (as it would without caches).
+// everything those commands compiled, for the other commands (`serve` the same, made under its Node flags). Run on
+// the Node that built; another Node looks for its own V8's folder, finds none and compiles (as it would without
+// caches).
 //
 // The same scratch runs leave the validated default definition in the state dir's memo, which the build
 // ships as dist/validated-definitions (functions/hosts/local/definition-memo.ts).
@@ -27,9 +28,10 @@ const runBundle = (root, args) => {
 };
 
 /**
- * Writes dist/code-cache/<v8>-<arch>/<bundle mtime>/<command>.bin for each of CACHED_COMMANDS, all.bin and serve.bin (under SERVE_NODE_FLAGS), the
- * same for `validate` from its own bundle, and dist/validated-definitions. Throws with the failing command's
- * output; the build then warns and ships no caches (a start compiles, nothing else changes).
+ * Writes dist/code-cache/<v8>-<arch>/<bundle mtime>/<command>.bin for each of CACHED_COMMANDS, all.bin and
+ * serve.bin (under SERVE_NODE_FLAGS), the same for `validate` from its own bundle, and dist/validated-definitions.
+ * Throws with the failing command's output; the build then warns and ships no caches (a start compiles, nothing
+ * else changes).
  */
 export const writeCodeCaches = (root) => {
   const bundle = `${root}dist/flowmend.cjs`;

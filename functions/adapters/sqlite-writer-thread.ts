@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { ConfigurationError, CorruptItemError, StoreUnavailableError } from '../core/index.ts';
+import { findBuiltFile } from './built-file.ts';
 
 /**
  * `serve`'s writer thread: one connection that commits the run stores' writes of every thread of the process
@@ -11,12 +10,8 @@ import { ConfigurationError, CorruptItemError, StoreUnavailableError } from '../
  * sqlite-writer-entry.ts, bundled by scripts/build.mjs into dist/sqlite-writer.cjs.
  */
 
-/** Beside the CLI bundle (dist/), or the build's output seen from the sources (functions/adapters/). */
-const CANDIDATES = ['./sqlite-writer.cjs', '../../dist/sqlite-writer.cjs'];
-
 /** The writer thread's file, or undefined where none is built (each thread then commits its own writes). */
-export const findSqliteWriterFile = (): string | undefined =>
-  CANDIDATES.map((candidate) => fileURLToPath(new URL(candidate, import.meta.url))).find((path) => existsSync(path));
+export const findSqliteWriterFile = (): string | undefined => findBuiltFile('sqlite-writer.cjs', import.meta.url, '../../');
 
 export interface SqliteWriterData {
   stateDir: string;

@@ -1,6 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { findBuiltFile } from '../../adapters/built-file.ts';
 import { type CommandEvents, type CommandRequest, type CommandStream, type SpawnCommand, type StartedCommand, spawnDirect } from '../../nodes/command-spawn.ts';
 
 /**
@@ -14,12 +13,8 @@ import { type CommandEvents, type CommandRequest, type CommandStream, type Spawn
  * stopped (its commands are then ended and their nodes fail with COMMAND_LOST), commands start from serve.
  */
 
-/** Beside the CLI bundle (dist/), or the build's output seen from the sources (functions/hosts/local/). */
-const CANDIDATES = ['./command-helper.cjs', '../../../dist/command-helper.cjs'];
-
 /** The helper's file, or undefined where none is built. */
-export const findCommandHelperFile = (): string | undefined =>
-  CANDIDATES.map((candidate) => fileURLToPath(new URL(candidate, import.meta.url))).find((path) => existsSync(path));
+export const findCommandHelperFile = (): string | undefined => findBuiltFile('command-helper.cjs', import.meta.url, '../../../');
 
 export type ToHelper = { type: 'spawn'; id: number; request: CommandRequest } | { type: 'release'; id: number };
 

@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { type MessagePort, Worker } from 'node:worker_threads';
+import { findBuiltFile } from '../../adapters/built-file.ts';
 import type { LaunchRequest, Owner, RunLauncher, RunObservation, RunStore } from '../../core/index.ts';
 import { claimRun } from '../../core/index.ts';
 import { launchWake } from './flow-wakeups.ts';
@@ -20,12 +19,8 @@ const MAX_REMEMBERED_DRIVERS = 10_000;
  */
 const WORKER_YOUNG_GENERATION_MB = 8;
 
-/** Beside the CLI bundle (dist/), or the build's output seen from the sources (functions/hosts/local/). */
-const CANDIDATES = ['./serve-worker.cjs', '../../../dist/serve-worker.cjs'];
-
 /** The serve worker's file, or undefined where none is shipped (serve then drives runs in its own thread). */
-export const findServeWorkerFile = (): string | undefined =>
-  CANDIDATES.map((candidate) => fileURLToPath(new URL(candidate, import.meta.url))).find((path) => existsSync(path));
+export const findServeWorkerFile = (): string | undefined => findBuiltFile('serve-worker.cjs', import.meta.url, '../../../');
 
 export interface WorkerPoolOptions {
   stateDir: string;
