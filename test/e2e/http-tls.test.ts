@@ -1,7 +1,7 @@
 // The http node over TLS, against an https server on 127.0.0.1 whose certificate (made here with openssl)
 // no public CA signed: the node verifies certificates, and the bin, run as a program, keeps
 // NODE_EXTRA_CA_CERTS for `run` so that a CA a person adds that way is trusted.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -11,37 +11,14 @@ import type { RunnerResult } from '../../functions/core/node-type.ts';
 import { httpRunner } from '../../functions/nodes/http.ts';
 import { makeTempDir, REPO, writeWorkflow } from '../support/cli-process.ts';
 import { runWithParams } from '../support/run-with-params.ts';
+import { selfSignedCert } from '../support/self-signed-cert.ts';
 
 const dir = makeTempDir('http-tls');
-const cert = join(dir, 'cert.pem');
-const key = join(dir, 'key.pem');
+const { cert, key } = selfSignedCert(dir);
 let server: Server;
 let url: string;
 
 beforeAll(async () => {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
   server = createServer({ cert: readFileSync(cert), key: readFileSync(key) }, (_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{"secure":true}');

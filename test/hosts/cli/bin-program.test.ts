@@ -2,7 +2,7 @@
 // its second line and execs Node on it. Node 20 reads NODE_EXTRA_CA_CERTS before any JavaScript runs, and
 // warns on stderr when the file cannot be read: the warning shows which commands kept the variable.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, readFileSync, symlinkSync } from 'node:fs';
+import { cpSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -43,23 +43,39 @@ describe('the flowmend bin run as a program', () => {
     expect(logs.stderr).not.toContain(CA_WARNING);
   });
 
-  it('keeps them for `validate --online`, for a read on an API or on DynamoDB, and for every command that runs nodes', () => {
-    const online = program(['validate', hello, '--online']);
-    expect(online.status).toBe(0);
-    expect(online.stderr).toContain(CA_WARNING);
-    // Nothing listens on port 9 (discard) here, so each read on the API is refused at once, after Node has started.
-    const api = 'http://127.0.0.1:9';
-    for (const args of [
-      ['status', 'no-such-run', '--api', api],
-      ['status', 'no-such-run', `--api=${api}`],
-      ['runs', '--store', 'dynamodb', '--table', 'none'],
-    ]) {
-      expect(program(args).stderr, args.join(' ')).toContain(CA_WARNING);
+  it('hands them to every other command, which Node starts without, and reads them at its first TLS context', () => {
+    // `status` on an https API that refuses the connection: the TLS context is made before the refusal.
+    const bundle = join(dir, 'no-such-bundle.pem');
+    const notice = `Warning: Ignoring extra certs from \`${bundle}\`, load failed: ENOENT`;
+    for (const [args, env] of [
+      [['status', 'no-such-run', '--api', 'https://127.0.0.1:9'], {}],
+      [['runs', '--api=https://127.0.0.1:9'], {}],
+      [['logs', 'no-such-run'], { FLOWMEND_API_URL: 'https://127.0.0.1:9' }],
+    ] as const) {
+      const result = program([...args], BIN, env);
+      expect(result.stderr, args.join(' ')).toContain(notice);
+      // Node's own warning at its start, before any JavaScript, would come first.
+      expect(result.stderr.indexOf(CA_WARNING), args.join(' ')).toBe(result.stderr.indexOf(notice) + 'Warning: '.length);
     }
-    expect(program(['logs', 'no-such-run'], BIN, { FLOWMEND_API_URL: api }).stderr).toContain(CA_WARNING);
-    const run = program(['run', hello, '--state-dir', join(dir, 'state')]);
+    // A run that makes no TLS context never reads the file; its commands get the variable back (when passed
+    // to them, as any other), while the CLI's process was started without it.
+    const workflow = join(dir, 'environ.json');
+    writeFileSync(
+      workflow,
+      JSON.stringify({
+        nodes: [
+          {
+            id: 'env',
+            type: 'shell',
+            params: { command: 'echo "$NODE_EXTRA_CA_CERTS"; tr "\\0" "\\n" < /proc/$PPID/environ | grep -c ^NODE_EXTRA_CA_CERTS= || true' },
+          },
+        ],
+      }),
+    );
+    const run = program(['run', workflow, '--output-format', 'json', '--state-dir', join(dir, 'state')], BIN, { FLOWMEND_COMMAND_ENV: 'NODE_EXTRA_CA_CERTS' });
+    expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(run.stderr).toContain(CA_WARNING);
+    expect(JSON.parse(run.stdout).result.stdout).toBe(`${bundle}\n0`);
   });
 
   it('starts `serve` under its Node flags, which the shell line names as bin/cli-bundle.cjs does', async () => {
