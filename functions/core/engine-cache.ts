@@ -50,6 +50,8 @@ export class EngineCache {
   private readonly runs = new Map<string, RunItem>();
   /** IR versions never change once written, so they are kept by run and version. */
   private readonly irVersions = new Map<string, Workflow>();
+  /** A run's records as listed while its item was at `rev`, for the walk that follows (rememberListing). */
+  private readonly listings = new Map<string, { rev: string; records: readonly NodeRecord[] }>();
 
   constructor(limits: Partial<EngineCacheLimits> = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
@@ -108,11 +110,29 @@ export class EngineCache {
     this.irVersions.set(`${runId}#${version}`, ir);
   }
 
+  /**
+   * A run's records as the store listed them while the run item was at `rev` (a resume's patch check, before
+   * its claim, which writes no record and keeps the rev): its walk, the first step of the execution launched
+   * next, takes them instead of listing them again. Taken once, and only at that rev (an engine step that
+   * writes records writes a new one). Without records (or a rev), forgets the run's.
+   */
+  rememberListing(runId: string, rev: string | undefined, records: readonly NodeRecord[] | undefined): void {
+    this.listings.delete(runId);
+    if (rev === undefined || records === undefined) return;
+    evictOldest(this.listings, this.limits.runs);
+    this.listings.set(runId, { rev, records });
+  }
+  takeListing(runId: string, rev: string | undefined): readonly NodeRecord[] | undefined {
+    const listing = this.listings.get(runId);
+    this.listings.delete(runId);
+    return rev !== undefined && listing?.rev === rev ? listing.records : undefined;
+  }
   /** Forgets everything and zeroes the stats. */
   clear(): void {
     this.outputs.clear();
     this.runs.clear();
     this.irVersions.clear();
+    this.listings.clear();
     Object.assign(this.stats, noStats());
   }
 }

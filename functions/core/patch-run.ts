@@ -4,12 +4,18 @@ import type { NodeCatalog } from './node-type.ts';
 import { parseWorkflow } from './parse-workflow.ts';
 import { carryPatch, workflowDistance } from './repair/carry-patch.ts';
 import { applyManualPatch } from './repair/index.ts';
-import type { IrVersionItem, RunItem } from './run-model.ts';
-import { recordsOfRun } from './run-report.ts';
+import type { IrVersionItem, NodeRecord, RunItem } from './run-model.ts';
+import { withPendingRecords } from './run-report.ts';
 import type { RunStore } from './run-store.ts';
 
-/** `run`: the run as the check read it (a claim can take it over: `ClaimOptions.read`); `missing`: there is no such run. */
-export type PatchCheck = { ok: true; item: IrVersionItem; run: RunItem } | { ok: false; message: string; problems: string[]; missing?: true };
+/**
+ * `run`: the run as the check read it (a claim can take it over: `ClaimOptions.read`); `listed`: its records as
+ * the check listed them (the store's listing, without those the item carries), which the walk of a resume
+ * launched in this process takes instead of listing them again (LaunchRequest.resumed); `missing`: there is no such run.
+ */
+export type PatchCheck =
+  | { ok: true; item: IrVersionItem; run: RunItem; listed: NodeRecord[] }
+  | { ok: false; message: string; problems: string[]; missing?: true };
 
 /** The versions of a run, oldest first (a run has a handful: the original, then one per repair or patch). */
 const versionsOf = async (store: RunStore, run: RunItem): Promise<IrVersionItem[]> => {
@@ -61,10 +67,11 @@ export const checkRunPatch = async (
       problems: ['the patch changes nothing'],
     };
   }
+  const listed = await store.listRecords(runId);
   const result = applyManualPatch({
     run,
     current,
-    steps: await recordsOfRun(store, run),
+    steps: withPendingRecords(listed, run),
     // The parsed patch, which applyManualPatch's own parse gives back as it is (a second parse of the raw one took ~1 ms a 100 nodes).
     patch: carried ?? (parsed.ok ? parsed.workflow : patch),
     catalog: options.catalog,
@@ -77,5 +84,5 @@ export const checkRunPatch = async (
       message: `the patch${options.source === undefined ? '' : ` in ${options.source}`} cannot be applied to run ${runId}${carried && base ? ` (made from version ${base.version}, carried onto version ${current.version})` : ''}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`,
       problems: result.problems,
     };
-  return { ...result, run };
+  return { ...result, run, listed };
 };

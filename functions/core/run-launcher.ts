@@ -1,5 +1,5 @@
 import type { Workflow } from './ir.ts';
-import type { Owner, RunItem } from './run-model.ts';
+import type { NodeRecord, Owner, RunItem } from './run-model.ts';
 import type { ValidationIssue } from './validate.ts';
 
 /** A run whose item names `owner`: the launcher starts the execution that advances it. */
@@ -21,8 +21,10 @@ export interface LaunchRequest {
    * The run was claimed by this request for a resume (claimRun: the item it wrote) and, with a patch, the
    * workflow version the claim wrote (the run's `irVersion`): handed over as `created` is, so that the run's
    * first step reads neither back (a resume walks its records; it does not validate the workflow again).
+   * `listed`: the run's records as the patch check listed them before the claim, which the walk takes
+   * instead of listing them again (EngineCache.rememberListing: only while the run is at the claimed rev).
    */
-  resumed?: { run: RunItem; patched?: Workflow };
+  resumed?: { run: RunItem; patched?: Workflow; listed?: readonly NodeRecord[] };
 }
 
 /**

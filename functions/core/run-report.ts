@@ -219,8 +219,11 @@ export const buildRunReport = (run: RunItem, steps: readonly NodeRecord[], event
 };
 
 /** Every step record of a run: its own items and those the run item still carries, by seq. */
-export const recordsOfRun = async (store: RunStore, run: RunItem, afterSeq = 0): Promise<NodeRecord[]> => {
-  const listed = await store.listRecords(run.runId, afterSeq);
+export const recordsOfRun = async (store: RunStore, run: RunItem, afterSeq = 0): Promise<NodeRecord[]> =>
+  withPendingRecords(await store.listRecords(run.runId, afterSeq), run, afterSeq);
+
+/** The records a listing of the run's own items (after `afterSeq`) gave, with those the run item still carries, by seq. */
+export const withPendingRecords = (listed: readonly NodeRecord[], run: RunItem, afterSeq = 0): NodeRecord[] => {
   const written = new Set(listed.map((s) => s.seq));
   const pending = run.pendingRecords.filter((s) => s.seq > afterSeq && !written.has(s.seq));
   return [...listed, ...pending].sort((a, b) => a.seq - b.seq);

@@ -45,7 +45,8 @@ const warningOf = (record: NodeRecord): RunError => ({
  */
 export const walkFromStart = async (step: Advance): Promise<AdvanceOutcome> => {
   const { run, ir } = step;
-  const listed = await step.deps.store.listRecords(run.runId);
+  // What a resume's patch check listed before its claim (EngineCache.takeListing), else the store's listing.
+  const listed = step.deps.cache.takeListing(run.runId, run.rev) ?? (await step.deps.store.listRecords(run.runId));
   const written = new Set(listed.map((s) => s.seq));
   // Records the run item carries that never reached their own items (the process stopped first).
   const unwritten = run.pendingRecords.filter((s) => !written.has(s.seq));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CancelFlow, IrVersionItem, RunItem } from '../../core/index.ts';
+import type { CancelFlow, IrVersionItem, NodeRecord, RunItem } from '../../core/index.ts';
 import {
   awaitCancelledStep,
   type CancelOutcome,
@@ -153,6 +153,7 @@ export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody, 
     return waiting;
   }
   let patch: IrVersionItem | undefined;
+  let listed: readonly NodeRecord[] | undefined;
   // The run as read last (the waiting check's read, or the patch check's), which the claim takes over instead of reading it again.
   let read = waiting;
   if (body.workflow !== undefined) {
@@ -167,6 +168,7 @@ export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody, 
     }
     patch = checked.item;
     read = checked.run;
+    listed = checked.listed;
   }
   const owner = deps.launcher.newOwner(runId, now);
   const run = await claimRun(deps.store, runId, {
@@ -184,7 +186,7 @@ export const resumeRun = async (deps: ApiDeps, runId: string, body: ResumeBody, 
   });
   // The claimed item and the patch as checked go with the launch (the engine's cache, as a created run's).
   const answer = { ...run };
-  await deps.launcher.launch({ runId, owner, mode: run.mode, resumed: { run, ...(patch ? { patched: patch.ir } : {}) } });
+  await deps.launcher.launch({ runId, owner, mode: run.mode, resumed: { run, ...(patch ? { patched: patch.ir } : {}), ...(listed ? { listed } : {}) } });
   return answer;
 };
 

@@ -420,9 +420,10 @@ export class LocalHost {
     this.cache.rememberRun(run);
   }
 
-  /** A run claimed for a resume in this process, and the patched version its claim wrote, handed over as a created run's are. */
-  private adoptResumed({ run, patched }: NonNullable<LaunchRequest['resumed']>): void {
+  /** A run claimed for a resume in this process, the patched version its claim wrote and the records its patch check listed, handed over as a created run's are. */
+  private adoptResumed({ run, patched, listed }: NonNullable<LaunchRequest['resumed']>): void {
     if (patched) this.cache.rememberIr(run.runId, run.irVersion, patched);
+    this.cache.rememberListing(run.runId, run.rev, listed);
     this.cache.rememberRun(run);
   }
 

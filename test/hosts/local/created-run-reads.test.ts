@@ -109,7 +109,7 @@ describe('a run resumed in this process with a patch', () => {
     if (!checked.ok) throw new Error(checked.message);
     const owner = launcher.newOwner(first.run_id, Date.now());
     const run = await claimRun(store, first.run_id, { owner, now: Date.now(), isAlive: async () => false, patch: checked.item });
-    return { run, owner, patched: checked.item.ir };
+    return { run, owner, patched: checked.item.ir, listed: checked.listed };
   };
 
   it('is driven from the item its claim wrote and the version it checked: neither is read back', async () => {
@@ -124,5 +124,29 @@ describe('a run resumed in this process with a patch', () => {
     // The status the launcher logs and the report above (its two workflow versions): the engine read neither
     // the item nor the version, only the records its walk replays.
     expect(reads).toEqual({ listRecords: 2, getRun: 2, getIrVersion: 2, listEvents: 1 });
+  });
+
+  it('walks the records its patch check listed: the walk lists none', async () => {
+    const { store, reads } = countingStore();
+    const host = new LocalHost({ store });
+    const launcher = new LocalRunLauncher(host, () => undefined);
+    const { run, owner, patched, listed } = await claimedWithPatch(store, host, launcher);
+    expect(listed.map((r) => [r.nodeId, r.status])).toEqual([
+      ['a', 'completed'],
+      ['b', 'failed'],
+    ]);
+    for (const key of Object.keys(reads)) delete reads[key];
+    await launcher.launch({ runId: run.runId, owner, mode: 'express', resumed: { run, patched, listed } });
+    await launcher.whenDone(owner.id);
+    const report = await host.report(run.runId);
+    expect(report?.status).toBe('succeeded');
+    // `a` replayed from the listing, `b` run again with the patch: the same steps as with the walk's own listing.
+    expect(report?.steps.map((s) => [s.node_id, s.status])).toEqual([
+      ['a', 'completed'],
+      ['b', 'failed'],
+      ['a', 'cached'],
+      ['b', 'completed'],
+    ]);
+    expect(reads).toEqual({ listRecords: 1, getRun: 2, getIrVersion: 2, listEvents: 1 });
   });
 });
