@@ -405,6 +405,8 @@ export class LocalHost {
       if (created.issues) rememberValidation(created.workflow, this.catalog, created.issues);
     } else await this.removeOrphanBlobs(request.runId);
     if (resumed) this.adoptResumed(resumed);
+    // A listing left by an earlier launch whose execution stopped before its walk is never taken by this one.
+    else this.cache.rememberListing(request.runId, undefined, undefined);
     const wake = request.waitId === undefined ? undefined : { waitId: request.waitId, holder: request.owner };
     await this.execute(request.runId, request.owner.id, request.mode, (created ?? resumed)?.run.rev, signal, wake);
     return (await this.store.getRun(request.runId))?.status;
