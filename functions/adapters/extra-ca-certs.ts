@@ -5,16 +5,17 @@ import type { createSecureContext, SecureContext, SecureContextOptions } from 'n
  * NODE_EXTRA_CA_CERTS, read when the process first makes a TLS context instead of before it starts.
  *
  * Node 20 builds its root certificate store and parses every certificate the variable names before any
- * JavaScript runs (~40 ms of every `run` and `resume` on a machine whose environment sets it to a CA bundle;
- * Node 23 made it lazy). Most commands make no TLS connection at all. So the bin's shell line hands the
- * variable over under EXTRA_CA_HANDOFF instead (Node starts without it), and the CLI calls
- * `trustExtraCaCerts` first thing: it puts the variable back into `process.env` (what the process's children
- * inherit, as before) and wraps `tls.createSecureContext`, through which every TLS client of Node goes (https,
- * fetch's connections, the AWS and Anthropic SDKs): a context asked for without `ca` gets Node's bundled roots
- * plus the file's certificates, as the variable gives them. As with the variable, a `ca` given explicitly
- * replaces both. The file is read at the first such context; one that cannot be read gets Node's
- * warning and the bundled roots alone (text in it that is not a certificate is skipped, as Node skips it). A context with no option that shapes one
- * is made once and shared (as the root store is), so connections do not parse the bundle again each time.
+ * JavaScript runs (~40 ms of every `run` and `resume` on a machine whose environment sets it to a CA bundle),
+ * and most commands make no TLS connection at all. So the bin's shell line hands the variable over under
+ * EXTRA_CA_HANDOFF instead (Node starts without it), and the CLI calls `trustExtraCaCerts` first thing: it puts
+ * the variable back into `process.env` (what the process's children inherit, as before) and wraps
+ * `tls.createSecureContext`, through which every TLS client of Node goes (https, fetch's connections, the AWS
+ * and Anthropic SDKs): a context asked for without `ca` gets Node's bundled roots plus the file's certificates,
+ * as the variable gives them. As with the variable, a `ca` given explicitly replaces both. The file is read at
+ * the first such context; one that cannot be read gets Node's warning and the bundled roots alone (text in it
+ * that is not a certificate is skipped, as Node skips it). A context with no option that shapes one is made
+ * once and shared (as the root store is), so connections do not parse the bundle again each time. Node 20 has
+ * no public way to add to its default store (`tls.setDefaultCACertificates` came in Node 24.5).
  */
 export const EXTRA_CA_HANDOFF = 'FLOWMEND_EXTRA_CA_CERTS';
 
