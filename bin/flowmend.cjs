@@ -1,5 +1,5 @@
 #!/bin/sh
-":" //; case "$1" in validate) case " $* " in *" --online"*) ;; *) unset NODE_EXTRA_CA_CERTS ;; esac ;; status|runs|logs) case " $* " in *" --api"*|*" --store"*) ;; *) [ -n "$FLOWMEND_API_URL" ] || unset NODE_EXTRA_CA_CERTS ;; esac ;; serve) exec node --min-semi-space-size=16 --v8-pool-size=0 "$0" "$@" ;; esac; [ -z "${NODE_EXTRA_CA_CERTS+set}" ] || { FLOWMEND_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS; export FLOWMEND_EXTRA_CA_CERTS; unset NODE_EXTRA_CA_CERTS; }; exec node "$0" "$@"
+":" //; case "$1" in validate) case " $* " in *" --online"*) ;; *) unset NODE_EXTRA_CA_CERTS ;; esac ;; status|runs|logs) case " $* " in *" --api"*|*" --store"*) ;; *) [ -n "$FLOWMEND_API_URL" ] || unset NODE_EXTRA_CA_CERTS ;; esac ;; serve) exec node --min-semi-space-size=16 --v8-pool-size=0 "$0" "$@" ;; esac; case " $NODE_OPTIONS " in *" --use-openssl-ca"*) ;; *) [ -z "${NODE_EXTRA_CA_CERTS+set}" ] || { FLOWMEND_EXTRA_CA_CERTS=$NODE_EXTRA_CA_CERTS; export FLOWMEND_EXTRA_CA_CERTS; unset NODE_EXTRA_CA_CERTS; } ;; esac; exec node "$0" "$@"
 // The `flowmend` bin: runs the bundle that `npm run build` (and `prepare`, on npm ci) writes to dist/,
 // which starts without transpiling, from the V8 code cache the build made (bin/cli-bundle.cjs). When the
 // bundle is missing (an install without dev dependencies) or, in a working copy, older than a source file
@@ -12,7 +12,9 @@
 // FLOWMEND_API_URL, no --store). Every other command but `serve` (which starts once) gets it under
 // another name, FLOWMEND_EXTRA_CA_CERTS, and starts without it: the CLI puts it back in process.env for
 // the programs it starts, and reads the file when it first makes a TLS context
-// (functions/adapters/extra-ca-certs.ts); most runs make none. Run as `node bin/flowmend.cjs`, Node skips the first
+// (functions/adapters/extra-ca-certs.ts); most runs make none. Not under --use-openssl-ca in NODE_OPTIONS:
+// Node then adds the file to OpenSSL's store, which the CLI's wrap (Node's bundled roots) would replace.
+// Run as `node bin/flowmend.cjs`, Node skips the first
 // line and the second does nothing. `serve` runs under SERVE_NODE_FLAGS (bin/cli-bundle.cjs), which the
 // line names again (a shell cannot read them from JavaScript; a test holds the two to the same flags).
 // CommonJS, not an ES module: an ES entry point sets up Node's ES module loader first (~10-15 ms of

@@ -78,6 +78,13 @@ describe('the flowmend bin run as a program', () => {
     expect(JSON.parse(run.stdout).result.stdout).toBe(`${bundle}\n0`);
   });
 
+  it("keeps them for Node's start under --use-openssl-ca, which adds them to OpenSSL's store instead of its own", () => {
+    const run = program(['run', hello, '--state-dir', join(dir, 'state')], BIN, { NODE_OPTIONS: '--use-openssl-ca' });
+    expect(run.status).toBe(0);
+    // Node's own warning, before any JavaScript: OpenSSL's error text, not the CLI's.
+    expect(run.stderr).toMatch(/^Warning: Ignoring extra certs from `[^`]+no-such-bundle\.pem`, load failed: error:/);
+  });
+
   it('starts `serve` under its Node flags, which the shell line names as bin/cli-bundle.cjs does', async () => {
     const { SERVE_NODE_FLAGS } = createRequire(import.meta.url)('../../../bin/cli-bundle.cjs') as { SERVE_NODE_FLAGS: string[] };
     const child = spawn(BIN, ['serve', '--port', '0', '--state-dir', join(dir, 'serve-state')], {
