@@ -4,7 +4,9 @@
 // a shell command, failed until a file existed (prepared first: BENCH_SAMPLES runs each failed with --no-repair).
 // `resume` less `status` is what a resume costs over reading the same run (the issue's target: under 25 ms).
 // Alternate builds in one sitting: BENCH_BINS="main=/path/to/bin/flowmend.cjs,new=bin/flowmend.cjs" takes each
-// measure of each label in turn, sample by sample. BENCH_SAMPLES (11). Prints medians and the machine; no assertions.
+// measure of each label in turn, sample by sample. BENCH_SAMPLES (11). The commands get this process's environment
+// (NODE_EXTRA_CA_CERTS included, where it is set, as a person's shell would pass it). Prints medians and the
+// machine; no assertions.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 // The http node over TLS, against an https server on 127.0.0.1 whose certificate (made here with openssl)
-// no public CA signed: the node verifies certificates, and the bin, run as a program, keeps
-// NODE_EXTRA_CA_CERTS for `run` so that a CA a person adds that way is trusted.
+// no public CA signed: the node verifies certificates, and a run of the bin, run as a program, trusts a CA a
+// person adds through NODE_EXTRA_CA_CERTS (the bin hands it to the CLI, which reads it at its first TLS context).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
