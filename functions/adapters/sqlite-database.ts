@@ -67,6 +67,35 @@ const isDirectory = (path: string): boolean => {
   }
 };
 
+/** Blocks this thread for `ms` (openSqlite is synchronous, as better-sqlite3 is). */
+const sleepSync = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+};
+
+/**
+ * Opens `path` in WAL mode with `synchronous = FULL`. Switching a database to WAL (once, on a new file) takes its
+ * exclusive lock, and SQLite answers SQLITE_BUSY at once, without its busy timeout, while another connection
+ * holds a write transaction: many processes starting on a new state dir together (`flowmend run` x 20) met it.
+ * So a busy open is tried again, after 5-25 ms, until BUSY_TIMEOUT_MS has passed.
+ */
+const openWal = (path: string): Database.Database => {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(path, { timeout: BUSY_TIMEOUT_MS, nativeBinding: nativeBinding() });
+      // journal_mode reads the header first, so a file that is not a database fails here, at once.
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      return db;
+    } catch (error) {
+      db?.close();
+      if (!codeOf(error).startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
+      sleepSync(5 + Math.random() * 20);
+    }
+  }
+};
+
 /**
  * Opens (creating when needed) `<stateDir>/flowmend.db` in WAL mode with `synchronous = FULL`: a commit
  * returns once it is on disk, and other processes on the machine share the file through SQLite's locks.
@@ -92,15 +121,9 @@ export const openSqlite = (stateDir: string): SqliteDatabase => {
     });
   }
   const path = join(dir, DATABASE_FILE);
-  let db: Database.Database | undefined;
   try {
-    db = new Database(path, { timeout: BUSY_TIMEOUT_MS, nativeBinding: nativeBinding() });
-    // journal_mode reads the header first, so a file that is not a database fails here, at once.
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    return { db, path };
+    return { db: openWal(path), path };
   } catch (error) {
-    db?.close();
     throw sqliteError(path, 'opening the run store', error);
   }
 };

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { claimRun, createRun } from '../../functions/core/run-lifecycle.ts';
 import type { RunItem } from '../../functions/core/run-model.ts';
 import { clearPath, setLatest, setVisits } from '../../functions/core/run-path.ts';
 import { aNodeRecord, aRun } from '../support/builders.ts';
+import { REPO } from '../support/cli-process.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'flowmend-sqlite-'));
 let counter = 0;
@@ -73,6 +75,38 @@ describe('SqliteRunStore: a state dir or database it cannot use', () => {
     const { error } = openFailure(dir);
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toMatch(/old layout .*mv .* or pass another --state-dir/s);
+  });
+});
+
+describe('SqliteRunStore: a database another process is writing', () => {
+  it('opens a new database while another process holds a write transaction on it, once that one commits', async () => {
+    // A new file is in rollback mode until a connection switches it to WAL, which takes its exclusive lock:
+    // SQLite answers that switch SQLITE_BUSY at once, without its busy timeout, while another connection
+    // writes (20 `flowmend run` started together on a new state dir met it).
+    const dir = newDir();
+    mkdirSync(dir);
+    const holder = `
+      const Database = require('better-sqlite3');
+      const db = new Database(process.argv[1], { timeout: 10000 });
+      db.exec('CREATE TABLE other (a)');
+      db.exec('BEGIN IMMEDIATE');
+      db.exec('INSERT INTO other VALUES (1)');
+      process.stdout.write('writing\\n');
+      setTimeout(() => { db.exec('COMMIT'); db.close(); }, 300);`;
+    const child = spawn(process.execPath, ['-e', holder, join(dir, DATABASE_FILE)], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    await new Promise<void>((resolve) => child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('writing') && resolve()));
+    const started = performance.now();
+    const { db } = openSqlite(dir);
+    try {
+      // It waited for the other's commit (300 ms after it began writing), and did not fail at once.
+      expect(performance.now() - started).toBeGreaterThan(100);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.prepare('SELECT a FROM other').all()).toEqual([{ a: 1 }]);
+    } finally {
+      db.close();
+      await exited;
+    }
   });
 });
 
