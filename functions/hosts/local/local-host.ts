@@ -405,8 +405,9 @@ export class LocalHost {
       if (created.issues) rememberValidation(created.workflow, this.catalog, created.issues);
     } else await this.removeOrphanBlobs(request.runId);
     if (resumed) this.adoptResumed(resumed);
-    // A listing left by an earlier launch whose execution stopped before its walk is never taken by this one.
-    else this.cache.rememberListing(request.runId, undefined, undefined);
+    // The records a resume's patch check listed, for its walk; any launch without them forgets a listing left by an
+    // earlier one whose execution stopped before its walk.
+    this.cache.rememberListing(request.runId, resumed?.run.rev, resumed?.listed);
     const wake = request.waitId === undefined ? undefined : { waitId: request.waitId, holder: request.owner };
     await this.execute(request.runId, request.owner.id, request.mode, (created ?? resumed)?.run.rev, signal, wake);
     return (await this.store.getRun(request.runId))?.status;
@@ -422,10 +423,9 @@ export class LocalHost {
     this.cache.rememberRun(run);
   }
 
-  /** A run claimed for a resume in this process, the patched version its claim wrote and the records its patch check listed, handed over as a created run's are. */
-  private adoptResumed({ run, patched, listed }: NonNullable<LaunchRequest['resumed']>): void {
+  /** A run claimed for a resume in this process, and the patched version its claim wrote, handed over as a created run's are. */
+  private adoptResumed({ run, patched }: NonNullable<LaunchRequest['resumed']>): void {
     if (patched) this.cache.rememberIr(run.runId, run.irVersion, patched);
-    this.cache.rememberListing(run.runId, run.rev, listed);
     this.cache.rememberRun(run);
   }
 
