@@ -10,14 +10,12 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchBins } from './bench-bins.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const BINS = (process.env.BENCH_BINS ?? `this=${join(REPO, 'bin', 'flowmend.cjs')}`).split(',').map((entry) => {
-  const [label, path] = entry.includes('=') ? (entry.split('=', 2) as [string, string]) : [entry, entry];
-  return { label, bin: resolve(path) };
-});
+const BINS = benchBins(REPO);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 11);
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;

@@ -16,16 +16,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { benchBins } from './bench-bins.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const BINS = (process.env.BENCH_BINS ?? `this=${join(REPO, 'bin', 'flowmend.cjs')}`).split(',').map((entry) => {
-  const [label, spec] = entry.includes('=') ? (entry.split('=', 2) as [string, string]) : [entry, entry];
-  const [path, ...args] = spec.split(' ').filter(Boolean);
-  return { label, bin: resolve(path as string), args };
-});
+const BINS = benchBins(REPO);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
