@@ -5,6 +5,7 @@ import { PYTHON_CODE_WRAPPER } from './code-python.ts';
 import { type CodeParams, CodeParamsSchema, codeSpec, codeTimeoutOf } from './code-spec.ts';
 import { commandEnvironment } from './command-env.ts';
 import { scrubEngineEnvironment } from './engine-environ.ts';
+import { monotonicMs } from './monotonic-clock.ts';
 
 /** What one code node may print and return, in all (its answer is JSON on the wrapper's stdout). */
 const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
@@ -32,8 +33,8 @@ const failed = (code: string, message: string, durationMs: number, details?: Rec
 export const makeCodeRunner = (options: { python?: string; maxAnswerBytes?: number } = {}): NodeRunner<typeof CodeParamsSchema> => {
   const python = options.python ?? 'python3';
   const run = async (params: CodeParams, context: RunContext): Promise<RunnerResult> => {
-    const started = performance.now();
-    const elapsed = (): number => performance.now() - started;
+    const started = monotonicMs();
+    const elapsed = (): number => monotonicMs() - started;
     const timeoutS = codeTimeoutOf(params);
     const answer = new CappedBuffer(options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
     const errors = new CappedBuffer(64 * 1024);

@@ -1,5 +1,6 @@
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { CopyMoveParamsSchema, copyFileSpec, moveFileSpec } from './file-specs.ts';
+import { monotonicMs } from './monotonic-clock.ts';
 import { failedFor } from './workspace.ts';
 import { copyWorkspaceFile, moveWorkspaceFile } from './workspace-files.ts';
 
@@ -10,7 +11,7 @@ const makeCopyMoveRunner = (kind: 'copy' | 'move'): NodeRunner<typeof CopyMovePa
     ...(kind === 'copy' ? copyFileSpec : moveFileSpec),
     paramsSchema: CopyMoveParamsSchema,
     run: async (params): Promise<RunnerResult> => {
-      const started = performance.now();
+      const started = monotonicMs();
       const destParam = params.dest_path ?? params.destination;
       if (destParam === undefined)
         return { kind: 'failed', error: { code: 'PARAMS_INVALID', message: `${kind}-file needs dest_path: where the file goes` }, durationMs: 0 };
@@ -21,9 +22,9 @@ const makeCopyMoveRunner = (kind: 'copy' | 'move'): NodeRunner<typeof CopyMovePa
           destParam,
           params.overwrite,
         );
-        return { kind: 'ok', outputs: { [flag]: true, source_path: source, dest_path: dest }, action: 'default', durationMs: performance.now() - started };
+        return { kind: 'ok', outputs: { [flag]: true, source_path: source, dest_path: dest }, action: 'default', durationMs: monotonicMs() - started };
       } catch (error) {
-        return failedFor(error, performance.now() - started);
+        return failedFor(error, monotonicMs() - started);
       }
     },
   };

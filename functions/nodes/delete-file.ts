@@ -1,5 +1,6 @@
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { DeleteFileParamsSchema, deleteFileSpec } from './file-specs.ts';
+import { monotonicMs } from './monotonic-clock.ts';
 import { failedFor } from './workspace.ts';
 import { deleteWorkspaceFile } from './workspace-files.ts';
 
@@ -10,17 +11,17 @@ export const deleteFileRunner: NodeRunner<typeof DeleteFileParamsSchema> = {
   run: async (params): Promise<RunnerResult> => {
     if (params.confirm_delete === false)
       return { kind: 'failed', error: { code: 'DELETE_NOT_CONFIRMED', message: 'confirm_delete is false: the file was not deleted' }, durationMs: 0 };
-    const started = performance.now();
+    const started = monotonicMs();
     try {
       const { path, existed } = await deleteWorkspaceFile(params.__workspace, params.file_path);
       return {
         kind: 'ok',
         outputs: { deleted: true, existed, file_path: path },
         action: 'default',
-        durationMs: performance.now() - started,
+        durationMs: monotonicMs() - started,
       };
     } catch (error) {
-      return failedFor(error, performance.now() - started);
+      return failedFor(error, monotonicMs() - started);
     }
   },
 };

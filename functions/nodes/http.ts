@@ -4,6 +4,7 @@ import { classifyHttpStatus, sampleOf, TransientError } from '../core/index.ts';
 import { extractPath } from './extract-path.ts';
 import { exchange, type HttpReply, ResponseTooLargeError } from './http-client.ts';
 import { type HttpParams, HttpParamsSchema, httpSpec, methodOf, SIDE_EFFECT_METHODS, timeoutOf } from './http-spec.ts';
+import { monotonicMs } from './monotonic-clock.ts';
 
 const MESSAGE_BODY_CHARS = 200;
 const METHODS = new Set(['GET', 'HEAD', 'OPTIONS', ...SIDE_EFFECT_METHODS]);
@@ -101,7 +102,7 @@ export const makeHttpRunner = (options: HttpRunnerOptions = {}): NodeRunner<type
     const target = `${method} ${url.origin}${url.pathname}`;
     const timeoutSignal = AbortSignal.timeout(timeoutS * 1000);
     const signal = context.signal ? AbortSignal.any([timeoutSignal, context.signal]) : timeoutSignal;
-    const started = performance.now();
+    const started = monotonicMs();
     let response: HttpReply;
     try {
       response = await exchange(url, {
@@ -112,7 +113,7 @@ export const makeHttpRunner = (options: HttpRunnerOptions = {}): NodeRunner<type
         ...(request.body === undefined ? {} : { body: request.body }),
       });
     } catch (error) {
-      const durationMs = performance.now() - started;
+      const durationMs = monotonicMs() - started;
       if (error instanceof ResponseTooLargeError) {
         return failed(
           'RESPONSE_TOO_LARGE',
@@ -137,7 +138,7 @@ export const makeHttpRunner = (options: HttpRunnerOptions = {}): NodeRunner<type
         durationMs,
       );
     }
-    const durationMs = performance.now() - started;
+    const durationMs = monotonicMs() - started;
     const { headers, text } = response;
     const body = parseBody(text, headers['content-type'] ?? null);
     const outputs = { status_code: response.status, headers, response: body, extracted: {} as Record<string, unknown> };

@@ -3,6 +3,7 @@ import { ConfigurationError } from '../core/index.ts';
 import { ImageError, toImageBlock } from './llm-images.ts';
 import { costUsd } from './llm-prices.ts';
 import { DEFAULT_LLM_MODEL, type LlmParams, LlmParamsSchema, llmSpec, timeoutOf } from './llm-spec.ts';
+import { monotonicMs } from './monotonic-clock.ts';
 
 export { DEFAULT_LLM_MODEL, type LlmParams, LlmParamsSchema } from './llm-spec.ts';
 
@@ -36,7 +37,7 @@ export const makeLlmRunner = ({ config, client }: LlmRunnerDeps): NodeRunner<typ
       return failed('IMAGE_INVALID', error.message);
     }
     const model = params.model ?? defaultModel ?? DEFAULT_LLM_MODEL;
-    const started = performance.now();
+    const started = monotonicMs();
     const result = await client.send({
       apiKey,
       ...(baseURL ? { baseURL } : {}),
@@ -50,7 +51,7 @@ export const makeLlmRunner = ({ config, client }: LlmRunnerDeps): NodeRunner<typ
       timeoutMs: timeoutOf(params) * 1000,
       ...(context.signal ? { signal: context.signal } : {}),
     });
-    const durationMs = performance.now() - started;
+    const durationMs = monotonicMs() - started;
     switch (result.kind) {
       case 'aborted':
         return failed('ABORTED', 'LLM call cancelled: the run was cancelled', undefined, durationMs);

@@ -1,6 +1,7 @@
 import type { McpTools, NodeRunner, RunContext, RunnerResult } from '../core/index.ts';
 import { ConfigurationError, closestMatch, sampleOf } from '../core/index.ts';
 import { type McpParams, McpParamsSchema, mcpSpec } from './mcp-spec.ts';
+import { monotonicMs } from './monotonic-clock.ts';
 
 export { MCP_OUTPUT_KEYS, type McpParams, McpParamsSchema } from './mcp-spec.ts';
 
@@ -23,7 +24,7 @@ export const makeMcpRunner = ({ tools }: McpRunnerDeps): NodeRunner<typeof McpPa
     if (server === undefined)
       throw new ConfigurationError(`MCP server '${serverName}' is not configured: declare it under "mcp_servers" or in the --mcp-config file`);
     const details = { server: serverName, tool };
-    const started = performance.now();
+    const started = monotonicMs();
     const outcome = await tools.call({
       serverName,
       server,
@@ -32,7 +33,7 @@ export const makeMcpRunner = ({ tools }: McpRunnerDeps): NodeRunner<typeof McpPa
       timeoutMs: mcpSpec.timeoutS(params) * 1000,
       ...(context.signal ? { signal: context.signal } : {}),
     });
-    const durationMs = performance.now() - started;
+    const durationMs = monotonicMs() - started;
     if (outcome.kind === 'refused') {
       const code = outcome.reason === 'invalid_arguments' ? 'MCP_INVALID_ARGUMENTS' : 'MCP_UNKNOWN_TOOL';
       const available = outcome.availableTools;

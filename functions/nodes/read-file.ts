@@ -1,5 +1,6 @@
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { ReadFileParamsSchema, readFileSpec } from './file-specs.ts';
+import { monotonicMs } from './monotonic-clock.ts';
 import { failedFor } from './workspace.ts';
 import { readWorkspaceFile } from './workspace-files.ts';
 
@@ -12,7 +13,7 @@ export const readFileRunner: NodeRunner<typeof ReadFileParamsSchema> = {
   ...readFileSpec,
   paramsSchema: ReadFileParamsSchema,
   run: async (params): Promise<RunnerResult> => {
-    const started = performance.now();
+    const started = monotonicMs();
     try {
       const max = params.max_bytes ?? DEFAULT_MAX_BYTES;
       const { path, size, data } = await readWorkspaceFile(params.__workspace, params.file_path, max);
@@ -24,7 +25,7 @@ export const readFileRunner: NodeRunner<typeof ReadFileParamsSchema> = {
             message: `'${params.file_path}' is ${size} bytes, more than max_bytes ${max}`,
             details: { size_bytes: size, max_bytes: max },
           },
-          durationMs: performance.now() - started,
+          durationMs: monotonicMs() - started,
         };
       }
       const binary = params.encoding === 'base64' || params.encoding === 'binary' || !isText(data);
@@ -32,10 +33,10 @@ export const readFileRunner: NodeRunner<typeof ReadFileParamsSchema> = {
         kind: 'ok',
         outputs: { content: binary ? data.toString('base64') : data.toString('utf8'), content_is_binary: binary, file_path: path, size_bytes: data.length },
         action: 'default',
-        durationMs: performance.now() - started,
+        durationMs: monotonicMs() - started,
       };
     } catch (error) {
-      return failedFor(error, performance.now() - started);
+      return failedFor(error, monotonicMs() - started);
     }
   },
 };

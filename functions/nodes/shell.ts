@@ -7,6 +7,7 @@ import { CappedBuffer } from './capped-buffer.ts';
 import { commandEnvironment } from './command-env.ts';
 import { type CommandEvents, type SpawnCommand, type StartedCommand, spawnDirect } from './command-spawn.ts';
 import { scrubEngineEnvironment } from './engine-environ.ts';
+import { monotonicMs } from './monotonic-clock.ts';
 import { DEFAULT_GROUP_DIR, endLeftoverGroup, endMarked, forgetGroup, groupRecordPath, NODE_MARK_VARIABLE, recordGroup } from './process-groups.ts';
 import { type ShellParams, ShellParamsSchema, shellSpec, timeoutOf } from './shell-spec.ts';
 
@@ -105,8 +106,8 @@ export const makeShellRunner = (options: ShellRunnerOptions = {}): NodeRunner<ty
 
   const run = async (params: ShellParams, context: RunContext): Promise<RunnerResult> => {
     const timeoutS = timeoutOf(params);
-    const started = performance.now();
-    const elapsed = (): number => performance.now() - started;
+    const started = monotonicMs();
+    const elapsed = (): number => monotonicMs() - started;
     if (context.signal?.aborted) {
       return { kind: 'failed', error: { code: 'ABORTED', message: 'Command not started: the run was cancelled' }, durationMs: 0 };
     }

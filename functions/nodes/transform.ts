@@ -2,6 +2,7 @@ import type jsonata from 'jsonata';
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { evaluateIfBounded, evaluateJsonata, type JsonataAnswer, type JsonataFailure, type JsonataRequest } from './jsonata-eval.ts';
 import { evaluateInWorker } from './jsonata-worker.ts';
+import { monotonicMs } from './monotonic-clock.ts';
 import { type TransformParams, TransformParamsSchema, timeoutOf, transformSpec } from './transform-spec.ts';
 
 export { type TransformParams, TransformParamsSchema } from './transform-spec.ts';
@@ -43,7 +44,7 @@ const describeFailure = (expression: string, failure: JsonataFailure): { message
 };
 
 const run = async (params: TransformParams): Promise<RunnerResult> => {
-  const started = performance.now();
+  const started = monotonicMs();
   const request: JsonataRequest = {
     expression: params.expression,
     input: params.input,
@@ -51,9 +52,9 @@ const run = async (params: TransformParams): Promise<RunnerResult> => {
     timeoutMs: timeoutOf(params) * 1000,
   };
   const answer = await evaluate(request);
-  if (answer.ok) return { kind: 'ok', outputs: { result: answer.value }, action: 'default', durationMs: performance.now() - started };
+  if (answer.ok) return { kind: 'ok', outputs: { result: answer.value }, action: 'default', durationMs: monotonicMs() - started };
   const { message, details } = describeFailure(params.expression, answer.failure);
-  return { kind: 'failed', error: { code: 'TRANSFORM_FAILED', message, details }, durationMs: performance.now() - started };
+  return { kind: 'failed', error: { code: 'TRANSFORM_FAILED', message, details }, durationMs: monotonicMs() - started };
 };
 
 export const transformRunner: NodeRunner<typeof TransformParamsSchema> = { ...transformSpec, paramsSchema: TransformParamsSchema, run };

@@ -1,5 +1,6 @@
 import type { NodeRunner, RunnerResult } from '../core/index.ts';
 import { WriteFileParamsSchema, writeFileSpec } from './file-specs.ts';
+import { monotonicMs } from './monotonic-clock.ts';
 import { failedFor } from './workspace.ts';
 import { writeWorkspaceFile } from './workspace-files.ts';
 
@@ -18,7 +19,7 @@ export const writeFileRunner: NodeRunner<typeof WriteFileParamsSchema> = {
   ...writeFileSpec,
   paramsSchema: WriteFileParamsSchema,
   run: async (params): Promise<RunnerResult> => {
-    const started = performance.now();
+    const started = monotonicMs();
     try {
       const data = bytesOf(params.content, params.content_is_binary);
       const path = await writeWorkspaceFile(params.__workspace, params.file_path, data, params.append);
@@ -26,10 +27,10 @@ export const writeFileRunner: NodeRunner<typeof WriteFileParamsSchema> = {
         kind: 'ok',
         outputs: { written: true, file_path: path, bytes_written: data.length },
         action: 'default',
-        durationMs: performance.now() - started,
+        durationMs: monotonicMs() - started,
       };
     } catch (error) {
-      return failedFor(error, performance.now() - started);
+      return failedFor(error, monotonicMs() - started);
     }
   },
 };

@@ -1,3 +1,5 @@
+import { monotonicMs } from '../../nodes/monotonic-clock.ts';
+
 /**
  * Gives the event loop back (to `serve`'s API, timers, other I/O) once the runs this thread drives have held it
  * for `sliceMs`: a step that evaluates in this thread (a bounded transform, a replayed node, the engine) awaits
@@ -10,7 +12,7 @@ export class TurnSlicer {
 
   constructor(
     private readonly sliceMs: number,
-    private readonly clock: () => number = () => performance.now(),
+    private readonly clock: () => number = monotonicMs,
   ) {}
 
   /** Undefined while this turn's slice lasts (go on at once); past it, a promise that resolves on a later turn. */

@@ -49,6 +49,8 @@ describe('what each command loads', () => {
     expect(run.modules).toEqual(expect.arrayContaining(['child_process', 'crypto']));
     // A shell node's process-group record is checked and removed synchronously: no promise-based fs for it.
     expect(run.modules).not.toContain('fs/promises');
+    // Durations come from process.hrtime (nodes/monotonic-clock.ts): the `performance` global loads perf_hooks.
+    expect(run.modules).not.toContain('perf_hooks');
   });
 
   it('a run without shell nodes loads no child process module', () => {
@@ -62,7 +64,7 @@ describe('what each command loads', () => {
     expect(run.modules).toContain('worker_threads');
   });
 
-  it('a resume that replays its transforms starts no worker thread, and finds no blobs to sweep without the promise-based fs', () => {
+  it('a resume that replays its transforms starts no worker thread, finds no blobs to sweep without the promise-based fs, and times its node without perf_hooks', () => {
     const gate = join(dir, 'gate');
     const workflow = join(dir, 'fail-last.json');
     writeFileSync(
@@ -80,7 +82,7 @@ describe('what each command loads', () => {
     writeFileSync(gate, '');
     const resumed = loads(['resume', (JSON.parse(failed.stdout) as { run_id: string }).run_id, '--state-dir', stateDir]);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'succeeded', metrics: { nodes_cached: 1 } });
-    for (const name of ['worker_threads', 'fs/promises']) expect(resumed.modules, name).not.toContain(name);
+    for (const name of ['worker_threads', 'fs/promises', 'perf_hooks']) expect(resumed.modules, name).not.toContain(name);
   });
 
   it('a run with no exporter configured loads no OpenTelemetry package; with an OTLP endpoint it loads the SDK', () => {
