@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryRunStore, parseWorkflow } from '../../../functions/core/index.ts';
 import { LocalHost, NO_EVENT_LOG } from '../../../functions/hosts/local/local-host.ts';
 
-// The CLI's bundles run aws-local-stepfunctions with two patches (scripts/interpreter-patches.mjs). The paths'
-// patch is held to the library by jsonpath-direct.test.ts; here, the event log's: the real library, bundled with
-// the build's plugins, runs a machine with a Task, a Choice and a Map with and without NO_EVENT_LOG.
+// The CLI's bundles run aws-local-stepfunctions with three patches (scripts/interpreter-patches.mjs). The paths'
+// patch is held to the library by jsonpath-direct.test.ts; here, the event log's and the JSON copy's: the real
+// library, bundled with the build's plugins, runs a machine with a Task, a Choice and a Map with and without
+// NO_EVENT_LOG, and one whose Task puts its result beside its input (the input's copy).
 
 const ROOT = `${join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')}/`;
 const LIBRARY = join(ROOT, 'node_modules', 'aws-local-stepfunctions', 'build', 'main.node.esm.js');
@@ -88,7 +89,7 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("the bundled interpreter's event log", () => {
+describe("the bundled interpreter's event log and JSON copies", () => {
   it('is what the host passes: NO_EVENT_LOG is the option the patch reads', () => {
     expect(NO_EVENT_LOG).toEqual(patches.EVENT_LOG_OFF);
   });
@@ -133,6 +134,25 @@ describe("the bundled interpreter's event log", () => {
     expect(published.events.length).toBeGreaterThan(10);
   });
 
+  it('copies a state input as the published library does, an own __proto__ key and nested arrays included', async () => {
+    const beside = {
+      StartAt: 'Keep',
+      States: { Keep: { Type: 'Task', Resource: 'arn:aws:lambda:us-east-1:000000000000:function:keep', ResultPath: '$.r', End: true } },
+    };
+    const input = JSON.parse('{"__proto__": {"x": 1}, "a": [1, {"b": null}, [true, "s"]], "o": {"__proto__": 2}}') as object;
+    const outputs = await Promise.all(
+      [Bundled, PublishedStateMachine as unknown as MachineClass].map(async (StateMachine) => {
+        const machine = new StateMachine(beside, { validationOptions: { noValidate: true } });
+        return machine.run(input, { overrides: { taskResourceLocalHandlers: { Keep: async () => 7 } }, ...NO_EVENT_LOG }).result;
+      }),
+    );
+    const [bundled, published] = outputs as [Record<string, unknown>, Record<string, unknown>];
+    expect(JSON.stringify(bundled)).toBe('{"__proto__":{"x":1},"a":[1,{"b":null},[true,"s"]],"o":{"__proto__":2},"r":7}');
+    expect(JSON.stringify(bundled)).toBe(JSON.stringify(published));
+    expect(Object.hasOwn(bundled, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(bundled)).toBe(Object.prototype);
+  });
+
   it('fails the build when the library no longer reads as the patches expect', () => {
     const source = readFileSync(LIBRARY, 'utf8');
     expect(patches.patchInterpreterSource(source, { root: ROOT })).toHaveProperty('contents');
@@ -143,6 +163,11 @@ describe("the bundled interpreter's event log", () => {
     });
     expect(patches.patchInterpreterSource(source.replace('import { JSONPath as jp } from "jsonpath-plus";', ''), { root: ROOT })).toEqual({
       error: expect.stringContaining('JSONPath'),
+    });
+    expect(
+      patches.patchInterpreterSource(source.replace('Object.fromEntries(Object.entries(value)', 'Object.fromEntries(entries(value)'), { root: ROOT }),
+    ).toEqual({
+      error: expect.stringContaining('cloneJSON'),
     });
   });
 });
