@@ -91,7 +91,8 @@ export const makeRunNodeHandler =
     const misplaced = secretInCommand(runner, raw);
     if (misplaced) return { kind: 'failed', error: misplaced, durationMs: 0 };
     const secretValues = await resolveSecretReferences(raw, options.secrets ?? noSecrets);
-    const signal = options.signal?.(event);
+    // Read by the runner when it asks (context.signal): a runner that never does makes no AbortSignal (CancelWatch).
+    const signal = options.signal ? () => options.signal?.(event) : undefined;
     // A batch item's event carries its item: items of one node run side by side, each its own command.
     const item = typeof event === 'object' && event !== null && 'item' in event ? BatchItemSpecSchema.safeParse(event).data?.item.index : undefined;
     if (secretValues.size === 0) return shrinkRunnerResult(await runParsed(runner, raw, parsed.data, signal, item), node.upload);
@@ -112,7 +113,7 @@ const runParsed = async (
   runner: NodeRunner,
   raw: unknown,
   { runId, seq, node }: RunOutcome,
-  signal: AbortSignal | undefined,
+  signal: (() => AbortSignal | undefined) | undefined,
   item: number | undefined,
 ): Promise<RunnerResult> => {
   const params = runner.paramsSchema.safeParse(raw);
@@ -135,7 +136,7 @@ const runParsed = async (
     ...(item === undefined ? {} : { item }),
     ...(node.classification ? { classification: node.classification } : {}),
     ...(node.traceparent ? { traceparent: node.traceparent } : {}),
-    ...(signal ? { signal } : {}),
   };
+  if (signal) Object.defineProperty(context, 'signal', { get: signal, enumerable: true });
   return runner.run(params.data, context);
 };

@@ -10,11 +10,13 @@ import type { RunStore } from '../../core/index.ts';
  */
 export class CancelWatch {
   /**
-   * The signal of each node call in progress, by the event its handler was called with (the runner reads it
-   * through RunNodeOptions.signal). Not an AsyncLocalStorage: one in the process turns on async_hooks' promise
-   * tracking for every promise, ~0.04 ms of a step's CPU (~10 % of the engine's own on an in-memory store).
+   * The controller of each node call in progress, by the event its handler was called with (the runner reads its
+   * signal through RunNodeOptions.signal). Not an AsyncLocalStorage: one in the process turns on async_hooks' promise
+   * tracking for every promise, ~0.04 ms of a step's CPU (~10 % of the engine's own on an in-memory store). Node
+   * makes a controller's AbortSignal when it is first read (or the controller aborts): a runner that never reads it
+   * (a transform's) makes none, ~10 us of a step of serve's here.
    */
-  private readonly signals = new WeakMap<object, AbortSignal>();
+  private readonly controllers = new WeakMap<object, AbortController>();
   private readonly running = new Map<string, Set<AbortController>>();
 
   constructor(
@@ -22,7 +24,8 @@ export class CancelWatch {
     private readonly pollMs: number,
   ) {}
 
-  readonly signal = (event: unknown): AbortSignal | undefined => (typeof event === 'object' && event !== null ? this.signals.get(event) : undefined);
+  readonly signal = (event: unknown): AbortSignal | undefined =>
+    typeof event === 'object' && event !== null ? this.controllers.get(event)?.signal : undefined;
 
   /** Whether a node of the run is running in this process. */
   busy(runId: string): boolean {
@@ -55,10 +58,10 @@ export class CancelWatch {
         });
     }, this.pollMs);
     try {
-      this.signals.set(event, controller.signal);
+      this.controllers.set(event, controller);
       return await call();
     } finally {
-      this.signals.delete(event);
+      this.controllers.delete(event);
       clearInterval(poll);
       calls.delete(controller);
       if (calls.size === 0) this.running.delete(runId);

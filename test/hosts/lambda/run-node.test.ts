@@ -57,6 +57,33 @@ describe('makeRunNodeHandler', () => {
     expect(seen?.context).toEqual({ runId: 'run-abc', nodeId: 'n1', seq: 3, cacheKey: 'ck-1', item: 4 });
   });
 
+  it("asks the host for the call's signal when the runner reads it, not before, and reads it as it is then", async () => {
+    const controller = new AbortController();
+    let asked = 0;
+    const signal = () => {
+      asked += 1;
+      return controller.signal;
+    };
+    const ok = { kind: 'ok', outputs: { seen: true }, action: 'default', durationMs: 0 } as const;
+    // A runner that never reads it (a transform's): the host makes no AbortSignal for the call (CancelWatch).
+    await makeRunNodeHandler(
+      probeRunner(async () => ok),
+      { signal },
+    )(runEvent('probe', {}));
+    expect(asked).toBe(0);
+    let aborted: boolean | undefined;
+    await makeRunNodeHandler(
+      probeRunner(async (_params, context) => {
+        controller.abort();
+        aborted = context.signal?.aborted;
+        return ok;
+      }),
+      { signal },
+    )(runEvent('probe', {}));
+    expect(asked).toBe(1);
+    expect(aborted).toBe(true);
+  });
+
   it('returns PARAMS_INVALID naming each bad param and the valid ones, without running', async () => {
     const result = await runShell(runEvent('shell', { comand: 'ls', timeout_s: 'soon' }));
     expect(result.kind).toBe('failed');
