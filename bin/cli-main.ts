@@ -1,6 +1,5 @@
 import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { trustExtraCaCerts } from '../functions/adapters/extra-ca-certs.ts';
-import * as z from '../functions/core/zod.ts';
 import { lazyRepairHandler as makeRepairHandler } from '../functions/hosts/local/lazy-repair-handler.ts';
 
 // The CLI's composition root, shared by the bundle (dist/flowmend.cjs, loaded by bin/flowmend.cjs) and
@@ -57,11 +56,6 @@ const stderr = directWriter(2, () => process.stderr);
 export const main = async (argv: readonly string[]): Promise<number> => {
   // NODE_EXTRA_CA_CERTS, handed over by the bin's shell line so that Node starts without reading it.
   trustExtraCaCerts(process.env, stderr);
-  // zod 4 compiles each object schema with `new Function` on its first parse, which pays off after many
-  // parses; a command parses each schema a few times and ends (resume: ~20 ms less without). Only the
-  // long-lived `serve` keeps the compiled parsers. The setting is read when a schema is built, so it is
-  // made before the CLI's modules are imported.
-  z.config({ jitless: argv[0] !== 'serve' });
   const { runCli } = await import('../functions/hosts/cli/commands.ts');
 
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
