@@ -9,7 +9,7 @@ import { InvalidInputError } from './errors.ts';
 import { mustContinueBefore, runnerWorstCaseS } from './execution-limits.ts';
 import { FILE_NODE_TYPES } from './file-node-types.ts';
 import { admitNode, underFlowControl } from './flow/flow-step.ts';
-import { nextNodeId, type Workflow, type WorkflowNode } from './ir.ts';
+import { nextNodeId, nodeById, type Workflow, type WorkflowNode } from './ir.ts';
 import { DEFAULT_LIMITS, LIMIT_VARIABLES } from './limits.ts';
 import { MCP_TYPE } from './mcp-servers.ts';
 import { memoHit } from './memo-step.ts';
@@ -82,7 +82,7 @@ export class Advance {
   }
 
   node(nodeId: string): WorkflowNode {
-    const node = this.ir.nodes.find((n) => n.id === nodeId);
+    const node = nodeById(this.ir, nodeId);
     if (!node) throw new InvalidInputError(`workflow version ${this.run.irVersion} has no node '${nodeId}'`);
     return node;
   }

@@ -183,5 +183,41 @@ export const isInputRequired = (spec: InputSpec): boolean => spec.required ?? sp
 /** The node where a run starts. */
 export const startNodeId = (wf: Workflow): string => wf.start_node ?? (wf.nodes[0] as WorkflowNode).id;
 
+/**
+ * A workflow's nodes by id and its edges by `from` and action, made at the first lookup: the engine looks a node
+ * and its next one up at every step and every replayed node, and a scan of the arrays each time made a walk over
+ * n nodes cost n² (a chain of 1,000: half a million comparisons a resume). Kept for the arrays it was made from
+ * (and their lengths): a workflow given other arrays, or a longer one, is indexed again. The first node or edge
+ * that matches wins, as a scan's would.
+ */
+interface IrIndex {
+  nodes: readonly WorkflowNode[];
+  nodeCount: number;
+  edges: readonly Edge[];
+  edgeCount: number;
+  byId: Map<string, WorkflowNode>;
+  next: Map<string, string>;
+}
+const indexes = new WeakMap<Workflow, IrIndex>();
+const edgeKey = (from: string, action: string): string => `${from}\u0000${action}`;
+
+const indexOf = (wf: Workflow): IrIndex => {
+  const known = indexes.get(wf);
+  if (known && known.nodes === wf.nodes && known.nodeCount === wf.nodes.length && known.edges === wf.edges && known.edgeCount === wf.edges.length) return known;
+  const byId = new Map<string, WorkflowNode>();
+  for (const node of wf.nodes) if (!byId.has(node.id)) byId.set(node.id, node);
+  const next = new Map<string, string>();
+  for (const edge of wf.edges) {
+    const key = edgeKey(edge.from, edge.action);
+    if (!next.has(key)) next.set(key, edge.to);
+  }
+  const index = { nodes: wf.nodes, nodeCount: wf.nodes.length, edges: wf.edges, edgeCount: wf.edges.length, byId, next };
+  indexes.set(wf, index);
+  return index;
+};
+
+/** The node with this id, if any. */
+export const nodeById = (wf: Workflow, id: string): WorkflowNode | undefined => indexOf(wf).byId.get(id);
+
 /** The node that an action leads to from `from`, if any. */
-export const nextNodeId = (wf: Workflow, from: string, action: string): string | undefined => wf.edges.find((e) => e.from === from && e.action === action)?.to;
+export const nextNodeId = (wf: Workflow, from: string, action: string): string | undefined => indexOf(wf).next.get(edgeKey(from, action));

@@ -1,5 +1,5 @@
 import type { Advance } from './advance.ts';
-import type { WorkflowNode } from './ir.ts';
+import { nodeById, type WorkflowNode } from './ir.ts';
 import type { NodeRecord, RunItem } from './run-model.ts';
 import type { AdvanceInput } from './state-io.ts';
 import { isWaitType } from './waits/wait-nodes.ts';
@@ -37,7 +37,7 @@ export const memoHit = async (step: Advance, node: WorkflowNode, current: NonNul
 /** Keeps a successful visit's result for other runs, until the memo's TTL runs out. */
 export const rememberResult = async (step: Advance, record: NodeRecord): Promise<void> => {
   const memo = step.deps.memo;
-  const node = step.ir.nodes.find((n) => n.id === record.nodeId);
+  const node = nodeById(step.ir, record.nodeId);
   if (!memo || !node || !memoizes(step, node) || record.status !== 'completed' || record.cacheKey === '') return;
   const now = step.deps.now();
   await memo.store.putMemo({

@@ -1,5 +1,6 @@
 import type { Advance } from './advance.ts';
 import type { Outcome } from './classify.ts';
+import { nodeById } from './ir.ts';
 import { decideLoop, retryAfter, waitStateSeconds } from './repeat-node.ts';
 import type { NodeRecord, RunItem } from './run-model.ts';
 import { setLatest } from './run-path.ts';
@@ -23,7 +24,7 @@ const countVisit = (run: RunItem, record: NodeRecord): void => {
  */
 export const repeatAfterVisit = async (step: Advance, current: Current, record: NodeRecord, outcome: Outcome): Promise<AdvanceOutcome | undefined> => {
   const { run, ir } = step;
-  const node = ir.nodes.find((n) => n.id === current.nodeId);
+  const node = nodeById(ir, current.nodeId);
   if (!node || (!node.retry && !node.loop)) return undefined;
   const attempt = current.attempt ?? 1;
   const retryInS = retryAfter(node, outcome, attempt);

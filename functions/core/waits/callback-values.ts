@@ -1,4 +1,5 @@
 import type { Advance } from '../advance.ts';
+import { nodeById } from '../ir.ts';
 import { findTemplates, type TemplateContext, TemplateResolutionError } from '../templates.ts';
 import { callbackUrl, mintCallbackToken } from './callback-token.ts';
 import { CALLBACK_KEYS, WAIT_FOR_EVENT_TYPE } from './wait-nodes.ts';
@@ -15,7 +16,7 @@ export const callbackValues = (step: Advance, value: unknown, context: TemplateC
   let nodes: Record<string, Readonly<Record<string, unknown>>> | undefined;
   for (const ref of findTemplates(value)) {
     if (!isCallbackKey(ref.path[0]) || nodes?.[ref.root]?.[ref.path[0] as string] !== undefined) continue;
-    if (step.ir.nodes.find((n) => n.id === ref.root)?.type !== WAIT_FOR_EVENT_TYPE) continue;
+    if (nodeById(step.ir, ref.root)?.type !== WAIT_FOR_EVENT_TYPE) continue;
     const source = step.callbacks;
     if (!source) {
       throw new TemplateResolutionError(
