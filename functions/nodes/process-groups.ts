@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,9 +96,14 @@ export const recordGroup = (file: string, pgid: number, mark?: string): void => 
 
 // The record's read (there is none, almost always) and its removal are synchronous: one system call each, where
 // node:fs/promises would be loaded for them (~2 ms of a process's first shell node here). Only the rare
-// leftover group reads /proc and waits, asynchronously.
+// leftover group reads /proc and waits, asynchronously. The removal is an unlink: Node 20's rmSync loads its
+// rimraf module at its first call (0.5 ms here, against 0.04 for the unlink).
 export const forgetGroup = (file: string): void => {
-  rmSync(file, { force: true });
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 };
 
 /**
