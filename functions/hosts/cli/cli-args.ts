@@ -15,7 +15,7 @@ Usage:
   flowmend validate <workflow.json> [--mcp-config FILE] [--online]
   flowmend cancel <run-id>
   flowmend logs <run-id> [--follow]
-  flowmend serve [--port N] [--host 127.0.0.1] [--allow-remote [--token T]] [--workspace DIR] [--workers N] [--api URL]
+  flowmend serve [--port N] [--host 127.0.0.1] [--allow-remote [--token T]] [--workspace DIR] [--workers N] [--runs-at-once N] [--api URL]
   flowmend open <run-id> [--port N] [--api URL]
   flowmend init [DIR]        a new project: a workflow, its test, a CDK app (DIR: default the current one)
 
@@ -34,6 +34,8 @@ flowmend API (\`flowmend serve\`, or the API of a deployed stack, signed with yo
 --no-cache: the run reuses no result from pflow's memo cache (it still keeps its own for later runs).
 --workers N: serve drives runs in N worker threads, each with its own SQLite connection (default 0: in
   serve's own thread; see docs/performance.md for when more pay).
+--runs-at-once N: serve drives at most N runs at once in each thread that drives them (default 100); the
+  others wait their turn, in order. More for runs that mostly wait (llm, http), fewer for a quicker API.
 --mcp-config FILE: MCP servers in pflow's mcp-servers.json shape (default $FLOWMEND_MCP_CONFIG,
   else ~/.pflow/mcp-servers.json when it exists).
 
@@ -67,6 +69,9 @@ type CommandName = (typeof COMMANDS)[number];
 const OutputFormatSchema = z.enum(['text', 'json'], { error: '--output-format is "text" or "json"' });
 const CountSchema = (flag: string) =>
   z.coerce.number({ error: `${flag} takes a whole number, e.g. ${flag} 3` }).check(z.int(`${flag} takes a whole number`), z.gte(0, `${flag} takes 0 or more`));
+
+const PositiveCountSchema = (flag: string) =>
+  z.coerce.number({ error: `${flag} takes a whole number, e.g. ${flag} 50` }).check(z.int(`${flag} takes a whole number`), z.gte(1, `${flag} takes 1 or more`));
 
 const StoreKindSchema = z.enum(['sqlite', 'dynamodb'], { error: '--store is "sqlite" (the default) or "dynamodb"' });
 const RepairApprovalFlagSchema = z.enum(['none', 'llm', 'all'], { error: '--repair-approval is "none", "llm" (an LLM\'s patch waits for approval) or "all"' });
@@ -129,6 +134,8 @@ export type Command =
       token: string | undefined;
       /** Worker threads that drive runs (0: serve's own thread). */
       workers: number;
+      /** Runs each thread that drives runs drives at once (serve's default when undefined). */
+      runsAtOnce: number | undefined;
     } & CommonOptions)
   /** The run page in the browser; with `apiUrl`, served here and forwarded to that API. */
   | ({ name: 'open'; runId: string; port: number } & CommonOptions)
@@ -164,6 +171,7 @@ const FLAGS = {
   'allow-remote': { type: 'boolean' },
   token: { type: 'string' },
   workers: { type: 'string' },
+  'runs-at-once': { type: 'string' },
   /** serve: the scheduler ticks only on POST /_scheduler/tick (tests drive its clock). */
   'manual-clock': { type: 'boolean' },
   /** run: open the run's page in the browser. */
@@ -187,7 +195,7 @@ const ALLOWED: Record<CommandName, readonly (keyof typeof FLAGS)[]> = {
   validate: ['mcp-config', 'online'],
   cancel: ['api'],
   logs: ['follow', 'api'],
-  serve: ['port', 'host', 'manual-clock', 'workspace', 'api', 'allow-remote', 'token', 'workers'],
+  serve: ['port', 'host', 'manual-clock', 'workspace', 'api', 'allow-remote', 'token', 'workers', 'runs-at-once'],
   open: ['port', 'api'],
   init: [],
 };
@@ -349,6 +357,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         allowRemote: values['allow-remote'] ?? false,
         token: values.token,
         workers: values.workers === undefined ? 0 : parseOrThrow(CountSchema('--workers'), values.workers),
+        runsAtOnce: values['runs-at-once'] === undefined ? undefined : parseOrThrow(PositiveCountSchema('--runs-at-once'), values['runs-at-once']),
         ...common,
       };
     case 'open':

@@ -80,6 +80,7 @@ export const runCli = async (argv: readonly string[], given: CliIo): Promise<num
         manualClock: command.manualClock,
         workspace,
         workers: command.workers,
+        ...(command.runsAtOnce === undefined ? {} : { runsAtOnce: command.runsAtOnce }),
         ...(remote.token === undefined ? {} : { token: remote.token }),
         log: lines.line,
         onListening: (origin) => viewerIo.stdout(`Run viewer: ${origin}/ui/${remote.token === undefined ? '' : `?token=${remote.token}`}\n`),

@@ -45,8 +45,8 @@ export interface ServeOptions {
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
   /** Worker threads that drive runs (0: this thread drives them, as it must with host options other than the repair handler). */
   workers?: number;
-  /** Runs each worker drives at once; the others wait in order. */
-  runsPerWorker?: number;
+  /** Runs each thread that drives runs (serve's own, or each worker) drives at once; the others wait in order. */
+  runsAtOnce?: number;
   /** How often a long-poll reads a run written by another process (this process's own writes wake it at once); 100 ms by default. */
   pollIntervalMs?: number;
   /** Where serve's log lines go (JSON, one a line). */
@@ -83,8 +83,12 @@ export const linesPerTurn = (write: (text: string) => void): { line: (line: stri
   };
 };
 
-/** Runs a serve worker drives at once unless told (many in flight let their commits share an fsync). */
-const DEFAULT_RUNS_PER_WORKER = 100;
+/**
+ * Runs a thread that drives runs (serve's own, or each worker) drives at once unless told (`--runs-at-once`):
+ * many in flight let their commits share an fsync; more would only make each turn of the thread longer
+ * (and, in serve's own thread, the API's answers later) and hold more memory.
+ */
+export const DEFAULT_RUNS_AT_ONCE = 100;
 /** How often the scheduler's clock ticks in a real serve. */
 const TICK_MS = 1000;
 /** How many recent runs serve looks through on start for its own interrupted ones. */
@@ -156,6 +160,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   let offsetMs = 0;
   const now = options.hostOptions?.now ?? (options.manualClock ? () => Date.now() + offsetMs : Date.now);
   let origin: string | undefined;
+  const runsAtOnce = options.runsAtOnce ?? DEFAULT_RUNS_AT_ONCE;
   // Shell commands start from a small helper process, not from serve's thread (a fork of serve held it ~10 ms a command).
   const commandHelper = new CommandHelper(findCommandHelperFile(), (message) => log(message, { level: 'WARN' }));
   const host = new LocalHost({
@@ -163,8 +168,8 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     spawnCommand: commandHelper.spawn,
     now,
     callbacks: localCallbacks(stateDir, env, () => origin),
-    // When this thread drives runs, it drives all of them at once.
-    cache: EngineCache.forConcurrentRuns(DEFAULT_RUNS_PER_WORKER * 2),
+    // Sized to the runs this thread drives at once.
+    cache: EngineCache.forConcurrentRuns(runsAtOnce * 2),
     ...options.hostOptions,
     store,
     blobs,
@@ -186,7 +191,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
         stateDir,
         file: workerFile,
         workers: options.workers ?? 1,
-        runsPerWorker: options.runsPerWorker ?? DEFAULT_RUNS_PER_WORKER,
+        runsPerWorker: runsAtOnce,
         ...flowLeaseFrom(env),
         store: host.store,
         ...(writer === undefined ? {} : { writerPort: writer.port }),
@@ -194,10 +199,11 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
         observe: (observations) => telemetry?.observer.observe(observations),
         log,
       })
-    : new LocalRunLauncher(host, log);
-  log(workerFile ? `runs are driven in ${options.workers} worker threads` : 'runs are driven in the main thread', {
-    workers: workerFile ? options.workers : 0,
-  });
+    : new LocalRunLauncher(host, log, runsAtOnce);
+  log(
+    `${workerFile ? `runs are driven in ${options.workers} worker threads` : 'runs are driven in the main thread'}, at most ${runsAtOnce} at once in each; the others wait their turn`,
+    { workers: workerFile ? options.workers : 0, runs_at_once: runsAtOnce },
+  );
   wakeLauncher = launcher;
   const deps: ApiDeps = {
     // The local host's own catalog: the file family too, which only a host with a workspace runs.

@@ -7,14 +7,21 @@ export const SERVE_OWNER_PREFIX = 'serve-';
 
 /**
  * The launcher of `flowmend serve`: drives each run in the background of this process on the local host.
- * An owner is alive while this process drives it, or while the other local process named in it lives.
+ * An owner is alive while this process drives it, waits its turn here, or while the other local process
+ * named in it lives. With `runsAtOnce`, at most that many runs are driven at once and the others wait their
+ * turn in order (they are `running`, owned by this process: a cancel takes one out of the line, and a serve
+ * that stops leaves them for the next serve to resume); without it every run is driven at once (a serve
+ * worker, whose pool keeps the line).
  */
 export class LocalRunLauncher implements RunLauncher {
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  /** Runs waiting for a turn, oldest first, each with what settles its `whenDone` once it has run. */
+  private readonly waiting: { request: LaunchRequest; ran: () => void; done: Promise<void> }[] = [];
 
   constructor(
     private readonly host: LocalHost,
     private readonly log: (message: string, fields?: Record<string, unknown>) => void = () => {},
+    private readonly runsAtOnce = Number.POSITIVE_INFINITY,
   ) {}
 
   newOwner(runId: string, now: number): Owner {
@@ -28,6 +35,48 @@ export class LocalRunLauncher implements RunLauncher {
   }
 
   async launch(request: LaunchRequest): Promise<void> {
+    if (this.running.size < this.runsAtOnce && this.waiting.length === 0) {
+      this.drive(request);
+      return;
+    }
+    let ran = () => {};
+    const done = new Promise<void>((resolve) => (ran = resolve));
+    this.waiting.push({ request, ran, done });
+    this.next();
+  }
+
+  async isAlive(owner: Owner): Promise<boolean> {
+    if (this.running.has(owner.id) || this.waiting.some((w) => w.request.owner.id === owner.id)) return true;
+    if (owner.pid === process.pid) return false;
+    return isLocalOwnerAlive(owner);
+  }
+
+  async stop(owner: Owner): Promise<void> {
+    const queued = this.waiting.findIndex((w) => w.request.owner.id === owner.id);
+    if (queued >= 0) {
+      // Not started: nothing of it runs, and nothing is left to record.
+      this.waiting.splice(queued, 1)[0]?.ran();
+      return;
+    }
+    const execution = this.running.get(owner.id);
+    if (!execution) return;
+    execution.abort.abort();
+    await execution.done;
+  }
+
+  /** Resolves when the execution of `ownerId` stopped (at once when none runs or waits). */
+  async whenDone(ownerId: string): Promise<void> {
+    await (this.running.get(ownerId)?.done ?? this.waiting.find((w) => w.request.owner.id === ownerId)?.done);
+  }
+
+  /** Waits for every run this process drives, or has waiting, to stop (tests and shutdown). */
+  async settle(): Promise<void> {
+    while (this.running.size > 0 || this.waiting.length > 0) {
+      await Promise.all([...this.running.values(), ...this.waiting].map((r) => r.done));
+    }
+  }
+
+  private drive(request: LaunchRequest): void {
     const abort = new AbortController();
     const done = this.host
       .driveLaunched(request, abort.signal)
@@ -37,30 +86,19 @@ export class LocalRunLauncher implements RunLauncher {
         if (error instanceof StaleRunError) this.log(`run ${request.runId}: execution stopped (${error.message})`, { run_id: request.runId });
         else this.log(`run ${request.runId}: execution failed: ${(error as Error).stack ?? String(error)}`, { run_id: request.runId, level: 'ERROR' });
       })
-      .finally(() => this.running.delete(request.owner.id));
+      .finally(() => {
+        this.running.delete(request.owner.id);
+        this.next();
+      });
     this.running.set(request.owner.id, { abort, done });
   }
 
-  async isAlive(owner: Owner): Promise<boolean> {
-    if (this.running.has(owner.id)) return true;
-    if (owner.pid === process.pid) return false;
-    return isLocalOwnerAlive(owner);
-  }
-
-  async stop(owner: Owner): Promise<void> {
-    const execution = this.running.get(owner.id);
-    if (!execution) return;
-    execution.abort.abort();
-    await execution.done;
-  }
-
-  /** Resolves when the execution of `ownerId` stopped (at once when none runs). */
-  async whenDone(ownerId: string): Promise<void> {
-    await this.running.get(ownerId)?.done;
-  }
-
-  /** Waits for every run this process drives to stop (tests and shutdown). */
-  async settle(): Promise<void> {
-    await Promise.all([...this.running.values()].map((r) => r.done));
+  /** Starts waiting runs, in order, while there is room. */
+  private next(): void {
+    while (this.running.size < this.runsAtOnce && this.waiting.length > 0) {
+      const { request, ran } = this.waiting.shift() as (typeof this.waiting)[number];
+      this.drive(request);
+      void (this.running.get(request.owner.id)?.done ?? Promise.resolve()).then(ran);
+    }
   }
 }
