@@ -12,9 +12,13 @@
 // in batches of up to BENCH_RUNS at once, not measured: 20, the default, leaves much of serve's code still being
 // compiled by V8 during the batch; 200 measures a serve that has run a batch like it before),
 // BENCH_NODE_ARGS (node flags for serve, e.g. --cpu-prof), BENCH_NODE=shell (a chain of shell nodes running `true`:
-// a process each step, started from serve's command helper). Prints figures and the machine; no assertions.
+// a process each step, started from serve's command helper), BENCH_CONNECTIONS (the POSTs over at most that many
+// kept-alive connections, as a client with a pool sends them; default: one connection each, all at once, which
+// past the listen backlog's 511 measures TCP's retries of dropped connects rather than serve). Prints figures and
+// the machine; no assertions.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +33,8 @@ const STEPS = Number(process.env.BENCH_STEPS ?? 10);
 const SERVE_ARGS = (process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean);
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
+const CONNECTIONS = process.env.BENCH_CONNECTIONS ? Number(process.env.BENCH_CONNECTIONS) : undefined;
+const pool = CONNECTIONS === undefined ? undefined : new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
 const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
 
 /** The chain's node type: `transform` (a no-op JSONata expression, the default) or `shell` (`true`: a process each step). */
@@ -97,7 +103,26 @@ const listening = (child: ChildProcess): Promise<string> =>
     child.once('exit', (code) => fail(new Error(`flowmend serve exited ${code}: ${log}`)));
   });
 
+/** A POST over the pool's connections (BENCH_CONNECTIONS): the status and the body. */
+const pooledPost = (url: string, body: string, agent: Agent): Promise<{ status: number; text: string }> =>
+  new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+
 const startRun = async (api: string, workflow: unknown): Promise<string> => {
+  if (pool) {
+    const { status, text } = await pooledPost(`${api}/runs`, JSON.stringify({ workflow, name: 'bench', repair: false }), pool);
+    const id = (JSON.parse(text) as { run_id?: string }).run_id;
+    if (status !== 202 || !id) throw new Error(`POST /runs answered ${status}: ${text}`);
+    return id;
+  }
   const response = await fetch(`${api}/runs`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -307,7 +332,8 @@ const show = (r: Round): string =>
 
 console.log(
   `machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, node ${process.version}, load average ${loadavg()[0]?.toFixed(1)} when started; ` +
-    `${RUNS} runs of ${STEPS} ${NODE} steps started at once after ${WARMUP} warm-up runs, ${ROUNDS} rounds${SERVE_ARGS.length ? `, serve ${SERVE_ARGS.join(' ')}` : ''}`,
+    `${RUNS} runs of ${STEPS} ${NODE} steps started at once after ${WARMUP} warm-up runs, ${ROUNDS} rounds${SERVE_ARGS.length ? `, serve ${SERVE_ARGS.join(' ')}` : ''}` +
+    `${CONNECTIONS === undefined ? '' : `, POSTs over ${CONNECTIONS} connections`}`,
 );
 const rounds = new Map<string, Round[]>(BINS.map((b) => [b.label, []]));
 for (let round = 0; round < ROUNDS; round += 1) {
@@ -339,3 +365,4 @@ for (const kind of ['shell', 'patch'] as const) {
   }
 }
 console.log(`load average when done: ${loadavg()[0]?.toFixed(1)}`);
+pool?.destroy();
