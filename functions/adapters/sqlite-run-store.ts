@@ -46,6 +46,9 @@ const prepare = (db: Database.Database) => ({
   recentRuns: db.prepare<[number, number, number], Row>(
     'SELECT body FROM runs WHERE created_at >= ? AND created_at < ? ORDER BY created_at DESC, run_id DESC LIMIT ?',
   ),
+  unfinishedOwned: db.prepare<[string], Row>(
+    "SELECT body FROM runs WHERE owner_id GLOB ? AND json_extract(body, '$.status') IN ('running', 'interrupted') ORDER BY created_at, rowid",
+  ),
 });
 
 export interface SqliteRunStoreOptions {
@@ -198,6 +201,18 @@ export class SqliteRunStore implements RunStore {
         const today = startOfDay(this.now());
         return this.sql.recentRuns.all(today - (LOOKBACK_DAYS - 1) * DAY_MS, today + DAY_MS, limit);
       });
+      return rows.map((row) => this.parseRun(row, 'a run item'));
+    });
+  }
+
+  /**
+   * Every run not finished (`running` or `interrupted`) whose owner's id starts with `ownerPrefix` (no glob
+   * characters), oldest first: all of them, not a window of recent runs (a serve's recovery, which must leave
+   * none of its runs behind however long its line of waiting runs was).
+   */
+  async listUnfinishedOwned(ownerPrefix: string): Promise<RunItem[]> {
+    return this.reading(() => {
+      const rows = this.guard('listing unfinished runs', () => this.sql.unfinishedOwned.all(`${ownerPrefix}*`));
       return rows.map((row) => this.parseRun(row, 'a run item'));
     });
   }

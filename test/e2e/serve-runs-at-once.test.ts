@@ -1,7 +1,9 @@
 // `flowmend serve --runs-at-once N` (the real serve, over real HTTP): serve's own thread drives at most N runs at once,
-// the others wait their turn in order, `running`; a cancel takes a waiting run out of the line before it starts.
+// the others wait their turn in order, `running`; a cancel takes a waiting run out of the line before it starts; a
+// serve killed with a long line of waiting runs leaves all of them to the next serve.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
 import { killStrayChildren, makeTempDir, runCli } from '../support/cli-process.ts';
@@ -72,5 +74,57 @@ describe('flowmend serve --runs-at-once 2', () => {
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('--runs-at-once takes 1 or more');
     expect(out.stdout).toBe('');
+  });
+});
+
+describe('a serve killed while runs wait their turn', () => {
+  it('leaves every one of them, past the 500 most recent, to the next serve, which drives them all, oldest first', { timeout: 120_000 }, async () => {
+    const stateDir = join(dir, 'state-killed');
+    const gate = join(dir, 'gate-killed');
+    const first = await startServe(stateDir, 30_000, ['--runs-at-once', '1']);
+    const held: WorkflowInput = {
+      nodes: [
+        {
+          id: 'hold',
+          type: 'shell',
+          side_effects: false,
+          params: { command: `touch '${dir}/held.started'; while [ ! -f '${gate}' ]; do sleep 0.02; done` },
+        },
+      ],
+    };
+    const quick: WorkflowInput = { nodes: [{ id: 'one', type: 'transform', params: { expression: '$ + 1', input: 1 } }] };
+    const ids = [(await request<{ run_id: string }>(first.url, 'POST', '/runs', { body: { workflow: held } })).body.run_id];
+    await until('the held run to start', () => existsSync(join(dir, 'held.started')));
+    for (let i = 0; i < 520; i += 1) {
+      const answer = await request<{ run_id: string }>(first.url, 'POST', '/runs', { body: { workflow: quick } });
+      expect(answer.status).toBe(202);
+      ids.push(answer.body.run_id);
+    }
+    await first.stop('SIGKILL');
+
+    const db = new Database(join(stateDir, 'flowmend.db'), { readonly: true, timeout: 10_000 });
+    const statuses = () =>
+      Object.fromEntries(
+        db
+          .prepare<[], { status: string; n: number }>("SELECT json_extract(body, '$.status') AS status, count(*) AS n FROM runs GROUP BY status")
+          .all()
+          .map((row) => [row.status, row.n]),
+      );
+    expect(statuses()).toEqual({ running: 521 });
+    // One at a time, so that the order they finish in is the order they were taken up in.
+    const second = await startServe(stateDir, 30_000, ['--runs-at-once', '1']);
+    try {
+      writeFileSync(gate, '');
+      await until('every run to finish', () => statuses().succeeded === 521, 90_000);
+      // Oldest first: the held run, then the line in the order it was posted.
+      const finished = db
+        .prepare<[], { run_id: string }>("SELECT run_id FROM runs ORDER BY json_extract(body, '$.updatedAt'), rowid")
+        .all()
+        .map((row) => row.run_id);
+      expect(finished).toEqual(ids);
+    } finally {
+      db.close();
+      await second.stop();
+    }
   });
 });

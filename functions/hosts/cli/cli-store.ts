@@ -1,7 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { BlobOffloadRunStore } from '../../adapters/blob-offload-run-store.ts';
 import { FileBlobStore } from '../../adapters/file-blob-store.ts';
-import type { BlobStore, FlowStore, MemoStore, RunStore } from '../../core/index.ts';
+import type { BlobStore, FlowStore, MemoStore, RunItem, RunStore } from '../../core/index.ts';
 
 export interface CliStoreOptions {
   stateDir: string;
@@ -23,6 +23,8 @@ export interface CliStore {
   where: string;
   /** Removes a held run's blobs that no commit refers to (a commit that failed after writing them). */
   removeOrphanBlobs(runId: string): Promise<string[]>;
+  /** SQLite: every unfinished run whose owner's id starts with `ownerPrefix`, oldest first (serve's recovery). */
+  listUnfinishedOwned?(ownerPrefix: string): Promise<RunItem[]>;
   close(): void;
 }
 
@@ -58,5 +60,14 @@ export const openCliStore = async (options: CliStoreOptions, env: Readonly<Recor
   const memo = new SqliteMemoStore(database.db, database.path);
   const flow = new SqliteFlowStore(database.db, database.path);
   const store = new BlobOffloadRunStore(sqlite, blobs);
-  return { store, blobs, memo, flow, where: options.stateDir, close: () => sqlite.close(), removeOrphanBlobs: (runId) => store.removeOrphanBlobs(runId) };
+  return {
+    store,
+    blobs,
+    memo,
+    flow,
+    where: options.stateDir,
+    close: () => sqlite.close(),
+    removeOrphanBlobs: (runId) => store.removeOrphanBlobs(runId),
+    listUnfinishedOwned: (ownerPrefix) => sqlite.listUnfinishedOwned(ownerPrefix),
+  };
 };

@@ -6,7 +6,7 @@ import { every } from 'hono/combine';
 import { RunLog } from '../../adapters/run-log.ts';
 import { openRegistryDatabase, SqliteRegistryStore } from '../../adapters/sqlite-registry-store.ts';
 import { findSqliteWriterFile, launchSqliteWriter } from '../../adapters/sqlite-writer-thread.ts';
-import type { Redactor, RunLauncher, RunStore, Wakeups } from '../../core/index.ts';
+import type { Redactor, RunItem, RunLauncher, RunStore, Wakeups } from '../../core/index.ts';
 import { ConfigurationError, claimRun, EngineCache } from '../../core/index.ts';
 import * as z from '../../core/zod.ts';
 import type { ApiDeps } from '../api/api-deps.ts';
@@ -91,16 +91,19 @@ export const linesPerTurn = (write: (text: string) => void): { line: (line: stri
 export const DEFAULT_RUNS_AT_ONCE = 100;
 /** How often the scheduler's clock ticks in a real serve. */
 const TICK_MS = 1000;
-/** How many recent runs serve looks through on start for its own interrupted ones. */
+/** How many recent runs serve looks through on start for its own interrupted ones, on a store that cannot list them all. */
 const RECOVERY_SCAN = 500;
 
 const TickBodySchema = z.strictObject({ now: z.iso.datetime({ offset: true }) });
 
 type Log = (message: string, fields?: Record<string, unknown>) => void;
 
-/** Resumes the runs an earlier serve on this machine was driving when it stopped; another serve racing it gets RunBusyError. */
-const resumeOwnRuns = async (store: RunStore, launcher: RunLauncher, now: number, log: Log): Promise<void> => {
-  for (const run of await store.listRuns({ limit: RECOVERY_SCAN })) {
+/**
+ * Resumes the runs an earlier serve on this machine was driving, or had waiting their turn, when it stopped,
+ * oldest first; another serve racing it gets RunBusyError.
+ */
+const resumeOwnRuns = async (store: RunStore, candidates: RunItem[], launcher: RunLauncher, now: number, log: Log): Promise<void> => {
+  for (const run of candidates) {
     const owner = run.owner;
     if ((run.status !== 'running' && run.status !== 'interrupted') || !owner?.id.startsWith(SERVE_OWNER_PREFIX) || owner.host !== hostname()) continue;
     if (await isLocalOwnerAlive(owner)) continue;
@@ -143,7 +146,7 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
   writer?.ready.catch((error: unknown) =>
     log(`the database writer thread did not start (${(error as Error).message}); each thread commits its own writes`, { level: 'WARN' }),
   );
-  const { store, blobs, memo, flow, close, removeOrphanBlobs } = await openCliStore(
+  const { store, blobs, memo, flow, close, removeOrphanBlobs, listUnfinishedOwned } = await openCliStore(
     { stateDir, store: 'sqlite', table: undefined, writerPort: writer?.port() },
     {},
   );
@@ -249,7 +252,8 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     };
     timer = setInterval(tick, TICK_MS);
   }
-  await resumeOwnRuns(store, launcher, now(), log);
+  const candidates = listUnfinishedOwned ? await listUnfinishedOwned(SERVE_OWNER_PREFIX) : await store.listRuns({ limit: RECOVERY_SCAN });
+  await resumeOwnRuns(store, candidates, launcher, now(), log);
   const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
     const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
       origin = `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`;
