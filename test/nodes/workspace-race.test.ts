@@ -133,9 +133,13 @@ describe('file nodes while a directory is swapped for a symlink leading out', ()
     await startRacer(ws, outside);
     const results: RunnerResult[] = [];
     const leaked: number[] = [];
-    for (let i = 0; i < READS; i += 1) {
+    // READS reads, and more until one got through: `d` is a directory only between the racer's swaps, a few
+    // microseconds of each, and on a loaded machine 1,000 reads in a row once all fell in the swaps.
+    let through = false;
+    for (let i = 0; i < READS || (!through && i < READS * 20); i += 1) {
       const read = await settle(readFileRunner.run(ReadFileParamsSchema.parse({ file_path: 'd/inside.txt', __workspace: ws }), context));
       results.push(read);
+      through ||= read.kind === 'ok';
       if (read.outputs?.content === CANARY) leaked.push(i);
     }
     const swaps = await stopRacer();
