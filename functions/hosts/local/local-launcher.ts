@@ -36,7 +36,7 @@ export class LocalRunLauncher implements RunLauncher {
 
   async launch(request: LaunchRequest): Promise<void> {
     if (this.running.size < this.runsAtOnce && this.waiting.length === 0) {
-      this.drive(request);
+      void this.drive(request);
       return;
     }
     let ran = () => {};
@@ -46,13 +46,13 @@ export class LocalRunLauncher implements RunLauncher {
   }
 
   async isAlive(owner: Owner): Promise<boolean> {
-    if (this.running.has(owner.id) || this.waiting.some((w) => w.request.owner.id === owner.id)) return true;
+    if (this.running.has(owner.id) || this.waitingAt(owner.id) >= 0) return true;
     if (owner.pid === process.pid) return false;
     return isLocalOwnerAlive(owner);
   }
 
   async stop(owner: Owner): Promise<void> {
-    const queued = this.waiting.findIndex((w) => w.request.owner.id === owner.id);
+    const queued = this.waitingAt(owner.id);
     if (queued >= 0) {
       // Not started: nothing of it runs, and nothing is left to record.
       this.waiting.splice(queued, 1)[0]?.ran();
@@ -66,7 +66,7 @@ export class LocalRunLauncher implements RunLauncher {
 
   /** Resolves when the execution of `ownerId` stopped (at once when none runs or waits). */
   async whenDone(ownerId: string): Promise<void> {
-    await (this.running.get(ownerId)?.done ?? this.waiting.find((w) => w.request.owner.id === ownerId)?.done);
+    await (this.running.get(ownerId)?.done ?? this.waiting[this.waitingAt(ownerId)]?.done);
   }
 
   /** Waits for every run this process drives, or has waiting, to stop (tests and shutdown). */
@@ -76,7 +76,13 @@ export class LocalRunLauncher implements RunLauncher {
     }
   }
 
-  private drive(request: LaunchRequest): void {
+  /** Where the run of `ownerId` waits in the line (-1: it does not). */
+  private waitingAt(ownerId: string): number {
+    return this.waiting.findIndex((w) => w.request.owner.id === ownerId);
+  }
+
+  /** Starts the execution of a run; resolves when it stopped, however it did. */
+  private drive(request: LaunchRequest): Promise<void> {
     const abort = new AbortController();
     const done = this.host
       .driveLaunched(request, abort.signal)
@@ -91,14 +97,14 @@ export class LocalRunLauncher implements RunLauncher {
         this.next();
       });
     this.running.set(request.owner.id, { abort, done });
+    return done;
   }
 
   /** Starts waiting runs, in order, while there is room. */
   private next(): void {
     while (this.running.size < this.runsAtOnce && this.waiting.length > 0) {
       const { request, ran } = this.waiting.shift() as (typeof this.waiting)[number];
-      this.drive(request);
-      void (this.running.get(request.owner.id)?.done ?? Promise.resolve()).then(ran);
+      void this.drive(request).then(ran);
     }
   }
 }
