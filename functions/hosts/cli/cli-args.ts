@@ -67,11 +67,10 @@ export const REMOTE_COMMANDS: readonly string[] = ['run', 'resume', 'approve', '
 type CommandName = (typeof COMMANDS)[number];
 
 const OutputFormatSchema = z.enum(['text', 'json'], { error: '--output-format is "text" or "json"' });
-const CountSchema = (flag: string) =>
-  z.coerce.number({ error: `${flag} takes a whole number, e.g. ${flag} 3` }).check(z.int(`${flag} takes a whole number`), z.gte(0, `${flag} takes 0 or more`));
-
-const PositiveCountSchema = (flag: string) =>
-  z.coerce.number({ error: `${flag} takes a whole number, e.g. ${flag} 50` }).check(z.int(`${flag} takes a whole number`), z.gte(1, `${flag} takes 1 or more`));
+const CountSchema = (flag: string, min = 0) =>
+  z.coerce
+    .number({ error: `${flag} takes a whole number, e.g. ${flag} 3` })
+    .check(z.int(`${flag} takes a whole number`), z.gte(min, `${flag} takes ${min} or more`));
 
 const StoreKindSchema = z.enum(['sqlite', 'dynamodb'], { error: '--store is "sqlite" (the default) or "dynamodb"' });
 const RepairApprovalFlagSchema = z.enum(['none', 'llm', 'all'], { error: '--repair-approval is "none", "llm" (an LLM\'s patch waits for approval) or "all"' });
@@ -357,7 +356,7 @@ export const parseCommandLine = (argv: readonly string[], env: Readonly<Record<s
         allowRemote: values['allow-remote'] ?? false,
         token: values.token,
         workers: values.workers === undefined ? 0 : parseOrThrow(CountSchema('--workers'), values.workers),
-        runsAtOnce: values['runs-at-once'] === undefined ? undefined : parseOrThrow(PositiveCountSchema('--runs-at-once'), values['runs-at-once']),
+        runsAtOnce: values['runs-at-once'] === undefined ? undefined : parseOrThrow(CountSchema('--runs-at-once', 1), values['runs-at-once']),
         ...common,
       };
     case 'open':
