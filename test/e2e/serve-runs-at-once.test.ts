@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowInput } from '../../functions/core/ir.ts';
-import { killStrayChildren, makeTempDir, runCli } from '../support/cli-process.ts';
+import { killStrayChildren, makeTempDir, runCli, until, waitForFile } from '../support/cli-process.ts';
 import { request, type ServeProcess, startServe, waitForRun } from '../support/serve-process.ts';
 
 let dir: string;
@@ -22,13 +22,6 @@ afterAll(() => {
 const started = (lane: string): string[] => {
   const log = join(dir, lane, 'started.log');
   return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
-};
-
-const until = async (what: string, done: () => boolean, timeoutMs = 15_000): Promise<void> => {
-  for (const deadline = Date.now() + timeoutMs; !done(); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 };
 
 /** Run `index` of `lane`: notes that it started, then holds its node until the lane's gate file exists. */
@@ -65,7 +58,7 @@ describe.each([
       expect(answer.status).toBe(202);
       ids.push(answer.body.run_id);
     }
-    await until('two runs to start', () => started(lane).length >= 2);
+    await until('two runs to start', () => started(lane).length >= 2, 15_000);
     // Time for a third to start, were it allowed to: none does.
     await new Promise((resolve) => setTimeout(resolve, 400));
     // The two run at once, so either may note its start first.
@@ -109,7 +102,7 @@ describe('a serve killed while runs wait their turn', () => {
     };
     const quick: WorkflowInput = { nodes: [{ id: 'one', type: 'transform', params: { expression: '$ + 1', input: 1 } }] };
     const ids = [(await request<{ run_id: string }>(first.url, 'POST', '/runs', { body: { workflow: held } })).body.run_id];
-    await until('the held run to start', () => existsSync(join(dir, 'held.started')));
+    await waitForFile(join(dir, 'held.started'), 'the held run to start', 15_000);
     for (let i = 0; i < 520; i += 1) {
       const answer = await request<{ run_id: string }>(first.url, 'POST', '/runs', { body: { workflow: quick } });
       expect(answer.status).toBe(202);

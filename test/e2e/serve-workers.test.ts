@@ -1,12 +1,12 @@
 // `flowmend serve` on every core (issue 30): runs driven by worker threads, many at once, record exactly what
 // one run alone records; a worker that dies mid-step leaves its runs resumable (the pool drives them on).
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteRunStore } from '../../functions/adapters/sqlite-run-store.ts';
 import { claimRun, createRun, type RunItem, WorkflowSchema } from '../../functions/core/index.ts';
 import { findServeWorkerFile, WorkerPoolLauncher } from '../../functions/hosts/local/worker-pool-launcher.ts';
-import { killStrayChildren, makeTempDir } from '../support/cli-process.ts';
+import { killStrayChildren, makeTempDir, until, waitForFile } from '../support/cli-process.ts';
 import { request, startServe, waitForRun } from '../support/serve-process.ts';
 
 const root = makeTempDir('serve-workers');
@@ -137,10 +137,10 @@ describe('WorkerPoolLauncher', () => {
         workspace: dir,
       });
       await pool.launch({ runId: 'run-kill', owner, mode: 'express' });
-      await until(() => existsSync(side('slow.txt')));
+      await waitForFile(side('slow.txt'), 'the slow node to start');
       await pool.terminateWorker(0);
       writeFileSync(side('gate'), '');
-      await until(async () => (await store.getRun('run-kill'))?.status !== 'running');
+      await until('run-kill to stop running', async () => (await store.getRun('run-kill'))?.status !== 'running');
       const run = (await store.getRun('run-kill')) as RunItem;
       expect(run.status).toBe('succeeded');
       expect(run.owner?.id).not.toBe(owner.id);
@@ -174,9 +174,9 @@ describe('WorkerPoolLauncher affinity', () => {
       // `busy` takes worker 0 while `again` fails on worker 1; once both are idle, worker 0 is the least busy (the first of equals).
       await start('run-busy', `while [ ! -f ${gate('busy')} ]; do sleep 0.02; done`);
       await start('run-again', `test -f ${gate('again')}`);
-      await until(() => endOf('run-again', 'failed').length === 1);
+      await until('run-again to fail', () => endOf('run-again', 'failed').length === 1);
       writeFileSync(gate('busy'), '');
-      await until(() => endOf('run-busy', 'succeeded').length === 1);
+      await until('run-busy to succeed', () => endOf('run-busy', 'succeeded').length === 1);
       expect(endOf('run-busy', 'succeeded')[0]?.worker).toBe(0);
       expect(endOf('run-again', 'failed')[0]?.worker).toBe(1);
       writeFileSync(gate('again'), '');
@@ -184,7 +184,7 @@ describe('WorkerPoolLauncher affinity', () => {
       const owner = pool.newOwner('run-again', now);
       await claimRun(store, 'run-again', { owner, now, isAlive: async () => false });
       await pool.launch({ runId: 'run-again', owner, mode: 'express' });
-      await until(() => endOf('run-again', 'succeeded').length === 1);
+      await until('run-again to succeed', () => endOf('run-again', 'succeeded').length === 1);
       expect(endOf('run-again', 'succeeded')[0]?.worker).toBe(1);
     } finally {
       await pool.close();
@@ -192,11 +192,3 @@ describe('WorkerPoolLauncher affinity', () => {
     }
   });
 });
-
-const until = async (done: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};

@@ -123,14 +123,17 @@ export const writeWorkflow = (dir: string, name: string, workflow: WorkflowInput
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits until a file exists; fails with `what` after `timeoutMs` (a hung child, not a slow one). */
-export const waitForFile = async (path: string, what: string, timeoutMs = 30_000): Promise<void> => {
+/** Waits until `done` answers true, asking every 25 ms; fails with `what` after `timeoutMs` (a hung child, not a slow one). */
+export const until = async (what: string, done: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
-  while (!existsSync(path)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${path})`);
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await pause(25);
   }
 };
+
+/** Waits until a file exists; fails with `what` after `timeoutMs` (a hung child, not a slow one). */
+export const waitForFile = (path: string, what: string, timeoutMs = 30_000): Promise<void> => until(`${what} (${path})`, () => existsSync(path), timeoutMs);
 
 /** Lines appended to a side-effect counter file (0 when it does not exist). */
 export const countLines = (path: string): number => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).length : 0);
