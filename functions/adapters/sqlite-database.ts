@@ -73,6 +73,17 @@ const sleepSync = (ms: number): void => {
 };
 
 /**
+ * How many pages the WAL takes before a commit folds it back into the database (SQLite's automatic
+ * checkpoint; its default is 1,000), and the size its file is cut back to when a transaction grew it past
+ * that. The CLI's commands end without closing the database, so the WAL stays for the next process
+ * (bin/cli-main.ts), which reads it whole when it opens the file: ~800 KB of it cost less than the making and
+ * removal of the file it saves, where SQLite's 4 MB made a `status` ~2 ms slower (docs/performance.md, the
+ * fourth 2026-11-27 sitting).
+ */
+export const WAL_AUTOCHECKPOINT_PAGES = 200;
+export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/**
  * Opens `path` in WAL mode with `synchronous = FULL`. Switching a database to WAL (once, on a new file) takes its
  * exclusive lock, and SQLite answers SQLITE_BUSY at once, without its busy timeout, while another connection
  * holds a write transaction: many processes starting on a new state dir together (`flowmend run` x 20) met it.
@@ -87,6 +98,8 @@ const openWal = (path: string): Database.Database => {
       // journal_mode reads the header first, so a file that is not a database fails here, at once.
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
+      db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       return db;
     } catch (error) {
       db?.close();

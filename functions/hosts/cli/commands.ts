@@ -14,6 +14,12 @@ export interface CliIo extends OutputIo {
   untilStopped?: () => Promise<void>;
   /** Extra host wiring (the repair service); the CLI's composition root passes it. */
   hostOptions?: Partial<Omit<LocalHostOptions, 'store'>>;
+  /**
+   * Given the local store's close once a command is done with the store. The bin keeps it for the process's
+   * end, which it reaches without closing SQLite so that its WAL stays for the next command (bin/cli-main.ts).
+   * Without it the store is closed at once (tests, and anything else that calls runCli in a longer process).
+   */
+  releaseStore?: (close: () => void) => void;
 }
 
 /** What runCli worked out before the command proper: pflow's forms (MCP servers) and where the viewer's lines go. */

@@ -121,6 +121,7 @@ export const runLocalCommand = async (
     if (error instanceof FlowmendError) return fail(EXIT.failed, `${error.name}: ${error.message}`);
     throw error;
   } finally {
-    opened.close();
+    if (io.releaseStore) io.releaseStore(() => opened.close());
+    else opened.close();
   }
 };
