@@ -1,7 +1,8 @@
 // The CLI's own costs (issue 30), each a fresh process of the bin on a state dir of its own, wall time from this
 // process (start-up included): a 1-step workflow (`run`, one transform node), the README's example
-// (`run examples/hello.json`), and `status` then `resume` of a 100-node chain of transform nodes whose last node,
-// a shell command, failed until a file existed (prepared first: BENCH_SAMPLES runs each failed with --no-repair).
+// (`run examples/hello.json`), the first run of a 100-node chain of transform nodes whose last node, a shell
+// command, fails until a file exists (BENCH_SAMPLES of them, with --no-repair: 100 commits each), and `status`
+// then `resume` of each of those runs once the file is there.
 // `resume` less `status` is what a resume costs over reading the same run (the issue's target: under 25 ms).
 // Alternate builds in one sitting: BENCH_BINS="main=/path/to/bin/flowmend.cjs,new=bin/flowmend.cjs" takes each
 // measure of each label in turn, sample by sample. BENCH_SAMPLES (11). The commands get this process's environment
@@ -53,10 +54,12 @@ try {
     `machine: ${cpus()[0]?.model ?? 'unknown'} x${cpus().length}, node ${process.version}, load average ${loadavg()[0]?.toFixed(1)} when started; ${SAMPLES} samples`,
   );
   const failed = new Map<string, string[]>(BINS.map((b) => [b.label, []]));
-  for (const { label, bin } of BINS) {
-    for (let i = 0; i < SAMPLES; i += 1) {
-      const { out } = cli(bin, ['run', chain, '--no-repair', '--state-dir', stateDir(label)], 1);
+  const firstRuns = new Map<string, number[]>(BINS.map((b) => [b.label, []]));
+  for (let i = 0; i < SAMPLES; i += 1) {
+    for (const { label, bin } of BINS) {
+      const { ms, out } = cli(bin, ['run', chain, '--no-repair', '--state-dir', stateDir(label)], 1);
       failed.get(label)?.push(String(out.run_id));
+      firstRuns.get(label)?.push(ms);
     }
   }
   writeFileSync(gate, '');
@@ -79,9 +82,11 @@ try {
     const t = times.get(label);
     if (!t) continue;
     const [oneStepMs, helloMs, statusMs, resumeMs] = [t.oneStep, t.hello, t.status, t.resume].map(median) as [number, number, number, number];
+    const firstMs = median(firstRuns.get(label) ?? []);
     console.log(
       `${label} (medians of ${SAMPLES}; ${bin}): 1-step run ${oneStepMs.toFixed(0)} ms, hello ${helloMs.toFixed(0)} ms, ` +
-        `status of a 100-node run ${statusMs.toFixed(0)} ms, resume ${resumeMs.toFixed(0)} ms, resume less status ${(resumeMs - statusMs).toFixed(0)} ms (target < 25)`,
+        `the 100-node run (its last node fails) ${firstMs.toFixed(0)} ms, its status ${statusMs.toFixed(0)} ms, resume ${resumeMs.toFixed(0)} ms, ` +
+        `resume less status ${(resumeMs - statusMs).toFixed(0)} ms (target < 25)`,
     );
   }
   console.log(`load average when done: ${loadavg()[0]?.toFixed(1)}`);
