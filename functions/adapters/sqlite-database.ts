@@ -73,12 +73,13 @@ const sleepSync = (ms: number): void => {
 };
 
 /**
- * How many pages the WAL takes before a commit folds it back into the database (SQLite's automatic
- * checkpoint; its default is 1,000), and the size its file is cut back to when a transaction grew it past
- * that. The CLI's commands end without closing the database, so the WAL stays for the next process
- * (bin/cli-main.ts), which reads it whole when it opens the file: ~800 KB of it cost less than the making and
- * removal of the file it saves, where SQLite's 4 MB made a `status` ~2 ms slower (docs/performance.md, the
- * fourth 2026-11-27 sitting).
+ * For a connection left open when its process ends (`leavesWal`: a CLI command, bin/cli-main.ts), whose WAL
+ * stays for the next process, which reads it whole when it opens the file: how many pages the WAL takes
+ * before a commit folds it back into the database (SQLite's automatic checkpoint; its default is 1,000), and
+ * the size its file is cut back to when a transaction grew it past that. ~800 KB of WAL cost less at open
+ * than the making and removal of the file it saves, where SQLite's 4 MB made a `status` ~2 ms slower
+ * (docs/performance.md, the fourth 2026-11-27 sitting). `serve`, which closes when it stops, keeps SQLite's
+ * defaults: it gains nothing from checkpoints five times as often (docs/development.md measured 100 and 250).
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 200;
 export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
@@ -89,7 +90,7 @@ export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
  * holds a write transaction: many processes starting on a new state dir together (`flowmend run` x 20) met it.
  * So a busy open is tried again, after 5-25 ms, until BUSY_TIMEOUT_MS has passed.
  */
-const openWal = (path: string): Database.Database => {
+const openWal = (path: string, leavesWal: boolean): Database.Database => {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (;;) {
     let db: Database.Database | undefined;
@@ -98,8 +99,10 @@ const openWal = (path: string): Database.Database => {
       // journal_mode reads the header first, so a file that is not a database fails here, at once.
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
-      db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
-      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+      if (leavesWal) {
+        db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+        db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+      }
       return db;
     } catch (error) {
       db?.close();
@@ -112,9 +115,10 @@ const openWal = (path: string): Database.Database => {
 /**
  * Opens (creating when needed) `<stateDir>/flowmend.db` in WAL mode with `synchronous = FULL`: a commit
  * returns once it is on disk, and other processes on the machine share the file through SQLite's locks.
- * Fails fast with a StoreError naming the path when the dir or the file cannot be used.
+ * `leavesWal`: the process will end without closing it (see WAL_AUTOCHECKPOINT_PAGES). Fails fast with a
+ * StoreError naming the path when the dir or the file cannot be used.
  */
-export const openSqlite = (stateDir: string): SqliteDatabase => {
+export const openSqlite = (stateDir: string, { leavesWal = false }: { leavesWal?: boolean } = {}): SqliteDatabase => {
   const dir = resolve(stateDir);
   if (isDirectory(join(dir, 'db'))) {
     throw new ConfigurationError(
@@ -135,7 +139,7 @@ export const openSqlite = (stateDir: string): SqliteDatabase => {
   }
   const path = join(dir, DATABASE_FILE);
   try {
-    return { db: openWal(path), path };
+    return { db: openWal(path, leavesWal), path };
   } catch (error) {
     throw sqliteError(path, 'opening the run store', error);
   }

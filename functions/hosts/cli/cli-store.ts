@@ -10,6 +10,8 @@ export interface CliStoreOptions {
   table: string | undefined;
   /** SQLite: the run store's writes go to serve's writer thread through this port (sqlite-writer-thread.ts). */
   writerPort?: MessagePort | undefined;
+  /** SQLite: the process ends without closing the store, leaving its WAL to the next (openSqlite's `leavesWal`). */
+  leavesWal?: boolean;
 }
 
 export interface CliStore {
@@ -55,7 +57,7 @@ export const openCliStore = async (options: CliStoreOptions, env: Readonly<Recor
     import('../../adapters/sqlite-flow-store.ts'),
     import('../../adapters/sqlite-database.ts'),
   ]);
-  const database = openSqlite(options.stateDir);
+  const database = openSqlite(options.stateDir, { leavesWal: options.leavesWal ?? false });
   const sqlite = new SqliteRunStore(database, { writerPort: options.writerPort });
   const memo = new SqliteMemoStore(database.db, database.path);
   const flow = new SqliteFlowStore(database.db, database.path);

@@ -52,7 +52,7 @@ export const runLocalCommand = async (
   const stateDir = resolve(command.stateDir);
   let opened: CliStore;
   try {
-    opened = await openCliStore({ stateDir, store: command.store, table: command.table }, io.env);
+    opened = await openCliStore({ stateDir, store: command.store, table: command.table, leavesWal: io.releaseStore !== undefined }, io.env);
   } catch (error) {
     if (error instanceof FlowmendError) return fail(EXIT.failed, `${error.name}: ${error.message}`);
     throw error;
