@@ -87,7 +87,7 @@ export const main = async (argv: readonly string[], { endProcess = false }: { en
   // A command on the local store ends here without closing it. Closing SQLite's last connection folds the WAL
   // into the database (two fsyncs) and deletes it, and the next command that writes makes it again (two more,
   // the file's header and its directory entry) and grows it, each commit's fsync then also writing the file's
-  // new size: ~6 ms of a `resume`, ~35 ms of a 100-node run here. Left, the WAL is read back by the next
+  // new size: 1-8 ms of a `resume` and ~40 ms of a 100-node run here. Left, the WAL is read back by the next
   // process that opens the database, as after any exit; every commit in it is already on disk (synchronous =
   // FULL), and SQLite's own checkpoint folds it in every WAL_AUTOCHECKPOINT_PAGES. process.exit skips the
   // close that better-sqlite3 makes at the end of a process; output that went through a stream (EAGAIN) may be

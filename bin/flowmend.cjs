@@ -60,7 +60,8 @@ const newestSource = () => {
 const installed = root.includes('/node_modules/');
 if (built !== undefined && (installed || built >= newestSource())) {
   const { main } = loadCliBundle(bundle, `${cacheDirFor(bundle, built)}/${cacheNameFor(argv)}.bin`);
-  // main sets the exit code (or ends the process: bin/cli-main.ts); a rejection (a bug) ends it as an unhandled one would.
+  // main sets the exit code, or ends the process (bin/cli-main.ts); a rejection (a bug) ends it as an
+  // unhandled one would.
   main(argv, { endProcess: true });
 } else {
   import('tsx/esm/api').then(
