@@ -91,8 +91,6 @@ export const linesPerTurn = (write: (text: string) => void): { line: (line: stri
 export const DEFAULT_RUNS_AT_ONCE = 100;
 /** How often the scheduler's clock ticks in a real serve. */
 const TICK_MS = 1000;
-/** How many recent runs serve looks through on start for its own interrupted ones, on a store that cannot list them all. */
-const RECOVERY_SCAN = 500;
 
 const TickBodySchema = z.strictObject({ now: z.iso.datetime({ offset: true }) });
 
@@ -100,12 +98,13 @@ type Log = (message: string, fields?: Record<string, unknown>) => void;
 
 /**
  * Resumes the runs an earlier serve on this machine was driving, or had waiting their turn, when it stopped,
- * oldest first; another serve racing it gets RunBusyError.
+ * oldest first (`candidates`: the unfinished runs a serve owns, on any machine sharing the file); another serve
+ * racing it gets RunBusyError.
  */
 const resumeOwnRuns = async (store: RunStore, candidates: RunItem[], launcher: RunLauncher, now: number, log: Log): Promise<void> => {
   for (const run of candidates) {
     const owner = run.owner;
-    if ((run.status !== 'running' && run.status !== 'interrupted') || !owner?.id.startsWith(SERVE_OWNER_PREFIX) || owner.host !== hostname()) continue;
+    if (owner?.host !== hostname()) continue;
     if (await isLocalOwnerAlive(owner)) continue;
     try {
       const next = launcher.newOwner(run.runId, now);
@@ -252,8 +251,9 @@ export const runServe = async (options: ServeOptions): Promise<void> => {
     };
     timer = setInterval(tick, TICK_MS);
   }
-  const candidates = listUnfinishedOwned ? await listUnfinishedOwned(SERVE_OWNER_PREFIX) : await store.listRuns({ limit: RECOVERY_SCAN });
-  await resumeOwnRuns(store, candidates, launcher, now(), log);
+  // serve's store is SQLite's, which lists them all (openCliStore gives no such list for DynamoDB).
+  if (!listUnfinishedOwned) throw new Error('serve opened a store that cannot list its unfinished runs');
+  await resumeOwnRuns(store, await listUnfinishedOwned(SERVE_OWNER_PREFIX), launcher, now(), log);
   const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
     const s = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
       origin = `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}`;
